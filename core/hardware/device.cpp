@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/hardware/device.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+#include <string_view>
+
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace {
+
+// The i-th element of a plugin array whose elements are `elem_size` apart.
+template <class T>
+const T& element(const T* base, size_t i, size_t elem_size) {
+  return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + i * elem_size);
+}
+
+std::string text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+
+[[noreturn]] void malformed(std::string_view source, std::string_view what) {
+  throw UserError("E-HARDWARE-TABLE",
+                  fmt::format("hardware plugin {}: {}; rebuild the plugin against this "
+                              "ndsearch's headers or fix its table",
+                              source, what));
+}
+
+// The prefix of a struct every reader needs: up to and including `field`.
+#define NDS_REQUIRE(p, T, field, source)                                                   \
+  do {                                                                                     \
+    if (!NDS_HAS_FIELD(p, T, field))                                                       \
+      malformed(source, fmt::format(#T " struct_size {} is too small to hold `" #field "`", \
+                                    (p)->struct_size));                                    \
+  } while (0)
+
+Curve copy_curve(const nds_curve& c) {
+  Curve curve;
+  if (c.count == 0 || c.x == nullptr || c.y == nullptr) return curve;
+  curve.x.assign(c.x, c.x + c.count);
+  curve.y.assign(c.y, c.y + c.count);
+  return curve;
+}
+
+DtypePeak copy_peak(const nds_dtype_peak& p, std::string_view source) {
+  NDS_REQUIRE(&p, nds_dtype_peak, peak_flops_per_s, source);
+  DtypePeak peak;
+  peak.dtype = text(p.dtype);
+  peak.peak_flops_per_s = p.peak_flops_per_s;
+  if (NDS_HAS_FIELD(&p, nds_dtype_peak, matmul_efficiency))
+    peak.matmul_efficiency = copy_curve(p.matmul_efficiency);
+  return peak;
+}
+
+TopologyLevel copy_level(const nds_topology_level& l, std::string_view source) {
+  NDS_REQUIRE(&l, nds_topology_level, latency_s, source);
+  TopologyLevel level;
+  level.group_devices = l.group_devices;
+  level.link_kind = l.link_kind;
+  level.link_bandwidth_bytes_per_s = l.link_bandwidth_bytes_per_s;
+  level.device_bandwidth_bytes_per_s = l.device_bandwidth_bytes_per_s;
+  level.latency_s = l.latency_s;
+  if (NDS_HAS_FIELD(&l, nds_topology_level, name)) level.name = text(l.name);
+  return level;
+}
+
+bool positive_finite(double v) { return std::isfinite(v) && v > 0; }
+
+}  // namespace
+
+Device copy_device(const nds_device& d, std::string_view source) {
+  NDS_REQUIRE(&d, nds_device, level_elem_size, source);
+  if (d.id == nullptr) malformed(source, "a device has no id");
+  Device device;
+  device.id = d.id;
+  device.name = text(d.name);
+  device.vendor = text(d.vendor);
+  device.memory_bytes = d.memory_bytes;
+  device.memory_bandwidth_bytes_per_s = d.memory_bandwidth_bytes_per_s;
+  device.reserved_bytes = d.reserved_bytes;
+  device.host_link_bytes_per_s = d.host_link_bytes_per_s;
+  if (d.peak_count > 0 && (d.peaks == nullptr || d.peak_elem_size < sizeof(size_t)))
+    malformed(source, fmt::format("device {}: peaks array is NULL or peak_elem_size is {}", device.id,
+                                  d.peak_elem_size));
+  for (size_t i = 0; i < d.peak_count; ++i)
+    device.peaks.push_back(copy_peak(element(d.peaks, i, d.peak_elem_size), source));
+  if (d.level_count > 0 && (d.levels == nullptr || d.level_elem_size < sizeof(size_t)))
+    malformed(source, fmt::format("device {}: levels array is NULL or level_elem_size is {}",
+                                  device.id, d.level_elem_size));
+  for (size_t i = 0; i < d.level_count; ++i)
+    device.levels.push_back(copy_level(element(d.levels, i, d.level_elem_size), source));
+  if (NDS_HAS_FIELD(&d, nds_device, assumes)) device.assumes = text(d.assumes);
+  device.source = std::string(source);
+  return device;
+}
+
+std::vector<std::string> device_problems(const Device& d) {
+  static constexpr std::array<std::string_view, 5> known_dtypes = {"fp32", "tf32", "bf16", "fp16",
+                                                                   "fp8"};
+  std::vector<std::string> problems;
+  auto problem = [&](std::string what) { problems.push_back(d.id + ": " + std::move(what)); };
+  if (d.name.empty()) problem("has no display name");
+  if (d.vendor.empty()) problem("has no vendor");
+  if (d.memory_bytes == 0) problem("memory_bytes is 0");
+  if (!positive_finite(d.memory_bandwidth_bytes_per_s))
+    problem(fmt::format("memory_bandwidth_bytes_per_s is {} (must be > 0)", d.memory_bandwidth_bytes_per_s));
+  if (d.reserved_bytes >= d.memory_bytes)
+    problem(fmt::format("reserved_bytes {} leaves no memory of {}", d.reserved_bytes, d.memory_bytes));
+  if (d.host_link_bytes_per_s < 0 || !std::isfinite(d.host_link_bytes_per_s))
+    problem("host_link_bytes_per_s is negative or not finite");
+  if (d.peaks.empty()) problem("states no peak FLOP/s");
+  for (const DtypePeak& p : d.peaks) {
+    bool known = false;
+    for (std::string_view k : known_dtypes) known = known || p.dtype == k;
+    if (!known) problem(fmt::format("peak dtype \"{}\" is not one of fp32, tf32, bf16, fp16, fp8", p.dtype));
+    if (!positive_finite(p.peak_flops_per_s))
+      problem(fmt::format("{} peak_flops_per_s is {} (must be > 0)", p.dtype, p.peak_flops_per_s));
+    const Curve& c = p.matmul_efficiency;
+    for (size_t i = 0; i < c.x.size(); ++i) {
+      if (i > 0 && !(c.x[i] > c.x[i - 1]))
+        problem(fmt::format("{} matmul_efficiency x is not strictly ascending at point {}", p.dtype, i));
+      if (!(c.y[i] > 0 && c.y[i] <= 1))
+        problem(fmt::format("{} matmul_efficiency y[{}] = {} is outside (0, 1]", p.dtype, i, c.y[i]));
+    }
+  }
+  if (d.levels.empty()) problem("states no topology level");
+  uint32_t previous = 0;
+  for (size_t i = 0; i < d.levels.size(); ++i) {
+    const TopologyLevel& l = d.levels[i];
+    const bool last = i + 1 == d.levels.size();
+    if (l.group_devices == 0 && !last)
+      problem(fmt::format("level {} is unbounded (0 devices) but is not the last", i));
+    if (l.group_devices != 0 && l.group_devices <= previous)
+      problem(fmt::format("level {} joins {} devices, not more than level {} ({}): levels must "
+                          "grow from the inside out",
+                          i, l.group_devices, i - 1, previous));
+    if (l.link_kind != NDS_LINK_SWITCH && l.link_kind != NDS_LINK_MESH)
+      problem(fmt::format("level {} link_kind {} is neither switch (0) nor mesh (1)", i, l.link_kind));
+    if (!positive_finite(l.link_bandwidth_bytes_per_s) || !positive_finite(l.device_bandwidth_bytes_per_s))
+      problem(fmt::format("level {} bandwidths must be > 0 bytes/s", i));
+    if (!(l.latency_s >= 0) || !std::isfinite(l.latency_s))
+      problem(fmt::format("level {} latency_s is {} (must be >= 0)", i, l.latency_s));
+    previous = l.group_devices;
+  }
+  return problems;
+}
+
+}  // namespace ndsearch

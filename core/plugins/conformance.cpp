@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/plugins/conformance.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>  // mkstemp, close, unlink
+#include <vector>
+
+#include "core/hardware/device.hpp"
+#include "core/plugins/registry.hpp"
+#include "core/plugins/sample_inputs.hpp"
+#include "core/plugins/status.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace {
+
+constexpr const char* kConformance = "E-PLUGIN-CONFORMANCE";
+
+// Runs one named check: `body` returns "" on success or what is wrong.
+class Checker {
+ public:
+  explicit Checker(const CheckReporter& report) : report_(report) {}
+  template <class Body>
+  bool run(const std::string& check, Body&& body) {
+    report_({CheckEvent::Kind::begin, check, "", ""});
+    std::string problem;
+    std::string error_id = kConformance;
+    try {
+      problem = body();
+    } catch (const UserError& e) {
+      problem = e.what();
+      error_id = e.id();
+    } catch (const std::exception& e) {
+      problem = std::string("unexpected error: ") + e.what();
+    }
+    if (problem.empty()) {
+      report_({CheckEvent::Kind::pass, check, "", ""});
+      return true;
+    }
+    report_({CheckEvent::Kind::fail, check, problem, error_id});
+    all_passed_ = false;
+    return false;
+  }
+  bool all_passed() const { return all_passed_; }
+
+ private:
+  const CheckReporter& report_;
+  bool all_passed_ = true;
+};
+
+std::string joined(const std::vector<std::string>& problems) {
+  std::string text;
+  for (const std::string& p : problems) text += (text.empty() ? "" : "; ") + p;
+  return text;
+}
+
+void check_hardware(Checker& checker, const LoadedPlugin& plugin) {
+  const nds_hardware_v1& hw = *plugin.interfaces.hardware;
+  const nds_device* const* devices = nullptr;
+  size_t count = 0;
+  const bool listed = checker.run("hardware.get_devices", [&]() -> std::string {
+    StatusPtr failure(hw.get_devices(&devices, &count));
+    if (failure) return fmt::format("get_devices failed: {}", failure->message);
+    if (count == 0) return "get_devices succeeded but describes no device";
+    if (devices == nullptr) return "get_devices returned a NULL array";
+    return "";
+  });
+  if (!listed) return;
+  checker.run("hardware.devices", [&]() -> std::string {
+    std::vector<std::string> problems;
+    std::vector<std::string> ids;
+    for (size_t i = 0; i < count; ++i) {
+      if (devices[i] == nullptr) {
+        problems.push_back(fmt::format("device pointer {} is NULL", i));
+        continue;
+      }
+      Device d = copy_device(*devices[i], plugin.id);
+      for (const std::string& id : ids)
+        if (id == d.id) problems.push_back(fmt::format("device id {} appears twice", d.id));
+      ids.push_back(d.id);
+      for (std::string& p : device_problems(d)) problems.push_back(std::move(p));
+    }
+    return joined(problems);
+  });
+  checker.run("hardware.stable", [&]() -> std::string {
+    const nds_device* const* again = nullptr;
+    size_t again_count = 0;
+    StatusPtr failure(hw.get_devices(&again, &again_count));
+    if (failure) return fmt::format("a second get_devices failed: {}", failure->message);
+    if (again != devices || again_count != count)
+      return "a second get_devices returned another table; tables must stay valid and "
+             "unchanged until shutdown";
+    return "";
+  });
+  if (NDS_HAS_FIELD(&hw, nds_hardware_v1, estimate_gemm) && hw.estimate_gemm != nullptr) {
+    checker.run("hardware.estimate_gemm", [&]() -> std::string {
+      nds_gemm_query query{sizeof(nds_gemm_query), devices[0], "bf16", 4096, 4096, 4096, 1};
+      double seconds = -1;
+      nds_status_code code = NDS_INTERNAL;
+      hw.estimate_gemm(&query, 1, sizeof(query), &seconds, &code);
+      if (code == NDS_UNSUPPORTED) return "";
+      if (code != NDS_OK) return fmt::format("code {} for a 4096³ bf16 GEMM", code);
+      if (!(std::isfinite(seconds) && seconds > 0))
+        return fmt::format("{} s for a 4096³ bf16 GEMM (must be finite and > 0)", seconds);
+      return "";
+    });
+  }
+}
+
+void check_parser(Checker& checker, const LoadedPlugin& plugin) {
+  const nds_parser_v1& parser = *plugin.interfaces.parser;
+  checker.run("parser.format", [&]() -> std::string {
+    return parser.format != nullptr && parser.format[0] != '\0' ? "" : "format is empty";
+  });
+  checker.run("parser.probe-missing-file", [&]() -> std::string {
+    double confidence = -1;
+    StatusPtr failure(parser.probe("/nonexistent/ndsearch-conformance/config.yaml", &confidence));
+    if (failure) return fmt::format("probe of a missing file failed instead of answering 0: {}", failure->message);
+    if (confidence != 0) return fmt::format("probe of a missing file answered {} (must be 0)", confidence);
+    return "";
+  });
+  checker.run("parser.probe-empty-file", [&]() -> std::string {
+    char path[] = "/tmp/ndsearch-conformance-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return "";  // nowhere to write a file: nothing to check
+    close(fd);
+    double confidence = -1;
+    StatusPtr failure(parser.probe(path, &confidence));
+    unlink(path);
+    if (failure) return fmt::format("probe of an empty file failed: {}", failure->message);
+    if (!(confidence >= 0 && confidence <= 1))
+      return fmt::format("probe of an empty file answered {} (must be in [0, 1])", confidence);
+    return "";
+  });
+}
+
+// What both compile-once kinds share: compile on the sample inputs, evaluate
+// twice (the results must be finite, non-negative and identical), release.
+template <class Table, class Compiled, class Item, class Prepare, class Inspect>
+void check_compile_once(Checker& checker, const std::string& kind, const Table& table,
+                        Prepare prepare, Inspect inspect) {
+  SampleInputs sample;
+  Compiled* compiled = nullptr;
+  const bool built = checker.run(kind + ".compile", [&]() -> std::string {
+    StatusPtr failure(table.compile(&sample.compile_input(), &compiled));
+    if (failure) return fmt::format("compile on a GPT-2-small sample failed: {}", failure->message);
+    if (compiled == nullptr) return "compile succeeded but returned no compiled object";
+    return "";
+  });
+  if (!built) return;
+  checker.run(kind + ".evaluate", [&]() -> std::string {
+    Item first{}, second{};
+    auto storage_first = prepare(first, sample.candidate());
+    auto storage_second = prepare(second, sample.candidate());
+    table.evaluate(compiled, &first, 1, sizeof(Item));
+    table.evaluate(compiled, &second, 1, sizeof(Item));
+    return inspect(first, second, storage_first, storage_second);
+  });
+  checker.run(kind + ".release", [&]() -> std::string {
+    if (NDS_HAS_FIELD(&table, Table, release) && table.release != nullptr) table.release(compiled);
+    return "";
+  });
+}
+
+std::string valid_code(nds_status_code code, const char* reason) {
+  if (code == NDS_OK) return "";
+  if (code == NDS_INFEASIBLE || code == NDS_INVALID_ARGUMENT)
+    return reason != nullptr ? "" : "refused the sample candidate without a reason";
+  return fmt::format("returned code {} (must be NDS_OK, NDS_INFEASIBLE or NDS_INVALID_ARGUMENT)", code);
+}
+
+void check_memory(Checker& checker, const LoadedPlugin& plugin) {
+  using Storage = std::vector<double>;  // prior bytes then this pass's bytes
+  constexpr uint32_t terms = NDS_MEMORY_TERM_COUNT_V1;
+  check_compile_once<nds_memory_v1, nds_memory_compiled, nds_memory_item>(
+      checker, "memory", *plugin.interfaces.memory,
+      [&](nds_memory_item& item, const nds_candidate& candidate) {
+        auto storage = std::make_shared<Storage>(2 * terms * candidate.pp, 0.0);
+        item.struct_size = sizeof(nds_memory_item);
+        item.candidate = &candidate;
+        item.term_count = terms;
+        item.prior_bytes = storage->data();
+        item.bytes = storage->data() + terms * candidate.pp;
+        return storage;
+      },
+      [&](const nds_memory_item& a, const nds_memory_item& b, const auto& sa, const auto& sb) {
+        if (std::string bad = valid_code(a.code, a.reason); !bad.empty()) return bad;
+        if (a.code != b.code || *sa != *sb)
+          return std::string("two evaluations of one candidate differ; evaluate must be pure");
+        for (double bytes : *sa)
+          if (!(std::isfinite(bytes) && bytes >= 0))
+            return fmt::format("wrote {} bytes (must be finite and >= 0)", bytes);
+        return std::string();
+      });
+}
+
+void check_cp_attention(Checker& checker, const LoadedPlugin& plugin) {
+  const nds_cp_attention_v1& table = *plugin.interfaces.cp_attention;
+  checker.run("cp_attention.algorithm", [&]() -> std::string {
+    return table.algorithm[0] != '\0' ? "" : "algorithm name is empty";
+  });
+  using Storage = std::vector<nds_cp_comm>;
+  check_compile_once<nds_cp_attention_v1, nds_cp_compiled, nds_cp_item>(
+      checker, "cp_attention", table,
+      [&](nds_cp_item& item, const nds_candidate& candidate) {
+        auto storage = std::make_shared<Storage>(4);
+        item.struct_size = sizeof(nds_cp_item);
+        item.candidate = &candidate;
+        item.block_index = 0;
+        item.comms = storage->data();
+        item.comm_capacity = 4;
+        item.comm_elem_size = sizeof(nds_cp_comm);
+        return storage;
+      },
+      [&](const nds_cp_item& a, const nds_cp_item& b, const auto& sa, const auto& sb) {
+        if (std::string bad = valid_code(a.code, a.reason); !bad.empty()) return bad;
+        if (a.comm_count > a.comm_capacity)
+          return fmt::format("wrote {} collectives into room for {}", a.comm_count, a.comm_capacity);
+        if (a.code != b.code || a.comm_count != b.comm_count ||
+            a.extra_activation_bytes != b.extra_activation_bytes)
+          return std::string("two evaluations of one candidate differ; evaluate must be pure");
+        for (uint32_t i = 0; i < a.comm_count; ++i) {
+          const nds_cp_comm& c = (*sa)[i];
+          if ((*sb)[i].forward_bytes != c.forward_bytes)
+            return std::string("two evaluations of one candidate differ; evaluate must be pure");
+          if (!(c.forward_bytes >= 0 && c.backward_bytes >= 0 && std::isfinite(c.forward_bytes) &&
+                std::isfinite(c.backward_bytes)))
+            return fmt::format("collective {} has negative or non-finite bytes", i);
+          if (!(c.overlap_fraction >= 0 && c.overlap_fraction <= 1))
+            return fmt::format("collective {} overlap_fraction {} is outside [0, 1]", i, c.overlap_fraction);
+        }
+        if (!(std::isfinite(a.extra_activation_bytes) && a.extra_activation_bytes >= 0))
+          return fmt::format("extra_activation_bytes {} (must be finite and >= 0)",
+                             a.extra_activation_bytes);
+        return std::string();
+      });
+}
+
+}  // namespace
+
+bool run_conformance_checks(const std::filesystem::path& path,
+                            std::shared_ptr<const PluginOptions> options,
+                            const CheckReporter& report) {
+  Checker checker(report);
+  std::unique_ptr<LoadedPlugin> plugin;
+  const bool loaded = checker.run("module.load", [&]() -> std::string {
+    plugin = load_plugin(path, options);
+    return "";
+  });
+  if (!loaded) return false;
+  checker.run("module.unknown-interface", [&]() -> std::string {
+    return plugin->module->get_interface("nds.no-such-interface/1") == nullptr
+               ? ""
+               : "get_interface answered an interface id nobody defines; it must return NULL";
+  });
+  checker.run("module.offers-interface", [&]() -> std::string {
+    return plugin->interfaces.ids().empty()
+               ? "offers none of nds.parser/1, nds.hardware/1, nds.memory/1, nds.cp_attention/1"
+               : "";
+  });
+  if (plugin->interfaces.hardware != nullptr) check_hardware(checker, *plugin);
+  if (plugin->interfaces.parser != nullptr) check_parser(checker, *plugin);
+  if (plugin->interfaces.memory != nullptr) check_memory(checker, *plugin);
+  if (plugin->interfaces.cp_attention != nullptr) check_cp_attention(checker, *plugin);
+  checker.run("module.shutdown", [&]() -> std::string {
+    if (plugin->module->shutdown != nullptr) plugin->module->shutdown();
+    plugin->module = nullptr;  // shut down once
+    return "";
+  });
+  return checker.all_passed();
+}
+
+}  // namespace ndsearch

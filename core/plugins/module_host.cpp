@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/plugins/module_host.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <string_view>
+
+#include "core/plugins/status.hpp"
+
+namespace ndsearch {
+namespace {
+
+ModuleHost& self(void* context) { return *static_cast<ModuleHost*>(context); }
+
+// spdlog's levels are the ABI's values (nds_abi.h); clamp anything else.
+spdlog::level::level_enum to_spdlog(nds_log_level level) {
+  if (level <= NDS_LOG_TRACE) return spdlog::level::trace;
+  if (level >= NDS_LOG_OFF) return spdlog::level::off;
+  return static_cast<spdlog::level::level_enum>(level);
+}
+
+nds_status* host_make_status(void*, nds_status_code code, const char* message, size_t size) {
+  return make_status(code, message == nullptr ? std::string_view{} : std::string_view(message, size));
+}
+void host_release_status(void*, nds_status* status) { release_status(status); }
+nds_status_code host_status_code(void*, const nds_status* status) {
+  return status == nullptr ? NDS_OK : status->code;
+}
+nds_str host_status_message(void*, const nds_status* status) {
+  if (status == nullptr) return {"", 0};
+  return {status->message.c_str(), status->message.size()};
+}
+const void* host_get_service(void*, const char*) { return nullptr; }  // none in ABI 1.0
+
+}  // namespace
+
+ModuleHost::ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options)
+    : logger_(spdlog::default_logger()->clone("plugin." + module_id)),
+      options_(std::move(options)),
+      host_{sizeof(nds_host),  NDS_ABI_MAJOR,     NDS_ABI_MINOR,       this,
+            &log,              &log_threshold,    &host_make_status,   &host_release_status,
+            &host_status_code, &host_status_message, &get_option,      &host_get_service} {}
+
+void ModuleHost::log(void* context, nds_log_level level, const char* message, size_t size) {
+  if (message == nullptr) return;
+  self(context).logger_->log(to_spdlog(level), std::string_view(message, size));
+}
+
+nds_log_level ModuleHost::log_threshold(void* context) {
+  return static_cast<nds_log_level>(self(context).logger_->level());
+}
+
+nds_str ModuleHost::get_option(void* context, const char* key) {
+  if (key == nullptr) return {nullptr, 0};
+  const PluginOptions& options = *self(context).options_;
+  auto it = options.find(std::string_view(key));
+  if (it == options.end()) return {nullptr, 0};
+  return {it->second.c_str(), it->second.size()};
+}
+
+}  // namespace ndsearch

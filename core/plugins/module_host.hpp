@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// module_host.hpp: the nds_host one module receives at init: its log lines go
+// to the spdlog logger `plugin.<id>`, its options come from the command line.
+#pragma once
+
+#include <ndsearch/nds_abi.h>
+
+#include <functional>  // std::less<> for heterogeneous lookup
+#include <map>
+#include <memory>  // std::shared_ptr
+#include <string>
+
+namespace spdlog {
+class logger;
+}
+
+namespace ndsearch {
+
+// Plugin options by key ("device-file" -> "/path/x.toml"), fixed before any init.
+using PluginOptions = std::map<std::string, std::string, std::less<>>;
+
+class ModuleHost {
+ public:
+  ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options);
+  ModuleHost(const ModuleHost&) = delete;  // nds_host.context points to this object
+  ModuleHost& operator=(const ModuleHost&) = delete;
+
+  const nds_host* host() const noexcept { return &host_; }
+
+ private:
+  static void log(void* context, nds_log_level level, const char* message, size_t size);
+  static nds_log_level log_threshold(void* context);
+  static nds_str get_option(void* context, const char* key);
+
+  std::shared_ptr<spdlog::logger> logger_;
+  std::shared_ptr<const PluginOptions> options_;
+  nds_host host_;
+};
+
+}  // namespace ndsearch

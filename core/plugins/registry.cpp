@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/plugins/registry.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>  // program_location
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <regex>
+#include <system_error>
+
+#include "core/plugins/library.hpp"
+#include "core/plugins/status.hpp"
+#include "core/support/user_error.hpp"
+
+#ifndef NDS_RELATIVE_PLUGIN_DIR
+#define NDS_RELATIVE_PLUGIN_DIR "../lib/ndsearch/plugins"
+#endif
+
+namespace ndsearch {
+namespace fs = std::filesystem;
+namespace {
+
+bool valid_module_id(const char* id) {
+  static const std::regex pattern("[a-z0-9][a-z0-9._-]*");
+  return id != nullptr && std::regex_match(id, pattern);
+}
+
+// The plugin libraries of a directory, in name order (so loading is repeatable).
+std::vector<fs::path> libraries_in(const fs::path& directory) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (entry.path().extension() == ".so" && entry.is_regular_file(ec)) found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+const nds_module& checked_module(const nds_module* module, const fs::path& path) {
+  if (module->struct_size < offsetof(nds_module, abi_minor) + sizeof(uint32_t)) {
+    throw UserError("E-PLUGIN-MODULE",
+                    fmt::format("{}: its module table has struct_size {}, too small to hold the "
+                                "ABI version; rebuild it against ndsearch's headers",
+                                path.string(), module->struct_size));
+  }
+  if (module->abi_major != NDS_ABI_MAJOR) {
+    throw UserError(
+        "E-PLUGIN-ABI-MAJOR",
+        fmt::format("{}: built for ndsearch plugin ABI {}.{}, but this ndsearch speaks ABI {}; "
+                    "rebuild the plugin against this ndsearch's headers, or use an ndsearch "
+                    "that speaks ABI {}.x",
+                    path.string(), module->abi_major, module->abi_minor, NDS_ABI_VERSION_STRING,
+                    module->abi_major));
+  }
+  if (!NDS_HAS_FIELD(module, nds_module, get_interface) || module->init == nullptr ||
+      module->get_interface == nullptr) {
+    throw UserError("E-PLUGIN-MODULE",
+                    fmt::format("{}: its module table (struct_size {}) lacks init or "
+                                "get_interface; rebuild it against ndsearch's headers",
+                                path.string(), module->struct_size));
+  }
+  if (!valid_module_id(module->id)) {
+    throw UserError("E-PLUGIN-MODULE",
+                    fmt::format("{}: module id \"{}\" is not a valid id; use lower-case "
+                                "letters, digits, '.', '_' and '-', starting with a letter or digit",
+                                path.string(), module->id == nullptr ? "(null)" : module->id));
+  }
+  return *module;
+}
+
+}  // namespace
+
+std::vector<fs::path> split_path_list(std::string_view list) {
+  std::vector<fs::path> parts;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(':', start);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > start) parts.emplace_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
+                                          std::shared_ptr<const PluginOptions> options,
+                                          const std::vector<std::string>& known_ids) {
+  const fs::path absolute = fs::absolute(path).lexically_normal();
+  const nds_module& module = checked_module(open_plugin_library(absolute), absolute);
+  const std::string id = module.id;
+  if (std::find(known_ids.begin(), known_ids.end(), id) != known_ids.end()) {
+    throw UserError("W-PLUGIN-DUPLICATE",
+                    fmt::format("{}: a plugin with id \"{}\" was already loaded from earlier in "
+                                "the search path; this one is ignored",
+                                absolute.string(), id));
+  }
+  auto plugin = std::make_unique<LoadedPlugin>();
+  plugin->path = absolute;
+  plugin->id = id;
+  plugin->version = module.version == nullptr ? "" : module.version;
+  if (NDS_HAS_FIELD(&module, nds_module, description) && module.description != nullptr)
+    plugin->description = module.description;
+  plugin->abi_major = module.abi_major;
+  plugin->abi_minor = module.abi_minor;
+  plugin->module = &module;
+  if (module.abi_minor > NDS_ABI_MINOR) {
+    spdlog::info("{}: built for ABI {}.{}, newer than this ndsearch's {}; the fields it added "
+                 "are ignored",
+                 absolute.string(), module.abi_major, module.abi_minor, NDS_ABI_VERSION_STRING);
+  }
+  plugin->host = std::make_unique<ModuleHost>(id, std::move(options));
+  StatusPtr failure(module.init(plugin->host->host(), absolute.c_str()));
+  if (failure) {
+    throw UserError("E-PLUGIN-INIT",
+                    fmt::format("{}: plugin \"{}\" failed to initialise ({}): {}", absolute.string(),
+                                id, status_code_name(failure->code), failure->message));
+  }
+  try {
+    plugin->interfaces = query_interfaces(module, absolute.string());
+  } catch (...) {
+    if (module.shutdown != nullptr) module.shutdown();
+    throw;
+  }
+  return plugin;
+}
+
+PluginRegistry PluginRegistry::load(const PluginSearch& search) {
+  PluginRegistry registry;
+  std::vector<std::string> ids;
+  auto try_load = [&](const fs::path& path, bool fatal) {
+    try {
+      registry.plugins_.push_back(load_plugin(path, search.options, ids));
+      ids.push_back(registry.plugins_.back()->id);
+    } catch (const UserError& e) {
+      if (fatal) throw;
+      spdlog::warn("[{}] {}", e.id(), e.what());
+      registry.skipped_.push_back({fs::absolute(path).lexically_normal(), e.id(), e.what()});
+    }
+  };
+  for (const fs::path& file : search.files) try_load(file, /*fatal=*/true);
+  for (const fs::path& directory : search.directories) {
+    if (!fs::is_directory(directory)) {
+      throw UserError("E-PLUGIN-PATH",
+                      fmt::format("--plugin-path {}: no such directory; give a directory that "
+                                  "holds plugin libraries (*.so)",
+                                  directory.string()));
+    }
+    for (const fs::path& file : libraries_in(directory)) try_load(file, false);
+  }
+  for (const fs::path& directory : split_path_list(search.environment_path)) {
+    if (!fs::is_directory(directory)) {
+      spdlog::warn("[W-PLUGIN-PATH] NDS_PLUGIN_PATH names {}, which is not a directory; ignored",
+                   directory.string());
+      continue;
+    }
+    for (const fs::path& file : libraries_in(directory)) try_load(file, false);
+  }
+  if (search.install_dir) {
+    for (const fs::path& file : libraries_in(*search.install_dir)) try_load(file, false);
+  }
+  return registry;
+}
+
+PluginRegistry::~PluginRegistry() {
+  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) {
+    const nds_module* module = (*it)->module;
+    if (module != nullptr && module->shutdown != nullptr) module->shutdown();
+  }
+}
+
+std::optional<fs::path> default_plugin_dir() {
+  std::error_code ec;
+  const fs::path bindir = boost::dll::program_location(ec).parent_path();
+  if (ec) return std::nullopt;
+  for (const char* relative : {NDS_RELATIVE_PLUGIN_DIR, "../lib/ndsearch/plugins"}) {
+    fs::path candidate = (bindir / relative).lexically_normal();
+    if (fs::is_directory(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ndsearch

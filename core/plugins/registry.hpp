@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// registry.hpp: finds, loads, checks and keeps the plugins of one run
+// (DESIGN §4, step 1): search order, precedence and failure rules.
+#pragma once
+
+#include <ndsearch/nds_abi.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/plugins/interfaces.hpp"
+#include "core/plugins/module_host.hpp"
+
+namespace ndsearch {
+
+// Where to look, in order of precedence.
+struct PluginSearch {
+  std::vector<std::filesystem::path> files;        // --plugin FILE: a failure is fatal
+  std::vector<std::filesystem::path> directories;  // --plugin-path DIR (and DIR:DIR)
+  std::string environment_path;                    // NDS_PLUGIN_PATH, colon-separated
+  std::optional<std::filesystem::path> install_dir;  // the shipped plugins
+  std::shared_ptr<const PluginOptions> options = std::make_shared<PluginOptions>();
+};
+
+struct LoadedPlugin {
+  std::filesystem::path path;
+  std::string id;
+  std::string version;
+  std::string description;
+  uint32_t abi_major = 0;
+  uint32_t abi_minor = 0;
+  Interfaces interfaces;
+  const nds_module* module = nullptr;
+  std::unique_ptr<ModuleHost> host;  // must outlive the module's shutdown
+};
+
+// A library that was found but not loaded, and why.
+struct SkippedPlugin {
+  std::filesystem::path path;
+  std::string error_id;  // "E-PLUGIN-ABI-MAJOR", ...
+  std::string message;
+};
+
+class PluginRegistry {
+ public:
+  // Loads every plugin `search` finds. A bad library is skipped and recorded
+  // (a warning), except one named with --plugin or a --plugin-path directory
+  // that does not exist: those throw UserError (exit 2). Two plugins with one
+  // id: the first in search order wins, the other is skipped with W-PLUGIN-DUPLICATE.
+  static PluginRegistry load(const PluginSearch& search);
+
+  PluginRegistry() = default;
+  PluginRegistry(PluginRegistry&&) noexcept = default;
+  PluginRegistry& operator=(PluginRegistry&&) noexcept = default;
+  ~PluginRegistry();  // shuts the modules down, last loaded first
+
+  const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const noexcept { return plugins_; }
+  const std::vector<SkippedPlugin>& skipped() const noexcept { return skipped_; }
+
+ private:
+  std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
+  std::vector<SkippedPlugin> skipped_;
+};
+
+// Loads and initialises one library, whatever its id. Throws UserError with the
+// failure's id (E-PLUGIN-LOAD, E-PLUGIN-NO-ENTRY, E-PLUGIN-ENTRY,
+// E-PLUGIN-ABI-MAJOR, E-PLUGIN-MODULE, E-PLUGIN-INIT, E-PLUGIN-INTERFACE).
+// `known_ids`, when given, makes a module whose id is in it fail with
+// W-PLUGIN-DUPLICATE before its init runs.
+std::unique_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& path,
+                                          std::shared_ptr<const PluginOptions> options,
+                                          const std::vector<std::string>& known_ids = {});
+
+// "a:b::c" -> {a, b, c}: the directories of a colon-separated list.
+std::vector<std::filesystem::path> split_path_list(std::string_view list);
+
+// The plugin directory of this installation or build tree, if it exists:
+// <bindir>/<relative plugin dir> (install) or <bindir>/../lib/ndsearch/plugins.
+std::optional<std::filesystem::path> default_plugin_dir();
+
+}  // namespace ndsearch

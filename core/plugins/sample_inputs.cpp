@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/plugins/sample_inputs.hpp"
+
+namespace ndsearch {
+
+SampleInputs::SampleInputs() {
+  stated_ = {sizeof(nds_strategy), 2, 2, 2, 1, 1, 2, 1, 1, 1, 2, 1, 4, NDS_RECOMPUTE_NONE,
+             NDS_SCHEDULE_1F1B};
+
+  block_.struct_size = sizeof(nds_layer_block);
+  block_.kind = NDS_BLOCK_DECODER;
+  block_.layers = 12;
+  block_.hidden_size = 768;
+  block_.attention = NDS_ATTENTION_MHA;
+  block_.heads = 12;
+  block_.kv_heads = 12;
+  block_.head_dim = 64;
+  block_.q_lora_rank = 0;
+  block_.kv_lora_rank = 0;
+  block_.qk_nope_head_dim = 0;
+  block_.qk_rope_head_dim = 0;
+  block_.v_head_dim = 64;
+  block_.qk_norm = 0;
+  block_.ffn = NDS_FFN_GELU;
+  block_.ffn_hidden_size = 3072;
+  block_.capacity_factor = 0;
+  block_.grouped_gemm = 0;
+  block_.norm = NDS_NORM_LAYERNORM;
+  block_.linear_bias = 1;
+  block_.qkv_bias = 1;
+  block_.hidden_dropout = 0.1;
+  block_.attention_dropout = 0.1;
+
+  training_.struct_size = sizeof(nds_training);
+  training_.seq_len = 1024;
+  training_.global_batch = 8;
+  training_.micro_batch_size = 1;
+  training_.params_dtype = NDS_DTYPE_BF16;
+  training_.compute_dtype = NDS_DTYPE_BF16;
+  training_.grads_dtype = NDS_DTYPE_FP32;
+  training_.optimizer_dtype = NDS_DTYPE_FP32;
+  training_.master_dtype = NDS_DTYPE_FP32;
+  training_.optimizer = NDS_OPTIMIZER_ADAMW;
+  training_.optimizer_states = 2;
+  training_.stated_strategy = &stated_;
+  training_.recompute = NDS_RECOMPUTE_NONE;
+  training_.schedule = NDS_SCHEDULE_1F1B;
+  training_.device_memory_bytes = NDS_UNKNOWN;
+  training_.capabilities = NDS_CAN_SP_WITH_CP | NDS_CAN_INTERLEAVE;
+
+  model_.struct_size = sizeof(nds_model);
+  model_.name = "gpt2-small (sample)";
+  model_.framework = "sample";
+  model_.blocks = &block_;
+  model_.block_count = 1;
+  model_.block_elem_size = sizeof(nds_layer_block);
+  model_.vocab_size = 50257;
+  model_.padded_vocab_size = 50304;
+  model_.tied_embeddings = 1;
+  model_.position_embedding = NDS_POSITION_LEARNED;
+  model_.max_position_embeddings = 1024;
+  model_.flash_attention = 1;
+  model_.training = &training_;
+  model_.submodel_elem_size = sizeof(nds_model);
+
+  // A made-up device with round figures; not any vendor's.
+  peak_ = {sizeof(nds_dtype_peak), "bf16", 1.0e15, {0, nullptr, nullptr}};
+  levels_[0] = {sizeof(nds_topology_level), 8, NDS_LINK_SWITCH, 100.0e9, 400.0e9, 3.0e-6, "node"};
+  levels_[1] = {sizeof(nds_topology_level), 0, NDS_LINK_SWITCH, 50.0e9, 50.0e9, 8.0e-6, "network"};
+  device_.struct_size = sizeof(nds_device);
+  device_.id = "sample-device";
+  device_.name = "Sample device";
+  device_.vendor = "ndsearch";
+  device_.memory_bytes = UINT64_C(80) << 30;
+  device_.memory_bandwidth_bytes_per_s = 3.0e12;
+  device_.reserved_bytes = UINT64_C(2) << 30;
+  device_.host_link_bytes_per_s = 50.0e9;
+  device_.peaks = &peak_;
+  device_.peak_count = 1;
+  device_.peak_elem_size = sizeof(nds_dtype_peak);
+  device_.levels = levels_;
+  device_.level_count = 2;
+  device_.level_elem_size = sizeof(nds_topology_level);
+  device_.assumes = "8 devices per node on a switch, 400 Gb/s per device between nodes";
+
+  compile_input_ = {sizeof(nds_compile_input), &model_, &device_};
+
+  candidate_ = {sizeof(nds_candidate),
+                2, 2, 2, 1, 1, 2, 1, 1, 1, 2, 1, 4,
+                NDS_RECOMPUTE_NONE,
+                NDS_SCHEDULE_1F1B,
+                chunk_layers_.data(),
+                chunk_first_layer_.data(),
+                chunk_recomputed_layers_.data(),
+                in_flight_.data()};
+}
+
+}  // namespace ndsearch

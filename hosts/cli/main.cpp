@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// main.cpp: the `ndsearch` program: parses the command line, sets up logging
+// and runs the chosen verb; every user error leaves with its id and exit code.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <ndsearch/nds_abi.h>
+
+#include <functional>
+#include <iostream>
+
+#include "core/support/logging.hpp"
+#include "core/support/user_error.hpp"
+#include "hosts/cli/plugin_options.hpp"
+#include "hosts/cli/plugins_verb.hpp"
+
+int main(int argc, char** argv) {
+  using namespace ndsearch;
+  CLI::App app("ndsearch: finds the fastest hybrid-parallel strategy to train a large language "
+               "model on a given cluster",
+               "ndsearch");
+  app.set_version_flag("--version",
+                       fmt::format("ndsearch {} (plugin ABI {})", NDS_VERSION, NDS_ABI_VERSION_STRING));
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags may follow the verb
+
+  int verbosity = 1;
+  app.add_option("-v,--verbose", verbosity,
+                 "0 errors only, 1 summary (default), 2 adds warnings, 3 adds debug output")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
+  cli::PluginFlags plugin_flags;
+  cli::add_plugin_flags(app, plugin_flags);
+
+  std::function<int()> run;
+  cli::add_plugins_verb(app, plugin_flags, run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << fmt::format("ndsearch: error [E-USAGE]: {}; run `ndsearch --help` for the usage\n",
+                             e.what());
+    return kExitUsage;
+  }
+  configure_logging(verbosity);
+  try {
+    return run();
+  } catch (const UserError& e) {
+    std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("ndsearch: error [E-INTERNAL]: {} (this is a bug in ndsearch; "
+                             "please report it with the command line)\n",
+                             e.what());
+    return 1;
+  }
+}

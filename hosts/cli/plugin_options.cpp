@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/plugin_options.hpp"
+
+#include <cstdlib>  // std::getenv
+
+namespace ndsearch::cli {
+
+void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
+  app.add_option("--plugin-path", flags.plugin_paths,
+                 "Directory of plugin libraries, searched first (DIR or DIR:DIR; repeatable)")
+      ->type_name("DIR");
+  app.add_option("--plugin", flags.plugin_files,
+                 "Load this plugin library first; any failure is an error (repeatable)")
+      ->type_name("FILE");
+}
+
+PluginSearch plugin_search(const PluginFlags& flags) {
+  PluginSearch search;
+  for (const std::string& file : flags.plugin_files) search.files.emplace_back(file);
+  for (const std::string& list : flags.plugin_paths)
+    for (auto& directory : split_path_list(list)) search.directories.push_back(std::move(directory));
+  if (const char* env = std::getenv("NDS_PLUGIN_PATH")) search.environment_path = env;
+  search.install_dir = default_plugin_dir();
+  return search;
+}
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// plugin_options.hpp: the options every verb shares for finding plugins.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/plugins/registry.hpp"
+
+namespace ndsearch::cli {
+
+struct PluginFlags {
+  std::vector<std::string> plugin_paths;  // --plugin-path DIR[:DIR...], repeatable
+  std::vector<std::string> plugin_files;  // --plugin FILE, repeatable
+};
+
+// Adds --plugin-path and --plugin to `app`.
+void add_plugin_flags(CLI::App& app, PluginFlags& flags);
+
+// The search the flags, NDS_PLUGIN_PATH and the install dir describe.
+PluginSearch plugin_search(const PluginFlags& flags);
+
+}  // namespace ndsearch::cli

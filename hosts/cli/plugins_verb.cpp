@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/plugins_verb.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>  // program_location
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "core/plugins/isolated_check.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+int list_plugins(const PluginFlags& flags, const std::string& format) {
+  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+  if (format == "json") {
+    nlohmann::json plugins = nlohmann::json::array();
+    for (const auto& p : registry.plugins()) {
+      plugins.push_back({{"id", p->id},
+                         {"version", p->version},
+                         {"description", p->description},
+                         {"kinds", p->interfaces.ids()},
+                         {"abi_major", p->abi_major},
+                         {"abi_minor", p->abi_minor},
+                         {"path", p->path.string()}});
+    }
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const SkippedPlugin& s : registry.skipped())
+      skipped.push_back({{"path", s.path.string()}, {"error_id", s.error_id}, {"message", s.message}});
+    nlohmann::json out = {{"schema_version", kSchemaVersion}, {"plugins", plugins}, {"skipped", skipped}};
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (registry.plugins().empty()) {
+    std::cout << "No plugins loaded. Plugins are searched in --plugin-path, NDS_PLUGIN_PATH and "
+                 "the install directory"
+              << (default_plugin_dir() ? " (" + default_plugin_dir()->string() + ")" : std::string(" (not found)"))
+              << ".\n";
+  } else {
+    std::cout << fmt::format("{:<22} {:<9} {:<5} {:<42} {}\n", "ID", "VERSION", "ABI", "KINDS", "PATH");
+    for (const auto& p : registry.plugins()) {
+      std::cout << fmt::format("{:<22} {:<9} {:<5} {:<42} {}\n", p->id, p->version,
+                               fmt::format("{}.{}", p->abi_major, p->abi_minor),
+                               joined(p->interfaces.ids(), ","), p->path.string());
+    }
+  }
+  for (const SkippedPlugin& s : registry.skipped())
+    std::cout << fmt::format("skipped [{}] {}\n", s.error_id, s.message);
+  return kExitOk;
+}
+
+// The error id and message of a check run that did not pass, or empty.
+std::pair<std::string, std::string> verdict(const IsolatedCheckResult& r) {
+  using End = IsolatedCheckResult::End;
+  const std::string during = r.unfinished_check().empty() ? "" : " during " + r.unfinished_check();
+  if (r.end == End::crashed)
+    return {"E-PLUGIN-CRASH", fmt::format("the plugin crashed{}: {}", during, r.end_detail)};
+  if (r.end == End::timed_out)
+    return {"E-PLUGIN-HANG", fmt::format("the plugin hung{}: it {}", during, r.end_detail)};
+  for (const CheckEvent& e : r.events)
+    if (e.kind == CheckEvent::Kind::fail) return {e.error_id, e.detail};
+  if (r.events.empty()) return {"E-PLUGIN-CRASH", "the checking process reported nothing"};
+  return {};
+}
+
+int check_plugin(const std::string& path, const std::string& format, double timeout_s) {
+  if (!std::filesystem::exists(path))
+    throw UserError("E-PLUGIN-NOT-FOUND",
+                    fmt::format("plugins check {}: no such file; give the path of a plugin library (.so)", path));
+  std::error_code ec;
+  const auto self = boost::dll::program_location(ec);
+  if (ec) throw UserError("E-PLUGIN-CHECK-START", "cannot find the ndsearch program to start a child process: " + ec.message());
+  const IsolatedCheckResult result = run_checks_isolated(
+      self, {"plugins", "check", "--in-child", path},
+      std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
+  const auto [error_id, message] = verdict(result);
+  if (format == "json") {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const CheckEvent& e : result.events) {
+      if (e.kind == CheckEvent::Kind::begin) continue;
+      nlohmann::json c = {{"check", e.check}, {"result", e.kind == CheckEvent::Kind::pass ? "pass" : "fail"}};
+      if (!e.detail.empty()) c["detail"] = e.detail;
+      if (!e.error_id.empty()) c["error_id"] = e.error_id;
+      checks.push_back(c);
+    }
+    const char* end = result.end == IsolatedCheckResult::End::completed ? "completed"
+                      : result.end == IsolatedCheckResult::End::crashed ? "crashed" : "timed_out";
+    nlohmann::json out = {{"schema_version", kSchemaVersion}, {"path", path},       {"passed", result.passed},
+                          {"end", end},                       {"checks", checks}};
+    if (!error_id.empty()) out["error"] = {{"id", error_id}, {"message", message}};
+    if (!result.child_stderr.empty()) out["plugin_stderr"] = result.child_stderr;
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << "Checking " << path << " in a child process\n";
+    int passed = 0, failed = 0;
+    for (const CheckEvent& e : result.events) {
+      if (e.kind == CheckEvent::Kind::pass) {
+        ++passed;
+        std::cout << fmt::format("  pass  {}\n", e.check);
+      } else if (e.kind == CheckEvent::Kind::fail) {
+        ++failed;
+        std::cout << fmt::format("  FAIL  {} [{}] {}\n", e.check, e.error_id, e.detail);
+      }
+    }
+    if (!result.unfinished_check().empty()) {
+      ++failed;
+      std::cout << fmt::format("  FAIL  {} [{}] {}\n", result.unfinished_check(), error_id, message);
+    }
+    std::cout << fmt::format("{} passed, {} failed\n", passed, failed);
+    if (!result.passed) {
+      std::cerr << fmt::format("ndsearch: error [{}]: {}\n", error_id,
+                               message.find(path) == std::string::npos ? path + ": " + message : message);
+      if (!result.child_stderr.empty())
+        std::cerr << "plugin output:\n" << result.child_stderr << (result.child_stderr.back() == '\n' ? "" : "\n");
+    }
+  }
+  return result.passed ? kExitOk : kExitUsage;
+}
+
+// The child side of `plugins check`: events as JSON lines on stdout.
+int check_in_child(const std::string& path) {
+  const bool passed = run_conformance_checks(path, std::make_shared<PluginOptions>(),
+                                             [](const CheckEvent& e) { write_check_event(stdout, e); });
+  return passed ? kExitOk : kExitUsage;
+}
+
+}  // namespace
+
+void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
+  CLI::App* plugins = app.add_subcommand("plugins", "List the loaded plugins, or check one");
+  plugins->require_subcommand(1);
+
+  struct ListArgs { std::string format = "table"; };
+  auto list_args = std::make_shared<ListArgs>();
+  CLI::App* list = plugins->add_subcommand("list", "The plugins found, their versions and kinds");
+  list->add_option("--format", list_args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  list->callback([&run, &flags, list_args] { run = [&flags, list_args] { return list_plugins(flags, list_args->format); }; });
+
+  struct CheckArgs {
+    std::string path;
+    std::string format = "table";
+    double timeout_s = 60;
+    bool in_child = false;
+  };
+  auto check_args = std::make_shared<CheckArgs>();
+  CLI::App* check = plugins->add_subcommand(
+      "check", "Load one plugin in a child process and run the conformance checks of each interface it offers");
+  check->add_option("PATH", check_args->path, "The plugin library (.so)")->required();
+  check->add_option("--format", check_args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  check->add_option("--timeout", check_args->timeout_s, "Seconds before a hanging plugin is killed")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  check->add_flag("--in-child", check_args->in_child)->group("");  // internal: the child side
+  check->callback([&run, check_args] {
+    run = [check_args] {
+      if (check_args->in_child) return check_in_child(check_args->path);
+      return check_plugin(check_args->path, check_args->format, check_args->timeout_s);
+    };
+  });
+}
+
+}  // namespace ndsearch::cli

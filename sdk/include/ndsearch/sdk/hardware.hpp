@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// hardware.hpp: write a "nds.hardware/1" plugin as C++ values; the SDK owns
+// the C tables behind them until shutdown.
+#ifndef NDSEARCH_SDK_HARDWARE_HPP_INCLUDED
+#define NDSEARCH_SDK_HARDWARE_HPP_INCLUDED
+
+#include <ndsearch/nds_hardware.h>
+#include <ndsearch/sdk/plugin.hpp>
+
+#include <deque>   // stable addresses of the owned devices
+#include <string>  // owned text
+#include <vector>  // owned arrays
+
+namespace ndsearch::sdk {
+
+struct Curve {
+  std::vector<double> x;  // ascending
+  std::vector<double> y;
+};
+
+struct DtypePeak {
+  std::string dtype;  // "fp32", "tf32", "bf16", "fp16", "fp8"
+  double peak_flops_per_s = 0;
+  Curve matmul_efficiency;  // x: FLOPs of one GEMM; y: fraction of peak
+};
+
+struct TopologyLevel {
+  uint32_t group_devices = 0;  // cumulative; 0 = unbounded
+  nds_link_kind link_kind = NDS_LINK_SWITCH;
+  double link_bandwidth_bytes_per_s = 0;
+  double device_bandwidth_bytes_per_s = 0;
+  double latency_s = 0;
+  std::string name;
+};
+
+struct Device {
+  std::string id, name, vendor;
+  uint64_t memory_bytes = 0;
+  double memory_bandwidth_bytes_per_s = 0;
+  uint64_t reserved_bytes = 0;
+  double host_link_bytes_per_s = 0;
+  std::vector<DtypePeak> peaks;
+  std::vector<TopologyLevel> levels;
+  std::string assumes;
+};
+
+// Owns C views of Devices; the pointers it hands out live as long as it does.
+class DeviceTable {
+ public:
+  void add(Device device) {
+    Owned& owned = owned_.emplace_back();
+    owned.source = std::move(device);
+    const Device& d = owned.source;
+    for (const DtypePeak& p : d.peaks) {
+      nds_dtype_peak c{};
+      c.struct_size = sizeof(nds_dtype_peak);
+      c.dtype = p.dtype.c_str();
+      c.peak_flops_per_s = p.peak_flops_per_s;
+      c.matmul_efficiency = {p.matmul_efficiency.x.size(), p.matmul_efficiency.x.data(),
+                             p.matmul_efficiency.y.data()};
+      owned.peaks.push_back(c);
+    }
+    for (const TopologyLevel& l : d.levels) {
+      nds_topology_level c{};
+      c.struct_size = sizeof(nds_topology_level);
+      c.group_devices = l.group_devices;
+      c.link_kind = l.link_kind;
+      c.link_bandwidth_bytes_per_s = l.link_bandwidth_bytes_per_s;
+      c.device_bandwidth_bytes_per_s = l.device_bandwidth_bytes_per_s;
+      c.latency_s = l.latency_s;
+      c.name = l.name.c_str();
+      owned.levels.push_back(c);
+    }
+    nds_device& c = owned.device;
+    c = nds_device{};
+    c.struct_size = sizeof(nds_device);
+    c.id = d.id.c_str();
+    c.name = d.name.c_str();
+    c.vendor = d.vendor.c_str();
+    c.memory_bytes = d.memory_bytes;
+    c.memory_bandwidth_bytes_per_s = d.memory_bandwidth_bytes_per_s;
+    c.reserved_bytes = d.reserved_bytes;
+    c.host_link_bytes_per_s = d.host_link_bytes_per_s;
+    c.peaks = owned.peaks.data();
+    c.peak_count = owned.peaks.size();
+    c.peak_elem_size = sizeof(nds_dtype_peak);
+    c.levels = owned.levels.data();
+    c.level_count = owned.levels.size();
+    c.level_elem_size = sizeof(nds_topology_level);
+    c.assumes = d.assumes.c_str();
+    pointers_.push_back(&c);
+  }
+  const nds_device* const* data() const noexcept { return pointers_.data(); }
+  size_t size() const noexcept { return pointers_.size(); }
+
+ private:
+  struct Owned {
+    Device source;
+    std::vector<nds_dtype_peak> peaks;
+    std::vector<nds_topology_level> levels;
+    nds_device device;
+  };
+  std::deque<Owned> owned_;  // a deque never moves what it holds
+  std::vector<const nds_device*> pointers_;
+};
+
+// Derive from it and return the devices; describe() runs once, at the first
+// get_devices after init, and a throw there becomes the call's status.
+class HardwarePlugin : public virtual Plugin {
+ public:
+  virtual std::vector<Device> describe() = 0;
+
+ protected:
+  HardwarePlugin() {
+    self() = this;
+    offer(NDS_HARDWARE_INTERFACE_ID, &table_);
+  }
+
+ private:
+  static HardwarePlugin*& self() noexcept {
+    static HardwarePlugin* plugin = nullptr;
+    return plugin;
+  }
+  static nds_status* get_devices(const nds_device* const** devices, size_t* count) noexcept {
+    return guard([&] {
+      HardwarePlugin& plugin = *self();
+      if (!plugin.described_) {
+        for (Device& d : plugin.describe()) plugin.devices_.add(std::move(d));
+        plugin.described_ = true;
+      }
+      *devices = plugin.devices_.data();
+      *count = plugin.devices_.size();
+    });
+  }
+  nds_hardware_v1 table_ = {sizeof(nds_hardware_v1), &get_devices, nullptr};
+  DeviceTable devices_;
+  bool described_ = false;
+};
+
+}  // namespace ndsearch::sdk
+
+#endif  // NDSEARCH_SDK_HARDWARE_HPP_INCLUDED

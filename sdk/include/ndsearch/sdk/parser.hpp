@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// parser.hpp: write a "nds.parser/1" plugin in C++: typed builder calls whose
+// refusals travel as exceptions and go back to the host as its own statuses.
+#ifndef NDSEARCH_SDK_PARSER_HPP_INCLUDED
+#define NDSEARCH_SDK_PARSER_HPP_INCLUDED
+
+#include <ndsearch/nds_parser.h>
+#include <ndsearch/sdk/plugin.hpp>
+
+#include <string>       // provenance text
+#include <string_view>  // values
+#include <vector>       // lists
+
+namespace ndsearch::sdk {
+
+// Where a value came from: a file and field (and line), or a trainer's default.
+struct Where {
+  std::string file;
+  int64_t line = NDS_UNKNOWN;
+  std::string field;
+  std::string default_of;  // non-empty: "default:<default_of>"
+
+  nds_provenance c() const noexcept {
+    nds_provenance p{};
+    p.struct_size = sizeof(nds_provenance);
+    p.file = file.empty() ? nullptr : file.c_str();
+    p.line = line;
+    p.field = field.c_str();
+    p.default_of = default_of.empty() ? nullptr : default_of.c_str();
+    return p;
+  }
+};
+
+// Typed view of the host's builder; every refusal throws HostStatus.
+class Builder {
+ public:
+  explicit Builder(const nds_builder_v1& b) noexcept : b_(b) {}
+
+  void begin_block(const char* kind, int64_t layers, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.begin_block(b_.builder, kind, layers, &p));
+  }
+  void end_block() { check(b_.end_block(b_.builder)); }
+  void begin_submodel(const char* name, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.begin_submodel(b_.builder, name, &p));
+  }
+  void end_submodel() { check(b_.end_submodel(b_.builder)); }
+  void set(const char* key, int64_t value, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.set_int(b_.builder, key, value, &p));
+  }
+  void set_real(const char* key, double value, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.set_real(b_.builder, key, value, &p));
+  }
+  void set_string(const char* key, std::string_view value, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.set_string(b_.builder, key, value.data(), value.size(), &p));
+  }
+  void set_list(const char* key, const std::vector<int64_t>& values, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.set_int_list(b_.builder, key, values.data(), values.size(), &p));
+  }
+  void set_unknown(const char* key, const std::string& why, const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.set_unknown(b_.builder, key, why.c_str(), &p));
+  }
+  void unknown_field(const Where& w) {
+    const nds_provenance p = w.c();
+    check(b_.unknown_field(b_.builder, &p));
+  }
+
+ private:
+  static void check(nds_status* status) {
+    if (status != nullptr) throw HostStatus(status);
+  }
+  const nds_builder_v1& b_;
+};
+
+// Derive from it; `format` says what the parser reads, in words.
+class ParserPlugin : public virtual Plugin {
+ public:
+  // In [0, 1]; a file that cannot be read is 0, not an exception.
+  virtual double probe(const std::string& path) = 0;
+  virtual void parse(const std::string& path, Builder& builder) = 0;
+
+ protected:
+  explicit ParserPlugin(const char* format, const char* const* aliases = nullptr) {
+    self() = this;
+    table_.format = format;
+    table_.aliases = aliases;
+    offer(NDS_PARSER_INTERFACE_ID, &table_);
+  }
+
+ private:
+  static ParserPlugin*& self() noexcept {
+    static ParserPlugin* plugin = nullptr;
+    return plugin;
+  }
+  static nds_status* probe_trampoline(const char* path, double* confidence) noexcept {
+    *confidence = 0;
+    return guard([&] { *confidence = self()->probe(path); });
+  }
+  static nds_status* parse_trampoline(const char* path, const nds_builder_v1* b) noexcept {
+    return guard([&] {
+      Builder builder(*b);
+      self()->parse(path, builder);
+    });
+  }
+  nds_parser_v1 table_ = {sizeof(nds_parser_v1), nullptr, &probe_trampoline, &parse_trampoline,
+                          nullptr};
+};
+
+}  // namespace ndsearch::sdk
+
+#endif  // NDSEARCH_SDK_PARSER_HPP_INCLUDED

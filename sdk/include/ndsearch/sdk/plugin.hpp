@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// plugin.hpp: the base of every SDK plugin: the module entry, the host's
+// services (log, options, statuses) and the guard that keeps exceptions from
+// crossing the C ABI. One plugin object per library.
+#ifndef NDSEARCH_SDK_PLUGIN_HPP_INCLUDED
+#define NDSEARCH_SDK_PLUGIN_HPP_INCLUDED
+
+#include <ndsearch/nds_abi.h>
+
+#include <cstring>    // std::strcmp
+#include <exception>  // std::exception
+#include <optional>   // option()
+#include <stdexcept>  // std::runtime_error
+#include <string>     // messages, ids
+#include <string_view>
+#include <utility>  // std::pair
+#include <vector>   // the offered interfaces
+
+namespace ndsearch::sdk {
+
+// Throw it to fail with a code other than NDS_INTERNAL; the message should name
+// the file, field, bad value and fix.
+class Error : public std::runtime_error {
+ public:
+  Error(nds_status_code code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  nds_status_code code() const noexcept { return code_; }
+
+ private:
+  nds_status_code code_;
+};
+
+// A status the host handed us (from a builder call): carried as an exception
+// through the plugin's code and returned onward, never dropped.
+class HostStatus : public std::exception {
+ public:
+  explicit HostStatus(nds_status* status) noexcept : status_(status) {}
+  nds_status* release() noexcept {
+    nds_status* s = status_;
+    status_ = nullptr;
+    return s;
+  }
+  const char* what() const noexcept override { return "status from the ndsearch host"; }
+
+ private:
+  nds_status* status_;
+};
+
+// The host of this library's module; valid between init and shutdown.
+class Host {
+ public:
+  void attach(const nds_host* host) noexcept { host_ = host; }
+  const nds_host* raw() const noexcept { return host_; }
+
+  bool should_log(nds_log_level level) const noexcept {
+    return host_ != nullptr && level >= host_->log_threshold(host_->context);
+  }
+  void log(nds_log_level level, std::string_view message) const noexcept {
+    if (should_log(level)) host_->log(host_->context, level, message.data(), message.size());
+  }
+  // The value of a plugin option (e.g. "device-file"), if the user gave one.
+  std::optional<std::string> option(const char* key) const {
+    if (host_ == nullptr) return std::nullopt;
+    nds_str value = host_->get_option(host_->context, key);
+    if (value.data == nullptr) return std::nullopt;
+    return std::string(value.data, value.size);
+  }
+  nds_status* make_status(nds_status_code code, std::string_view message) const noexcept {
+    if (host_ == nullptr) return nullptr;
+    return host_->make_status(host_->context, code, message.data(), message.size());
+  }
+  void release_status(nds_status* status) const noexcept {
+    if (host_ != nullptr) host_->release_status(host_->context, status);
+  }
+
+ private:
+  const nds_host* host_ = nullptr;
+};
+
+inline Host& host() noexcept {
+  static Host the_host;
+  return the_host;
+}
+
+// Runs `body` and turns whatever it throws into a status for the C caller.
+template <class Body>
+nds_status* guard(Body&& body) noexcept {
+  try {
+    body();
+    return nullptr;
+  } catch (HostStatus& passed_on) {
+    return passed_on.release();
+  } catch (const Error& e) {
+    return host().make_status(e.code(), e.what());
+  } catch (const std::exception& e) {
+    return host().make_status(NDS_INTERNAL, std::string("plugin threw: ") + e.what());
+  } catch (...) {
+    return host().make_status(NDS_INTERNAL, "plugin threw a non-standard exception");
+  }
+}
+
+// Base of a plugin object. Kind bases (HardwarePlugin, MemoryPassPlugin, ...)
+// derive from it virtually and offer their interface tables in their
+// constructors; the plugin class derives from one or more kind bases.
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  // After the host is attached; throw to fail init (the message is shown).
+  virtual void init() {}
+  virtual void shutdown() noexcept {}
+
+  const void* interface(const char* interface_id) const noexcept {
+    for (const auto& [id, table] : interfaces_)
+      if (std::strcmp(id, interface_id) == 0) return table;
+    return nullptr;
+  }
+
+ protected:
+  Plugin() = default;
+  void offer(const char* interface_id, const void* table) {
+    interfaces_.emplace_back(interface_id, table);
+  }
+
+ private:
+  std::vector<std::pair<const char*, const void*>> interfaces_;
+};
+
+namespace detail {
+// The library's one plugin object, made on first use by NDS_SDK_MODULE.
+template <class PluginClass>
+PluginClass& plugin_instance() {
+  static PluginClass instance;
+  return instance;
+}
+
+template <class PluginClass>
+nds_status* module_init(const nds_host* h, const char* /*module_path*/) noexcept {
+  host().attach(h);
+  return guard([] { plugin_instance<PluginClass>().init(); });
+}
+
+template <class PluginClass>
+void module_shutdown() noexcept {
+  plugin_instance<PluginClass>().shutdown();
+  host().attach(nullptr);
+}
+
+template <class PluginClass>
+const void* module_get_interface(const char* interface_id) noexcept {
+  try {
+    return plugin_instance<PluginClass>().interface(interface_id);
+  } catch (...) {
+    return nullptr;  // a constructor that threw: the plugin offers nothing
+  }
+}
+}  // namespace detail
+
+}  // namespace ndsearch::sdk
+
+// Defines the library's entry point for `PluginClass` (default-constructible,
+// derived from sdk::Plugin through its kind bases). Use once per library.
+#define NDS_SDK_MODULE(PluginClass, id_literal, version_literal, description_literal)  \
+  extern "C" NDS_EXPORT const nds_module* nds_get_module(void) {                      \
+    static const nds_module module = {                                                \
+        sizeof(nds_module),                                                           \
+        NDS_ABI_MAJOR,                                                                \
+        NDS_ABI_MINOR,                                                                \
+        id_literal,                                                                   \
+        version_literal,                                                              \
+        &::ndsearch::sdk::detail::module_init<PluginClass>,                           \
+        &::ndsearch::sdk::detail::module_shutdown<PluginClass>,                       \
+        &::ndsearch::sdk::detail::module_get_interface<PluginClass>,                  \
+        description_literal,                                                          \
+    };                                                                                \
+    return &module;                                                                   \
+  }
+
+#endif  // NDSEARCH_SDK_PLUGIN_HPP_INCLUDED
