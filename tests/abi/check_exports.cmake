@@ -1,0 +1,28 @@
+# Fails unless every plugin (*.so) in DIRS exports exactly one defined dynamic
+# symbol, nds_get_module. Usage: cmake -DNM=nm -DDIRS="a;b" -P check_exports.cmake
+set(checked 0)
+foreach(dir IN LISTS DIRS)
+  file(GLOB plugins ${dir}/*.so)
+  foreach(plugin IN LISTS plugins)
+    execute_process(COMMAND ${NM} -D --defined-only ${plugin}
+                    OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${NM} failed on ${plugin}")
+    endif()
+    string(REGEX MATCHALL "[^\n]+" lines "${symbols}")
+    set(names "")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE ".* " "" name "${line}")
+      list(APPEND names ${name})
+    endforeach()
+    if(NOT names STREQUAL "nds_get_module")
+      message(FATAL_ERROR "${plugin} exports [${names}]; a plugin must export nds_get_module only "
+                          "(build it with nds_add_plugin)")
+    endif()
+    math(EXPR checked "${checked} + 1")
+  endforeach()
+endforeach()
+if(checked EQUAL 0)
+  message(FATAL_ERROR "no plugin found in ${DIRS}")
+endif()
+message(STATUS "${checked} plugins export nds_get_module only")

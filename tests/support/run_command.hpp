@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// run_command.hpp: runs a command line through the shell and captures what it
+// printed, for end-to-end tests of the CLI.
+#pragma once
+
+#include <string>
+
+namespace ndsearch::test {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+CommandResult run_command(const std::string& command_line);
+
+}  // namespace ndsearch::test
