@@ -127,3 +127,25 @@ TEST_CASE("plugins check prints a readable report") {
   CHECK_THAT(r.out, Catch::Contains("  FAIL  hardware.devices [E-PLUGIN-CONFORMANCE]"));
   CHECK_THAT(r.out, Catch::Contains("passed, 1 failed"));
 }
+
+TEST_CASE("plugins list finds the shipped plugins beside the program") {
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " plugins list --format json");
+  REQUIRE(r.exit_code == 0);
+  json j = json::parse(r.out);
+  std::vector<std::string> ids;
+  for (const json& p : j["plugins"]) {
+    ids.push_back(p["id"]);
+    CHECK(p["kinds"] == json::array({"nds.hardware/1"}));
+    CHECK(p["path"].get<std::string>().rfind(NDS_TEST_SHIPPED_PLUGINS, 0) == 0);
+  }
+  CHECK(ids == std::vector<std::string>{"amd", "ascend", "nvidia"});
+  CHECK(j["skipped"].empty());
+}
+
+TEST_CASE("Every shipped plugin passes plugins check") {
+  for (const char* name : {"amd", "ascend", "nvidia"}) {
+    json j = check_json(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/" + name + ".so");
+    INFO(j.dump(2));
+    CHECK(j["passed"] == true);
+  }
+}

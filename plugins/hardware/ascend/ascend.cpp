@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// ascend.cpp: the `ascend` hardware plugin: A2 and A3.
+#include "plugins/hardware/ascend/devices.hpp"
+
+namespace {
+
+class Ascend final : public ndsearch::sdk::HardwarePlugin {
+ public:
+  std::vector<ndsearch::sdk::Device> describe() override {
+    return {ndsearch::plugins::ascend::a2(), ndsearch::plugins::ascend::a3()};
+  }
+};
+
+}  // namespace
+
+NDS_SDK_MODULE(Ascend, "ascend", "1.0.0", "Huawei Ascend A2 (910B) and A3 (910C die)")

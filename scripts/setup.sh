@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build, the tests and the benchmarks need.
+# Idempotent: when everything is installed already it changes nothing.
+set -euo pipefail
+
+packages=(
+  g++ make cmake binutils        # compiler, build, nm for the export check
+  libboost-dev                   # Boost.DLL (header-only) loads the plugins
+  libtomlplusplus-dev            # TOML device files and TorchTitan configs
+  nlohmann-json3-dev             # JSON output and HF config.json
+  libspdlog-dev libfmt-dev       # logging (plugin.<id> loggers) and formatting
+  libcli11-dev                   # the command line
+  libyaml-cpp-dev                # YAML configs (MindFormers, HyperParallel)
+  catch2                         # Catch2 v2 tests
+  libbenchmark-dev               # Google Benchmark programs in bench/
+  abigail-tools                  # abidw/abidiff: the ABI check
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: run as root or install sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds and runs every test twice: the Release build (with the ABI check),
+# then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
+# (plugins and fixtures built the same way). Any failure or sanitizer report
+# fails the run.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+jobs="$(nproc)"
+
+echo "== Release build and tests"
+"$root/scripts/build.sh" build
+(cd "$root/build" && ctest --output-on-failure -j "$jobs")
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+"$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DNDS_SANITIZE=ON \
+  -DNDS_ABI_CHECK=OFF -DNDS_BUILD_BENCH=OFF
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+(cd "$root/build-asan" && ctest --output-on-failure -j "$jobs")
