@@ -149,3 +149,17 @@ TEST_CASE("Every shipped plugin passes plugins check") {
     CHECK(j["passed"] == true);
   }
 }
+
+TEST_CASE("plugins check exercises a parser and a CP model") {
+  json j = check_json(fixture("sdk_parser_cp").string());
+  INFO(j.dump(2));
+  CHECK(j["passed"] == true);
+  std::vector<std::string> checks;
+  for (const json& c : j["checks"]) checks.push_back(c["check"]);
+  CHECK(checks == std::vector<std::string>{"module.load", "module.unknown-interface",
+                                           "module.offers-interface", "parser.format",
+                                           "parser.probe-missing-file", "parser.probe-empty-file",
+                                           "cp_attention.algorithm", "cp_attention.compile",
+                                           "cp_attention.evaluate", "cp_attention.release",
+                                           "module.shutdown"});
+}

@@ -3,14 +3,17 @@
 // through the C ABI, give the numbers their code promises.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <vector>
 
 #include "core/hardware/device.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/plugins/sample_inputs.hpp"
+#include "core/plugins/status.hpp"
 #include "tests/fixtures_paths.hpp"
 
 using namespace ndsearch;
+using ndsearch::test::fixture;
 
 namespace {
 std::unique_ptr<LoadedPlugin> load_template(const std::string& name) {
@@ -80,4 +83,90 @@ TEST_CASE("A memory pass writes nothing for a term the host does not know") {
   pass.release(compiled);
   CHECK(untouched[0] == -1);
   CHECK(untouched[1] == -1);
+}
+
+namespace {
+// A host-side builder that records set_int calls and refuses the key "bad"
+// with a status of its own, as the core's builder will.
+struct RecordingBuilder {
+  std::vector<std::pair<std::string, int64_t>> values;
+  std::vector<std::string> where;
+  nds_status* refusal = nullptr;
+};
+nds_status* record_int(nds_model_builder* b, const char* key, int64_t value, const nds_provenance* p) {
+  auto& r = *reinterpret_cast<RecordingBuilder*>(b);
+  if (std::string(key) == "bad") return r.refusal = make_status(NDS_INVALID_ARGUMENT, "bad is not a key");
+  r.values.emplace_back(key, value);
+  r.where.push_back(std::string(p->field) + "@" + std::to_string(p->line));
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("One SDK module can offer a parser and a CP model together") {
+  auto plugin = load_plugin(fixture("sdk_parser_cp"), std::make_shared<const PluginOptions>());
+  CHECK(plugin->interfaces.ids() == std::vector<std::string>{"nds.parser/1", "nds.cp_attention/1"});
+  CHECK(std::string(plugin->interfaces.parser->format) == "ndsearch test fixture model format");
+  CHECK(std::string(plugin->interfaces.parser->aliases[0]) == "fixture");
+  CHECK(std::string(plugin->interfaces.cp_attention->algorithm) == "fixture-ring");
+}
+
+TEST_CASE("An SDK parser returns the host's own status when a builder call refuses") {
+  auto plugin = load_plugin(fixture("sdk_parser_cp"), std::make_shared<const PluginOptions>());
+  const nds_parser_v1& parser = *plugin->interfaces.parser;
+  double confidence = -1;
+  CHECK(parser.probe("/tmp/x.fixture-model", &confidence) == nullptr);
+  CHECK(confidence == 1.0);
+  CHECK(parser.probe("/tmp/config.json", &confidence) == nullptr);
+  CHECK(confidence == 0.0);
+
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "sdk-test.fixture-model";
+  std::ofstream(file) << "layers 4\nhidden_size 1024\nbad 1\n";
+  RecordingBuilder recorder;
+  nds_builder_v1 builder{};
+  builder.struct_size = sizeof(builder);
+  builder.builder = reinterpret_cast<nds_model_builder*>(&recorder);
+  builder.set_int = &record_int;
+  StatusPtr status(parser.parse(file.c_str(), &builder));
+  std::filesystem::remove(file);
+  REQUIRE(status != nullptr);
+  CHECK(status.get() == recorder.refusal);  // the same status, passed onward
+  CHECK(status->message == "bad is not a key");
+  CHECK(recorder.values == std::vector<std::pair<std::string, int64_t>>{{"layers", 4}, {"hidden_size", 1024}});
+  CHECK(recorder.where == std::vector<std::string>{"layers@1", "hidden_size@2"});
+}
+
+TEST_CASE("An SDK CP model prices a ring and refuses what it must") {
+  auto plugin = load_plugin(fixture("sdk_parser_cp"), std::make_shared<const PluginOptions>());
+  const nds_cp_attention_v1& cp = *plugin->interfaces.cp_attention;
+  SampleInputs sample;  // seq 1024, 12 KV heads of 64, mbs 1
+  nds_cp_compiled* compiled = nullptr;
+  REQUIRE(cp.compile(&sample.compile_input(), &compiled) == nullptr);
+  nds_candidate candidate = sample.candidate();
+  nds_cp_comm comms[2]{};
+  nds_cp_item items[2]{};
+  for (nds_cp_item& item : items) {
+    item.struct_size = sizeof(item);
+    item.candidate = &candidate;
+    item.comm_capacity = 1;
+    item.comm_elem_size = sizeof(nds_cp_comm);
+  }
+  items[0].comms = &comms[0];
+  items[1].comms = &comms[1];
+  candidate.cp = 2;
+  cp.evaluate(compiled, &items[0], 1, sizeof(nds_cp_item));
+  candidate.cp = 3;  // 1024 is not divisible by 6
+  cp.evaluate(compiled, &items[1], 1, sizeof(nds_cp_item));
+  cp.release(compiled);
+  // cp = 2: one K and one V block of s/cp = 512 tokens × 768 KV width × 2 bytes
+  // = 2 · 512 · 768 · 2 = 1,572,864 bytes, passed cp − 1 = 1 time.
+  CHECK(items[0].code == NDS_OK);
+  REQUIRE(items[0].comm_count == 1);
+  CHECK(comms[0].forward_bytes == 1572864.0);
+  CHECK(comms[0].backward_bytes == 2 * 1572864.0);
+  CHECK(comms[0].group_size == 2);
+  CHECK(comms[0].group_stride == 2);  // tp = 2: CP ranks are tp apart
+  CHECK(items[0].extra_activation_bytes == 1572864.0);
+  CHECK(items[1].code == NDS_INFEASIBLE);
+  CHECK(std::string(items[1].reason) == "sequence length must be divisible by 2·cp (zig-zag halves)");
+  CHECK(items[1].comm_count == 0);
 }
