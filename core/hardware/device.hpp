@@ -4,44 +4,21 @@
 #pragma once
 
 #include <ndsearch/nds_hardware.h>
+#include <ndsearch/sdk/device.hpp>
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace ndsearch {
 
-struct Curve {
-  std::vector<double> x;  // ascending
-  std::vector<double> y;
-};
+using sdk::Curve;
+using sdk::DtypePeak;
+using sdk::TopologyLevel;
 
-struct DtypePeak {
-  std::string dtype;
-  double peak_flops_per_s = 0;
-  Curve matmul_efficiency;  // empty: the plugin gave none
-};
-
-struct TopologyLevel {
-  uint32_t group_devices = 0;  // cumulative; 0 = unbounded
-  nds_link_kind link_kind = NDS_LINK_SWITCH;
-  double link_bandwidth_bytes_per_s = 0;
-  double device_bandwidth_bytes_per_s = 0;
-  double latency_s = 0;
-  std::string name;
-};
-
-struct Device {
-  std::string id, name, vendor;
-  uint64_t memory_bytes = 0;
-  double memory_bandwidth_bytes_per_s = 0;
-  uint64_t reserved_bytes = 0;
-  double host_link_bytes_per_s = 0;
-  std::vector<DtypePeak> peaks;
-  std::vector<TopologyLevel> levels;
-  std::string assumes;
-  std::string source;  // the plugin id (or file) that described it
+// A device as a hardware plugin described it, and which plugin (or file) did.
+struct Device : sdk::Device {
+  std::string source;
 };
 
 // Copies `device`; `source` names the plugin for messages. A field the

@@ -12,6 +12,12 @@
 
 namespace ndsearch::sdk::detail {
 
+// The i-th item of a batch written by a host that may know a longer item.
+template <class Item>
+Item& item_at(Item* items, size_t i, size_t item_stride) noexcept {
+  return *reinterpret_cast<Item*>(reinterpret_cast<char*>(items) + i * item_stride);
+}
+
 // `Opaque` is the C handle type (nds_memory_compiled, ...): the handle is the
 // address of the C++ object, owned by the host between compile and release.
 template <class Compiled, class Opaque>
@@ -26,16 +32,18 @@ struct CompiledGlue {
   static void release(Opaque* compiled) noexcept {
     delete reinterpret_cast<Compiled*>(compiled);
   }
-  static const Compiled* unwrap(const Opaque* compiled) noexcept {
-    return reinterpret_cast<const Compiled*>(compiled);
+  // The evaluate of the C table: one `Out` view per item, `Compiled::evaluate`
+  // inlined into the loop.
+  template <class Out, class Item>
+  static void evaluate(const Opaque* compiled, Item* items, size_t count,
+                       size_t item_stride) noexcept {
+    const Compiled& c = *reinterpret_cast<const Compiled*>(compiled);
+    for (size_t i = 0; i < count; ++i) {
+      Out out(item_at(items, i, item_stride));
+      c.evaluate(out);
+    }
   }
 };
-
-// The i-th item of a batch written by a host that may know a longer item.
-template <class Item>
-Item& item_at(Item* items, size_t i, size_t item_stride) noexcept {
-  return *reinterpret_cast<Item*>(reinterpret_cast<char*>(items) + i * item_stride);
-}
 
 }  // namespace ndsearch::sdk::detail
 

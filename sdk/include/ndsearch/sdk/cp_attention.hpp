@@ -47,16 +47,8 @@ class CpAttentionPlugin : public virtual Plugin {
 
  private:
   using Glue = detail::CompiledGlue<Compiled, nds_cp_compiled>;
-  static void evaluate(const nds_cp_compiled* compiled, nds_cp_item* items, size_t count,
-                       size_t item_stride) noexcept {
-    const Compiled& c = *Glue::unwrap(compiled);
-    for (size_t i = 0; i < count; ++i) {
-      CpOut out(detail::item_at(items, i, item_stride));
-      c.evaluate(out);
-    }
-  }
-  nds_cp_attention_v1 table_ = {sizeof(nds_cp_attention_v1), nullptr, &Glue::compile, &evaluate,
-                                &Glue::release, 0};
+  nds_cp_attention_v1 table_ = {sizeof(nds_cp_attention_v1), nullptr, &Glue::compile,
+                                &Glue::template evaluate<CpOut, nds_cp_item>, &Glue::release, 0};
 };
 
 }  // namespace ndsearch::sdk

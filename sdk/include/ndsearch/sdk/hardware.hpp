@@ -5,44 +5,13 @@
 #define NDSEARCH_SDK_HARDWARE_HPP_INCLUDED
 
 #include <ndsearch/nds_hardware.h>
+#include <ndsearch/sdk/device.hpp>
 #include <ndsearch/sdk/plugin.hpp>
 
 #include <deque>   // stable addresses of the owned devices
-#include <string>  // owned text
 #include <vector>  // owned arrays
 
 namespace ndsearch::sdk {
-
-struct Curve {
-  std::vector<double> x;  // ascending
-  std::vector<double> y;
-};
-
-struct DtypePeak {
-  std::string dtype;  // "fp32", "tf32", "bf16", "fp16", "fp8"
-  double peak_flops_per_s = 0;
-  Curve matmul_efficiency;  // x: FLOPs of one GEMM; y: fraction of peak
-};
-
-struct TopologyLevel {
-  uint32_t group_devices = 0;  // cumulative; 0 = unbounded
-  nds_link_kind link_kind = NDS_LINK_SWITCH;
-  double link_bandwidth_bytes_per_s = 0;
-  double device_bandwidth_bytes_per_s = 0;
-  double latency_s = 0;
-  std::string name;
-};
-
-struct Device {
-  std::string id, name, vendor;
-  uint64_t memory_bytes = 0;
-  double memory_bandwidth_bytes_per_s = 0;
-  uint64_t reserved_bytes = 0;
-  double host_link_bytes_per_s = 0;
-  std::vector<DtypePeak> peaks;
-  std::vector<TopologyLevel> levels;
-  std::string assumes;
-};
 
 // Owns C views of Devices; the pointers it hands out live as long as it does.
 class DeviceTable {

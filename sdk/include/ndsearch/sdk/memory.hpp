@@ -48,16 +48,8 @@ class MemoryPassPlugin : public virtual Plugin {
 
  private:
   using Glue = detail::CompiledGlue<Compiled, nds_memory_compiled>;
-  static void evaluate(const nds_memory_compiled* compiled, nds_memory_item* items, size_t count,
-                       size_t item_stride) noexcept {
-    const Compiled& c = *Glue::unwrap(compiled);
-    for (size_t i = 0; i < count; ++i) {
-      auto& item = detail::item_at(items, i, item_stride);
-      MemoryOut out(item);
-      c.evaluate(out);
-    }
-  }
-  nds_memory_v1 table_ = {sizeof(nds_memory_v1), &Glue::compile, &evaluate, &Glue::release,
+  nds_memory_v1 table_ = {sizeof(nds_memory_v1), &Glue::compile,
+                          &Glue::template evaluate<MemoryOut, nds_memory_item>, &Glue::release,
                           Phase, 0};
 };
 

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// device.hpp: a device as C++ values, the mirror of nds_hardware.h's tables.
+// Plugins describe devices with it (hardware.hpp turns it into the C tables);
+// the host copies the C tables back into it.
+#ifndef NDSEARCH_SDK_DEVICE_HPP_INCLUDED
+#define NDSEARCH_SDK_DEVICE_HPP_INCLUDED
+
+#include <ndsearch/nds_hardware.h>
+
+#include <cstdint>  // uint32_t, uint64_t
+#include <string>
+#include <vector>
+
+namespace ndsearch::sdk {
+
+struct Curve {
+  std::vector<double> x;  // ascending
+  std::vector<double> y;
+};
+
+struct DtypePeak {
+  std::string dtype;  // "fp32", "tf32", "bf16", "fp16", "fp8"
+  double peak_flops_per_s = 0;
+  Curve matmul_efficiency;  // x: FLOPs of one GEMM; y: fraction of peak
+};
+
+struct TopologyLevel {
+  uint32_t group_devices = 0;  // cumulative; 0 = unbounded
+  nds_link_kind link_kind = NDS_LINK_SWITCH;
+  double link_bandwidth_bytes_per_s = 0;
+  double device_bandwidth_bytes_per_s = 0;
+  double latency_s = 0;
+  std::string name;
+};
+
+struct Device {
+  std::string id, name, vendor;
+  uint64_t memory_bytes = 0;
+  double memory_bandwidth_bytes_per_s = 0;
+  uint64_t reserved_bytes = 0;
+  double host_link_bytes_per_s = 0;
+  std::vector<DtypePeak> peaks;
+  std::vector<TopologyLevel> levels;
+  std::string assumes;
+};
+
+}  // namespace ndsearch::sdk
+
+#endif  // NDSEARCH_SDK_DEVICE_HPP_INCLUDED
