@@ -2,7 +2,7 @@
 // h200.cpp: NVIDIA H200 SXM 141GB in a DGX/HGX H200: the H100's GH100 compute
 // and NVLink with more and faster memory.
 // Source: NVIDIA H200 Tensor Core GPU data sheet.
-#include "plugins/hardware/nvidia/devices.hpp"
+#include "plugins/common/devices/nvidia.hpp"
 
 namespace ndsearch::plugins::nvidia {
 

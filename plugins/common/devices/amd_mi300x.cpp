@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// mi300x.cpp: the `amd` hardware plugin: AMD Instinct MI300X on the 8-GPU
-// platform. Source: AMD Instinct MI300X data sheet unless noted.
+// amd_mi300x.cpp: AMD Instinct MI300X on the 8-GPU platform.
+// Source: AMD Instinct MI300X data sheet unless noted.
+#include "plugins/common/devices/shipped_devices.hpp"
 #include "plugins/common/gemm_efficiency.hpp"
 
+namespace ndsearch::plugins::amd {
 namespace {
 
 // Best bf16 GEMM measured: 782 TFLOP/s = 0.60 of peak (stas00/ml-engineering,
@@ -11,9 +13,10 @@ constexpr double kBestFraction = 0.60;
 // Fixed cost of one GEMM launch and tail for the default curve (as NVIDIA's).
 constexpr double kGemmFixedCostS = 5.0e-6;
 
-ndsearch::sdk::Device mi300x() {
-  using ndsearch::plugins::gemm_efficiency_curve;
-  ndsearch::sdk::Device d;
+}  // namespace
+
+sdk::Device mi300x() {
+  sdk::Device d;
   d.id = "amd-mi300x";
   d.name = "AMD Instinct MI300X";
   d.vendor = "AMD";
@@ -45,11 +48,4 @@ ndsearch::sdk::Device mi300x() {
   return d;
 }
 
-class Amd final : public ndsearch::sdk::HardwarePlugin {
- public:
-  std::vector<ndsearch::sdk::Device> describe() override { return {mi300x()}; }
-};
-
-}  // namespace
-
-NDS_SDK_MODULE(Amd, "amd", "1.0.0", "AMD Instinct MI300X (8-GPU Infinity Fabric mesh)")
+}  // namespace ndsearch::plugins::amd

@@ -2,7 +2,7 @@
 // b200.cpp: NVIDIA B200 in a DGX B200.
 // Source: NVIDIA DGX B200 and HGX B200 specifications unless noted.
 #include "plugins/common/gemm_efficiency.hpp"
-#include "plugins/hardware/nvidia/devices.hpp"
+#include "plugins/common/devices/nvidia.hpp"
 
 namespace ndsearch::plugins::nvidia {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // a3.cpp: Ascend A3 (Atlas A3 super-node, Ascend 910C), one die per device.
 #include "plugins/common/gemm_efficiency.hpp"
-#include "plugins/hardware/ascend/devices.hpp"
+#include "plugins/common/devices/ascend.hpp"
 
 namespace ndsearch::plugins::ascend {
 

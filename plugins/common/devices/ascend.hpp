@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// devices.hpp: the Ascend devices this plugin describes. A device is one NPU
+// ascend.hpp: the Ascend devices we ship. A device is one NPU
 // die, as in the reference (reference/nd_behaviour.md §4): an A2 (Ascend 910B)
 // NPU, or one of the two dies of an A3 (Ascend 910C) package.
 #pragma once

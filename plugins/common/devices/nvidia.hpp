@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// devices.hpp: the NVIDIA devices this plugin describes, one file each.
+// nvidia.hpp: the NVIDIA devices we ship, one file each.
 #pragma once
 
 #include <ndsearch/sdk/hardware.hpp>

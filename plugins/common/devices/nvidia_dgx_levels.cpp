@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "plugins/hardware/nvidia/devices.hpp"
+#include "plugins/common/devices/nvidia.hpp"
 
 namespace ndsearch::plugins::nvidia {
 

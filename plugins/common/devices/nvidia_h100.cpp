@@ -3,7 +3,7 @@
 // Source: NVIDIA H100 Tensor Core GPU data sheet (SXM column) and the NVIDIA
 // H100 architecture whitepaper unless noted.
 #include "plugins/common/gemm_efficiency.hpp"
-#include "plugins/hardware/nvidia/devices.hpp"
+#include "plugins/common/devices/nvidia.hpp"
 
 namespace ndsearch::plugins::nvidia {
 

@@ -2,7 +2,7 @@
 // a100.cpp: NVIDIA A100 SXM4 80GB in a DGX A100.
 // Source: NVIDIA A100 Tensor Core GPU data sheet (80GB SXM column) unless noted.
 #include "plugins/common/gemm_efficiency.hpp"
-#include "plugins/hardware/nvidia/devices.hpp"
+#include "plugins/common/devices/nvidia.hpp"
 
 namespace ndsearch::plugins::nvidia {
 

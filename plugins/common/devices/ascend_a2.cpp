@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // a2.cpp: Ascend A2 (Atlas 800T A2 node, Ascend 910B NPU).
 #include "plugins/common/gemm_efficiency.hpp"
-#include "plugins/hardware/ascend/devices.hpp"
+#include "plugins/common/devices/ascend.hpp"
 
 namespace ndsearch::plugins::ascend {
 
