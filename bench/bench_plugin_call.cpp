@@ -28,7 +28,7 @@ void BM_MemoryPassEvaluate(benchmark::State& state) {
   static Pass pass;
   const size_t batch = static_cast<size_t>(state.range(0));
   const uint32_t terms = NDS_MEMORY_TERM_COUNT_V1;
-  const size_t per_item = terms * static_cast<size_t>(pass.sample.candidate().pp);
+  const size_t per_item = terms * static_cast<size_t>(pass.sample.candidate().strategy->pp);
   std::vector<double> bytes(batch * per_item), prior(per_item, 0.0);
   std::vector<nds_memory_item> items(batch);
   for (size_t i = 0; i < batch; ++i) {

@@ -138,16 +138,24 @@ TEST_CASE("plugins list finds the shipped plugins beside the program") {
     CHECK(p["kinds"] == json::array({"nds.hardware/1"}));
     CHECK(p["path"].get<std::string>().rfind(NDS_TEST_SHIPPED_PLUGINS, 0) == 0);
   }
-  CHECK(ids == std::vector<std::string>{"amd", "ascend", "nvidia"});
+  CHECK(ids == std::vector<std::string>{"amd", "ascend", "nvidia", "toml-device"});
   CHECK(j["skipped"].empty());
 }
 
 TEST_CASE("Every shipped plugin passes plugins check") {
-  for (const char* name : {"amd", "ascend", "nvidia"}) {
+  for (const char* name : {"amd", "ascend", "nvidia", "toml_device"}) {
     json j = check_json(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/" + name + ".so");
     INFO(j.dump(2));
     CHECK(j["passed"] == true);
   }
+  // toml-device with a device file: its device goes through the device checks too.
+  json j = check_json(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/toml_device.so",
+                      std::string("--device-file ") + NDS_TEST_EXAMPLES + "/devices/acme-x1.toml");
+  INFO(j.dump(2));
+  CHECK(j["passed"] == true);
+  bool devices_checked = false;
+  for (const json& c : j["checks"]) devices_checked = devices_checked || c["check"] == "hardware.devices";
+  CHECK(devices_checked);
 }
 
 TEST_CASE("plugins check exercises a parser and a CP model") {

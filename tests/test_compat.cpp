@@ -47,6 +47,7 @@ TEST_CASE("A plugin built against the current headers reads in full") {
   CHECK(minor == NDS_ABI_MINOR);
   check_common_figures(d);
   CHECK(d.assumes == "8 devices in a mesh per node");
+  CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
   CHECK(d.levels[0].name == "mesh");
   CHECK(d.peaks[0].matmul_efficiency.x == std::vector<double>{1.0e9, 1.0e12});
 }
@@ -54,7 +55,7 @@ TEST_CASE("A plugin built against the current headers reads in full") {
 TEST_CASE("A plugin built before the last field of each struct loads with defaults") {
   Device d = the_device("compat_older");
   check_common_figures(d);
-  CHECK(d.assumes.empty());                          // nds_device.assumes absent
+  CHECK(d.source == "compat-older");                 // nds_device.source absent: the plugin
   CHECK(d.levels[0].name.empty());                   // nds_topology_level.name absent
   CHECK(d.peaks[0].matmul_efficiency.x.empty());     // nds_dtype_peak.matmul_efficiency absent
 }

@@ -141,7 +141,9 @@ TEST_CASE("An SDK CP model prices a ring and refuses what it must") {
   SampleInputs sample;  // seq 1024, 12 KV heads of 64, mbs 1
   nds_cp_compiled* compiled = nullptr;
   REQUIRE(cp.compile(&sample.compile_input(), &compiled) == nullptr);
+  nds_strategy strategy = *sample.candidate().strategy;
   nds_candidate candidate = sample.candidate();
+  candidate.strategy = &strategy;
   nds_cp_comm comms[2]{};
   nds_cp_item items[2]{};
   for (nds_cp_item& item : items) {
@@ -152,9 +154,9 @@ TEST_CASE("An SDK CP model prices a ring and refuses what it must") {
   }
   items[0].comms = &comms[0];
   items[1].comms = &comms[1];
-  candidate.cp = 2;
+  strategy.cp = 2;
   cp.evaluate(compiled, &items[0], 1, sizeof(nds_cp_item));
-  candidate.cp = 3;  // 1024 is not divisible by 6
+  strategy.cp = 3;  // 1024 is not divisible by 6
   cp.evaluate(compiled, &items[1], 1, sizeof(nds_cp_item));
   cp.release(compiled);
   // cp = 2: one K and one V block of s/cp = 512 tokens × 768 KV width × 2 bytes

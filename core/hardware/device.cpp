@@ -91,7 +91,8 @@ Device copy_device(const nds_device& d, std::string_view source) {
   for (size_t i = 0; i < d.level_count; ++i)
     device.levels.push_back(copy_level(element(d.levels, i, d.level_elem_size), source));
   if (NDS_HAS_FIELD(&d, nds_device, assumes)) device.assumes = text(d.assumes);
-  device.source = std::string(source);
+  if (NDS_HAS_FIELD(&d, nds_device, source)) device.source = text(d.source);
+  if (device.source.empty()) device.source = std::string(source);
   return device;
 }
 

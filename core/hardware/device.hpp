@@ -13,18 +13,15 @@
 namespace ndsearch {
 
 using sdk::Curve;
+using sdk::Device;  // `source`: the plugin id, or the file the plugin read
 using sdk::DtypePeak;
 using sdk::TopologyLevel;
 
-// A device as a hardware plugin described it, and which plugin (or file) did.
-struct Device : sdk::Device {
-  std::string source;
-};
-
-// Copies `device`; `source` names the plugin for messages. A field the
+// Copies `device`; `plugin_id` names the plugin for messages and is the
+// device's source unless the plugin states one (a device file). A field the
 // plugin's struct does not reach takes its documented default (nds_hardware.h).
 // Throws UserError E-HARDWARE-TABLE when a required field is missing.
-Device copy_device(const nds_device& device, std::string_view source);
+Device copy_device(const nds_device& device, std::string_view plugin_id);
 
 // What is wrong with a device's figures (empty when nothing): non-positive
 // capacities, unknown dtype keys, curves out of order, levels that do not grow.

@@ -34,7 +34,6 @@ SampleInputs::SampleInputs() {
   training_.struct_size = sizeof(nds_training);
   training_.seq_len = 1024;
   training_.global_batch = 8;
-  training_.micro_batch_size = 1;
   training_.params_dtype = NDS_DTYPE_BF16;
   training_.compute_dtype = NDS_DTYPE_BF16;
   training_.grads_dtype = NDS_DTYPE_FP32;
@@ -43,8 +42,6 @@ SampleInputs::SampleInputs() {
   training_.optimizer = NDS_OPTIMIZER_ADAMW;
   training_.optimizer_states = 2;
   training_.stated_strategy = &stated_;
-  training_.recompute = NDS_RECOMPUTE_NONE;
-  training_.schedule = NDS_SCHEDULE_1F1B;
   training_.device_memory_bytes = NDS_UNKNOWN;
   training_.capabilities = NDS_CAN_SP_WITH_CP | NDS_CAN_INTERLEAVE;
 
@@ -85,11 +82,8 @@ SampleInputs::SampleInputs() {
 
   compile_input_ = {sizeof(nds_compile_input), &model_, &device_};
 
-  candidate_ = {sizeof(nds_candidate),
-                2, 2, 2, 1, 1, 2, 1, 1, 1, 2, 1, 4,
-                NDS_RECOMPUTE_NONE,
-                NDS_SCHEDULE_1F1B,
-                chunk_layers_.data(),
+  strategy_ = stated_;  // the candidate is what the config states
+  candidate_ = {sizeof(nds_candidate), &strategy_, chunk_layers_.data(),
                 chunk_first_layer_.data(),
                 chunk_recomputed_layers_.data(),
                 in_flight_.data()};

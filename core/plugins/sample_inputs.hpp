@@ -24,6 +24,7 @@ class SampleInputs {
 
  private:
   nds_strategy stated_{};
+  nds_strategy strategy_{};
   nds_layer_block block_{};
   nds_training training_{};
   nds_model model_{};
@@ -34,7 +35,7 @@ class SampleInputs {
   std::array<uint32_t, 2> chunk_layers_{6, 6};
   std::array<uint32_t, 2> chunk_first_layer_{0, 6};
   std::array<uint32_t, 2> chunk_recomputed_layers_{0, 0};
-  std::array<uint32_t, 2> in_flight_{2, 1};  // 1F1B, p = 2, m = 4: min(p - r, m)
+  std::array<uint32_t, 2> in_flight_{2, 1};  // 1F1B, p = 2, m = 4: min(p - r, m) per rank (vpp 1)
   nds_candidate candidate_{};
 };
 

@@ -2,6 +2,7 @@
 #include "hosts/cli/plugin_options.hpp"
 
 #include <cstdlib>  // std::getenv
+#include <filesystem>
 
 namespace ndsearch::cli {
 
@@ -12,6 +13,9 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
   app.add_option("--plugin", flags.plugin_files,
                  "Load this plugin library first; any failure is an error (repeatable)")
       ->type_name("FILE");
+  app.add_option("--device-file", flags.device_file,
+                 "A device described in TOML (docs/device-toml.md); an error in it stops the run")
+      ->type_name("FILE");
 }
 
 PluginSearch plugin_search(const PluginFlags& flags) {
@@ -21,6 +25,11 @@ PluginSearch plugin_search(const PluginFlags& flags) {
     for (auto& directory : split_path_list(list)) search.directories.push_back(std::move(directory));
   if (const char* env = std::getenv("NDS_PLUGIN_PATH")) search.environment_path = env;
   search.install_dir = default_plugin_dir();
+  auto options = std::make_shared<PluginOptions>();
+  if (!flags.device_file.empty())
+    (*options)["device-file"] = std::filesystem::absolute(flags.device_file).string();
+  if (const char* env = std::getenv("NDS_DEVICE_PATH")) (*options)["device-path"] = env;
+  search.options = std::move(options);
   return search;
 }
 

@@ -14,12 +14,15 @@ namespace ndsearch::cli {
 struct PluginFlags {
   std::vector<std::string> plugin_paths;  // --plugin-path DIR[:DIR...], repeatable
   std::vector<std::string> plugin_files;  // --plugin FILE, repeatable
+  std::string device_file;                // --device-file FILE (toml-device)
 };
 
-// Adds --plugin-path and --plugin to `app`.
+// Adds --plugin-path, --plugin and --device-file to `app`.
 void add_plugin_flags(CLI::App& app, PluginFlags& flags);
 
-// The search the flags, NDS_PLUGIN_PATH and the install dir describe.
+// The search the flags, NDS_PLUGIN_PATH and the install dir describe, with
+// the plugin options: "device-file" (--device-file) and "device-path"
+// (NDS_DEVICE_PATH).
 PluginSearch plugin_search(const PluginFlags& flags);
 
 }  // namespace ndsearch::cli

@@ -74,15 +74,18 @@ std::pair<std::string, std::string> verdict(const IsolatedCheckResult& r) {
   return {};
 }
 
-int check_plugin(const std::string& path, const std::string& format, double timeout_s) {
+int check_plugin(const PluginFlags& flags, const std::string& path, const std::string& format,
+                 double timeout_s) {
   if (!std::filesystem::exists(path))
     throw UserError("E-PLUGIN-NOT-FOUND",
                     fmt::format("plugins check {}: no such file; give the path of a plugin library (.so)", path));
   std::error_code ec;
   const auto self = boost::dll::program_location(ec);
   if (ec) throw UserError("E-PLUGIN-CHECK-START", "cannot find the ndsearch program to start a child process: " + ec.message());
+  std::vector<std::string> child_args = {"plugins", "check", "--in-child", path};
+  if (!flags.device_file.empty()) child_args.insert(child_args.end(), {"--device-file", flags.device_file});
   const IsolatedCheckResult result = run_checks_isolated(
-      self, {"plugins", "check", "--in-child", path},
+      self, child_args,
       std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
   const auto [error_id, message] = verdict(result);
   if (format == "json") {
@@ -129,8 +132,8 @@ int check_plugin(const std::string& path, const std::string& format, double time
 }
 
 // The child side of `plugins check`: events as JSON lines on stdout.
-int check_in_child(const std::string& path) {
-  const bool passed = run_conformance_checks(path, std::make_shared<PluginOptions>(),
+int check_in_child(const PluginFlags& flags, const std::string& path) {
+  const bool passed = run_conformance_checks(path, plugin_search(flags).options,
                                              [](const CheckEvent& e) { write_check_event(stdout, e); });
   return passed ? kExitOk : kExitUsage;
 }
@@ -166,10 +169,10 @@ void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   check->add_flag("--in-child", check_args->in_child)->group("");  // internal: the child side
-  check->callback([&run, check_args] {
-    run = [check_args] {
-      if (check_args->in_child) return check_in_child(check_args->path);
-      return check_plugin(check_args->path, check_args->format, check_args->timeout_s);
+  check->callback([&run, &flags, check_args] {
+    run = [&flags, check_args] {
+      if (check_args->in_child) return check_in_child(flags, check_args->path);
+      return check_plugin(flags, check_args->path, check_args->format, check_args->timeout_s);
     };
   });
 }

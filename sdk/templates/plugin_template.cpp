@@ -50,13 +50,14 @@ class WeightBytes {
 
   void evaluate(ndsearch::sdk::MemoryOut& out) const noexcept {
     const nds_candidate& c = out.candidate();
-    for (int32_t rank = 0; rank < c.pp; ++rank) {
-      for (int32_t chunk = 0; chunk < c.vpp; ++chunk) {
-        const size_t index = static_cast<size_t>(rank * c.vpp + chunk);
+    const nds_strategy& s = *c.strategy;
+    for (int32_t rank = 0; rank < s.pp; ++rank) {
+      for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+        const size_t index = static_cast<size_t>(rank * s.vpp + chunk);
         double params = 0;
         for (uint32_t l = 0; l < c.chunk_layers[index]; ++l)
           params += params_by_layer_[c.chunk_first_layer[index] + l];
-        out.add(rank, NDS_MEMORY_PARAMS, params * bytes_per_param_ / c.tp);
+        out.add(rank, NDS_MEMORY_PARAMS, params * bytes_per_param_ / s.tp);
       }
     }
   }

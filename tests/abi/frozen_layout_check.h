@@ -19,9 +19,13 @@
 #define NDS_FROZEN(T, field, offset) NDS_ASSERT(offsetof(T, field) == (offset), T##_##field##_moved);
 /* Grows only by appending; a smaller size means a field was removed. */
 #define NDS_FROZEN_SIZE(T, size) NDS_ASSERT(sizeof(T) == (size), T##_size_changed);
+/* No struct ends in padding, so NDS_HAS_FIELD is exact (nds_abi.h). */
+#define NDS_FROZEN_LAST(T, field) \
+  NDS_ASSERT(sizeof(T) == offsetof(T, field) + sizeof(((T*)0)->field), T##_ends_in_padding);
 #include "frozen_layout.h"
 #undef NDS_FROZEN
 #undef NDS_FROZEN_SIZE
+#undef NDS_FROZEN_LAST
 #endif
 
 #endif

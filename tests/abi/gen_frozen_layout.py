@@ -24,6 +24,7 @@ for name, fields in structs:
     program.append(f'  printf("NDS_FROZEN_SIZE({name}, %zu)\\n", sizeof({name}));')
     for f in fields:
         program.append(f'  printf("NDS_FROZEN({name}, {f}, %zu)\\n", offsetof({name}, {f}));')
+    program.append(f'  printf("NDS_FROZEN_LAST({name}, {fields[-1]})\\n");')
 program.append("  return 0; }")
 with tempfile.TemporaryDirectory() as tmp:
     src = pathlib.Path(tmp) / "layout.c"

@@ -24,7 +24,10 @@ extern "C" {
 #define NDS_ABI_VERSION_STRING "1.0"
 
 /* True when the struct `p` points to (of type T, as its writer saw it) is large
- * enough to hold `field`. Read an appended field only when this holds. */
+ * enough to hold `field`. Read an appended field only when this holds. It is
+ * exact because no struct of the ABI ends in padding: sizeof(T) is the end of
+ * its last field (asserted in tests/abi/), so appended fields always grow
+ * sizeof; a field of 4 bytes is appended together with another, or as 8. */
 #define NDS_HAS_FIELD(p, T, field) \
   ((p)->struct_size >= offsetof(T, field) + sizeof(((const T*)0)->field))
 
@@ -59,7 +62,8 @@ enum {
 
 /* ---- Strings ----------------------------------------------------------------
  * A string that comes with a length. `data` need not be NUL-terminated unless a
- * comment says so; strings the host makes always are. */
+ * comment says so; strings the host makes always are. Like nds_curve, it has
+ * no struct_size and never grows. */
 typedef struct nds_str {
   const char* data;
   size_t size;
@@ -73,6 +77,7 @@ enum {
   NDS_LOG_INFO = 2,
   NDS_LOG_WARN = 3,
   NDS_LOG_ERROR = 4,
+  NDS_LOG_CRITICAL = 5,
   NDS_LOG_OFF = 6
 };
 
@@ -106,9 +111,11 @@ typedef struct nds_host {
    * return onward. NULL is allowed and does nothing. */
   void (*release_status)(void* context, nds_status* status);
 
-  /* [any-thread] Reads a status. NULL reads as NDS_OK and an empty message. The
-   * message is NUL-terminated and lives as long as the status. */
+  /* [any-thread] The code of a status; NULL reads as NDS_OK. */
   nds_status_code (*status_code)(void* context, const nds_status* status);
+
+  /* [any-thread] The message of a status; NULL reads as "". NUL-terminated,
+   * valid as long as the status. */
   nds_str (*status_message)(void* context, const nds_status* status);
 
   /* [any-thread] The value of a plugin option given on the command line (e.g.
@@ -152,12 +159,12 @@ typedef struct nds_module {
   /* Add fields only at the end. */
 } nds_module;
 
-/* The name of the one exported symbol, and its type. */
+/* The name of the one exported symbol, and its type: [any-thread], returns the
+ * same static table on every call, never NULL. */
 #define NDS_ENTRY_SYMBOL "nds_get_module"
 typedef const nds_module* (*nds_get_module_fn)(void);
 
-/* [any-thread] The entry point every plugin defines; may be called many times
- * and returns the same static table each time. Never NULL. */
+/* The entry point every plugin defines (see nds_get_module_fn). */
 NDS_EXPORT const nds_module* nds_get_module(void);
 
 #ifdef __cplusplus

@@ -13,35 +13,25 @@ extern "C" {
 
 /* ---- Candidate ------------------------------------------------------------------
  * Written by the core, read by plugins during one evaluate call (the pointers
- * are valid during that call only). Every strategy key is resolved. Chunk arrays
- * hold pp·vpp entries indexed [rank·vpp + chunk]; chunk c of rank r is virtual
- * stage c·pp + r (Megatron's interleaving), so rank 0 chunk 0 holds the
- * embedding and rank pp-1 chunk vpp-1 the output head and the MTP layers. */
+ * are valid during that call only). Chunk arrays hold pp·vpp entries indexed
+ * [rank·vpp + chunk]; chunk c of rank r is virtual stage c·pp + r (Megatron's
+ * interleaving), so rank 0 chunk 0 holds the embedding and rank pp-1 chunk
+ * vpp-1 the output head and the MTP layers. */
 typedef struct nds_candidate {
   size_t struct_size;
-  int32_t dp;
-  int32_t tp;
-  int32_t pp;
-  int32_t cp;
-  int32_t ep;
-  int32_t etp;
-  int32_t vpp;
-  int32_t sp;
-  int32_t zero;
-  int32_t op;
-  int32_t mbs;
-  int32_t mbn;
-  nds_recompute_mode recompute;
-  nds_schedule schedule;
+  /* Every key resolved (none is NDS_UNKNOWN); pp and vpp size the arrays. */
+  const nds_strategy* strategy;
   /* Layers of the language model (NDS_BLOCK_DECODER blocks, model order) in
    * each chunk, and the model-order index of each chunk's first layer. */
   const uint32_t* chunk_layers;
   const uint32_t* chunk_first_layer;
-  /* How many of each chunk's layers are recomputed under `recompute` (all of
-   * them unless a recompute strategy or the config says fewer). */
+  /* How many of each chunk's layers are recomputed under strategy->recompute
+   * (all of them unless a recompute strategy or the config says fewer). */
   const uint32_t* chunk_recomputed_layers;
-  /* pp entries: the micro-batches whose activations rank r holds at its peak
-   * (DESIGN §8.6); for the interleaved schedule counted in chunk activations. */
+  /* The micro-batches whose activations of each chunk its rank holds at the
+   * rank's peak (DESIGN §8.6): 1F1B min(p - r, mbn); GPipe mbn; interleaved
+   * Megatron's warm-up forward steps plus one, k = 0 .. (p-r-1)·2 + (v-1)·p,
+   * step k running chunk (k / p) mod v, each chunk capped at mbn. */
   const uint32_t* in_flight;
   /* Add fields only at the end. */
 } nds_candidate;

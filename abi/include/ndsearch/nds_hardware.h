@@ -75,6 +75,9 @@ typedef struct nds_device {
   size_t level_elem_size;
   /* The node and network this description assumes, in words; NULL reads as "". */
   const char* assumes;
+  /* Where the description came from when it is not the plugin's own code (a
+   * device file, say); NULL or "" reads as the plugin's id. */
+  const char* source;
   /* Add fields only at the end. */
 } nds_device;
 
@@ -108,7 +111,7 @@ typedef struct nds_hardware_v1 {
    * device file, say) and names the file, key and fix. */
   nds_status* (*get_devices)(const nds_device* const** devices, size_t* count);
 
-  /* Optional (NULL: the host prices a GEMM as peak × efficiency curve). */
+  /* [hot] Optional (NULL: the host prices a GEMM as peak × efficiency curve). */
   nds_estimate_gemm_fn estimate_gemm;
   /* Add fields only at the end. */
 } nds_hardware_v1;

@@ -12,14 +12,16 @@
 extern "C" {
 #endif
 
-/* Every integer or real field of the model that nobody stated and that has no
- * default reads as NDS_UNKNOWN (never as 0). Flags are 0/1 or NDS_UNKNOWN. */
+/* Every integer, real or enumeration field of the model that nobody stated
+ * and that has no default reads as NDS_UNKNOWN (never as 0). Flags are 0/1 or
+ * NDS_UNKNOWN. */
 #define NDS_UNKNOWN (-1)
 
 /* ---- Enumerations (stored as int32_t) --------------------------------------- */
 typedef int32_t nds_dtype;
 enum {
-  NDS_DTYPE_UNKNOWN = 0,
+  NDS_DTYPE_UNKNOWN = NDS_UNKNOWN,
+  NDS_DTYPE_NONE = 0, /* nothing kept (a master_dtype when there are no master weights) */
   NDS_DTYPE_FP32 = 1,
   NDS_DTYPE_TF32 = 2,
   NDS_DTYPE_BF16 = 3,
@@ -150,24 +152,23 @@ typedef struct nds_training {
   size_t struct_size;
   int64_t seq_len;
   int64_t global_batch; /* sequences per step */
-  int64_t micro_batch_size;
   nds_dtype params_dtype;
   nds_dtype compute_dtype;
   nds_dtype grads_dtype;
   nds_dtype optimizer_dtype; /* of the optimizer states */
-  nds_dtype master_dtype;    /* master weights; NDS_DTYPE_UNKNOWN = none kept */
+  nds_dtype master_dtype;    /* master weights; NDS_DTYPE_NONE = none kept */
   nds_optimizer_kind optimizer;
   int32_t optimizer_states; /* per parameter: Adam 2, Muon 1, SGD 0 or 1 */
+  /* The strategy the config states (micro-batch size, recompute mode and
+   * schedule included); keys nobody stated are NDS_UNKNOWN. */
   const nds_strategy* stated_strategy;
   const int64_t* stage_layers; /* stated layers per pipeline stage; `stage_layer_count` entries */
   size_t stage_layer_count;
   const int64_t* stage_layer_offsets; /* stated offsets from the even split, per stage */
   size_t stage_layer_offset_count;
-  nds_recompute_mode recompute;
   const int64_t* recompute_layers; /* stated recomputed layers per stage */
   size_t recompute_layer_count;
   uint64_t recompute_ops; /* NDS_RECOMPUTE_OP_* for selective */
-  nds_schedule schedule;
   const char* cp_algorithm; /* as stated ("ring", "ulysses", ...); NULL = not stated */
   uint64_t overlap;         /* NDS_OVERLAP_* */
   int64_t device_memory_bytes;

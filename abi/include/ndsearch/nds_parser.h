@@ -33,27 +33,31 @@ typedef struct nds_provenance {
  * nds_training apply (a strategy key is written "stated.<key>"). Every call is
  * validated: a status names the key, the value and why it was refused; the
  * parser returns it onward (usually) or releases it with host->release_status.
- * All calls are [serialized], made during parse only; strings are copied. */
+ * Calls are made during parse only, from the thread that called parse;
+ * strings are copied before return. */
 typedef struct nds_model_builder nds_model_builder; /* the host's */
 
 typedef struct nds_builder_v1 {
   size_t struct_size;
   nds_model_builder* builder; /* pass it back to every function below */
 
-  /* Opens a block of `layers` layers of one `kind` ("decoder", "mtp",
-   * "encoder"), appended after the blocks already built. */
+  /* [serialized] Opens a block of `layers` layers of one `kind` ("decoder",
+   * "mtp", "encoder"), appended after the blocks already built. */
   nds_status* (*begin_block)(nds_model_builder* builder, const char* kind, int64_t layers,
                              const nds_provenance* where);
+  /* [serialized] Closes the open block; a status if none is open. */
   nds_status* (*end_block)(nds_model_builder* builder);
 
-  /* Opens a tower beside the language model (a vision encoder): blocks and
-   * model keys go to it until end_submodel. */
+  /* [serialized] Opens a tower beside the language model (a vision encoder):
+   * blocks and model keys go to it until end_submodel. */
   nds_status* (*begin_submodel)(nds_model_builder* builder, const char* name,
                                 const nds_provenance* where);
+  /* [serialized] Closes the open tower; a status if none is open. */
   nds_status* (*end_submodel)(nds_model_builder* builder);
 
-  /* Sets one value. Integers also carry flags (0/1); enumerations are strings
-   * ("swiglu", "bf16", "interleaved"); lists are per-stage values. */
+  /* [serialized] Set one value each. Integers also carry flags (0/1);
+   * enumerations are strings ("swiglu", "bf16", "interleaved"); lists are
+   * per-stage values. A status names the key, the value and why it is refused. */
   nds_status* (*set_int)(nds_model_builder* builder, const char* key, int64_t value,
                          const nds_provenance* where);
   nds_status* (*set_real)(nds_model_builder* builder, const char* key, double value,
@@ -63,14 +67,15 @@ typedef struct nds_builder_v1 {
   nds_status* (*set_int_list)(nds_model_builder* builder, const char* key,
                               const int64_t* values, size_t count, const nds_provenance* where);
 
-  /* Records that `key` is present but cannot be known without running
+  /* [serialized] Records that `key` is present but cannot be known without running
    * something (a positional `$3` in a script, a branch on the environment):
    * the value stays unknown and `why` becomes a warning. */
   nds_status* (*set_unknown)(nds_model_builder* builder, const char* key, const char* why,
                              const nds_provenance* where);
 
-  /* Reports a field of the file the parser does not understand. It becomes a
-   * warning, or, under --strict, the returned status (return it onward). */
+  /* [serialized] Reports a field of the file the parser does not understand.
+   * It becomes a warning, or, under --strict, the returned status (return it
+   * onward). */
   nds_status* (*unknown_field)(nds_model_builder* builder, const nds_provenance* where);
   /* Add fields only at the end. */
 } nds_builder_v1;

@@ -14,6 +14,7 @@ class CpOut {
  public:
   explicit CpOut(nds_cp_item& item) noexcept : item_(item) {}
   const nds_candidate& candidate() const noexcept { return *item_.candidate; }
+  const nds_strategy& strategy() const noexcept { return *item_.candidate->strategy; }
   uint32_t block_index() const noexcept { return item_.block_index; }
   // Appends one collective; false when the host gave no room for it.
   bool add(const nds_cp_comm& comm) noexcept {

@@ -42,6 +42,7 @@ struct Device {
   std::vector<DtypePeak> peaks;
   std::vector<TopologyLevel> levels;
   std::string assumes;
+  std::string source;  // a device file, say; empty: the plugin's id
 };
 
 }  // namespace ndsearch::sdk

@@ -57,6 +57,7 @@ class DeviceTable {
     c.level_count = owned.levels.size();
     c.level_elem_size = sizeof(nds_topology_level);
     c.assumes = d.assumes.c_str();
+    c.source = d.source.c_str();
     pointers_.push_back(&c);
   }
   const nds_device* const* data() const noexcept { return pointers_.data(); }

@@ -15,7 +15,8 @@ class MemoryOut {
  public:
   explicit MemoryOut(nds_memory_item& item) noexcept : item_(item) {}
   const nds_candidate& candidate() const noexcept { return *item_.candidate; }
-  int32_t ranks() const noexcept { return item_.candidate->pp; }
+  const nds_strategy& strategy() const noexcept { return *item_.candidate->strategy; }
+  int32_t ranks() const noexcept { return item_.candidate->strategy->pp; }
   // Adds bytes of `term` to `rank`; a term this host does not know is dropped.
   void add(int32_t rank, nds_memory_term term, double bytes) noexcept {
     if (static_cast<uint32_t>(term) < item_.term_count)

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/hardware_verb.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/hardware/device_json.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string group_text(uint32_t devices) { return devices == 0 ? "all" : std::to_string(devices); }
+
+// "8 switch 450 GB/s, all switch 50 GB/s": devices joined, kind, per-device bandwidth.
+std::string levels_text(const Device& d) {
+  std::string text;
+  for (const TopologyLevel& l : d.levels) {
+    text += fmt::format("{}{} {} {:g} GB/s", text.empty() ? "" : ", ", group_text(l.group_devices),
+                        l.link_kind == NDS_LINK_MESH ? "mesh" : "switch",
+                        l.device_bandwidth_bytes_per_s / 1e9);
+  }
+  return text;
+}
+
+double peak(const Device& d, const char* dtype) {
+  for (const DtypePeak& p : d.peaks)
+    if (p.dtype == dtype) return p.peak_flops_per_s;
+  return 0;
+}
+
+void print_table(const std::vector<Device>& devices) {
+  std::cout << fmt::format("{:<18} {:<32} {:>12} {:>8} {:>9}  {:<44} {}\n", "ID", "NAME",
+                           "BF16 TFLOP/s", "HBM GiB", "HBM TB/s", "LEVELS (devices, kind, GB/s per device)",
+                           "SOURCE");
+  for (const Device& d : devices) {
+    std::cout << fmt::format("{:<18} {:<32} {:>12.1f} {:>8.1f} {:>9.2f}  {:<44} {}\n", d.id, d.name,
+                             peak(d, "bf16") / 1e12, static_cast<double>(d.memory_bytes) / kGiB,
+                             d.memory_bandwidth_bytes_per_s / 1e12, levels_text(d), d.source);
+  }
+}
+
+void print_device(const Device& d) {
+  std::cout << fmt::format("{} ({}, {})\n", d.name, d.id, d.vendor);
+  std::cout << fmt::format("  memory          {:.1f} GiB HBM at {:.2f} TB/s; {:.1f} GiB reserved by the runtime\n",
+                           static_cast<double>(d.memory_bytes) / kGiB, d.memory_bandwidth_bytes_per_s / 1e12,
+                           static_cast<double>(d.reserved_bytes) / kGiB);
+  for (const DtypePeak& p : d.peaks) {
+    const Curve& c = p.matmul_efficiency;
+    std::cout << fmt::format("  peak {:<10} {:.1f} TFLOP/s dense{}\n", p.dtype, p.peak_flops_per_s / 1e12,
+                             c.x.empty() ? ", no GEMM efficiency curve (the default applies)"
+                                         : fmt::format(", GEMM efficiency {:.2f} at {:.0e} FLOPs up to {:.2f} at {:.0e}",
+                                                       c.y.front(), c.x.front(), c.y.back(), c.x.back()));
+  }
+  for (size_t i = 0; i < d.levels.size(); ++i) {
+    const TopologyLevel& l = d.levels[i];
+    std::cout << fmt::format("  level {}         {} devices, {}: {:g} GB/s per link, {:g} GB/s per device, {:g} us; {}\n",
+                             i, group_text(l.group_devices), l.link_kind == NDS_LINK_MESH ? "mesh" : "switch",
+                             l.link_bandwidth_bytes_per_s / 1e9, l.device_bandwidth_bytes_per_s / 1e9,
+                             l.latency_s * 1e6, l.name);
+  }
+  std::cout << fmt::format("  host link       {:g} GB/s per direction\n", d.host_link_bytes_per_s / 1e9);
+  std::cout << fmt::format("  assumes         {}\n", d.assumes);
+  std::cout << fmt::format("  source          {}\n", d.source);
+}
+
+int show_hardware(const PluginFlags& flags, const std::string& id, const std::string& format) {
+  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
+  if (!id.empty()) {
+    const Device& device = catalog.resolve(id, "ndsearch hardware");
+    if (format == "json") {
+      nlohmann::json j = device_to_json(device);
+      j["schema_version"] = kSchemaVersion;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print_device(device);
+    }
+    return kExitOk;
+  }
+  if (format == "json") {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const Device& d : catalog.devices()) devices.push_back(device_to_json(d));
+    std::cout << nlohmann::json{{"schema_version", kSchemaVersion}, {"devices", devices}}.dump(2) << "\n";
+  } else if (catalog.devices().empty()) {
+    std::cout << "No devices: no hardware plugin is loaded (see `ndsearch plugins list`).\n";
+  } else {
+    print_table(catalog.devices());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_hardware_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
+  struct Args {
+    std::string id;
+    std::string format = "table";
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* hardware = app.add_subcommand("hardware", "The devices the loaded hardware plugins describe");
+  hardware->add_option("ID", args->id, "One device: an id, or A2 / A3");
+  hardware->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  hardware->callback([&run, &flags, args] {
+    run = [&flags, args] { return show_hardware(flags, args->id, args->format); };
+  });
+}
+
+}  // namespace ndsearch::cli

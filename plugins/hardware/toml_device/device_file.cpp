@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugins/hardware/toml_device/device_file.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "plugins/common/devices/shipped_devices.hpp"
+
+namespace ndsearch::plugins::toml_device {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Reads one file, remembering its name for every message.
+class Reader {
+ public:
+  explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const toml::node* at, const std::string& what) const {
+    std::ostringstream message;
+    message << file_.string();
+    if (at != nullptr && at->source().begin.line > 0) message << ":" << at->source().begin.line;
+    message << ": " << what;
+    throw DeviceFileError(message.str());
+  }
+
+  // Keys of `table` must be among `known`; `where` prefixes the key in messages.
+  void only_known(const toml::table& table, const std::set<std::string>& known,
+                  const std::string& where) const {
+    for (const auto& [key, node] : table) {
+      if (known.count(std::string(key.str())) == 0) {
+        std::string list;
+        for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+        fail(&node, "unknown key `" + where + std::string(key.str()) + "`; the keys here are: " + list);
+      }
+    }
+  }
+
+  std::optional<std::string> text(const toml::table& t, const char* key, const std::string& where) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_string()) fail(node, "`" + where + key + "` must be a string");
+    return node->value<std::string>();
+  }
+
+  // A number (integer or float) > 0, or >= 0 when `zero_ok`.
+  std::optional<double> number(const toml::table& t, const char* key, const std::string& where,
+                               const char* expected, bool zero_ok = false) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    std::optional<double> value = node->value<double>();
+    if (!value || !std::isfinite(*value) || *value < 0 || (*value == 0 && !zero_ok)) {
+      std::ostringstream shown;
+      node->visit([&shown](const auto& v) { shown << v; });
+      fail(node, "`" + where + key + "` = " + shown.str() + ": expected " + expected);
+    }
+    return value;
+  }
+
+  sdk::Curve curve(const toml::table& t, const std::string& where) const {
+    only_known(t, {"gemm_flops", "fraction"}, where);
+    sdk::Curve c;
+    for (const char* key : {"gemm_flops", "fraction"}) {
+      const toml::array* values = t.get_as<toml::array>(key);
+      if (values == nullptr) fail(&t, "`" + where + key + "` must be an array of numbers");
+      auto& out = std::string(key) == "gemm_flops" ? c.x : c.y;
+      for (const toml::node& v : *values) {
+        std::optional<double> x = v.value<double>();
+        if (!x) fail(&v, "`" + where + key + "` holds a value that is not a number");
+        out.push_back(*x);
+      }
+    }
+    if (c.x.size() != c.y.size() || c.x.empty())
+      fail(&t, "`" + where + "gemm_flops` and `" + where + "fraction` must have the same number (> 0) of points");
+    for (size_t i = 0; i < c.x.size(); ++i) {
+      if (i > 0 && !(c.x[i] > c.x[i - 1])) fail(&t, "`" + where + "gemm_flops` must be strictly ascending");
+      if (!(c.y[i] > 0 && c.y[i] <= 1)) fail(&t, "`" + where + "fraction` values must be in (0, 1]");
+    }
+    return c;
+  }
+
+  std::vector<sdk::TopologyLevel> levels(const toml::array& array) const {
+    std::vector<sdk::TopologyLevel> levels;
+    for (size_t i = 0; i < array.size(); ++i) {
+      const std::string where = "levels[" + std::to_string(i) + "].";
+      const toml::table* t = array.get(i)->as_table();
+      if (t == nullptr) fail(array.get(i), "`levels` must be an array of tables ([[levels]])");
+      only_known(*t, {"devices", "kind", "link_gb_per_s", "device_gb_per_s", "latency_us", "name"}, where);
+      sdk::TopologyLevel level;
+      const std::optional<double> devices =
+          number(*t, "devices", where, "a whole number of devices (0 = unbounded)", true);
+      if (!devices || *devices != std::floor(*devices) || *devices > 1e9)
+        fail(t, "`" + where + "devices` is missing or not a whole number: the cumulative number of "
+                "devices this level joins (8 for an 8-device node, 0 = unbounded)");
+      level.group_devices = static_cast<uint32_t>(*devices);
+      const std::string kind = text(*t, "kind", where).value_or("");
+      if (kind == "switch") level.link_kind = NDS_LINK_SWITCH;
+      else if (kind == "mesh") level.link_kind = NDS_LINK_MESH;
+      else fail(t, "`" + where + "kind` = \"" + kind + "\": expected \"switch\" or \"mesh\"");
+      const auto link = number(*t, "link_gb_per_s", where, "a bandwidth in GB/s per direction, > 0");
+      const auto device = number(*t, "device_gb_per_s", where, "a bandwidth in GB/s per direction, > 0");
+      if (!link || !device)
+        fail(t, "`" + where + "link_gb_per_s` and `" + where + "device_gb_per_s` are both required (GB/s per direction)");
+      level.link_bandwidth_bytes_per_s = *link * 1e9;
+      level.device_bandwidth_bytes_per_s = *device * 1e9;
+      level.latency_s = number(*t, "latency_us", where, "a latency in microseconds, >= 0", true).value_or(0) * 1e-6;
+      level.name = text(*t, "name", where).value_or("");
+      if (!levels.empty()) {
+        const uint32_t previous = levels.back().group_devices;
+        if (previous == 0)
+          fail(t, "`levels[" + std::to_string(i - 1) + "].devices` = 0 (unbounded) must be the last level");
+        if (level.group_devices != 0 && level.group_devices <= previous)
+          fail(t, "`" + where + "devices` = " + std::to_string(level.group_devices) + " is not more than `levels[" +
+                      std::to_string(i - 1) + "].devices` = " + std::to_string(previous) +
+                      ": levels are listed from the inside out and each joins more devices");
+      }
+      levels.push_back(level);
+    }
+    return levels;
+  }
+
+  sdk::Device read() const {
+    toml::table root;
+    try {
+      root = toml::parse_file(file_.string());
+    } catch (const toml::parse_error& e) {
+      std::ostringstream message;
+      message << file_.string() << ":" << e.source().begin.line << ":" << e.source().begin.column
+              << ": not valid TOML: " << e.description();
+      throw DeviceFileError(message.str());
+    }
+    only_known(root, {"id", "base", "name", "vendor", "memory_gib", "reserved_gib",
+                      "memory_bandwidth_gb_per_s", "host_link_gb_per_s", "assumes", "peak_tflops",
+                      "matmul_efficiency", "levels"},
+               "");
+    sdk::Device d;
+    const std::optional<std::string> base = text(root, "base", "");
+    if (base) {
+      std::optional<sdk::Device> shipped = shipped_device(*base);
+      if (!shipped) {
+        std::string known;
+        for (const std::string& id : shipped_device_ids()) known += (known.empty() ? "" : ", ") + id;
+        fail(root.get("base"), "`base` = \"" + *base + "\" is not a shipped device; use one of: " + known);
+      }
+      d = std::move(*shipped);
+    }
+    const std::optional<std::string> id = text(root, "id", "");
+    static const std::regex id_pattern("[a-z0-9][a-z0-9._-]*");
+    if (!id) fail(nullptr, "missing key `id`: the device id `-A` will take, e.g. id = \"acme-x1\"");
+    if (!std::regex_match(*id, id_pattern))
+      fail(root.get("id"), "`id` = \"" + *id + "\": use lower-case letters, digits, '.', '_' and '-'");
+    if (base && *id == *base)
+      fail(root.get("id"), "`id` = \"" + *id + "\" is the id of its base; name the variant (e.g. \"" + *id + "-mycluster\")");
+    d.id = *id;
+    if (auto v = text(root, "name", "")) d.name = *v;
+    if (auto v = text(root, "vendor", "")) d.vendor = *v;
+    if (auto v = text(root, "assumes", "")) d.assumes = *v;
+    if (auto v = number(root, "memory_gib", "", "an HBM capacity in GiB, > 0"))
+      d.memory_bytes = static_cast<uint64_t>(std::llround(*v * kGiB));
+    if (auto v = number(root, "reserved_gib", "", "GiB reserved by the runtime, >= 0", true))
+      d.reserved_bytes = static_cast<uint64_t>(std::llround(*v * kGiB));
+    if (auto v = number(root, "memory_bandwidth_gb_per_s", "", "an HBM bandwidth in GB/s, > 0"))
+      d.memory_bandwidth_bytes_per_s = *v * 1e9;
+    if (auto v = number(root, "host_link_gb_per_s", "", "a host link bandwidth in GB/s per direction, >= 0", true))
+      d.host_link_bytes_per_s = *v * 1e9;
+    if (const toml::node* node = root.get("peak_tflops")) {
+      const toml::table* peaks = node->as_table();
+      if (peaks == nullptr) fail(node, "`peak_tflops` must be a table: [peak_tflops] bf16 = 989.4");
+      only_known(*peaks, {"fp32", "tf32", "bf16", "fp16", "fp8"}, "peak_tflops.");
+      for (const auto& [dtype, value] : *peaks) {
+        const std::string key(dtype.str());
+        const double tflops = *number(*peaks, key.c_str(), "peak_tflops.", "a dense peak in TFLOP/s, > 0");
+        auto same = [&](const sdk::DtypePeak& p) { return p.dtype == key; };
+        auto it = std::find_if(d.peaks.begin(), d.peaks.end(), same);
+        if (it == d.peaks.end()) it = d.peaks.insert(d.peaks.end(), sdk::DtypePeak{key, 0, {}});
+        it->peak_flops_per_s = tflops * 1e12;
+      }
+    }
+    if (const toml::node* node = root.get("matmul_efficiency")) {
+      const toml::table* curves = node->as_table();
+      if (curves == nullptr) fail(node, "`matmul_efficiency` must be a table of [matmul_efficiency.<dtype>] tables");
+      for (const auto& [dtype, value] : *curves) {
+        const std::string key(dtype.str());
+        const std::string where = "matmul_efficiency." + key + ".";
+        auto it = std::find_if(d.peaks.begin(), d.peaks.end(), [&](const auto& p) { return p.dtype == key; });
+        if (it == d.peaks.end()) fail(&value, "`matmul_efficiency." + key + "` has no peak: add `" + key + "` to [peak_tflops]");
+        if (!value.is_table()) fail(&value, "`matmul_efficiency." + key + "` must be a table");
+        it->matmul_efficiency = curve(*value.as_table(), where);
+      }
+    }
+    if (const toml::node* node = root.get("levels")) {
+      const toml::array* array = node->as_array();
+      if (array == nullptr || array->empty()) fail(node, "`levels` must be a non-empty array of tables ([[levels]])");
+      d.levels = levels(*array);
+    }
+    required(d, base.has_value());
+    d.source = file_.string();
+    return d;
+  }
+
+  // What a device without a base must state, and what any device must make sense of.
+  void required(const sdk::Device& d, bool has_base) const {
+    const std::string hint = has_base ? "" : ", or start from a shipped device with base = \"...\"";
+    auto missing = [&](const char* key, const char* what) {
+      fail(nullptr, std::string("missing key `") + key + "` (" + what + ")" + hint);
+    };
+    if (d.name.empty()) missing("name", "the display name");
+    if (d.vendor.empty()) missing("vendor", "who makes it");
+    if (d.memory_bytes == 0) missing("memory_gib", "HBM capacity in GiB");
+    if (d.memory_bandwidth_bytes_per_s == 0) missing("memory_bandwidth_gb_per_s", "HBM bandwidth in GB/s");
+    if (d.peaks.empty()) missing("peak_tflops", "dense peak TFLOP/s per dtype");
+    if (d.levels.empty()) missing("levels", "the topology, [[levels]] from the inside out");
+    if (d.levels.back().group_devices != 0)
+      fail(nullptr, "the last of `levels` joins " + std::to_string(d.levels.back().group_devices) +
+                        " devices; the outermost level must be unbounded (devices = 0)");
+    if (d.reserved_bytes >= d.memory_bytes)
+      fail(nullptr, "`reserved_gib` leaves no memory: it must be less than `memory_gib`");
+  }
+
+ private:
+  std::filesystem::path file_;
+};
+
+}  // namespace
+
+sdk::Device read_device_file(const std::filesystem::path& file) { return Reader(file).read(); }
+
+}  // namespace ndsearch::plugins::toml_device
