@@ -88,11 +88,27 @@ TEST_CASE("plugins check reports a crashing plugin and survives it") {
 }
 
 TEST_CASE("plugins check kills a plugin that hangs") {
-  json j = check_json(isolated("hangs"), "--timeout 1");
+  json j = check_json(isolated("hangs"), "--timeout 3");
   CHECK(j["exit_code"] == 2);
   CHECK(j["end"] == "timed_out");
   CHECK(j["error"]["id"] == "E-PLUGIN-HANG");
   CHECK_THAT(j["error"]["message"].get<std::string>(), Catch::Contains("during module.load"));
+}
+
+TEST_CASE("A plugin that prints cannot garble the events of plugins check") {
+  json j = check_json(isolated("compat_noisy"));
+  INFO(j.dump(2));
+  CHECK(j["passed"] == true);
+  CHECK(j["checks"][0]["check"] == "module.load");
+  CHECK(j["checks"][0]["result"] == "pass");
+  CHECK_THAT(j["plugin_stderr"].get<std::string>(), Catch::Contains("noisy plugin says hi"));
+  CHECK_THAT(j["plugin_stderr"].get<std::string>(), Catch::Contains("noisy plugin warns"));
+}
+
+TEST_CASE("plugins check bounds its timeout") {
+  auto r = run_command(cli() + " plugins check --timeout 1e300 " + fixture("compat_current").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("[E-USAGE]"));
 }
 
 TEST_CASE("plugins check names what is wrong in a device table") {

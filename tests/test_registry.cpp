@@ -129,6 +129,33 @@ TEST_CASE("Two plugins with one id: the first in search order wins and the other
   CHECK(duplicate_skipped);
 }
 
+TEST_CASE("A library loaded twice in one process is initialised once and shut down once") {
+  // compat_current refuses a second init before its shutdown.
+  PluginSearch search;
+  search.files = {fixture("compat_current")};
+  {
+    PluginRegistry first = PluginRegistry::load(search);
+    PluginRegistry second = PluginRegistry::load(search);  // shares the initialised module
+    CHECK(first.plugins().front()->instance == second.plugins().front()->instance);
+    auto direct = load_plugin(fixture("compat_current"), options());
+    CHECK(direct->instance == first.plugins().front()->instance);
+  }
+  // Every owner is gone, so the module was shut down and may start again.
+  PluginRegistry again = PluginRegistry::load(search);
+  CHECK(again.plugins().size() == 1);
+}
+
+TEST_CASE("Two plugin files with one id warn and keep the first") {
+  PluginSearch search;
+  search.files = {fixture("compat_current"),
+                  std::filesystem::path(NDS_TEST_FIXTURES) / "duplicate" / "compat_duplicate.so"};
+  PluginRegistry registry = PluginRegistry::load(search);
+  REQUIRE(registry.plugins().size() == 1);
+  CHECK(registry.plugins().front()->path == fixture("compat_current"));
+  REQUIRE(registry.skipped().size() == 1);
+  CHECK(registry.skipped().front().error_id == "W-PLUGIN-DUPLICATE");
+}
+
 TEST_CASE("split_path_list drops empty entries of a colon-separated list") {
   auto parts = ndsearch::split_path_list("a::b:/c/d:");
   CHECK(parts == std::vector<std::filesystem::path>{"a", "b", "/c/d"});

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <unistd.h>  // close
 #include <vector>
 
 #include "core/hardware/device.hpp"
@@ -119,7 +120,11 @@ TEST_CASE("An SDK parser returns the host's own status when a builder call refus
   CHECK(parser.probe("/tmp/config.json", &confidence) == nullptr);
   CHECK(confidence == 0.0);
 
-  const std::filesystem::path file = std::filesystem::temp_directory_path() / "sdk-test.fixture-model";
+  std::string name = (std::filesystem::temp_directory_path() / "sdk-test-XXXXXX.fixture-model").string();
+  const int fd = mkstemps(name.data(), static_cast<int>(std::string(".fixture-model").size()));
+  REQUIRE(fd >= 0);
+  close(fd);
+  const std::filesystem::path file = name;
   std::ofstream(file) << "layers 4\nhidden_size 1024\nbad 1\n";
   RecordingBuilder recorder;
   nds_builder_v1 builder{};

@@ -96,7 +96,8 @@ void check_hardware(Checker& checker, const LoadedPlugin& plugin) {
              "unchanged until shutdown";
     return "";
   });
-  if (NDS_HAS_FIELD(&hw, nds_hardware_v1, estimate_gemm) && hw.estimate_gemm != nullptr) {
+  const bool devices_valid = checker.all_passed();
+  if (devices_valid && NDS_HAS_FIELD(&hw, nds_hardware_v1, estimate_gemm) && hw.estimate_gemm != nullptr) {
     checker.run("hardware.estimate_gemm", [&]() -> std::string {
       nds_gemm_query query{sizeof(nds_gemm_query), devices[0], "bf16", 4096, 4096, 4096, 1};
       double seconds = -1;
@@ -124,9 +125,10 @@ void check_parser(Checker& checker, const LoadedPlugin& plugin) {
     return "";
   });
   checker.run("parser.probe-empty-file", [&]() -> std::string {
-    char path[] = "/tmp/ndsearch-conformance-XXXXXX";
+    std::string path_text = (std::filesystem::temp_directory_path() / "ndsearch-conformance-XXXXXX").string();
+    char* path = path_text.data();
     int fd = mkstemp(path);
-    if (fd < 0) return "";  // nowhere to write a file: nothing to check
+    if (fd < 0) return "cannot create an empty file to probe in the temporary directory (TMPDIR)";
     close(fd);
     double confidence = -1;
     StatusPtr failure(parser.probe(path, &confidence));
@@ -267,8 +269,7 @@ bool run_conformance_checks(const std::filesystem::path& path,
   if (plugin->interfaces.memory != nullptr) check_memory(checker, *plugin);
   if (plugin->interfaces.cp_attention != nullptr) check_cp_attention(checker, *plugin);
   checker.run("module.shutdown", [&]() -> std::string {
-    if (plugin->module->shutdown != nullptr) plugin->module->shutdown();
-    plugin->module = nullptr;  // shut down once
+    plugin.reset();  // the last owner of the module: its shutdown runs here
     return "";
   });
   return checker.all_passed();

@@ -54,13 +54,15 @@ Interfaces query_interfaces(const nds_module& module, std::string_view where) {
       module, NDS_PARSER_INTERFACE_ID, where, offsetof(nds_parser_v1, parse) + sizeof(void*),
       {[](const nds_parser_v1& t) { return reinterpret_cast<const void*>(t.probe); },
        [](const nds_parser_v1& t) { return reinterpret_cast<const void*>(t.parse); }});
+  // A compile-once table must hold all of 1.0: `flags` says whether evaluate
+  // may run on several threads, and a missing field must not read as "yes".
   found.memory = fetch<nds_memory_v1>(
-      module, NDS_MEMORY_INTERFACE_ID, where, offsetof(nds_memory_v1, evaluate) + sizeof(void*),
+      module, NDS_MEMORY_INTERFACE_ID, where, offsetof(nds_memory_v1, flags) + sizeof(uint64_t),
       {[](const nds_memory_v1& t) { return reinterpret_cast<const void*>(t.compile); },
        [](const nds_memory_v1& t) { return reinterpret_cast<const void*>(t.evaluate); }});
   found.cp_attention = fetch<nds_cp_attention_v1>(
       module, NDS_CP_ATTENTION_INTERFACE_ID, where,
-      offsetof(nds_cp_attention_v1, evaluate) + sizeof(void*),
+      offsetof(nds_cp_attention_v1, flags) + sizeof(uint64_t),
       {[](const nds_cp_attention_v1& t) { return static_cast<const void*>(t.algorithm); },
        [](const nds_cp_attention_v1& t) { return reinterpret_cast<const void*>(t.compile); },
        [](const nds_cp_attention_v1& t) { return reinterpret_cast<const void*>(t.evaluate); }});

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -32,22 +33,33 @@ const char* kind_name(CheckEvent::Kind kind) {
 
 bool parse_event(const std::string& line, CheckEvent& event) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("kind") || !j.contains("check")) return false;
-  const std::string kind = j.value("kind", "");
+  if (!j.is_object()) return false;
+  auto text = [&](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const std::string kind = text("kind");
   if (kind == "begin") event.kind = CheckEvent::Kind::begin;
   else if (kind == "pass") event.kind = CheckEvent::Kind::pass;
   else if (kind == "fail") event.kind = CheckEvent::Kind::fail;
   else return false;
-  event.check = j.value("check", "");
-  event.detail = j.value("detail", "");
-  event.error_id = j.value("error_id", "");
-  return true;
+  event.check = text("check");
+  event.detail = text("detail");
+  event.error_id = text("error_id");
+  return !event.check.empty();
 }
 
 // Closes a descriptor once, whatever path leaves the scope.
 struct Fd {
   int fd = -1;
-  ~Fd() { if (fd >= 0) close(fd); }
+  Fd() = default;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { close_now(); }
+  void close_now() {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
 };
 
 struct Pipe {
@@ -59,6 +71,47 @@ struct Pipe {
     read.fd = fds[0];
     write.fd = fds[1];
   }
+};
+
+// Kills the child's process group and reaps the child on every way out.
+class Child {
+ public:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (pid_ > 0 && !reaped_) {
+      kill(-pid_, SIGKILL);
+      while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  // Waits until the child exits or the deadline passes; false on the deadline.
+  bool wait_until(std::chrono::steady_clock::time_point deadline) {
+    while (!reaped_) {
+      const pid_t done = waitpid(pid_, &status_, WNOHANG);
+      if (done == pid_ || (done < 0 && errno != EINTR)) {
+        reaped_ = true;
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      usleep(10'000);
+    }
+    kill(-pid_, SIGKILL);  // anything the plugin left running in the group
+    return true;
+  }
+  void kill_group() {
+    kill(-pid_, SIGKILL);
+    while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+  }
+  int status() const { return status_; }
+
+ private:
+  pid_t pid_;
+  bool reaped_ = false;
+  int status_ = 0;
 };
 
 }  // namespace
@@ -79,11 +132,16 @@ std::string IsolatedCheckResult::unfinished_check() const {
 IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
                                         const std::vector<std::string>& child_args,
                                         std::chrono::milliseconds timeout) {
-  Pipe out, err;
+  Pipe events, output;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out.write.fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.write.fd, STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, events.write.fd, kCheckEventFd);
+  posix_spawn_file_actions_adddup2(&actions, output.write.fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output.write.fd, STDERR_FILENO);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);  // a group of its own, killed as one
   std::vector<std::string> argv_storage{program.string()};
   argv_storage.insert(argv_storage.end(), child_args.begin(), child_args.end());
   std::vector<char*> argv;
@@ -91,59 +149,58 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
   argv.push_back(nullptr);
   pid_t pid = -1;
   const int spawn_error =
-      posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+      posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (spawn_error != 0) {
     throw UserError("E-PLUGIN-CHECK-START",
                     fmt::format("cannot start {} to check the plugin in a child process: {}",
                                 program.string(), std::strerror(spawn_error)));
   }
-  close(out.write.fd);
-  out.write.fd = -1;
-  close(err.write.fd);
-  err.write.fd = -1;
+  Child child(pid);
+  events.write.close_now();
+  output.write.close_now();
 
   IsolatedCheckResult result;
-  std::string stdout_buffer;
+  std::string event_buffer;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool out_open = true, err_open = true, timed_out = false;
-  while (out_open || err_open) {
+  bool events_open = true, output_open = true, timed_out = false;
+  auto drain = [&](Fd& from, bool& open, std::string& into) {
+    char buffer[4096];
+    const ssize_t n = read(from.fd, buffer, sizeof buffer);
+    if (n > 0) into.append(buffer, static_cast<size_t>(n));
+    else if (n == 0 || errno != EINTR) open = false;
+  };
+  while (events_open || output_open) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
     }
-    pollfd fds[2] = {{out_open ? out.read.fd : -1, POLLIN, 0}, {err_open ? err.read.fd : -1, POLLIN, 0}};
-    if (poll(fds, 2, static_cast<int>(left.count())) < 0) {
-      if (errno == EINTR) continue;
-      break;
+    pollfd fds[2] = {{events_open ? events.read.fd : -1, POLLIN, 0},
+                     {output_open ? output.read.fd : -1, POLLIN, 0}};
+    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (events_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) drain(events.read, events_open, event_buffer);
+    if (output_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      drain(output.read, output_open, result.child_stderr);
+      if (result.child_stderr.size() > 2 * kStderrKeptBytes)
+        result.child_stderr.erase(0, result.child_stderr.size() - kStderrKeptBytes);
     }
-    char buffer[4096];
-    if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t n = read(out.read.fd, buffer, sizeof buffer);
-      if (n <= 0) out_open = false;
-      else stdout_buffer.append(buffer, static_cast<size_t>(n));
-    }
-    if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      ssize_t n = read(err.read.fd, buffer, sizeof buffer);
-      if (n <= 0) err_open = false;
-      else {
-        result.child_stderr.append(buffer, static_cast<size_t>(n));
-        if (result.child_stderr.size() > 2 * kStderrKeptBytes)
-          result.child_stderr.erase(0, result.child_stderr.size() - kStderrKeptBytes);
-      }
-    }
-    for (size_t newline; (newline = stdout_buffer.find('\n')) != std::string::npos;) {
+    for (size_t newline; (newline = event_buffer.find('\n')) != std::string::npos;) {
       CheckEvent event;
-      if (parse_event(stdout_buffer.substr(0, newline), event)) result.events.push_back(event);
-      stdout_buffer.erase(0, newline + 1);
+      if (parse_event(event_buffer.substr(0, newline), event)) result.events.push_back(event);
+      event_buffer.erase(0, newline + 1);
     }
   }
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  // Both pipes closed (or the time ran out): wait for the exit within what is left.
+  if (timed_out || !child.wait_until(deadline)) {
+    timed_out = true;
+    child.kill_group();
   }
+  const int status = child.status();
   if (result.child_stderr.size() > kStderrKeptBytes)
     result.child_stderr.erase(0, result.child_stderr.size() - kStderrKeptBytes);
 

@@ -16,6 +16,11 @@
 
 namespace ndsearch {
 
+// The child reports its events on this descriptor, apart from stdout and
+// stderr, which both go to the plugin-output pipe: a plugin that prints cannot
+// garble the events.
+inline constexpr int kCheckEventFd = 3;
+
 // One JSON object per line on `out`, flushed, so the parent sees every event
 // the child reached before it died.
 void write_check_event(std::FILE* out, const CheckEvent& event);
@@ -25,16 +30,17 @@ struct IsolatedCheckResult {
   std::vector<CheckEvent> events;  // in order, as the child reported them
   End end = End::completed;
   std::string end_detail;    // "killed by signal 11 (Segmentation fault)", ...
-  std::string child_stderr;  // the child's diagnostics (last 8 KiB)
+  std::string child_stderr;  // what the child printed on stdout and stderr (last 8 KiB)
   bool passed = false;       // completed and no check failed
 
   // The check that was running when the child died, if any.
   std::string unfinished_check() const;
 };
 
-// Starts `program child_args...`, collects its events until it exits or
-// `timeout` passes (then kills it). Throws UserError E-PLUGIN-CHECK-START if
-// the child cannot be started.
+// Starts `program child_args...` in a process group of its own, collects its
+// events until it exits or `timeout` passes (then kills the whole group). The
+// child is always reaped, whatever happens. Throws UserError
+// E-PLUGIN-CHECK-START if the child cannot be started.
 IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
                                         const std::vector<std::string>& child_args,
                                         std::chrono::milliseconds timeout);

@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <system_error>
 
@@ -84,11 +86,69 @@ std::vector<fs::path> split_path_list(std::string_view list) {
   return parts;
 }
 
+ModuleInstance::~ModuleInstance() {
+  if (module != nullptr && module->shutdown != nullptr) module->shutdown();
+}
+
+namespace {
+
+// The initialised modules of this process, by module table.
+std::mutex instances_mutex;
+std::map<const nds_module*, std::weak_ptr<ModuleInstance>>& instances() {
+  static auto* by_module = new std::map<const nds_module*, std::weak_ptr<ModuleInstance>>();
+  return *by_module;
+}
+
+// Runs a call into plugin code, turning a C++ exception that crossed the C ABI
+// (a plugin written without the SDK) into the UserError `id`.
+template <class Call>
+auto plugin_call(const fs::path& path, const char* id, const char* what, Call&& call) {
+  try {
+    return call();
+  } catch (const UserError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UserError(id, fmt::format("{}: {} threw a C++ exception across the C ABI: {}; a plugin "
+                                    "must return a status instead (the SDK does this for you)",
+                                    path.string(), what, e.what()));
+  } catch (...) {
+    throw UserError(id, fmt::format("{}: {} threw across the C ABI; a plugin must return a "
+                                    "status instead (the SDK does this for you)",
+                                    path.string(), what));
+  }
+}
+
+std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::path& path,
+                                            const std::string& id,
+                                            std::shared_ptr<const PluginOptions> options) {
+  std::lock_guard lock(instances_mutex);
+  if (auto alive = instances()[&module].lock()) return alive;
+  auto instance = std::make_shared<ModuleInstance>();
+  instance->host = std::make_unique<ModuleHost>(id, std::move(options));
+  StatusPtr failure(plugin_call(path, "E-PLUGIN-INIT", "init", [&] {
+    return module.init(instance->host->host(), path.c_str());
+  }));
+  if (failure) {
+    throw UserError("E-PLUGIN-INIT",
+                    fmt::format("{}: plugin \"{}\" failed to initialise ({}): {}", path.string(), id,
+                                status_code_name(failure->code), failure->message));
+  }
+  instance->module = &module;  // from here on its destructor shuts the module down
+  instances()[&module] = instance;
+  return instance;
+}
+
+}  // namespace
+
 std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                                           std::shared_ptr<const PluginOptions> options,
                                           const std::vector<std::string>& known_ids) {
-  const fs::path absolute = fs::absolute(path).lexically_normal();
-  const nds_module& module = checked_module(open_plugin_library(absolute), absolute);
+  std::error_code ec;
+  fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (ec) absolute = path;
+  const nds_module& module = checked_module(
+      plugin_call(absolute, "E-PLUGIN-ENTRY", NDS_ENTRY_SYMBOL, [&] { return open_plugin_library(absolute); }),
+      absolute);
   const std::string id = module.id;
   if (std::find(known_ids.begin(), known_ids.end(), id) != known_ids.end()) {
     throw UserError("W-PLUGIN-DUPLICATE",
@@ -110,19 +170,9 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                  "are ignored",
                  absolute.string(), module.abi_major, module.abi_minor, NDS_ABI_VERSION_STRING);
   }
-  plugin->host = std::make_unique<ModuleHost>(id, std::move(options));
-  StatusPtr failure(module.init(plugin->host->host(), absolute.c_str()));
-  if (failure) {
-    throw UserError("E-PLUGIN-INIT",
-                    fmt::format("{}: plugin \"{}\" failed to initialise ({}): {}", absolute.string(),
-                                id, status_code_name(failure->code), failure->message));
-  }
-  try {
-    plugin->interfaces = query_interfaces(module, absolute.string());
-  } catch (...) {
-    if (module.shutdown != nullptr) module.shutdown();
-    throw;
-  }
+  plugin->instance = initialised(module, absolute, id, std::move(options));
+  plugin->interfaces = plugin_call(absolute, "E-PLUGIN-INTERFACE", "get_interface",
+                                   [&] { return query_interfaces(module, absolute.string()); });
   return plugin;
 }
 
@@ -134,14 +184,17 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
       registry.plugins_.push_back(load_plugin(path, search.options, ids));
       ids.push_back(registry.plugins_.back()->id);
     } catch (const UserError& e) {
-      if (fatal) throw;
+      if (fatal && e.id().rfind("W-", 0) != 0) throw;  // a warning never stops the run
       spdlog::warn("[{}] {}", e.id(), e.what());
-      registry.skipped_.push_back({fs::absolute(path).lexically_normal(), e.id(), e.what()});
+      std::error_code absolute_error;
+      fs::path shown = fs::absolute(path, absolute_error).lexically_normal();
+      registry.skipped_.push_back({absolute_error ? path : shown, e.id(), e.what()});
     }
   };
   for (const fs::path& file : search.files) try_load(file, /*fatal=*/true);
+  std::error_code ec;
   for (const fs::path& directory : search.directories) {
-    if (!fs::is_directory(directory)) {
+    if (!fs::is_directory(directory, ec)) {
       throw UserError("E-PLUGIN-PATH",
                       fmt::format("--plugin-path {}: no such directory; give a directory that "
                                   "holds plugin libraries (*.so)",
@@ -150,7 +203,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
     for (const fs::path& file : libraries_in(directory)) try_load(file, false);
   }
   for (const fs::path& directory : split_path_list(search.environment_path)) {
-    if (!fs::is_directory(directory)) {
+    if (!fs::is_directory(directory, ec)) {
       spdlog::warn("[W-PLUGIN-PATH] NDS_PLUGIN_PATH names {}, which is not a directory; ignored",
                    directory.string());
       continue;
@@ -164,10 +217,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
 }
 
 PluginRegistry::~PluginRegistry() {
-  for (auto it = plugins_.rbegin(); it != plugins_.rend(); ++it) {
-    const nds_module* module = (*it)->module;
-    if (module != nullptr && module->shutdown != nullptr) module->shutdown();
-  }
+  while (!plugins_.empty()) plugins_.pop_back();  // last loaded, first released
 }
 
 std::optional<fs::path> default_plugin_dir() {

@@ -26,6 +26,17 @@ struct PluginSearch {
   std::shared_ptr<const PluginOptions> options = std::make_shared<PluginOptions>();
 };
 
+// A module after its init: one per library and process, shared by every
+// LoadedPlugin of that library, so init and shutdown each run once ([once]).
+struct ModuleInstance {
+  const nds_module* module = nullptr;
+  std::unique_ptr<ModuleHost> host;  // outlives the module's shutdown
+  ModuleInstance() = default;
+  ModuleInstance(const ModuleInstance&) = delete;
+  ModuleInstance& operator=(const ModuleInstance&) = delete;
+  ~ModuleInstance();  // calls the module's shutdown
+};
+
 struct LoadedPlugin {
   std::filesystem::path path;
   std::string id;
@@ -35,7 +46,7 @@ struct LoadedPlugin {
   uint32_t abi_minor = 0;
   Interfaces interfaces;
   const nds_module* module = nullptr;
-  std::unique_ptr<ModuleHost> host;  // must outlive the module's shutdown
+  std::shared_ptr<ModuleInstance> instance;  // the last owner shuts the module down
 };
 
 // A library that was found but not loaded, and why.
@@ -56,7 +67,7 @@ class PluginRegistry {
   PluginRegistry() = default;
   PluginRegistry(PluginRegistry&&) noexcept = default;
   PluginRegistry& operator=(PluginRegistry&&) noexcept = default;
-  ~PluginRegistry();  // shuts the modules down, last loaded first
+  ~PluginRegistry();  // releases the plugins, last loaded first
 
   const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const noexcept { return plugins_; }
   const std::vector<SkippedPlugin>& skipped() const noexcept { return skipped_; }
@@ -66,9 +77,12 @@ class PluginRegistry {
   std::vector<SkippedPlugin> skipped_;
 };
 
-// Loads and initialises one library, whatever its id. Throws UserError with the
-// failure's id (E-PLUGIN-LOAD, E-PLUGIN-NO-ENTRY, E-PLUGIN-ENTRY,
-// E-PLUGIN-ABI-MAJOR, E-PLUGIN-MODULE, E-PLUGIN-INIT, E-PLUGIN-INTERFACE).
+// Loads and initialises one library, whatever its id; a library already
+// initialised in this process is not initialised again (its first options
+// stay). Throws UserError with the failure's id (E-PLUGIN-LOAD,
+// E-PLUGIN-NO-ENTRY, E-PLUGIN-ENTRY, E-PLUGIN-ABI-MAJOR, E-PLUGIN-MODULE,
+// E-PLUGIN-INIT, E-PLUGIN-INTERFACE); an exception a plugin throws across the
+// C ABI is caught and reported under the id of the call it escaped from.
 // `known_ids`, when given, makes a module whose id is in it fail with
 // W-PLUGIN-DUPLICATE before its init runs.
 std::unique_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& path,

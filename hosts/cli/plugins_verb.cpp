@@ -131,10 +131,13 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
   return result.passed ? kExitOk : kExitUsage;
 }
 
-// The child side of `plugins check`: events as JSON lines on stdout.
+// The child side of `plugins check`: events as JSON lines on kCheckEventFd
+// (stdout when run by hand without it).
 int check_in_child(const PluginFlags& flags, const std::string& path) {
+  std::FILE* events = fdopen(kCheckEventFd, "w");
+  if (events == nullptr) events = stdout;
   const bool passed = run_conformance_checks(path, plugin_search(flags).options,
-                                             [](const CheckEvent& e) { write_check_event(stdout, e); });
+                                             [events](const CheckEvent& e) { write_check_event(events, e); });
   return passed ? kExitOk : kExitUsage;
 }
 
@@ -166,7 +169,7 @@ void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   check->add_option("--timeout", check_args->timeout_s, "Seconds before a hanging plugin is killed")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
   check->add_flag("--in-child", check_args->in_child)->group("");  // internal: the child side
   check->callback([&run, &flags, check_args] {

@@ -40,6 +40,8 @@ struct CompiledGlue {
     const Compiled& c = *reinterpret_cast<const Compiled*>(compiled);
     for (size_t i = 0; i < count; ++i) {
       Out out(item_at(items, i, item_stride));
+      static_assert(noexcept(c.evaluate(out)),
+                    "Compiled::evaluate runs on the hot path: declare it noexcept");
       c.evaluate(out);
     }
   }

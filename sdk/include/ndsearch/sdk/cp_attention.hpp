@@ -7,6 +7,9 @@
 #include <ndsearch/nds_cp_attention.h>
 #include <ndsearch/sdk/compiled.hpp>
 
+#include <algorithm>  // std::min
+#include <cstring>    // std::memcpy
+
 namespace ndsearch::sdk {
 
 // What one CP model writes for one (candidate, block).
@@ -16,12 +19,14 @@ class CpOut {
   const nds_candidate& candidate() const noexcept { return *item_.candidate; }
   const nds_strategy& strategy() const noexcept { return *item_.candidate->strategy; }
   uint32_t block_index() const noexcept { return item_.block_index; }
-  // Appends one collective; false when the host gave no room for it.
+  // Appends one collective; false when the host gave no room for it. Writes
+  // no more than the host's element size (an older host knows fewer fields).
   bool add(const nds_cp_comm& comm) noexcept {
     if (item_.comm_count >= item_.comm_capacity) return false;
-    auto& slot = detail::item_at(item_.comms, item_.comm_count, item_.comm_elem_size);
-    slot = comm;
-    slot.struct_size = sizeof(nds_cp_comm);
+    const size_t size = std::min(item_.comm_elem_size, sizeof(nds_cp_comm));
+    nds_cp_comm stamped = comm;
+    stamped.struct_size = size;
+    std::memcpy(&detail::item_at(item_.comms, item_.comm_count, item_.comm_elem_size), &stamped, size);
     ++item_.comm_count;
     return true;
   }
@@ -38,11 +43,13 @@ class CpOut {
 // `Compiled` needs:
 //   static std::unique_ptr<Compiled> compile(const nds_compile_input&);  (may throw)
 //   void evaluate(CpOut&) const noexcept;                               (hot)
+//   `flags`: NDS_FLAG_NOT_REENTRANT when evaluate must not run on two threads.
 template <class Compiled>
 class CpAttentionPlugin : public virtual Plugin {
  protected:
-  explicit CpAttentionPlugin(const char* algorithm) {
+  explicit CpAttentionPlugin(const char* algorithm, uint64_t flags = 0) {
     table_.algorithm = algorithm;
+    table_.flags = flags;
     offer(NDS_CP_ATTENTION_INTERFACE_ID, &table_);
   }
 

@@ -17,6 +17,14 @@ namespace ndsearch::sdk {
 class DeviceTable {
  public:
   void add(Device device) {
+    for (const DtypePeak& p : device.peaks) {  // checked before anything is kept
+      const Curve& c = p.matmul_efficiency;
+      if (c.x.size() != c.y.size())
+        throw Error(NDS_INVALID_ARGUMENT,
+                    "device " + device.id + ": the " + p.dtype + " matmul_efficiency curve has " +
+                        std::to_string(c.x.size()) + " x values but " +
+                        std::to_string(c.y.size()) + " y values");
+    }
     Owned& owned = owned_.emplace_back();
     owned.source = std::move(device);
     const Device& d = owned.source;

@@ -42,7 +42,9 @@ class MemoryOut {
 // `Compiled` needs:
 //   static std::unique_ptr<Compiled> compile(const nds_compile_input&);  (may throw)
 //   void evaluate(MemoryOut&) const noexcept;                           (hot)
-template <class Compiled, int32_t Phase = 0>
+//   `Phase`: passes run by ascending phase (a higher one reads prior_bytes);
+//   `Flags`: NDS_FLAG_NOT_REENTRANT when evaluate must not run on two threads.
+template <class Compiled, int32_t Phase = 0, uint64_t Flags = 0>
 class MemoryPassPlugin : public virtual Plugin {
  protected:
   MemoryPassPlugin() { offer(NDS_MEMORY_INTERFACE_ID, &table_); }
@@ -51,7 +53,7 @@ class MemoryPassPlugin : public virtual Plugin {
   using Glue = detail::CompiledGlue<Compiled, nds_memory_compiled>;
   nds_memory_v1 table_ = {sizeof(nds_memory_v1), &Glue::compile,
                           &Glue::template evaluate<MemoryOut, nds_memory_item>, &Glue::release,
-                          Phase, 0};
+                          Phase, Flags};
 };
 
 }  // namespace ndsearch::sdk

@@ -31,19 +31,30 @@ class Error : public std::runtime_error {
 };
 
 // A status the host handed us (from a builder call): carried as an exception
-// through the plugin's code and returned onward, never dropped.
+// through the plugin's code and returned onward by the SDK's trampoline. Code
+// that catches it and goes on must not drop it: its destructor releases it.
 class HostStatus : public std::exception {
  public:
-  explicit HostStatus(nds_status* status) noexcept : status_(status) {}
+  explicit HostStatus(nds_status* status) noexcept;  // defined after Host
+  HostStatus(HostStatus&& other) noexcept
+      : status_(other.status_), message_(std::move(other.message_)) {
+    other.status_ = nullptr;
+  }
+  HostStatus(const HostStatus&) = delete;
+  HostStatus& operator=(const HostStatus&) = delete;
+  HostStatus& operator=(HostStatus&&) = delete;
+  ~HostStatus() override;
+  // Hands the status over (to return it to the host); it is no longer released here.
   nds_status* release() noexcept {
     nds_status* s = status_;
     status_ = nullptr;
     return s;
   }
-  const char* what() const noexcept override { return "status from the ndsearch host"; }
+  const char* what() const noexcept override { return message_.c_str(); }
 
  private:
   nds_status* status_;
+  std::string message_;
 };
 
 // The host of this library's module; valid between init and shutdown.
@@ -77,12 +88,30 @@ class Host {
   const nds_host* host_ = nullptr;
 };
 
+// The host of this library's module. (A function-local static: built with
+// nds_add_plugin's hidden visibility it is the library's own; exported, GCC
+// would share it between plugins as a "unique" symbol.)
 inline Host& host() noexcept {
   static Host the_host;
   return the_host;
 }
 
+inline HostStatus::HostStatus(nds_status* status) noexcept : status_(status) {
+  try {
+    const nds_host* h = host().raw();
+    if (h != nullptr) {
+      nds_str text = h->status_message(h->context, status);
+      message_.assign(text.data, text.size);
+    }
+  } catch (...) {
+    // an empty message; the status itself still travels
+  }
+}
+inline HostStatus::~HostStatus() { host().release_status(status_); }
+
 // Runs `body` and turns whatever it throws into a status for the C caller.
+// (Only between init and shutdown, when the host is attached: the host never
+// calls a module outside them.)
 template <class Body>
 nds_status* guard(Body&& body) noexcept {
   try {
