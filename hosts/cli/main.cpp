@@ -24,12 +24,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global flags may follow the verb
 
-  int verbosity = 1;
-  app.add_option("-v,--verbose", verbosity,
+  cli::PluginFlags plugin_flags;
+  app.add_option("-v,--verbose", plugin_flags.verbosity,
                  "0 errors only, 1 summary (default), 2 adds warnings, 3 adds debug output")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  cli::PluginFlags plugin_flags;
   cli::add_plugin_flags(app, plugin_flags);
 
   std::function<int()> run;
@@ -49,7 +48,7 @@ int main(int argc, char** argv) {
                              e.what());
     return kExitUsage;
   }
-  configure_logging(verbosity);
+  configure_logging(plugin_flags.verbosity);
   try {
     return run();
   } catch (const UserError& e) {

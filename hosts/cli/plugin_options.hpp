@@ -15,6 +15,7 @@ struct PluginFlags {
   std::vector<std::string> plugin_paths;  // --plugin-path DIR[:DIR...], repeatable
   std::vector<std::string> plugin_files;  // --plugin FILE, repeatable
   std::string device_file;                // --device-file FILE (toml-device)
+  int verbosity = 1;                      // -v (DESIGN §8.8)
 };
 
 // Adds --plugin-path, --plugin and --device-file to `app`.
@@ -24,5 +25,9 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags);
 // the plugin options: "device-file" (--device-file) and "device-path"
 // (NDS_DEVICE_PATH).
 PluginSearch plugin_search(const PluginFlags& flags);
+
+// At -v 0 and 1, where warnings are not shown, one line on stderr saying how
+// many plugin libraries (and devices) were skipped and where to see why.
+void note_skipped(const PluginRegistry& registry, size_t skipped_devices, const PluginFlags& flags);
 
 }  // namespace ndsearch::cli

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_hardware.cpp: devices end to end: `ndsearch hardware` against the
+// reviewed golden files, TOML device files and their errors, -A names.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/run_command.hpp"
+
+using ndsearch::test::cli;
+using ndsearch::test::run_command;
+using nlohmann::json;
+
+namespace {
+const char* kShippedIds[] = {"nvidia-a100-80g", "nvidia-h100-sxm", "nvidia-h200", "nvidia-b200",
+                             "amd-mi300x",      "ascend-a2",       "ascend-a3"};
+
+std::string device_file(const std::string& name) {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/devices/" + name + ".toml";
+}
+
+// `ndsearch hardware` without any TOML path from the user's environment.
+ndsearch::test::CommandResult hardware(const std::string& args) {
+  return run_command("env -u NDS_DEVICE_PATH -u NDS_PLUGIN_PATH " + cli() + " hardware " + args);
+}
+}  // namespace
+
+TEST_CASE("Each shipped device's JSON matches its reviewed golden file") {
+  for (const char* id : kShippedIds) {
+    INFO(id);
+    auto r = hardware(std::string(id) + " --format json");
+    REQUIRE(r.exit_code == 0);
+    std::ifstream golden(std::string(NDS_TEST_GOLDEN) + "/hardware/" + id + ".json");
+    REQUIRE(golden.good());
+    // To review a change: diff the output with tests/golden/hardware/<id>.json.
+    CHECK(json::parse(r.out) == json::parse(golden));
+  }
+}
+
+TEST_CASE("hardware --format json lists the seven shipped devices and the example TOML ones") {
+  auto r = run_command("env -u NDS_PLUGIN_PATH NDS_DEVICE_PATH=" + std::string(NDS_TEST_EXAMPLES) +
+                       "/devices " + cli() + " hardware --format json");
+  REQUIRE(r.exit_code == 0);
+  json j = json::parse(r.out);
+  CHECK(j["schema_version"] == 1);
+  std::vector<std::string> ids;
+  for (const json& d : j["devices"]) ids.push_back(d["id"]);
+  CHECK(ids == std::vector<std::string>{"amd-mi300x", "ascend-a2", "ascend-a3", "nvidia-a100-80g",
+                                        "nvidia-h100-sxm", "nvidia-h200", "nvidia-b200", "acme-x1",
+                                        "h100-roce"});
+  for (const json& d : j["devices"]) {
+    for (const char* key : {"id", "name", "vendor", "peak_flops", "memory_bytes", "memory_bandwidth_bytes_per_s",
+                            "reserved_bytes", "levels", "host_link_bytes_per_s", "assumes", "source"})
+      CHECK(d.contains(key));
+  }
+  const json& roce = j["devices"][8];
+  CHECK(roce["source"] == std::string(NDS_TEST_EXAMPLES) + "/devices/h100-roce-cluster.toml");
+  CHECK(roce["levels"][1]["bandwidth_bytes_per_s"] == 25e9);  // overridden: 2 x 100 Gb/s
+  CHECK(roce["peak_flops"]["bf16"] == 989.4e12);              // kept from the base
+}
+
+TEST_CASE("A TOML device starts from its base and overrides what it states") {
+  auto r = hardware("a100-40g --format json --device-file " + device_file("good"));
+  REQUIRE(r.exit_code == 0);
+  json d = json::parse(r.out);
+  CHECK(d["memory_bytes"] == 40ull << 30);                 // 40 GiB
+  CHECK(d["memory_bandwidth_bytes_per_s"] == 1555e9);      // 1,555 GB/s
+  CHECK(d["peak_flops"]["bf16"] == 312e12);                // the A100's
+  CHECK(d["name"] == "NVIDIA A100 SXM4 40GB");
+  CHECK(d["source"] == device_file("good"));
+}
+
+TEST_CASE("A bad device file given with --device-file stops the run naming file and key") {
+  struct Case {
+    const char* file;
+    std::vector<std::string> said;
+  };
+  const Case cases[] = {
+      {"malformed", {"malformed.toml:3:", "not valid TOML"}},
+      {"missing_key", {"missing_key.toml", "missing key `memory_gib`", "GiB", "base ="}},
+      {"negative_bandwidth", {"negative_bandwidth.toml:12", "`levels[1].device_gb_per_s` = -5",
+                              "GB/s per direction, > 0"}},
+      {"levels_shrink", {"levels_shrink.toml", "`levels[1].devices` = 8 is not more than `levels[0].devices` = 16"}},
+      {"unknown_base", {"unknown_base.toml:2", "`base` = \"nvidia-h300\" is not a shipped device",
+                        "nvidia-h100-sxm"}},
+      {"unknown_key", {"unknown_key.toml:3", "unknown key `memory_gb`", "memory_gib"}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    auto r = hardware("--device-file " + device_file(c.file));
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("[E-DEVICE-FILE]"));
+    CHECK_THAT(r.err, Catch::Contains("--device-file"));
+    for (const std::string& text : c.said) CHECK_THAT(r.err, Catch::Contains(text));
+  }
+}
+
+TEST_CASE("A bad file in NDS_DEVICE_PATH is a warning naming it and the good ones load") {
+  auto r = run_command("env -u NDS_PLUGIN_PATH NDS_DEVICE_PATH=" + std::string(NDS_TEST_FIXTURES_SOURCE) +
+                       "/devices " + cli() + " -v 2 hardware --format json");
+  REQUIRE(r.exit_code == 0);
+  const json listed = json::parse(r.out);
+  std::vector<std::string> ids;
+  for (const json& d : listed["devices"]) ids.push_back(d["id"]);
+  CHECK(std::find(ids.begin(), ids.end(), "a100-40g") != ids.end());
+  CHECK_THAT(r.err, Catch::Contains("plugin.toml-device"));
+  CHECK_THAT(r.err, Catch::Contains("malformed.toml:3"));
+  CHECK_THAT(r.err, Catch::Contains("levels_shrink.toml"));
+}
+
+TEST_CASE("Devices are named by id or by the reference's A2 and A3") {
+  auto a2 = hardware("A2 --format json");
+  REQUIRE(a2.exit_code == 0);
+  CHECK(json::parse(a2.out)["id"] == "ascend-a2");
+  auto unknown = hardware("nvidia-h300");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("[E-DEVICE-UNKNOWN]"));
+  CHECK_THAT(unknown.err, Catch::Contains("nvidia-h300"));
+  CHECK_THAT(unknown.err, Catch::Contains("nvidia-h100-sxm, nvidia-h200"));
+  CHECK_THAT(unknown.err, Catch::Contains("A3 (= ascend-a3)"));
+}
