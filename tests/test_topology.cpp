@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/hardware/device_catalog.hpp"
+#include "core/hardware/machine.hpp"
 #include "core/hardware/topology.hpp"
 #include "core/support/user_error.hpp"
 
@@ -70,5 +71,17 @@ TEST_CASE("A device whose levels are all bounded cannot hold a bigger group") {
   } catch (const UserError& e) {
     CHECK(e.id() == "E-DEVICE-TOPOLOGY");
     CHECK_THAT(e.what(), Catch::Contains("16 devices"));
+  }
+}
+
+TEST_CASE("A machine is a device and a count with the device's pipeline bound") {
+  const Machine a2 = make_machine(shipped(), "A2", 1024);
+  CHECK(a2.device->id == "ascend-a2");
+  CHECK(a2.pipeline_bound() == 128);
+  try {
+    make_machine(shipped(), "nvidia-h100-sxm", 0);
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(e.id() == "E-DEVICE-COUNT");
   }
 }
