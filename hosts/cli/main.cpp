@@ -11,6 +11,7 @@
 #include "core/support/logging.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/hardware_verb.hpp"
+#include "hosts/cli/model_verb.hpp"
 #include "hosts/cli/plugin_options.hpp"
 #include "hosts/cli/plugins_verb.hpp"
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   cli::add_plugin_flags(app, plugin_flags);
 
   std::function<int()> run;
+  cli::add_model_verb(app, plugin_flags, run);
   cli::add_hardware_verb(app, plugin_flags, run);
   cli::add_plugins_verb(app, plugin_flags, run);
 

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/model/builder.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string_view>
+
+#include "core/plugins/status.hpp"
+
+namespace ndsearch {
+namespace {
+
+using Value = ModelBuilder::Value;
+
+enum class Scope { block, model, training };
+enum class Kind {
+  count,     // whole number >= 0
+  flag,      // 0 or 1
+  real,      // >= 0
+  fraction,  // in [0, 1]
+  choice,    // one of `choices`, a string
+  text,      // any string
+  list,      // whole numbers >= 0
+  ops        // comma-separated selective recompute ops
+};
+
+struct Choice {
+  std::string_view name;
+  int32_t value;
+};
+
+using Apply = void (*)(Model&, ModelPart&, nds_layer_block*, const Value&);
+
+struct KeyDef {
+  std::string_view key;
+  Scope scope;
+  Kind kind;
+  std::vector<Choice> choices;
+  Apply apply;
+};
+
+int64_t as_int(const Value& v) { return std::get<int64_t>(v); }
+double as_real(const Value& v) { return std::get<double>(v); }
+const std::string& as_text(const Value& v) { return std::get<std::string>(v); }
+
+const std::vector<Choice> kDtypes = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
+                                     {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
+                                     {"fp8", NDS_DTYPE_FP8},   {"none", NDS_DTYPE_NONE}};
+const std::vector<Choice> kRecompute = {{"none", NDS_RECOMPUTE_NONE},
+                                        {"selective", NDS_RECOMPUTE_SELECTIVE},
+                                        {"full", NDS_RECOMPUTE_FULL}};
+const std::vector<Choice> kSchedules = {{"1f1b", NDS_SCHEDULE_1F1B},
+                                        {"interleaved", NDS_SCHEDULE_INTERLEAVED},
+                                        {"gpipe", NDS_SCHEDULE_GPIPE},
+                                        {"zb-v", NDS_SCHEDULE_ZB_V}};
+const std::vector<Choice> kRecomputeOps = {{"core_attention", 1 << 0}, {"mlp", 1 << 1},
+                                           {"norm", 1 << 2},           {"activation", 1 << 3},
+                                           {"moe", 1 << 4}};
+
+#define NDS_BLOCK(name, kind, field, ...)                                                 \
+  KeyDef {                                                                                \
+    name, Scope::block, kind, __VA_ARGS__, [](Model&, ModelPart&, nds_layer_block* b,     \
+                                              const Value& v) { store(b->field, v); }      \
+  }
+#define NDS_PART(name, kind, field, ...)                                                          \
+  KeyDef {                                                                                        \
+    name, Scope::model, kind, __VA_ARGS__,                                                        \
+        [](Model&, ModelPart& p, nds_layer_block*, const Value& v) { store(p.field, v); }         \
+  }
+#define NDS_TRAINING(name, kind, target, ...)                                                     \
+  KeyDef {                                                                                        \
+    name, Scope::training, kind, __VA_ARGS__,                                                     \
+        [](Model& m, ModelPart&, nds_layer_block*, const Value& v) { store(m.target, v); }        \
+  }
+#define NDS_BIT(name, target, bit)                                                                \
+  KeyDef {                                                                                        \
+    name, Scope::training, Kind::flag, {}, [](Model& m, ModelPart&, nds_layer_block*,             \
+                                              const Value& v) {                                   \
+      if (as_int(v) != 0) m.training.target |= (bit);                                             \
+      else m.training.target &= ~static_cast<uint64_t>(bit);                                      \
+    }                                                                                             \
+  }
+
+// Stores a value into a field of any of the model's types. A choice arrives
+// already turned into its enumerator (an int64_t).
+void store(int64_t& field, const Value& v) { field = as_int(v); }
+void store(int32_t& field, const Value& v) { field = static_cast<int32_t>(as_int(v)); }
+void store(double& field, const Value& v) { field = as_real(v); }
+void store(std::string& field, const Value& v) { field = as_text(v); }
+void store(std::vector<int64_t>& field, const Value& v) { field = std::get<std::vector<int64_t>>(v); }
+
+const std::vector<KeyDef>& vocabulary() {
+  static const std::vector<KeyDef> keys = {
+      // ---- Blocks
+      NDS_BLOCK("hidden_size", Kind::count, hidden_size, {}),
+      NDS_BLOCK("attention", Kind::choice, attention,
+                {{"mha", NDS_ATTENTION_MHA}, {"gqa", NDS_ATTENTION_GQA}, {"mla", NDS_ATTENTION_MLA}}),
+      NDS_BLOCK("heads", Kind::count, heads, {}),
+      NDS_BLOCK("kv_heads", Kind::count, kv_heads, {}),
+      NDS_BLOCK("head_dim", Kind::count, head_dim, {}),
+      NDS_BLOCK("q_lora_rank", Kind::count, q_lora_rank, {}),
+      NDS_BLOCK("kv_lora_rank", Kind::count, kv_lora_rank, {}),
+      NDS_BLOCK("qk_nope_head_dim", Kind::count, qk_nope_head_dim, {}),
+      NDS_BLOCK("qk_rope_head_dim", Kind::count, qk_rope_head_dim, {}),
+      NDS_BLOCK("v_head_dim", Kind::count, v_head_dim, {}),
+      NDS_BLOCK("qk_norm", Kind::flag, qk_norm, {}),
+      NDS_BLOCK("ffn", Kind::choice, ffn, {{"gelu", NDS_FFN_GELU}, {"swiglu", NDS_FFN_SWIGLU}}),
+      NDS_BLOCK("ffn_hidden_size", Kind::count, ffn_hidden_size, {}),
+      NDS_BLOCK("experts", Kind::count, experts, {}),
+      NDS_BLOCK("experts_per_token", Kind::count, experts_per_token, {}),
+      NDS_BLOCK("shared_experts", Kind::count, shared_experts, {}),
+      NDS_BLOCK("shared_expert_ffn_hidden_size", Kind::count, shared_expert_ffn_hidden_size, {}),
+      NDS_BLOCK("moe_ffn_hidden_size", Kind::count, moe_ffn_hidden_size, {}),
+      NDS_BLOCK("capacity_factor", Kind::real, capacity_factor, {}),
+      NDS_BLOCK("grouped_gemm", Kind::flag, grouped_gemm, {}),
+      NDS_BLOCK("norm", Kind::choice, norm,
+                {{"layernorm", NDS_NORM_LAYERNORM}, {"rmsnorm", NDS_NORM_RMSNORM}}),
+      NDS_BLOCK("linear_bias", Kind::flag, linear_bias, {}),
+      NDS_BLOCK("qkv_bias", Kind::flag, qkv_bias, {}),
+      NDS_BLOCK("hidden_dropout", Kind::fraction, hidden_dropout, {}),
+      NDS_BLOCK("attention_dropout", Kind::fraction, attention_dropout, {}),
+      // ---- Model (the language model or the open tower)
+      NDS_PART("name", Kind::text, name, {}),
+      NDS_PART("vocab_size", Kind::count, vocab_size, {}),
+      NDS_PART("padded_vocab_size", Kind::count, padded_vocab_size, {}),
+      NDS_PART("tied_embeddings", Kind::flag, tied_embeddings, {}),
+      NDS_PART("position_embedding", Kind::choice, position_embedding,
+               {{"rope", NDS_POSITION_ROPE}, {"learned", NDS_POSITION_LEARNED}, {"none", NDS_POSITION_NONE}}),
+      NDS_PART("max_position_embeddings", Kind::count, max_position_embeddings, {}),
+      NDS_PART("flash_attention", Kind::flag, flash_attention, {}),
+      // ---- Training
+      NDS_TRAINING("seq_len", Kind::count, training.seq_len, {}),
+      NDS_TRAINING("global_batch", Kind::count, training.global_batch, {}),
+      NDS_TRAINING("params_dtype", Kind::choice, training.params_dtype, kDtypes),
+      NDS_TRAINING("compute_dtype", Kind::choice, training.compute_dtype, kDtypes),
+      NDS_TRAINING("grads_dtype", Kind::choice, training.grads_dtype, kDtypes),
+      NDS_TRAINING("optimizer_dtype", Kind::choice, training.optimizer_dtype, kDtypes),
+      NDS_TRAINING("master_dtype", Kind::choice, training.master_dtype, kDtypes),
+      NDS_TRAINING("optimizer", Kind::choice, training.optimizer,
+                   {{"adam", NDS_OPTIMIZER_ADAM}, {"adamw", NDS_OPTIMIZER_ADAMW},
+                    {"muon", NDS_OPTIMIZER_MUON}, {"sgd", NDS_OPTIMIZER_SGD}}),
+      NDS_TRAINING("optimizer_states", Kind::count, training.optimizer_states, {}),
+      NDS_TRAINING("stated.dp", Kind::count, stated.dp, {}),
+      NDS_TRAINING("stated.tp", Kind::count, stated.tp, {}),
+      NDS_TRAINING("stated.pp", Kind::count, stated.pp, {}),
+      NDS_TRAINING("stated.cp", Kind::count, stated.cp, {}),
+      NDS_TRAINING("stated.ep", Kind::count, stated.ep, {}),
+      NDS_TRAINING("stated.etp", Kind::count, stated.etp, {}),
+      NDS_TRAINING("stated.vpp", Kind::count, stated.vpp, {}),
+      NDS_TRAINING("stated.sp", Kind::flag, stated.sp, {}),
+      NDS_TRAINING("stated.zero", Kind::count, stated.zero, {}),
+      NDS_TRAINING("stated.op", Kind::count, stated.op, {}),
+      NDS_TRAINING("stated.mbs", Kind::count, stated.mbs, {}),
+      NDS_TRAINING("stated.mbn", Kind::count, stated.mbn, {}),
+      NDS_TRAINING("stated.recompute", Kind::choice, stated.recompute, kRecompute),
+      NDS_TRAINING("stated.schedule", Kind::choice, stated.schedule, kSchedules),
+      NDS_TRAINING("stage_layers", Kind::list, stage_layers, {}),
+      NDS_TRAINING("stage_layer_offsets", Kind::list, stage_layer_offsets, {}),
+      NDS_TRAINING("recompute_layers", Kind::list, recompute_layers, {}),
+      KeyDef{"recompute_ops", Scope::training, Kind::ops, kRecomputeOps,
+             [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {
+               m.training.recompute_ops = static_cast<uint64_t>(as_int(v));
+             }},
+      NDS_TRAINING("cp_algorithm", Kind::text, cp_algorithm, {}),
+      NDS_BIT("overlap.grad_reduce", overlap, NDS_OVERLAP_GRAD_REDUCE),
+      NDS_BIT("overlap.param_gather", overlap, NDS_OVERLAP_PARAM_GATHER),
+      NDS_BIT("overlap.tp_comm", overlap, NDS_OVERLAP_TP_COMM),
+      NDS_BIT("overlap.moe_a2a", overlap, NDS_OVERLAP_MOE_A2A),
+      NDS_BIT("overlap.p2p", overlap, NDS_OVERLAP_P2P),
+      NDS_TRAINING("device_memory_bytes", Kind::count, training.device_memory_bytes, {}),
+      NDS_BIT("capabilities.sp_with_cp", capabilities, NDS_CAN_SP_WITH_CP),
+      NDS_BIT("capabilities.needs_pow2_tp", capabilities, NDS_NEEDS_POW2_TP),
+      NDS_BIT("capabilities.interleave", capabilities, NDS_CAN_INTERLEAVE),
+      NDS_BIT("capabilities.zero3", capabilities, NDS_CAN_ZERO3),
+      NDS_BIT("capabilities.expert_tp", capabilities, NDS_CAN_EXPERT_TP),
+  };
+  return keys;
+}
+
+#undef NDS_BLOCK
+#undef NDS_PART
+#undef NDS_TRAINING
+#undef NDS_BIT
+
+const KeyDef* find_key(std::string_view key) {
+  for (const KeyDef& def : vocabulary())
+    if (def.key == key) return &def;
+  return nullptr;
+}
+
+std::string choices_text(const std::vector<Choice>& choices) {
+  std::string text;
+  for (const Choice& c : choices) text += fmt::format("{}\"{}\"", text.empty() ? "" : ", ", c.name);
+  return text;
+}
+
+std::string shown(const Value& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
+  if (auto* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
+  std::string text;
+  for (int64_t x : std::get<std::vector<int64_t>>(v)) text += (text.empty() ? "" : ", ") + std::to_string(x);
+  return "[" + text + "]";
+}
+
+const char* expected(Kind kind) {
+  switch (kind) {
+    case Kind::count: return "a whole number >= 0 (set_int)";
+    case Kind::flag: return "0 or 1 (set_int)";
+    case Kind::real: return "a number >= 0 (set_real)";
+    case Kind::fraction: return "a number in [0, 1] (set_real)";
+    case Kind::choice: return "one of the names below (set_string)";
+    case Kind::text: return "a string (set_string)";
+    case Kind::list: return "a list of whole numbers >= 0 (set_int_list)";
+    case Kind::ops: return "comma-separated op names (set_string)";
+  }
+  return "";
+}
+
+// The value as the key stores it (a choice becomes its enumerator), or an
+// explanation of why it does not fit.
+std::variant<Value, std::string> checked(const KeyDef& def, const Value& v) {
+  switch (def.kind) {
+    case Kind::count:
+      if (auto* i = std::get_if<int64_t>(&v); i && *i >= 0) return v;
+      break;
+    case Kind::flag:
+      if (auto* i = std::get_if<int64_t>(&v); i && (*i == 0 || *i == 1)) return v;
+      break;
+    case Kind::real:
+      if (auto* d = std::get_if<double>(&v); d && std::isfinite(*d) && *d >= 0) return v;
+      break;
+    case Kind::fraction:
+      if (auto* d = std::get_if<double>(&v); d && *d >= 0 && *d <= 1) return v;
+      break;
+    case Kind::text:
+      if (std::holds_alternative<std::string>(v)) return v;
+      break;
+    case Kind::list:
+      if (auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+        bool ok = true;
+        for (int64_t x : *l) ok = ok && x >= 0;
+        if (ok) return v;
+      }
+      break;
+    case Kind::choice:
+      if (auto* s = std::get_if<std::string>(&v)) {
+        for (const Choice& c : def.choices)
+          if (c.name == *s) return Value(int64_t{c.value});
+        return fmt::format("expected one of {}", choices_text(def.choices));
+      }
+      break;
+    case Kind::ops:
+      if (auto* s = std::get_if<std::string>(&v)) {
+        int64_t bits = 0;
+        size_t start = 0;
+        while (start <= s->size()) {
+          size_t end = s->find(',', start);
+          if (end == std::string::npos) end = s->size();
+          const std::string_view op = std::string_view(*s).substr(start, end - start);
+          start = end + 1;
+          if (op.empty()) continue;
+          bool known = false;
+          for (const Choice& c : def.choices)
+            if (c.name == op) bits |= c.value, known = true;
+          if (!known) return fmt::format("op \"{}\" is not one of {}", op, choices_text(def.choices));
+        }
+        return Value(bits);
+      }
+      break;
+  }
+  return std::string(expected(def.kind));
+}
+
+const char* scope_name(Scope scope) {
+  switch (scope) {
+    case Scope::block: return "a block (between begin_block and end_block)";
+    case Scope::model: return "the model (outside a block)";
+    case Scope::training: return "the training settings (outside a block and a tower)";
+  }
+  return "";
+}
+
+// ---- The C trampolines: the host side never throws across the ABI ----------
+ModelBuilder& self(nds_model_builder* b) { return *reinterpret_cast<ModelBuilder*>(b); }
+
+template <class Call>
+nds_status* safely(Call&& call) noexcept {
+  try {
+    return call();
+  } catch (const std::exception& e) {
+    return make_status(NDS_INTERNAL, std::string("ndsearch's model builder failed: ") + e.what());
+  } catch (...) {
+    return make_status(NDS_INTERNAL, "ndsearch's model builder failed");
+  }
+}
+
+nds_status* c_begin_block(nds_model_builder* b, const char* kind, int64_t layers, const nds_provenance* w) {
+  return safely([&] { return self(b).begin_block(kind, layers, provenance_text(w)); });
+}
+nds_status* c_end_block(nds_model_builder* b) { return safely([&] { return self(b).end_block(); }); }
+nds_status* c_begin_submodel(nds_model_builder* b, const char* name, const nds_provenance* w) {
+  return safely([&] { return self(b).begin_submodel(name, provenance_text(w)); });
+}
+nds_status* c_end_submodel(nds_model_builder* b) { return safely([&] { return self(b).end_submodel(); }); }
+nds_status* c_set_int(nds_model_builder* b, const char* key, int64_t v, const nds_provenance* w) {
+  return safely([&] { return self(b).set(key, Value(v), provenance_text(w)); });
+}
+nds_status* c_set_real(nds_model_builder* b, const char* key, double v, const nds_provenance* w) {
+  return safely([&] { return self(b).set(key, Value(v), provenance_text(w)); });
+}
+nds_status* c_set_string(nds_model_builder* b, const char* key, const char* v, size_t size,
+                         const nds_provenance* w) {
+  return safely([&] {
+    return self(b).set(key, Value(std::string(v == nullptr ? "" : v, v == nullptr ? 0 : size)),
+                       provenance_text(w));
+  });
+}
+nds_status* c_set_int_list(nds_model_builder* b, const char* key, const int64_t* v, size_t count,
+                           const nds_provenance* w) {
+  return safely([&] {
+    return self(b).set(key, Value(std::vector<int64_t>(v, v + (v == nullptr ? 0 : count))),
+                       provenance_text(w));
+  });
+}
+nds_status* c_set_unknown(nds_model_builder* b, const char* key, const char* why, const nds_provenance* w) {
+  return safely([&] { return self(b).unknown(key, why, provenance_text(w)); });
+}
+nds_status* c_unknown_field(nds_model_builder* b, const nds_provenance* w) {
+  return safely([&] { return self(b).unknown_field(provenance_text(w)); });
+}
+
+}  // namespace
+
+std::string provenance_text(const nds_provenance* w) {
+  if (w == nullptr) return "(no provenance)";
+  if (NDS_HAS_FIELD(w, nds_provenance, default_of) && w->default_of != nullptr)
+    return fmt::format("default:{}", w->default_of);
+  const std::string file = w->file == nullptr ? "" : w->file;
+  const std::string field = w->field == nullptr ? "" : w->field;
+  std::string text = file;
+  if (!file.empty() && w->line > 0) text = fmt::format("{}:{}", file, w->line);
+  if (!field.empty()) text = text.empty() ? field : fmt::format("{}: {}", text, field);
+  return text.empty() ? "(no provenance)" : text;
+}
+
+ModelBuilder::ModelBuilder(Model& model, std::string parser_id, bool strict)
+    : model_(model), parser_id_(std::move(parser_id)), strict_(strict) {
+  table_ = {sizeof(nds_builder_v1),
+            reinterpret_cast<nds_model_builder*>(this),
+            &c_begin_block,
+            &c_end_block,
+            &c_begin_submodel,
+            &c_end_submodel,
+            &c_set_int,
+            &c_set_real,
+            &c_set_string,
+            &c_set_int_list,
+            &c_set_unknown,
+            &c_unknown_field};
+}
+
+ModelPart& ModelBuilder::part() {
+  return submodel_ < 0 ? model_.main : model_.submodels[static_cast<size_t>(submodel_)];
+}
+
+nds_status* ModelBuilder::refuse(const char* error_id, nds_status_code code, const std::string& message) {
+  last_error_id_ = error_id;
+  nds_status* status = make_status(code, message);
+  last_refusal_ = status;
+  return status;
+}
+
+nds_status* ModelBuilder::set(const char* key_text, const Value& value, const std::string& source) {
+  const std::string key = key_text == nullptr ? "" : key_text;
+  const KeyDef* def = find_key(key);
+  if (def == nullptr) {
+    return refuse("E-PARSE-KEY", NDS_INVALID_ARGUMENT,
+                  fmt::format("{}: parser {} set the key \"{}\", which ndsearch does not know "
+                              "(abi/model-vocabulary.md lists the keys); this is a bug in the parser",
+                              source, parser_id_, key));
+  }
+  const bool in_block = block_ >= 0;
+  if ((def->scope == Scope::block) != in_block || (def->scope == Scope::training && submodel_ >= 0)) {
+    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+                  fmt::format("{}: parser {} set \"{}\", a key of {}, {}; this is a bug in the parser",
+                              source, parser_id_, key, scope_name(def->scope),
+                              in_block ? "inside a block" : (submodel_ >= 0 ? "inside a tower" : "outside any block")));
+  }
+  auto result = checked(*def, value);
+  if (auto* why = std::get_if<std::string>(&result)) {
+    return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
+                  fmt::format("{}: {} = {} is not valid for `{}`: {}", source, key, shown(value), key, *why));
+  }
+  nds_layer_block* block = in_block ? &part().blocks[static_cast<size_t>(block_)].c : nullptr;
+  def->apply(model_, part(), block, std::get<Value>(result));
+  auto& provenance = def->scope == Scope::block   ? part().blocks[static_cast<size_t>(block_)].provenance
+                     : def->scope == Scope::model ? part().provenance
+                                                  : model_.training_provenance;
+  provenance[key] = source;
+  return nullptr;
+}
+
+nds_status* ModelBuilder::begin_block(const char* kind, int64_t layers, const std::string& source) {
+  if (block_ >= 0)
+    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+                  fmt::format("{}: parser {} opened a block inside a block; this is a bug in the parser",
+                              source, parser_id_));
+  const std::string k = kind == nullptr ? "" : kind;
+  nds_block_kind block_kind;
+  if (k == "decoder") block_kind = NDS_BLOCK_DECODER;
+  else if (k == "mtp") block_kind = NDS_BLOCK_MTP;
+  else if (k == "encoder") block_kind = NDS_BLOCK_ENCODER;
+  else
+    return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
+                  fmt::format("{}: block kind \"{}\" is not one of \"decoder\", \"mtp\", \"encoder\"", source, k));
+  if (layers <= 0)
+    return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
+                  fmt::format("{}: a block of {} layers: the number of layers must be at least 1", source, layers));
+  ModelBlock block;
+  block.c = unknown_block(block_kind, layers);
+  block.provenance["layers"] = source;
+  part().blocks.push_back(std::move(block));
+  block_ = static_cast<int>(part().blocks.size()) - 1;
+  return nullptr;
+}
+
+nds_status* ModelBuilder::end_block() {
+  if (block_ < 0)
+    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+                  fmt::format("parser {} closed a block that was not open; this is a bug in the parser", parser_id_));
+  block_ = -1;
+  return nullptr;
+}
+
+nds_status* ModelBuilder::begin_submodel(const char* name, const std::string& source) {
+  if (block_ >= 0 || submodel_ >= 0)
+    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+                  fmt::format("{}: parser {} opened a tower inside a block or a tower; this is a bug in the parser",
+                              source, parser_id_));
+  ModelPart tower;
+  tower.name = name == nullptr ? "" : name;
+  tower.provenance["name"] = source;
+  model_.submodels.push_back(std::move(tower));
+  submodel_ = static_cast<int>(model_.submodels.size()) - 1;
+  return nullptr;
+}
+
+nds_status* ModelBuilder::end_submodel() {
+  if (submodel_ < 0 || block_ >= 0)
+    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+                  fmt::format("parser {} closed a tower that was not open (or inside a block); this is a "
+                              "bug in the parser",
+                              parser_id_));
+  submodel_ = -1;
+  return nullptr;
+}
+
+nds_status* ModelBuilder::unknown(const char* key, const char* why, const std::string& source) {
+  const std::string k = key == nullptr ? "" : key;
+  if (find_key(k) == nullptr)
+    return refuse("E-PARSE-KEY", NDS_INVALID_ARGUMENT,
+                  fmt::format("{}: parser {} marked the key \"{}\" unknown, but ndsearch does not know that "
+                              "key; this is a bug in the parser",
+                              source, parser_id_, k));
+  model_.warnings.push_back(fmt::format("{}: {} cannot be known from the file ({}); it stays unknown",
+                                        source, k, why == nullptr ? "no reason given" : why));
+  return nullptr;
+}
+
+nds_status* ModelBuilder::unknown_field(const std::string& source) {
+  if (strict_)
+    return refuse("E-PARSE-UNKNOWN-FIELD", NDS_INVALID_ARGUMENT,
+                  fmt::format("{}: field not understood by {} (--strict makes this an error); remove it, "
+                              "or drop --strict to list it as a warning",
+                              source, parser_id_));
+  model_.warnings.push_back(fmt::format("{}: field not understood by {}; ignored", source, parser_id_));
+  return nullptr;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/model/model.hpp"
+
+namespace ndsearch {
+
+nds_layer_block unknown_block(nds_block_kind kind, int64_t layers) {
+  nds_layer_block b{};
+  b.struct_size = sizeof(nds_layer_block);
+  b.kind = kind;
+  b.layers = layers;
+  b.hidden_size = b.heads = b.kv_heads = b.head_dim = NDS_UNKNOWN;
+  b.q_lora_rank = b.kv_lora_rank = b.qk_nope_head_dim = b.qk_rope_head_dim = b.v_head_dim = NDS_UNKNOWN;
+  b.attention = b.ffn = b.norm = NDS_UNKNOWN;
+  b.qk_norm = b.grouped_gemm = b.linear_bias = b.qkv_bias = NDS_UNKNOWN;
+  b.ffn_hidden_size = b.experts = b.experts_per_token = b.shared_experts = NDS_UNKNOWN;
+  b.shared_expert_ffn_hidden_size = b.moe_ffn_hidden_size = NDS_UNKNOWN;
+  b.capacity_factor = b.hidden_dropout = b.attention_dropout = NDS_UNKNOWN;
+  return b;
+}
+
+Model::Model() {
+  training.struct_size = sizeof(nds_training);
+  training.seq_len = training.global_batch = NDS_UNKNOWN;
+  training.params_dtype = training.compute_dtype = training.grads_dtype = NDS_DTYPE_UNKNOWN;
+  training.optimizer_dtype = training.master_dtype = NDS_DTYPE_UNKNOWN;
+  training.optimizer = NDS_UNKNOWN;
+  training.optimizer_states = NDS_UNKNOWN;
+  training.recompute_ops = 0;
+  training.overlap = 0;
+  training.device_memory_bytes = NDS_UNKNOWN;
+  training.capabilities = 0;
+  stated.struct_size = sizeof(nds_strategy);
+  for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
+                       &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})
+    *key = NDS_UNKNOWN;
+  stated.recompute = NDS_UNKNOWN;
+  stated.schedule = NDS_UNKNOWN;
+}
+
+int64_t Model::decoder_layers() const {
+  int64_t layers = 0;
+  for (const ModelBlock& b : main.blocks)
+    if (b.c.kind == NDS_BLOCK_DECODER) layers += b.c.layers;
+  return layers;
+}
+
+int64_t Model::mtp_layers() const {
+  int64_t layers = 0;
+  for (const ModelBlock& b : main.blocks)
+    if (b.c.kind == NDS_BLOCK_MTP) layers += b.c.layers;
+  return layers;
+}
+
+const nds_layer_block* Model::first_decoder() const {
+  for (const ModelBlock& b : main.blocks)
+    if (b.c.kind == NDS_BLOCK_DECODER) return &b.c;
+  return nullptr;
+}
+
+const nds_layer_block* Model::first_moe() const {
+  for (const ModelBlock& b : main.blocks)
+    if (b.c.kind == NDS_BLOCK_DECODER && b.c.experts > 0) return &b.c;
+  return nullptr;
+}
+
+namespace {
+nds_model part_view(const ModelPart& part, const std::vector<nds_layer_block>& blocks) {
+  nds_model m{};
+  m.struct_size = sizeof(nds_model);
+  m.name = part.name.c_str();
+  m.blocks = blocks.data();
+  m.block_count = blocks.size();
+  m.block_elem_size = sizeof(nds_layer_block);
+  m.vocab_size = part.vocab_size;
+  m.padded_vocab_size = part.padded_vocab_size;
+  m.tied_embeddings = part.tied_embeddings;
+  m.position_embedding = part.position_embedding;
+  m.max_position_embeddings = part.max_position_embeddings;
+  m.flash_attention = part.flash_attention;
+  m.submodel_elem_size = sizeof(nds_model);
+  return m;
+}
+}  // namespace
+
+const nds_model& Model::view() {
+  main_blocks_.clear();
+  for (const ModelBlock& b : main.blocks) main_blocks_.push_back(b.c);
+  sub_blocks_.assign(submodels.size(), {});
+  sub_views_.clear();
+  for (size_t i = 0; i < submodels.size(); ++i) {
+    for (const ModelBlock& b : submodels[i].blocks) sub_blocks_[i].push_back(b.c);
+    sub_views_.push_back(part_view(submodels[i], sub_blocks_[i]));
+  }
+  training.stated_strategy = &stated;
+  training.stage_layers = stage_layers.data();
+  training.stage_layer_count = stage_layers.size();
+  training.stage_layer_offsets = stage_layer_offsets.data();
+  training.stage_layer_offset_count = stage_layer_offsets.size();
+  training.recompute_layers = recompute_layers.data();
+  training.recompute_layer_count = recompute_layers.size();
+  training.cp_algorithm = cp_algorithm.empty() ? nullptr : cp_algorithm.c_str();
+  view_ = part_view(main, main_blocks_);
+  view_.framework = framework.c_str();
+  view_.training = &training;
+  view_.submodels = sub_views_.data();
+  view_.submodel_count = sub_views_.size();
+  return view_;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// model.hpp: the model IR: what a parser understood of a config, owned by the
+// core, with the provenance of every value, and the plain-data view
+// (nds_model) that compile-once plugins read.
+#pragma once
+
+#include <ndsearch/nds_model.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ndsearch {
+
+struct ModelBlock {
+  nds_layer_block c{};                           // the values; unknown = NDS_UNKNOWN
+  std::map<std::string, std::string> provenance;  // key -> where it came from
+};
+
+// One model: the language model, or a tower beside it (submodels).
+struct ModelPart {
+  std::string name;
+  std::vector<ModelBlock> blocks;
+  int64_t vocab_size = NDS_UNKNOWN;
+  int64_t padded_vocab_size = NDS_UNKNOWN;
+  int32_t tied_embeddings = NDS_UNKNOWN;
+  nds_position_kind position_embedding = NDS_UNKNOWN;
+  int64_t max_position_embeddings = NDS_UNKNOWN;
+  int32_t flash_attention = NDS_UNKNOWN;
+  std::map<std::string, std::string> provenance;  // model keys -> source
+};
+
+class Model {
+ public:
+  Model();
+
+  std::string framework;  // the parser's id
+  std::string file;       // the config it read
+  ModelPart main;
+  std::vector<ModelPart> submodels;
+  nds_training training{};  // pointers are set by view()
+  nds_strategy stated{};
+  std::vector<int64_t> stage_layers, stage_layer_offsets, recompute_layers;
+  std::string cp_algorithm;
+  std::map<std::string, std::string> training_provenance;  // training and stated.* keys
+  std::vector<std::string> warnings;
+
+  // Layers of the language model (decoder blocks), MTP layers.
+  int64_t decoder_layers() const;
+  int64_t mtp_layers() const;
+  // The first decoder block, and the first with routed experts (or nullptr).
+  const nds_layer_block* first_decoder() const;
+  const nds_layer_block* first_moe() const;
+
+  // The plain-data view for plugins, rebuilt on each call; valid until this
+  // Model changes, moves or is copied (call view() again then).
+  const nds_model& view();
+
+ private:
+  std::vector<nds_layer_block> main_blocks_;
+  std::vector<std::vector<nds_layer_block>> sub_blocks_;
+  std::vector<nds_model> sub_views_;
+  nds_model view_{};
+};
+
+// A block with every field NDS_UNKNOWN (enumerations too), struct_size set.
+nds_layer_block unknown_block(nds_block_kind kind, int64_t layers);
+
+}  // namespace ndsearch

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/model/model_json.hpp"
+
+#include "core/model/params.hpp"
+
+namespace ndsearch {
+namespace {
+
+using nlohmann::json;
+
+json known(int64_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); }
+json known_real(double v) { return v < 0 ? json(nullptr) : json(v); }
+json named(const char* name) { return name == nullptr ? json(nullptr) : json(name); }
+json flag(int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v == 1); }
+
+const char* attention_name(nds_attention_kind k) {
+  switch (k) {
+    case NDS_ATTENTION_MHA: return "mha";
+    case NDS_ATTENTION_GQA: return "gqa";
+    case NDS_ATTENTION_MLA: return "mla";
+    default: return nullptr;
+  }
+}
+const char* ffn_name(nds_ffn_kind k) {
+  return k == NDS_FFN_GELU ? "gelu" : k == NDS_FFN_SWIGLU ? "swiglu" : nullptr;
+}
+const char* norm_name(nds_norm_kind k) {
+  return k == NDS_NORM_LAYERNORM ? "layernorm" : k == NDS_NORM_RMSNORM ? "rmsnorm" : nullptr;
+}
+const char* kind_name(nds_block_kind k) {
+  return k == NDS_BLOCK_DECODER ? "decoder" : k == NDS_BLOCK_MTP ? "mtp" : "encoder";
+}
+const char* position_name(nds_position_kind k) {
+  switch (k) {
+    case NDS_POSITION_ROPE: return "rope";
+    case NDS_POSITION_LEARNED: return "learned";
+    case NDS_POSITION_NONE: return "none";
+    default: return nullptr;
+  }
+}
+
+json block_json(const nds_layer_block& b) {
+  return {{"kind", kind_name(b.kind)},
+          {"layers", b.layers},
+          {"hidden_size", known(b.hidden_size)},
+          {"attention", named(attention_name(b.attention))},
+          {"heads", known(b.heads)},
+          {"kv_heads", known(b.kv_heads)},
+          {"head_dim", known(b.head_dim)},
+          {"q_lora_rank", known(b.q_lora_rank)},
+          {"kv_lora_rank", known(b.kv_lora_rank)},
+          {"qk_nope_head_dim", known(b.qk_nope_head_dim)},
+          {"qk_rope_head_dim", known(b.qk_rope_head_dim)},
+          {"v_head_dim", known(b.v_head_dim)},
+          {"qk_norm", flag(b.qk_norm)},
+          {"ffn", named(ffn_name(b.ffn))},
+          {"ffn_hidden_size", known(b.ffn_hidden_size)},
+          {"experts", known(b.experts)},
+          {"experts_per_token", known(b.experts_per_token)},
+          {"shared_experts", known(b.shared_experts)},
+          {"shared_expert_ffn_hidden_size", known(b.shared_expert_ffn_hidden_size)},
+          {"moe_ffn_hidden_size", known(b.moe_ffn_hidden_size)},
+          {"capacity_factor", known_real(b.capacity_factor)},
+          {"grouped_gemm", flag(b.grouped_gemm)},
+          {"norm", named(norm_name(b.norm))},
+          {"linear_bias", flag(b.linear_bias)},
+          {"qkv_bias", flag(b.qkv_bias)},
+          {"hidden_dropout", known_real(b.hidden_dropout)},
+          {"attention_dropout", known_real(b.attention_dropout)}};
+}
+
+// "blocks[1].experts": a block key in the provenance object.
+std::string fmt_block_key(size_t index, const std::string& key) {
+  return "blocks[" + std::to_string(index) + "]." + key;
+}
+
+json stated_json(const nds_strategy& s) {
+  auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
+  return {{"dp", k(s.dp)},     {"tp", k(s.tp)},   {"pp", k(s.pp)},         {"cp", k(s.cp)},
+          {"ep", k(s.ep)},     {"etp", k(s.etp)}, {"vpp", k(s.vpp)},       {"sp", k(s.sp)},
+          {"zero", k(s.zero)}, {"op", k(s.op)},   {"mbs", k(s.mbs)},       {"mbn", k(s.mbn)},
+          {"recompute", named(recompute_name(s.recompute))},
+          {"schedule", named(schedule_name(s.schedule))}};
+}
+
+}  // namespace
+
+const char* dtype_name(nds_dtype dtype) {
+  switch (dtype) {
+    case NDS_DTYPE_NONE: return "none";
+    case NDS_DTYPE_FP32: return "fp32";
+    case NDS_DTYPE_TF32: return "tf32";
+    case NDS_DTYPE_BF16: return "bf16";
+    case NDS_DTYPE_FP16: return "fp16";
+    case NDS_DTYPE_FP8: return "fp8";
+    default: return nullptr;
+  }
+}
+const char* recompute_name(nds_recompute_mode mode) {
+  switch (mode) {
+    case NDS_RECOMPUTE_NONE: return "none";
+    case NDS_RECOMPUTE_SELECTIVE: return "selective";
+    case NDS_RECOMPUTE_FULL: return "full";
+    default: return nullptr;
+  }
+}
+const char* schedule_name(nds_schedule schedule) {
+  switch (schedule) {
+    case NDS_SCHEDULE_1F1B: return "1f1b";
+    case NDS_SCHEDULE_INTERLEAVED: return "interleaved";
+    case NDS_SCHEDULE_GPIPE: return "gpipe";
+    case NDS_SCHEDULE_ZB_V: return "zb-v";
+    default: return nullptr;
+  }
+}
+
+json model_to_json(const Model& m) {
+  const nds_layer_block* first = m.first_decoder();
+  const nds_layer_block* moe = m.first_moe();
+  const nds_layer_block* dense = nullptr;
+  int64_t dense_layers = 0;
+  for (const ModelBlock& b : m.main.blocks) {
+    if (b.c.kind != NDS_BLOCK_DECODER || b.c.experts > 0) continue;
+    dense_layers += b.c.layers;
+    if (dense == nullptr) dense = &b.c;
+  }
+  const nds_layer_block& shape = first != nullptr ? *first : unknown_block(NDS_BLOCK_DECODER, 1);
+  std::string why;
+  const auto params = count_parameters(m, &why);
+  json j = {{"framework", m.framework},
+            {"file", m.file},
+            {"name", m.main.name.empty() ? json(nullptr) : json(m.main.name)},
+            {"layers", m.decoder_layers()},
+            {"hidden_size", known(shape.hidden_size)},
+            {"heads", known(shape.heads)},
+            {"kv_heads", known(shape.kv_heads)},
+            {"head_dim", known(shape.head_dim)},
+            {"attention", named(attention_name(shape.attention))},
+            {"ffn", named(ffn_name(shape.ffn))},
+            {"ffn_hidden_size", dense != nullptr ? known(dense->ffn_hidden_size) : json(0)},
+            {"vocab_size", known(m.main.vocab_size)},
+            {"padded_vocab_size", known(m.main.padded_vocab_size)},
+            {"tied_embeddings", flag(m.main.tied_embeddings)},
+            {"position_embedding", named(position_name(m.main.position_embedding))},
+            {"max_position_embeddings", known(m.main.max_position_embeddings)},
+            {"flash_attention", flag(m.main.flash_attention)},
+            {"seq_len", known(m.training.seq_len)},
+            {"experts", moe != nullptr ? moe->experts : 0},
+            {"experts_per_token", moe != nullptr ? moe->experts_per_token : 0},
+            {"shared_experts", moe != nullptr ? moe->shared_experts : 0},
+            {"moe_ffn_hidden_size", moe != nullptr ? moe->moe_ffn_hidden_size : 0},
+            {"dense_layers", dense_layers},
+            {"mtp_layers", m.mtp_layers()},
+            {"q_lora_rank", known(shape.q_lora_rank)},
+            {"kv_lora_rank", known(shape.kv_lora_rank)},
+            {"params_total", params ? json(params->total) : json(nullptr)},
+            {"params_active", params ? json(params->active) : json(nullptr)},
+            {"params_mtp", params ? json(params->mtp) : json(nullptr)},
+            {"global_batch", known(m.training.global_batch)},
+            {"micro_batch_size", m.stated.mbs == NDS_UNKNOWN ? json(nullptr) : json(m.stated.mbs)},
+            {"stated_strategy", stated_json(m.stated)},
+            {"recompute", named(recompute_name(m.stated.recompute))},
+            {"recompute_layers", m.recompute_layers},
+            {"stage_layers", m.stage_layers},
+            {"stage_layer_offsets", m.stage_layer_offsets},
+            {"cp_algorithm", m.cp_algorithm.empty() ? json(nullptr) : json(m.cp_algorithm)},
+            {"device_memory_bytes", known(m.training.device_memory_bytes)},
+            {"dtypes",
+             {{"params", named(dtype_name(m.training.params_dtype))},
+              {"compute", named(dtype_name(m.training.compute_dtype))},
+              {"grads", named(dtype_name(m.training.grads_dtype))},
+              {"optimizer_states", named(dtype_name(m.training.optimizer_dtype))},
+              {"master_weights", named(dtype_name(m.training.master_dtype))}}},
+            {"optimizer_states", known(m.training.optimizer_states)},
+            {"capabilities",
+             {{"sp_with_cp", (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0},
+              {"needs_pow2_tp", (m.training.capabilities & NDS_NEEDS_POW2_TP) != 0},
+              {"interleave", (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0},
+              {"zero3", (m.training.capabilities & NDS_CAN_ZERO3) != 0},
+              {"expert_tp", (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0}}}};
+  json blocks = json::array();
+  for (const ModelBlock& b : m.main.blocks) blocks.push_back(block_json(b.c));
+  j["blocks"] = blocks;
+  json submodels = json::array();
+  for (size_t i = 0; i < m.submodels.size(); ++i) {
+    const ModelPart& tower = m.submodels[i];
+    json tower_blocks = json::array();
+    int64_t layers = 0;
+    for (const ModelBlock& b : tower.blocks) {
+      tower_blocks.push_back(block_json(b.c));
+      layers += b.c.layers;
+    }
+    submodels.push_back({{"name", tower.name},
+                         {"layers", layers},
+                         {"params", params ? json(params->submodels[i]) : json(nullptr)},
+                         {"blocks", tower_blocks}});
+  }
+  j["submodels"] = submodels;
+  json provenance = json::object();
+  for (const auto& [key, source] : m.main.provenance) provenance[key] = source;
+  for (const auto& [key, source] : m.training_provenance) provenance[key] = source;
+  for (size_t i = 0; i < m.main.blocks.size(); ++i)
+    for (const auto& [key, source] : m.main.blocks[i].provenance)
+      provenance[fmt_block_key(i, key)] = source;
+  j["provenance"] = provenance;
+  json warnings = m.warnings;
+  if (!params) warnings.push_back("parameter counts are null: " + why);
+  j["warnings"] = warnings;
+  return j;
+}
+
+}  // namespace ndsearch

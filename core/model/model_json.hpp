@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// model_json.hpp: what `ndsearch model` prints: the model as understood, its
+// parameter counts, every value's provenance and the warnings (docs/cli.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/model.hpp"
+
+namespace ndsearch {
+
+nlohmann::json model_to_json(const Model& model);
+
+// The names the JSON uses for enumerations ("bf16", "swiglu", "interleaved"...).
+const char* dtype_name(nds_dtype dtype);
+const char* recompute_name(nds_recompute_mode mode);
+const char* schedule_name(nds_schedule schedule);
+
+}  // namespace ndsearch

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/model/parse_config.hpp"
+
+#include <fmt/format.h>
+
+#include "core/model/builder.hpp"
+#include "core/model/finalize.hpp"
+#include "core/plugins/status.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string parser_names(const PluginRegistry& registry) {
+  std::string names;
+  for (const auto& p : registry.plugins()) {
+    if (p->interfaces.parser == nullptr) continue;
+    names += (names.empty() ? "" : ", ") + p->id;
+    if (const char* const* alias = p->interfaces.parser->aliases)
+      for (; *alias != nullptr; ++alias) names += fmt::format(" ({})", *alias);
+  }
+  return names.empty() ? "none (no parser plugin is loaded)" : names;
+}
+
+const LoadedPlugin& chosen_parser(const PluginRegistry& registry, const fs::path& config,
+                                  const std::string& framework) {
+  if (!framework.empty()) {
+    for (const auto& p : registry.plugins()) {
+      if (p->interfaces.parser == nullptr) continue;
+      if (p->id == framework) return *p;
+      if (const char* const* alias = p->interfaces.parser->aliases)
+        for (; *alias != nullptr; ++alias)
+          if (framework == *alias) return *p;
+    }
+    throw UserError("E-PARSE-FRAMEWORK",
+                    fmt::format("-f {}: no loaded parser has this name; known: {}", framework,
+                                parser_names(registry)));
+  }
+  const LoadedPlugin* best = nullptr;
+  double best_confidence = 0;
+  for (const auto& p : registry.plugins()) {  // load order is id order within a directory
+    if (p->interfaces.parser == nullptr) continue;
+    double confidence = 0;
+    StatusPtr failure(p->interfaces.parser->probe(config.c_str(), &confidence));
+    if (failure) continue;  // a parser that cannot probe does not claim the file
+    if (confidence > best_confidence || (confidence == best_confidence && best != nullptr && confidence > 0 && p->id < best->id)) {
+      best = p.get();
+      best_confidence = confidence;
+    }
+  }
+  if (best == nullptr) {
+    throw UserError("E-PARSE-FORMAT",
+                    fmt::format("{}: no parser recognises this file; name its framework with -f, one "
+                                "of: {}",
+                                config.string(), parser_names(registry)));
+  }
+  return *best;
+}
+
+std::string error_id_for(nds_status_code code) {
+  switch (code) {
+    case NDS_NOT_FOUND: return "E-PARSE-FILE";
+    case NDS_UNSUPPORTED: return "E-PARSE-UNSUPPORTED";
+    case NDS_INVALID_ARGUMENT:
+    case NDS_OUT_OF_RANGE: return "E-PARSE-FIELD";
+    default: return "E-PARSE-FAILED";
+  }
+}
+
+void apply_overrides(Model& model, const TrainingOverrides& o) {
+  auto note = [&](std::map<std::string, std::string>& provenance, const std::string& key, const std::string& flag) {
+    auto it = provenance.find(key);
+    provenance[key] = it == provenance.end() ? flag : fmt::format("{} (overrides {})", flag, it->second);
+  };
+  if (o.seq_len) {
+    model.training.seq_len = *o.seq_len;
+    note(model.training_provenance, "seq_len", "--seq-len");
+  }
+  if (o.global_batch) {
+    model.training.global_batch = *o.global_batch;
+    note(model.training_provenance, "global_batch", "-b");
+  }
+  if (o.micro_batch_size) {
+    model.stated.mbs = static_cast<int32_t>(*o.micro_batch_size);
+    note(model.training_provenance, "stated.mbs", "--mbs");
+  }
+  if (o.vocab_size) {
+    model.main.vocab_size = *o.vocab_size;
+    note(model.main.provenance, "vocab_size", "--vocab-size");
+  }
+  if (o.dtype) {
+    static const std::pair<const char*, nds_dtype> kDtypes[] = {
+        {"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32}, {"bf16", NDS_DTYPE_BF16},
+        {"fp16", NDS_DTYPE_FP16}, {"fp8", NDS_DTYPE_FP8}};
+    bool known = false;
+    for (const auto& [name, dtype] : kDtypes) {
+      if (*o.dtype != name) continue;
+      known = true;
+      model.training.params_dtype = model.training.compute_dtype = dtype;
+    }
+    if (!known)
+      throw UserError("E-USAGE", fmt::format("--dtype {}: expected fp32, tf32, bf16, fp16 or fp8", *o.dtype));
+    note(model.training_provenance, "params_dtype", "--dtype");
+    note(model.training_provenance, "compute_dtype", "--dtype");
+  }
+}
+
+}  // namespace
+
+Model parse_config(const PluginRegistry& registry, const fs::path& config, const ParseOptions& options) {
+  std::error_code ec;
+  if (!fs::is_regular_file(config, ec)) {
+    throw UserError("E-PARSE-FILE",
+                    fmt::format("{}: no such file; give the path of a model config (a training YAML, "
+                                "launch script, TOML or config.json)",
+                                config.string()));
+  }
+  const LoadedPlugin& parser = chosen_parser(registry, config, options.framework);
+  Model model;
+  model.framework = parser.id;
+  model.file = config.string();
+  ModelBuilder builder(model, parser.id, options.strict);
+  StatusPtr failure(parser.interfaces.parser->parse(config.c_str(), &builder.table()));
+  if (failure) {
+    const std::string id = failure.get() == builder.last_refusal() ? builder.last_error_id()
+                                                                   : error_id_for(failure->code);
+    throw UserError(id, failure->message);
+  }
+  apply_overrides(model, options.overrides);
+  finalize_model(model);
+  return model;
+}
+
+}  // namespace ndsearch

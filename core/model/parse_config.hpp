@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// parse_config.hpp: from a config file to a checked Model: choose the parser
+// (-f, else the best probe), run it through the builder, apply the training
+// settings given on the command line, finalize.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/model/model.hpp"
+#include "core/plugins/registry.hpp"
+
+namespace ndsearch {
+
+// Training settings from the command line; they override the config's and
+// the provenance says so (DESIGN §8.5).
+struct TrainingOverrides {
+  std::optional<int64_t> seq_len;       // --seq-len
+  std::optional<int64_t> global_batch;  // -b / --global-batch
+  std::optional<int64_t> micro_batch_size;  // --mbs
+  std::optional<int64_t> vocab_size;    // --vocab-size
+  std::optional<std::string> dtype;     // --dtype: params and compute dtype
+};
+
+struct ParseOptions {
+  std::string framework;  // -f: a parser id or alias; empty: the best probe
+  bool strict = false;    // --strict: unknown fields are errors
+  TrainingOverrides overrides;
+};
+
+// Throws UserError: E-PARSE-FILE (no such file), E-PARSE-FRAMEWORK (unknown
+// -f), E-PARSE-FORMAT (no parser recognises the file), the builder's or the
+// parser's error (E-PARSE-FIELD, E-PARSE-VALUE, E-PARSE-UNKNOWN-FIELD, ...),
+// E-PARSE-NO-MODEL, E-MODEL-SHAPE.
+Model parse_config(const PluginRegistry& registry, const std::filesystem::path& config,
+                   const ParseOptions& options);
+
+}  // namespace ndsearch

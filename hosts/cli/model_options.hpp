@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// model_options.hpp: the flags every verb that reads a config shares: the
+// config, -f, --strict and the training settings that override it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "core/model/parse_config.hpp"
+
+namespace ndsearch::cli {
+
+struct ModelFlags {
+  std::string config;
+  ParseOptions parse;
+};
+
+// Adds CONFIG, -f, --strict, --seq-len, -b/--global-batch, --mbs, --dtype and
+// --vocab-size to `verb`.
+void add_model_flags(CLI::App& verb, ModelFlags& flags);
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// hf_config_json.cpp: the `hf-config-json` parser: a Hugging Face model's
+// config.json (Llama, Qwen2/2.5/3, Qwen3-MoE, Mixtral, DeepSeek-V3, GPT-2 and
+// the VL models' text and vision configs). It states the model only: the
+// training settings take ndsearch's defaults (DESIGN §8.5) with provenance
+// default:ndsearch; --seq-len and -b give the rest.
+#include <ndsearch/sdk/parser.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "plugins/common/parsing/hf_config.hpp"
+#include "plugins/common/parsing/json_lines.hpp"
+
+namespace {
+
+using nlohmann::json;
+using ndsearch::sdk::Builder;
+using ndsearch::sdk::Where;
+
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+int64_t line_of(const std::string& key, const void* context) {
+  const auto& lines = *static_cast<const std::map<std::string, int64_t>*>(context);
+  auto it = lines.find(key);
+  return it == lines.end() ? NDS_UNKNOWN : it->second;
+}
+
+// DESIGN §8.5: what an HF config cannot say about training.
+void training_defaults(Builder& b) {
+  const Where d{"", NDS_UNKNOWN, "", "ndsearch"};
+  b.set_string("params_dtype", "bf16", d);
+  b.set_string("compute_dtype", "bf16", d);
+  b.set_string("grads_dtype", "fp32", d);
+  b.set_string("master_dtype", "fp32", d);
+  b.set_string("optimizer", "adam", d);
+  b.set("optimizer_states", 2, d);
+  b.set_string("optimizer_dtype", "fp32", d);
+  b.set("stated.zero", 1, d);
+  b.set("flash_attention", 1, d);
+}
+
+class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
+ public:
+  HfConfigJson() : ParserPlugin("Hugging Face config.json", kAliases) {}
+
+  double probe(const std::string& path) override {
+    if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return 0;
+    auto text = read_text(path);
+    if (!text) return 0;
+    const json config = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    // A .json that does not parse may still be a broken config.json: claim it
+    // weakly, so that parse can say where the JSON breaks.
+    if (config.is_discarded()) return 0.2;
+    if (!ndsearch::plugins::looks_like_hf_model(config)) return 0;
+    const bool named = path.size() >= 11 && path.compare(path.size() - 11, 11, "config.json") == 0;
+    return named ? 1.0 : 0.9;
+  }
+
+  void parse(const std::string& path, Builder& b) override {
+    auto text = read_text(path);
+    if (!text) throw ndsearch::sdk::Error(NDS_NOT_FOUND, path + ": cannot be read");
+    json config;
+    try {
+      config = json::parse(*text);
+    } catch (const json::parse_error& e) {
+      const auto [line, column] = ndsearch::plugins::line_and_column(*text, e.byte == 0 ? 0 : e.byte - 1);
+      throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
+                                 path + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                                     ": not valid JSON (" + e.what() + "); fix the file or give its framework with -f");
+    }
+    const std::map<std::string, int64_t> lines = ndsearch::plugins::json_key_lines(*text);
+    ndsearch::plugins::HfSource source{path, "", &line_of, &lines};
+    ndsearch::plugins::read_hf_model(config, source, b);
+    training_defaults(b);
+  }
+
+ private:
+  static constexpr const char* kAliases[] = {"hf", "huggingface", nullptr};
+};
+
+}  // namespace
+
+NDS_SDK_MODULE(HfConfigJson, "hf-config-json", "1.0.0", "Hugging Face config.json (model shapes only)")
