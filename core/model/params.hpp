@@ -6,26 +6,14 @@
 #include <string>
 #include <vector>
 
+#include <ndsearch/sdk/model_math.hpp>
+
 #include "core/model/model.hpp"
 
 namespace ndsearch {
 
-// One layer's parameters, by part (counts, not bytes).
-struct LayerParameters {
-  double attention = 0;       // projections (+ MLA's compression norms, QK norms, biases)
-  double norms = 0;           // the layer's two norms
-  double dense_mlp = 0;       // a dense FFN
-  double router = 0;          // MoE gate
-  double routed_experts = 0;  // all routed experts
-  double routed_active = 0;   // experts_per_token of them
-  double shared_experts = 0;
-
-  double total() const { return attention + norms + dense_mlp + router + routed_experts + shared_experts; }
-  double active() const { return attention + norms + dense_mlp + router + routed_active + shared_experts; }
-};
-
-// Needs the block finalized (finalize.hpp).
-LayerParameters layer_parameters(const nds_layer_block& block);
+using sdk::LayerParameters;
+using sdk::layer_parameters;
 
 struct ParameterCounts {
   double total = 0;   // embedding, output head (once if tied), final norm, every decoder layer

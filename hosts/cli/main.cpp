@@ -10,6 +10,7 @@
 
 #include "core/support/logging.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/hardware_verb.hpp"
 #include "hosts/cli/model_verb.hpp"
 #include "hosts/cli/plugin_options.hpp"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   cli::add_plugin_flags(app, plugin_flags);
 
   std::function<int()> run;
+  cli::add_eval_verb(app, plugin_flags, run);
   cli::add_model_verb(app, plugin_flags, run);
   cli::add_hardware_verb(app, plugin_flags, run);
   cli::add_plugins_verb(app, plugin_flags, run);

@@ -26,7 +26,7 @@ PluginSearch plugin_search(const PluginFlags& flags) {
     for (auto& directory : split_path_list(list)) search.directories.push_back(std::move(directory));
   if (const char* env = std::getenv("NDS_PLUGIN_PATH")) search.environment_path = env;
   search.install_dir = default_plugin_dir();
-  auto options = std::make_shared<PluginOptions>();
+  auto options = std::make_shared<PluginOptions>(flags.verb_options);
   if (!flags.device_file.empty())
     (*options)["device-file"] = std::filesystem::absolute(flags.device_file).string();
   if (const char* env = std::getenv("NDS_DEVICE_PATH")) (*options)["device-path"] = env;

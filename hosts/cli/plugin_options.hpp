@@ -16,6 +16,7 @@ struct PluginFlags {
   std::vector<std::string> plugin_files;  // --plugin FILE, repeatable
   std::string device_file;                // --device-file FILE (toml-device)
   int verbosity = 1;                      // -v (DESIGN §8.8)
+  PluginOptions verb_options;             // options a verb adds ("swap-optimizer", ...)
 };
 
 // Adds --plugin-path, --plugin and --device-file to `app`.

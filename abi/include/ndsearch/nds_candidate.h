@@ -14,9 +14,10 @@ extern "C" {
 /* ---- Candidate ------------------------------------------------------------------
  * Written by the core, read by plugins during one evaluate call (the pointers
  * are valid during that call only). Chunk arrays hold pp·vpp entries indexed
- * [rank·vpp + chunk]; chunk c of rank r is virtual stage c·pp + r (Megatron's
- * interleaving), so rank 0 chunk 0 holds the embedding and rank pp-1 chunk
- * vpp-1 the output head and the MTP layers. */
+ * [rank·vpp + chunk]. Chunk c of rank r is virtual stage c·pp + r (Megatron's
+ * interleaving); under zb-v (vpp 2) chunk 1 of rank r is virtual stage
+ * 2·pp-1-r (the V shape). The chunk holding layer 0 holds the embedding, the
+ * one holding the last layer the output head and the MTP layers. */
 typedef struct nds_candidate {
   size_t struct_size;
   /* Every key resolved (none is NDS_UNKNOWN); pp and vpp size the arrays. */

@@ -47,6 +47,10 @@ void training_defaults(Builder& b) {
   b.set_string("optimizer_dtype", "fp32", d);
   b.set("stated.zero", 1, d);
   b.set("flash_attention", 1, d);
+  // No trainer named: assume one that can do what Megatron-LM can.
+  for (const char* can : {"capabilities.sp_with_cp", "capabilities.interleave", "capabilities.zero3",
+                          "capabilities.expert_tp"})
+    b.set(can, 1, d);
 }
 
 class HfConfigJson final : public ndsearch::sdk::ParserPlugin {

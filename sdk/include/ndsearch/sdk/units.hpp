@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "plugins/common/parsing/memory_size.hpp"
+// units.hpp: sizes written by people ("58GB", "512MB", "64GiB") in bytes, read
+// the way the frameworks and ndsearch read them (DESIGN §8.5): GB and GiB are
+// 2^30 bytes, MB and MiB 2^20, KB and KiB 2^10, TB and TiB 2^40.
+#ifndef NDSEARCH_SDK_UNITS_HPP_INCLUDED
+#define NDSEARCH_SDK_UNITS_HPP_INCLUDED
 
-#include <cctype>
-#include <cmath>
-#include <cstdlib>
+#include <cctype>    // std::isdigit, std::isspace, std::tolower
+#include <cmath>     // std::llround
+#include <cstdint>
+#include <cstdlib>   // std::strtod
+#include <optional>
 #include <string>
+#include <string_view>
 
-namespace ndsearch::plugins {
+namespace ndsearch::sdk {
 
-std::optional<int64_t> memory_size_bytes(std::string_view text) {
+// nullopt when `text` is not a number followed by one of those units (spaces
+// and case are ignored: "58 gb" is 58 GiB).
+inline std::optional<int64_t> memory_size_bytes(std::string_view text) {
   std::string s;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -26,4 +35,6 @@ std::optional<int64_t> memory_size_bytes(std::string_view text) {
   return static_cast<int64_t>(std::llround(number * scale));
 }
 
-}  // namespace ndsearch::plugins
+}  // namespace ndsearch::sdk
+
+#endif  // NDSEARCH_SDK_UNITS_HPP_INCLUDED

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/strategy/placement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+
+uint32_t Placement::virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t chunk) {
+  const auto pp = static_cast<uint32_t>(s.pp);
+  if (s.schedule == NDS_SCHEDULE_ZB_V && chunk == 1) return 2 * pp - 1 - rank;
+  return chunk * pp + rank;
+}
+
+nds_candidate Placement::candidate() const {
+  return {sizeof(nds_candidate), &strategy, chunk_layers.data(), chunk_first_layer.data(),
+          chunk_recomputed_layers.data(), in_flight.data()};
+}
+
+std::vector<uint32_t> default_split(uint32_t layers, uint32_t pp, uint32_t vpp) {
+  // offset[chunk][stage], as the reference's balancing adapter builds it.
+  std::vector<std::vector<int64_t>> offset(vpp, std::vector<int64_t>(pp, 0));
+  const uint32_t chunks = pp * vpp;
+  int64_t rest = layers % chunks;
+  if (vpp > 1) {
+    for (int64_t row = static_cast<int64_t>(vpp) - 2; row >= 0 && rest > 0; --row)
+      for (int64_t col = static_cast<int64_t>(pp) - 2; col >= 0 && rest > 0; --col, --rest)
+        offset[static_cast<size_t>(row)][static_cast<size_t>(col)] = 1;
+    if (offset[0][0] == 1) {
+      offset[0][0] = 0;
+      offset[vpp - 1][pp - 1] += 1;
+    }
+  }
+  // make_valid: bring the sum to L % (p·v), smallest entries first (largest
+  // first when over), in row-major order.
+  std::vector<int64_t> flat;
+  for (const auto& row : offset) flat.insert(flat.end(), row.begin(), row.end());
+  int64_t delta = static_cast<int64_t>(layers % chunks) - std::accumulate(flat.begin(), flat.end(), int64_t{0});
+  while (delta != 0) {
+    auto it = delta > 0 ? std::min_element(flat.begin(), flat.end()) : std::max_element(flat.begin(), flat.end());
+    *it += delta > 0 ? 1 : -1;
+    delta += delta > 0 ? -1 : 1;
+  }
+  const uint32_t per = layers / chunks;
+  std::vector<uint32_t> split(chunks);
+  for (uint32_t chunk = 0; chunk < vpp; ++chunk)
+    for (uint32_t stage = 0; stage < pp; ++stage)
+      split[chunk * pp + stage] = per + static_cast<uint32_t>(flat[chunk * pp + stage]);
+  return split;
+}
+
+std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s) {
+  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp), m = static_cast<uint32_t>(s.mbn);
+  std::vector<uint32_t> held(static_cast<size_t>(p) * v, 0);
+  for (uint32_t r = 0; r < p; ++r) {
+    uint32_t* rank = &held[static_cast<size_t>(r) * v];
+    switch (s.schedule) {
+      case NDS_SCHEDULE_GPIPE:
+        for (uint32_t c = 0; c < v; ++c) rank[c] = m;  // every forward before any backward
+        break;
+      case NDS_SCHEDULE_INTERLEAVED: {
+        // Megatron's interleaved warm-up runs (p - r - 1)·2 + (v - 1)·p forward
+        // chunk steps, then one more at the peak; step k runs chunk (k / p) mod v.
+        const uint32_t steps = std::min((p - r - 1) * 2 + (v - 1) * p + 1, m * v);
+        for (uint32_t k = 0; k < steps; ++k) rank[(k / p) % v] += 1;
+        for (uint32_t c = 0; c < v; ++c) rank[c] = std::min(rank[c], m);
+        break;
+      }
+      case NDS_SCHEDULE_ZB_V:
+        // ZB-V (Qi et al. 2024) as the reference prices it (§5.7): the first
+        // chunk holds 2·min(p, m) - 1 - r micro-batches, the second r; at least one.
+        rank[0] = std::max<uint32_t>(1, 2 * std::min(p, m) - 1 - r);
+        rank[1] = std::max<uint32_t>(1, r);
+        break;
+      default:  // 1F1B: stage r holds min(p - r, m) (DESIGN §8.6)
+        for (uint32_t c = 0; c < v; ++c) rank[c] = std::min(p - r, m);
+        break;
+    }
+  }
+  return held;
+}
+
+Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config) {
+  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
+  const auto layers = static_cast<uint32_t>(model.decoder_layers());
+  std::vector<uint32_t> split;  // [virtual stage]
+  if (layers_from_config && !model.stage_layers.empty()) {
+    if (model.stage_layers.size() != static_cast<size_t>(p) * v) {
+      throw UserError("E-PLACEMENT",
+                      fmt::format("--layers-from-config: the config states {} per-stage layer counts, but pp·vpp = "
+                                  "{}; drop the flag or use the config's pp and vpp",
+                                  model.stage_layers.size(), p * v));
+    }
+    for (int64_t n : model.stage_layers) split.push_back(static_cast<uint32_t>(n));
+  } else if (layers_from_config && !model.stage_layer_offsets.empty()) {
+    if (model.stage_layer_offsets.size() != static_cast<size_t>(p) * v) {
+      throw UserError("E-PLACEMENT",
+                      fmt::format("--layers-from-config: the config states {} stage offsets, but pp·vpp = {}; drop "
+                                  "the flag or use the config's pp and vpp",
+                                  model.stage_layer_offsets.size(), p * v));
+    }
+    const int64_t per = layers / (p * v);
+    for (int64_t offset : model.stage_layer_offsets) {
+      if (per + offset < 0) throw UserError("E-PLACEMENT", fmt::format("a stage offset of {} leaves a stage fewer than 0 layers", offset));
+      split.push_back(static_cast<uint32_t>(per + offset));
+    }
+  } else {
+    split = default_split(layers, p, v);
+  }
+  const uint32_t placed = std::accumulate(split.begin(), split.end(), 0u);
+  if (placed != layers) {
+    throw UserError("E-PLACEMENT", fmt::format("--layers-from-config: the config's split places {} layers, but the "
+                                               "model has {}; fix the config's stage layers or offsets",
+                                               placed, layers));
+  }
+  Placement out;
+  out.strategy = s;
+  const size_t chunks = static_cast<size_t>(p) * v;
+  out.chunk_layers.resize(chunks);
+  out.chunk_first_layer.resize(chunks);
+  out.chunk_recomputed_layers.resize(chunks);
+  std::vector<uint32_t> first_of_virtual(chunks, 0);
+  for (size_t vs = 1; vs < chunks; ++vs) first_of_virtual[vs] = first_of_virtual[vs - 1] + split[vs - 1];
+  // Recomputed layers per stage as the config states them (spread over the
+  // chunks: f / v each, the first f % v chunks one more), else all of them.
+  const bool stated_counts = s.recompute != NDS_RECOMPUTE_NONE && model.recompute_layers.size() == p;
+  for (uint32_t r = 0; r < p; ++r) {
+    for (uint32_t c = 0; c < v; ++c) {
+      const size_t i = static_cast<size_t>(r) * v + c;
+      const uint32_t vs = Placement::virtual_stage(s, r, c);
+      out.chunk_layers[i] = split[vs];
+      out.chunk_first_layer[i] = first_of_virtual[vs];
+      uint32_t recomputed = s.recompute == NDS_RECOMPUTE_NONE ? 0 : split[vs];
+      if (stated_counts) {
+        const auto f = static_cast<uint32_t>(model.recompute_layers[r]);
+        recomputed = std::min(split[vs], f / v + (c < f % v ? 1u : 0u));
+      }
+      out.chunk_recomputed_layers[i] = recomputed;
+    }
+  }
+  out.in_flight = micro_batches_in_flight(s);
+  return out;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/strategy/strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+#include "core/model/model_json.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace {
+
+constexpr int32_t U = NDS_UNKNOWN;
+
+struct IntKey {
+  std::string_view name;
+  int32_t nds_strategy::*field;
+};
+constexpr IntKey kIntKeys[] = {{"dp", &nds_strategy::dp},     {"tp", &nds_strategy::tp},
+                               {"pp", &nds_strategy::pp},     {"cp", &nds_strategy::cp},
+                               {"ep", &nds_strategy::ep},     {"etp", &nds_strategy::etp},
+                               {"vpp", &nds_strategy::vpp},   {"sp", &nds_strategy::sp},
+                               {"zero", &nds_strategy::zero}, {"op", &nds_strategy::op},
+                               {"mbs", &nds_strategy::mbs},   {"mbn", &nds_strategy::mbn}};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+[[noreturn]] void bad(const std::string& what) {
+  throw UserError("E-STRATEGY",
+                  fmt::format("--strategy: {}; write keys of DESIGN §8.1 as \"dp=8,tp=4,pp=4,mbs=1\" "
+                              "(dp tp pp cp ep etp vpp sp zero op mbs mbn recompute schedule; MP = tp, "
+                              "MB = mbn)",
+                              what));
+}
+
+}  // namespace
+
+nds_strategy unset_strategy() {
+  nds_strategy s{};
+  s.struct_size = sizeof(nds_strategy);
+  for (const IntKey& k : kIntKeys) s.*k.field = U;
+  s.recompute = U;
+  s.schedule = U;
+  return s;
+}
+
+nds_strategy parse_strategy(std::string_view text) {
+  nds_strategy s = unset_strategy();
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) bad(fmt::format("\"{}\" has no value", item));
+    std::string key = lower(item.substr(0, eq));
+    const std::string value = lower(item.substr(eq + 1));
+    if (key == "mp") key = "tp";
+    if (key == "mb") key = "mbn";
+    if (key == "recompute") {
+      const std::pair<const char*, nds_recompute_mode> modes[] = {
+          {"none", NDS_RECOMPUTE_NONE}, {"selective", NDS_RECOMPUTE_SELECTIVE}, {"full", NDS_RECOMPUTE_FULL}};
+      bool known = false;
+      for (auto [name, mode] : modes)
+        if (value == name) s.recompute = mode, known = true;
+      if (!known) bad(fmt::format("recompute={} is not none, selective or full", value));
+      continue;
+    }
+    if (key == "schedule") {
+      const std::pair<const char*, nds_schedule> schedules[] = {{"1f1b", NDS_SCHEDULE_1F1B},
+                                                                {"interleaved", NDS_SCHEDULE_INTERLEAVED},
+                                                                {"gpipe", NDS_SCHEDULE_GPIPE},
+                                                                {"zb-v", NDS_SCHEDULE_ZB_V}};
+      bool known = false;
+      for (auto [name, schedule] : schedules)
+        if (value == name) s.schedule = schedule, known = true;
+      if (!known) bad(fmt::format("schedule={} is not 1f1b, interleaved, gpipe or zb-v", value));
+      continue;
+    }
+    auto it = std::find_if(std::begin(kIntKeys), std::end(kIntKeys), [&](const IntKey& k) { return k.name == key; });
+    if (it == std::end(kIntKeys)) bad(fmt::format("unknown key \"{}\"", key));
+    int64_t number = -1;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+    if (ec != std::errc() || ptr != value.data() + value.size() || number < 0 || number > (1 << 24))
+      bad(fmt::format("{}={} is not a whole number", key, value));
+    const bool zero_ok = key == "sp" || key == "zero";
+    if (number == 0 && !zero_ok) bad(fmt::format("{}=0: a degree is at least 1", key));
+    s.*it->field = static_cast<int32_t>(number);
+  }
+  return s;
+}
+
+nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uint64_t devices,
+                              int64_t global_batch, StrategySources* sources) {
+  nds_strategy s = given;
+  const nds_strategy& stated = model.stated;
+  auto source = [&](const char* key, const std::string& where) {
+    if (sources != nullptr) (*sources)[key] = where;
+  };
+  for (const IntKey& k : kIntKeys)
+    if (s.*k.field != U) source(std::string(k.name).c_str(), "--strategy");
+  auto take = [&](int32_t nds_strategy::*field, const char* key, int32_t fallback, const std::string& why) {
+    if (s.*field != U) return;
+    if (stated.*field != U) {
+      s.*field = stated.*field;
+      source(key, "config");
+    } else {
+      s.*field = fallback;
+      source(key, why);
+    }
+  };
+  take(&nds_strategy::tp, "tp", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::pp, "pp", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::cp, "cp", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::ep, "ep", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::etp, "etp", s.tp, "default: tp (DESIGN §8.1)");
+  take(&nds_strategy::vpp, "vpp", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1 (DESIGN §8.1)");
+  take(&nds_strategy::zero, "zero", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::mbs, "mbs", 1, "default (DESIGN §8.1)");
+  if (s.dp == U) {
+    const uint64_t model_parallel = static_cast<uint64_t>(s.tp) * s.pp * s.cp;
+    if (devices > 0 && devices % model_parallel == 0) {
+      s.dp = static_cast<int32_t>(devices / model_parallel);
+      source("dp", "derived: devices / (tp·pp·cp)");
+    } else {
+      take(&nds_strategy::dp, "dp", U, "unknown: -d does not divide by tp·pp·cp");
+    }
+  }
+  take(&nds_strategy::op, "op", s.dp == U ? U : s.dp * s.cp, "default: dp·cp (DESIGN §8.1)");
+  if (s.mbn == U) {
+    if (global_batch != NDS_UNKNOWN && s.dp != U && global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0) {
+      s.mbn = static_cast<int32_t>(global_batch / (static_cast<int64_t>(s.dp) * s.mbs));
+      source("mbn", "derived: global batch / (dp·mbs)");
+    } else {
+      take(&nds_strategy::mbn, "mbn", U, "unknown: the global batch does not divide by dp·mbs");
+    }
+  }
+  if (s.recompute == U) {
+    s.recompute = stated.recompute != U ? stated.recompute : NDS_RECOMPUTE_NONE;
+    source("recompute", stated.recompute != U ? "config" : "default (DESIGN §8.1)");
+  } else {
+    source("recompute", "--strategy");
+  }
+  if (s.schedule == U) {
+    const bool stated_fits = stated.schedule != U && (s.vpp > 1) == (stated.schedule == NDS_SCHEDULE_INTERLEAVED);
+    s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
+    source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b (DESIGN §8.1)");
+  } else {
+    source("schedule", "--strategy");
+  }
+  return s;
+}
+
+std::string strategy_text(const nds_strategy& s) {
+  std::string text;
+  for (const IntKey& k : kIntKeys)
+    text += fmt::format("{}{}={}", text.empty() ? "" : ",", k.name,
+                        s.*k.field == U ? std::string("?") : std::to_string(s.*k.field));
+  const char* recompute = recompute_name(s.recompute);
+  const char* schedule = schedule_name(s.schedule);
+  return text + fmt::format(",recompute={},schedule={}", recompute ? recompute : "?", schedule ? schedule : "?");
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// strategy.hpp: the strategy keys of DESIGN §8.1: read from a --strategy
+// string, and resolved against the config's stated strategy, the device count
+// and the global batch.
+#pragma once
+
+#include <ndsearch/nds_model.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/model/model.hpp"
+
+namespace ndsearch {
+
+// A strategy whose unset keys are NDS_UNKNOWN (enumerations too).
+nds_strategy unset_strategy();
+
+// "dp=8,tp=4,pp=4,recompute=full" (also `MP` for tp, `MB` for mbn, any case).
+// Throws UserError E-STRATEGY naming the key or value and the accepted ones.
+nds_strategy parse_strategy(std::string_view text);
+
+// Where each resolved key came from: "--strategy", "config", "derived: ...",
+// "default (DESIGN §8.1)".
+using StrategySources = std::map<std::string, std::string>;
+
+// Fills every key: --strategy first; then for dp the device count
+// (devices / (tp·pp·cp)) and for mbn the global batch (gb / (dp·mbs)) when
+// they are known, as the command line states them for this run; then the
+// config's stated value; then the defaults of DESIGN §8.1. `devices` 0 and
+// `global_batch` NDS_UNKNOWN mean unknown. A key that cannot be resolved
+// (dp without devices, say) stays NDS_UNKNOWN and the checks refuse it.
+nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uint64_t devices,
+                              int64_t global_batch, StrategySources* sources = nullptr);
+
+// "dp=2,tp=8,pp=4,cp=1,ep=1,etp=8,vpp=1,sp=1,zero=1,op=2,mbs=1,mbn=32,recompute=full,schedule=1f1b"
+std::string strategy_text(const nds_strategy& s);
+
+}  // namespace ndsearch

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/eval_verb.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/hardware/machine.hpp"
+#include "core/memory/budget.hpp"
+#include "core/memory/memory_evaluator.hpp"
+#include "core/model/model_json.hpp"
+#include "core/strategy/checks.hpp"
+#include "core/strategy/placement.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/user_error.hpp"
+#include "hosts/cli/model_options.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+using nlohmann::json;
+constexpr int kSchemaVersion = 1;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct EvalArgs {
+  ModelFlags model;
+  std::string device;
+  uint64_t devices = 0;
+  std::string strategy;
+  std::optional<std::string> max_memory, reserve_mem;
+  bool layers_from_config = false;
+  bool swap_optimizer = false;
+  std::string format = "table";
+};
+
+json strategy_json(const nds_strategy& s) {
+  auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
+  return {{"dp", k(s.dp)},     {"tp", k(s.tp)},   {"pp", k(s.pp)},   {"cp", k(s.cp)},   {"ep", k(s.ep)},
+          {"etp", k(s.etp)},   {"vpp", k(s.vpp)}, {"sp", k(s.sp)},   {"zero", k(s.zero)}, {"op", k(s.op)},
+          {"mbs", k(s.mbs)},   {"mbn", k(s.mbn)},
+          {"recompute", recompute_name(s.recompute) ? json(recompute_name(s.recompute)) : json(nullptr)},
+          {"schedule", schedule_name(s.schedule) ? json(schedule_name(s.schedule)) : json(nullptr)}};
+}
+
+json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
+  return {{"stage", rank},
+          {"layers", layers},
+          {"params_bytes", m.bytes[NDS_MEMORY_PARAMS]},
+          {"grads_bytes", m.bytes[NDS_MEMORY_GRADS]},
+          {"optimizer_bytes", m.bytes[NDS_MEMORY_OPTIMIZER]},
+          {"activations_bytes", m.bytes[NDS_MEMORY_ACTIVATIONS]},
+          {"comm_buffers_bytes", m.bytes[NDS_MEMORY_COMM_BUFFERS]},
+          {"other_bytes", m.bytes[NDS_MEMORY_OTHER]},
+          {"peak_bytes", m.peak()}};
+}
+
+void print_table(const json& j) {
+  std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(), j["devices"].get<uint64_t>(),
+                           j["device"].get<std::string>());
+  std::string keys;
+  for (const auto& [key, value] : j["strategy"].items())
+    keys += fmt::format("{}{}={}", keys.empty() ? "" : ",", key, value.is_string() ? value.get<std::string>() : value.dump());
+  std::cout << "  strategy  " << keys << "\n";
+  if (!j["valid"].get<bool>()) {
+    std::cout << fmt::format("  refused   [{}] {}\n", j["refusal"]["id"].get<std::string>(),
+                             j["refusal"]["reason"].get<std::string>());
+    return;
+  }
+  const json& m = j["memory"];
+  std::cout << fmt::format("  {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n", "stage", "layers",
+                           "params", "grads", "optim", "activ", "comm", "other", "peak");
+  for (const json& s : m["stages"]) {
+    std::cout << fmt::format("  {:>5} {:>6} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
+                             s["stage"].get<int>(), s["layers"].get<int>(), s["params_bytes"].get<double>() / kGiB,
+                             s["grads_bytes"].get<double>() / kGiB, s["optimizer_bytes"].get<double>() / kGiB,
+                             s["activations_bytes"].get<double>() / kGiB, s["comm_buffers_bytes"].get<double>() / kGiB,
+                             s["other_bytes"].get<double>() / kGiB, s["peak_bytes"].get<double>() / kGiB);
+  }
+  std::cout << fmt::format("  peak {:.2f} GiB of a {:.2f} GiB budget ({:.2f} GiB from {}, less {:.2f} GiB reserved{}): {}\n",
+                           m["peak_bytes"].get<double>() / kGiB, m["budget_bytes"].get<double>() / kGiB,
+                           m["capacity_bytes"].get<double>() / kGiB, m["capacity_source"].get<std::string>(),
+                           m["reserved_bytes"].get<double>() / kGiB,
+                           m["reserve_mem_bytes"].get<double>() > 0
+                               ? fmt::format(" and {:.2f} GiB --reserve-mem", m["reserve_mem_bytes"].get<double>() / kGiB)
+                               : std::string(),
+                           m["fits"].get<bool>() ? "fits" : "DOES NOT FIT");
+}
+
+int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
+  PluginFlags flags = base_flags;
+  if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
+  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
+  note_skipped(registry, catalog.warnings().size(), flags);
+  Model model = parse_config(registry, args.model.config, args.model.parse);
+  const Machine machine = make_machine(catalog, args.device, args.devices == 0 ? 1 : args.devices);
+  const nds_strategy given = args.strategy.empty() ? unset_strategy() : parse_strategy(args.strategy);
+  StrategySources sources;
+  const nds_strategy s = resolve_strategy(given, model, args.devices, model.training.global_batch, &sources);
+  json j = {{"schema_version", kSchemaVersion}, {"model", model.main.name.empty() ? model.file : model.main.name},
+            {"config", model.file}, {"framework", model.framework}, {"device", machine.device->id},
+            {"devices", args.devices}, {"strategy", strategy_json(s)}, {"strategy_sources", sources}};
+  const auto refusal = first_refusal(s, model, args.devices, model.training.global_batch);
+  j["valid"] = !refusal.has_value();
+  j["refusal"] = refusal ? json{{"id", refusal->id}, {"reason", refusal->message}} : json(nullptr);
+  if (!refusal) {
+    const Placement placement = place_layers(s, model, args.layers_from_config);
+    const nds_candidate candidate = placement.candidate();
+    MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
+    std::vector<RankMemory> ranks;
+    const std::string refused = memory.evaluate(candidate, ranks);
+    if (!refused.empty()) throw UserError("E-MEMORY-REFUSED", fmt::format("a memory pass refused {}: {}", strategy_text(s), refused));
+    const Budget budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
+    json stages = json::array();
+    double peak = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      uint32_t layers = 0;
+      for (int32_t c = 0; c < s.vpp; ++c) layers += placement.chunk_layers[r * static_cast<size_t>(s.vpp) + c];
+      stages.push_back(stage_json(r, ranks[r], layers));
+      peak = std::max(peak, ranks[r].peak());
+    }
+    j["memory"] = {{"peak_bytes", peak},
+                   {"budget_bytes", budget.budget_bytes},
+                   {"capacity_bytes", budget.capacity_bytes},
+                   {"capacity_source", budget.capacity_source},
+                   {"reserved_bytes", budget.reserved_bytes},
+                   {"reserve_mem_bytes", budget.reserve_mem_bytes},
+                   {"fits", peak <= budget.budget_bytes},
+                   {"passes", memory.pass_ids()},
+                   {"stages", stages}};
+  }
+  j["warnings"] = model.warnings;
+  if (args.format == "json") std::cout << j.dump(2) << "\n";
+  else print_table(j);
+  if (refusal) {
+    std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", strategy_text(s), refusal->id,
+                             refusal->message);
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* verb = app.add_subcommand("eval", "Check and price one strategy: memory per pipeline rank");
+  add_model_flags(*verb, args->model);
+  verb->add_option("-A,--device", args->device, "The accelerator: an id of `ndsearch hardware`, or A2 / A3")->required();
+  verb->add_option("-d,--devices", args->devices, "How many devices")->check(CLI::PositiveNumber);
+  verb->add_option("--strategy", args->strategy,
+                   "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
+                   "then the defaults");
+  verb->add_option("-M,--max-memory", args->max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
+  verb->add_option("--reserve-mem", args->reserve_mem, "Memory to keep free beside the runtime's reserve");
+  verb->add_flag("--layers-from-config", args->layers_from_config,
+                 "Place layers as the config's stated per-stage counts or offsets instead of the default split");
+  verb->add_flag("--swap-optimizer", args->swap_optimizer, "Keep optimizer states and master weights on the host");
+  verb->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  verb->callback([&run, &flags, args] { run = [&flags, args] { return evaluate(flags, *args); }; });
+}
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// layer_table.hpp: what every memory pass compiles from a model: its decoder
+// layers in model order (each pointing to its block), the MTP block, the
+// embedding and training settings, and where a candidate's chunks put the
+// embedding and the output head.
+#pragma once
+
+#include <ndsearch/nds_candidate.h>
+#include <ndsearch/sdk/plugin.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace ndsearch::plugins::memory {
+
+struct LayerTable {
+  std::vector<nds_layer_block> blocks;  // decoder blocks, model order (copies)
+  std::vector<uint32_t> block_of_layer;  // decoder layer i -> index in `blocks`
+  bool has_mtp = false;
+  nds_layer_block mtp{};  // the MTP block, when has_mtp
+  int64_t mtp_layers = 0;
+  double hidden = 0;
+  double vocab = 0;  // padded where the trainer pads, else the tokenizer's
+  bool tied_embeddings = false;
+  double learned_positions = 0;  // max_position_embeddings when positions are learned
+  bool flash_attention = true;
+  nds_training training{};
+  nds_strategy stated{};
+
+  // Throws sdk::Error naming what the model lacks.
+  static LayerTable compile(const nds_model& model);
+
+  uint32_t layers() const { return static_cast<uint32_t>(block_of_layer.size()); }
+  const nds_layer_block& block(uint32_t layer) const { return blocks[block_of_layer[layer]]; }
+};
+
+// Chunk `index` ([rank·vpp + chunk]) holds the embedding / the output head
+// (and MTP layers) when it holds layer 0 / the last layer.
+inline bool holds_embedding(const nds_candidate& c, size_t index) {
+  return c.chunk_first_layer[index] == 0 && c.chunk_layers[index] > 0;
+}
+inline bool holds_head(const nds_candidate& c, size_t index, uint32_t layers) {
+  return c.chunk_layers[index] > 0 && c.chunk_first_layer[index] + c.chunk_layers[index] == layers;
+}
+
+}  // namespace ndsearch::plugins::memory

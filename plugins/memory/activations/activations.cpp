@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// activations.cpp: the `activations` memory pass: the activations each
+// pipeline rank keeps for the backward pass, per layer and micro-batch, times
+// the micro-batches its chunks hold in flight (DESIGN §8.6), plus the
+// embedding's and the output head's.
+//
+// Per layer and token, after Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", §4, Table 2), generalised: with
+// b bytes per element of the compute dtype and 1-byte dropout masks,
+//   kept on every TP rank (divided by t only with sequence parallelism):
+//     the two norms' inputs 2bh, the QKV input bh, the MLP input bh, and a
+//     dropout mask h after attention and after the MLP;
+//   divided by t: Q, K, V and the output projection's input (by their own
+//     widths: GQA's K and V are narrower, MLA adds its latents), the MLP's
+//     intermediate tensors (GeLU: 2bf; SwiGLU: 3bf);
+//   and without flash attention, per key: a·(b softmax + 1 mask + b dropout
+//     output) / t, so s² terms: 5as²b for GPT-3.
+// For GPT-3 (MHA, GeLU 4h, dropout) that is sbh(10 + 24/t + 5as/(ht)) with TP,
+// sbh·34/t with TP+SP, 34/t without the s² term under selective recompute, and
+// 2sbh (the layer input) under full recompute: Table 2, checked in tests.
+// MoE layers keep the router's fp32 logits and, per routed token (top-k ×
+// capacity factor, 1 when dropless), the expert's input and intermediates /
+// etp. Context parallelism divides the tokens by cp (the keys stay s).
+// The output head keeps the final norm's and the head's inputs and the fp32
+// softmax of the vocabulary-parallel cross entropy (4V/t per token).
+// Under full recompute the backward of a layer rebuilds its activations, one
+// micro-batch of one layer at a time: the largest is added once per rank.
+#include <ndsearch/sdk/memory.hpp>
+#include <ndsearch/sdk/model_math.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "plugins/common/memory/layer_table.hpp"
+
+namespace {
+
+using ndsearch::plugins::memory::LayerTable;
+using ndsearch::sdk::MemoryOut;
+
+// Bytes per token of one layer by how they divide.
+struct Coefficients {
+  double replicated = 0;  // / t only with SP
+  double tp_split = 0;    // / t
+  double per_key = 0;     // × keys (s) / t; absent with flash attention
+  double routed = 0;      // per token, already × top-k × capacity: / etp
+  double input = 0;       // the layer's input: what full recompute keeps
+
+  Coefficients& operator+=(const Coefficients& o) {
+    replicated += o.replicated, tp_split += o.tp_split, per_key += o.per_key, routed += o.routed, input += o.input;
+    return *this;
+  }
+  Coefficients operator-(const Coefficients& o) const {
+    return {replicated - o.replicated, tp_split - o.tp_split, per_key - o.per_key, routed - o.routed, input - o.input};
+  }
+};
+
+double mlp_intermediates(const nds_layer_block& l, double width, double b) {
+  return (l.ffn == NDS_FFN_SWIGLU ? 3 : 2) * b * width;
+}
+
+Coefficients layer_coefficients(const nds_layer_block& l, double b, bool flash) {
+  const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
+  const double mask_hidden = l.hidden_dropout > 0 ? 1 : 0, mask_attention = l.attention_dropout > 0 ? 1 : 0;
+  Coefficients c;
+  c.input = b * h;
+  c.replicated = 2 * b * h + b * h + b * h + 2 * mask_hidden * h;  // norms, QKV input, MLP input, masks
+  if (l.attention == NDS_ATTENTION_MLA) {
+    const double qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
+    const double ql = static_cast<double>(l.q_lora_rank), kvl = static_cast<double>(l.kv_lora_rank);
+    c.replicated += b * (2 * ql + kvl + static_cast<double>(l.qk_rope_head_dim) + kvl);  // latents, their norms
+    c.tp_split += b * heads * (2 * qk + 2 * static_cast<double>(l.v_head_dim));       // Q, K, V, output input
+  } else {
+    const double q = heads * static_cast<double>(l.head_dim), k = static_cast<double>(l.kv_heads * l.head_dim);
+    const double v = static_cast<double>(l.kv_heads * l.v_head_dim), o = heads * static_cast<double>(l.v_head_dim);
+    c.tp_split += b * (q + k + v + o);
+  }
+  if (flash) c.tp_split += 4 * heads;  // the fp32 log-sum-exp per row
+  else c.per_key = heads * (b + mask_attention * (1 + b));
+  if (l.ffn_hidden_size > 0) c.tp_split += mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b);
+  if (l.experts > 0) {
+    c.replicated += 4 * static_cast<double>(l.experts);  // fp32 router logits
+    const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
+    const double routed_tokens = static_cast<double>(l.experts_per_token) * capacity;
+    c.routed = routed_tokens * (b * h + mlp_intermediates(l, static_cast<double>(l.moe_ffn_hidden_size), b));
+  }
+  if (l.shared_experts > 0)
+    c.tp_split += static_cast<double>(l.shared_experts) *
+                  mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b);
+  return c;
+}
+
+class Activations {
+ public:
+  static std::unique_ptr<Activations> compile(const nds_compile_input& input) {
+    auto a = std::make_unique<Activations>();
+    a->table_ = LayerTable::compile(*input.model);
+    const LayerTable& t = a->table_;
+    if (t.training.seq_len == NDS_UNKNOWN)
+      throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "the sequence length is unknown; give --seq-len");
+    a->seq_ = static_cast<double>(t.training.seq_len);
+    a->b_ = ndsearch::sdk::dtype_bytes(t.training.compute_dtype == NDS_DTYPE_UNKNOWN ? NDS_DTYPE_BF16
+                                                                                     : t.training.compute_dtype);
+    a->prefix_.assign(t.layers() + 1, Coefficients{});
+    for (uint32_t i = 0; i < t.layers(); ++i) {
+      const Coefficients c = layer_coefficients(t.block(i), a->b_, t.flash_attention);
+      a->prefix_[i + 1] = a->prefix_[i];
+      a->prefix_[i + 1] += c;
+      const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed;
+      if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c;
+    }
+    const double h = t.hidden;
+    const bool dropout = t.blocks.front().hidden_dropout > 0;
+    a->embedding_.replicated = dropout ? h : 0;  // the dropout mask after the embedding
+    a->head_.replicated = 2 * a->b_ * h;         // the final norm's and the head's inputs
+    a->head_.tp_split = 4 * t.vocab;             // fp32 softmax of the cross entropy
+    if (t.has_mtp) {
+      // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
+      Coefficients m = layer_coefficients(t.mtp, a->b_, t.flash_attention);
+      m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
+      m.tp_split += 4 * t.vocab;
+      const double n = static_cast<double>(t.mtp_layers);
+      a->mtp_ = {n * m.replicated, n * m.tp_split, n * m.per_key, n * m.routed, n * m.input};
+    }
+    return a;
+  }
+
+  void evaluate(MemoryOut& out) const noexcept {
+    const nds_candidate& c = out.candidate();
+    const nds_strategy& s = out.strategy();
+    const double t = s.tp, etp = s.etp;
+    const double replicated_split = s.sp == 1 ? t : 1;
+    const double tokens = static_cast<double>(s.mbs) * seq_ / s.cp;  // per micro-batch on one rank
+    // Bytes of `k` (summed coefficients) for one micro-batch.
+    auto bytes = [&](const Coefficients& k, nds_recompute_mode mode) {
+      if (mode == NDS_RECOMPUTE_FULL) return tokens * k.input / replicated_split;
+      const double per_key = mode == NDS_RECOMPUTE_SELECTIVE ? 0 : k.per_key * seq_;
+      return tokens * (k.replicated / replicated_split + (k.tp_split + per_key) / t + k.routed / etp);
+    };
+    const uint32_t layers = table_.layers();
+    for (int32_t rank = 0; rank < s.pp; ++rank) {
+      double total = 0;
+      bool any_recomputed = false;
+      for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+        const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
+        const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
+        // The first chunk_recomputed_layers layers of a chunk are recomputed
+        // (reference §5.1), the rest keep everything.
+        const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
+        double chunk_bytes = bytes(prefix_[first + recomputed] - prefix_[first], s.recompute) +
+                             bytes(prefix_[first + count] - prefix_[first + recomputed], NDS_RECOMPUTE_NONE);
+        if (ndsearch::plugins::memory::holds_embedding(c, i)) chunk_bytes += bytes(embedding_, NDS_RECOMPUTE_NONE);
+        if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
+          chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t);
+          chunk_bytes += bytes(mtp_, NDS_RECOMPUTE_NONE);
+        }
+        total += chunk_bytes * c.in_flight[i];
+        any_recomputed = any_recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
+      }
+      if (any_recomputed) total += bytes(largest_, NDS_RECOMPUTE_NONE);  // one layer rebuilt in its backward
+      out.add(rank, NDS_MEMORY_ACTIVATIONS, total);
+    }
+  }
+
+ private:
+  LayerTable table_;
+  std::vector<Coefficients> prefix_;  // sums over layers [0, i)
+  Coefficients embedding_, head_, mtp_;
+  Coefficients largest_;  // the layer with the most activations (taken undivided)
+  double largest_size_ = 0;
+  double seq_ = 0, b_ = 2;
+};
+
+class Plugin final : public ndsearch::sdk::MemoryPassPlugin<Activations> {};
+
+}  // namespace
+
+NDS_SDK_MODULE(Plugin, "activations", "1.0.0",
+               "Memory: activations kept for the backward pass per pipeline rank (Korthikanti et al. 2022)")

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// weights_and_optimizer.cpp: the `weights-and-optimizer` memory pass: each
+// pipeline rank's parameters, gradients, optimizer states and master weights,
+// by the model's precision recipe, sharded by TP (vocab-parallel embedding
+// and head included), by EP x ETP for routed experts, by the rank's layers,
+// and by ZeRO over the sharding group `op` (1: optimizer states and master
+// weights; 2: + gradients; 3: + parameters, whose gathered working set is an
+// all-gather buffer: comm_buffers). Option "swap-optimizer" = 1 moves the
+// optimizer states and master weights to the host.
+//
+// Bytes per parameter, the published checks (tests): bf16 params + fp32 grads
+// + fp32 master + Adam: 2 + 4 + (4 + 8) = 18, or 6 + 12/d with ZeRO-1 over d
+// (Megatron-LM's distributed optimizer); ZeRO (Rajbhandari et al. 2020):
+// (2 + 2 + K) per parameter with K = 12, divided by N_d stage by stage.
+#include <ndsearch/sdk/memory.hpp>
+#include <ndsearch/sdk/model_math.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "plugins/common/memory/layer_table.hpp"
+
+namespace {
+
+using ndsearch::plugins::memory::LayerTable;
+using ndsearch::sdk::layer_parameters;
+using ndsearch::sdk::MemoryOut;
+
+// Parameters of one layer by how they shard.
+struct LayerShares {
+  double tp_split = 0;    // attention projections, dense MLP, shared experts: / tp
+  double replicated = 0;  // norms and router: on every TP rank
+  double routed = 0;      // routed experts: / (ep · etp)
+};
+
+LayerShares shares_of(const nds_layer_block& b) {
+  const auto p = layer_parameters(b);
+  return {p.attention + p.dense_mlp + p.shared_experts, p.norms + p.router, p.routed_experts};
+}
+
+class WeightsAndOptimizer {
+ public:
+  static std::unique_ptr<WeightsAndOptimizer> compile(const nds_compile_input& input) {
+    auto c = std::make_unique<WeightsAndOptimizer>();
+    c->table_ = LayerTable::compile(*input.model);
+    const LayerTable& t = c->table_;
+    c->prefix_.assign(t.layers() + 1, LayerShares{});
+    for (uint32_t i = 0; i < t.layers(); ++i) {
+      const LayerShares s = shares_of(t.block(i));
+      c->prefix_[i + 1] = {c->prefix_[i].tp_split + s.tp_split, c->prefix_[i].replicated + s.replicated,
+                           c->prefix_[i].routed + s.routed};
+      c->largest_layer_ = std::max(c->largest_layer_, s.tp_split + s.replicated + s.routed);
+    }
+    const double h = t.hidden;
+    c->embedding_ = {t.vocab * h, t.learned_positions * h, 0};
+    // The head is the embedding when tied; with pp > 1 the last stage keeps a
+    // copy of the tied table (Megatron-LM syncs the two copies' gradients).
+    c->head_ = {t.vocab * h, (t.blocks.front().norm == NDS_NORM_LAYERNORM ? 2 : 1) * h, 0};
+    if (t.has_mtp) {
+      // DeepSeek-V3 §2.2: each MTP module is a transformer layer, two norms
+      // and a projection of [h; h] to h; it uses the shared embedding.
+      const LayerShares s = shares_of(t.mtp);
+      const double m = static_cast<double>(t.mtp_layers);
+      c->mtp_ = {m * (s.tp_split + 2 * h * h), m * (s.replicated + 2 * h), m * s.routed};
+    }
+    const nds_training& tr = t.training;
+    c->param_bytes_ = ndsearch::sdk::dtype_bytes(tr.params_dtype);
+    c->grad_bytes_ = ndsearch::sdk::dtype_bytes(tr.grads_dtype);
+    // Master weights: kept when stated (fp32), none when the params are fp32.
+    c->master_bytes_ = tr.master_dtype == NDS_DTYPE_UNKNOWN
+                           ? (c->param_bytes_ < 4 ? 4 : 0)
+                           : ndsearch::sdk::dtype_bytes(tr.master_dtype);
+    const double states = tr.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(tr.optimizer_states);
+    c->state_bytes_ = states * ndsearch::sdk::dtype_bytes(tr.optimizer_dtype);
+    c->swap_optimizer_ = ndsearch::sdk::host().option("swap-optimizer").value_or("0") == "1";
+    return c;
+  }
+
+  void evaluate(MemoryOut& out) const noexcept {
+    const nds_candidate& c = out.candidate();
+    const nds_strategy& s = out.strategy();
+    const double tp = s.tp, expert_split = static_cast<double>(s.ep) * s.etp;
+    // The sharding groups: `op` devices for dense parameters; the same devices
+    // hold op·tp / (ep·etp) replicas of each expert shard.
+    const double op_dense = s.zero >= 1 ? s.op : 1;
+    const double op_expert = s.zero >= 1 ? std::max(1.0, s.op * tp / expert_split) : 1;
+    const uint32_t layers = table_.layers();
+    for (int32_t rank = 0; rank < s.pp; ++rank) {
+      double dense = 0, expert = 0, largest = 0;
+      bool has_embedding = false, has_head = false;
+      for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+        const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
+        const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
+        const LayerShares& a = prefix_[first];
+        const LayerShares& b = prefix_[first + count];
+        dense += (b.tp_split - a.tp_split) / tp + (b.replicated - a.replicated);
+        expert += (b.routed - a.routed) / expert_split;
+        has_embedding = has_embedding || ndsearch::plugins::memory::holds_embedding(c, i);
+        has_head = has_head || ndsearch::plugins::memory::holds_head(c, i, layers);
+        if (count > 0) largest = largest_layer_;
+      }
+      if (has_embedding) dense += embedding_.tp_split / tp + embedding_.replicated;
+      if (has_head) {
+        const bool table_already_here = table_.tied_embeddings && has_embedding;
+        if (!table_already_here) dense += head_.tp_split / tp;
+        dense += head_.replicated;
+        dense += mtp_.tp_split / tp + mtp_.replicated;
+        expert += mtp_.routed / expert_split;
+        if (table_.has_mtp && !has_embedding) dense += embedding_.tp_split / tp;  // MTP's copy of the embedding
+      }
+      const double params_shard = s.zero >= 3 ? op_dense : 1, params_shard_e = s.zero >= 3 ? op_expert : 1;
+      const double grads_shard = s.zero >= 2 ? op_dense : 1, grads_shard_e = s.zero >= 2 ? op_expert : 1;
+      out.add(rank, NDS_MEMORY_PARAMS, param_bytes_ * (dense / params_shard + expert / params_shard_e));
+      out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense / grads_shard + expert / grads_shard_e));
+      if (!swap_optimizer_)
+        out.add(rank, NDS_MEMORY_OPTIMIZER,
+                (master_bytes_ + state_bytes_) * (dense / op_dense + expert / op_expert));
+      // ZeRO-3/FSDP gathers a layer's parameters before using it and prefetches
+      // the next: two layers' worth of TP-sharded parameters in flight.
+      if (s.zero >= 3 && largest > 0) out.add(rank, NDS_MEMORY_COMM_BUFFERS, 2 * param_bytes_ * largest / tp);
+    }
+  }
+
+ private:
+  LayerTable table_;
+  std::vector<LayerShares> prefix_;  // sums over layers [0, i)
+  LayerShares embedding_, head_, mtp_;
+  double largest_layer_ = 0;
+  double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
+  bool swap_optimizer_ = false;
+};
+
+class Plugin final : public ndsearch::sdk::MemoryPassPlugin<WeightsAndOptimizer> {};
+
+}  // namespace
+
+NDS_SDK_MODULE(Plugin, "weights-and-optimizer", "1.0.0",
+               "Memory: parameters, gradients, optimizer states and master weights per pipeline rank")

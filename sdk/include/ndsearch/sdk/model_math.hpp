@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// model_math.hpp: what a model's shapes imply, for the core and for plugins
+// alike: the parameters of one layer by part, and the bytes of a dtype.
+#ifndef NDSEARCH_SDK_MODEL_MATH_HPP_INCLUDED
+#define NDSEARCH_SDK_MODEL_MATH_HPP_INCLUDED
+
+#include <ndsearch/nds_model.h>
+
+#include <cstdint>
+
+namespace ndsearch::sdk {
+
+// One layer's parameters, by part (counts, not bytes).
+struct LayerParameters {
+  double attention = 0;       // projections (+ MLA's compression norms, QK norms, biases)
+  double norms = 0;           // the layer's two norms
+  double dense_mlp = 0;       // a dense FFN
+  double router = 0;          // MoE gate
+  double routed_experts = 0;  // all routed experts
+  double routed_active = 0;   // experts_per_token of them
+  double shared_experts = 0;
+
+  double total() const { return attention + norms + dense_mlp + router + routed_experts + shared_experts; }
+  double active() const { return attention + norms + dense_mlp + router + routed_active + shared_experts; }
+};
+
+namespace detail {
+inline double as_double(int64_t v) { return static_cast<double>(v); }
+
+// One FFN of width f: GeLU has two matrices (up, down), SwiGLU three (gate,
+// up, down); biases on each when the layer has them.
+inline double ffn_parameters(const nds_layer_block& b, int64_t width) {
+  const double h = as_double(b.hidden_size), f = as_double(width);
+  const double matrices = b.ffn == NDS_FFN_SWIGLU ? 3 : 2;
+  const double biases = b.linear_bias == 1 ? (matrices - 1) * f + h : 0;
+  return matrices * h * f + biases;
+}
+}  // namespace detail
+
+// The parameters of one layer of a finalized block (no field NDS_UNKNOWN).
+inline LayerParameters layer_parameters(const nds_layer_block& b) {
+  using detail::as_double;
+  LayerParameters p;
+  const double h = as_double(b.hidden_size), heads = as_double(b.heads), kv = as_double(b.kv_heads);
+  const double hd = as_double(b.head_dim);
+  if (b.attention == NDS_ATTENTION_MLA) {
+    // DeepSeek-V2/V3 (arXiv 2405.04434 §2.1): queries through a rank-q_lora
+    // compression (with its norm) or directly; keys and values through a
+    // rank-kv_lora compression (with its norm) plus a shared RoPE key.
+    const double qk = as_double(b.qk_nope_head_dim + b.qk_rope_head_dim);
+    const double ql = as_double(b.q_lora_rank), kvl = as_double(b.kv_lora_rank);
+    const double q = b.q_lora_rank > 0 ? h * ql + ql + ql * heads * qk : h * heads * qk;
+    const double kv_a = h * (kvl + as_double(b.qk_rope_head_dim)) + kvl;
+    const double kv_b = kvl * heads * as_double(b.qk_nope_head_dim + b.v_head_dim);
+    p.attention = q + kv_a + kv_b + heads * as_double(b.v_head_dim) * h;
+  } else {
+    const double q = heads * hd, k = kv * hd;
+    p.attention = h * (q + 2 * k) + q * h;  // Q, K, V and output projections
+    if (b.linear_bias == 1) p.attention += q + 2 * k + h;
+    else if (b.qkv_bias == 1) p.attention += q + 2 * k;
+  }
+  if (b.qk_norm == 1) p.attention += 2 * hd;  // one norm over head_dim for Q, one for K
+  p.norms = (b.norm == NDS_NORM_LAYERNORM ? 2 : 1) * 2 * h;  // LayerNorm has a bias too
+  if (b.ffn_hidden_size > 0) p.dense_mlp = detail::ffn_parameters(b, b.ffn_hidden_size);
+  if (b.experts > 0) {
+    p.router = h * as_double(b.experts);
+    const double expert = detail::ffn_parameters(b, b.moe_ffn_hidden_size);
+    p.routed_experts = as_double(b.experts) * expert;
+    p.routed_active = as_double(b.experts_per_token) * expert;
+  }
+  if (b.shared_experts > 0)
+    p.shared_experts = as_double(b.shared_experts) * detail::ffn_parameters(b, b.shared_expert_ffn_hidden_size);
+  return p;
+}
+
+// Bytes of one element; fp32 for an unknown dtype (the cautious reading).
+inline double dtype_bytes(nds_dtype dtype) {
+  switch (dtype) {
+    case NDS_DTYPE_NONE: return 0;
+    case NDS_DTYPE_BF16:
+    case NDS_DTYPE_FP16: return 2;
+    case NDS_DTYPE_FP8: return 1;
+    default: return 4;  // fp32, tf32 (stored as fp32), unknown
+  }
+}
+
+}  // namespace ndsearch::sdk
+
+#endif  // NDSEARCH_SDK_MODEL_MATH_HPP_INCLUDED
