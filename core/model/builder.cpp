@@ -21,8 +21,9 @@ enum class Kind {
   fraction,  // in [0, 1]
   choice,    // one of `choices`, a string
   text,      // any string
-  list,      // whole numbers >= 0
-  ops        // comma-separated selective recompute ops
+  list,         // whole numbers >= 0
+  signed_list,  // whole numbers of any sign (offsets)
+  ops           // comma-separated selective recompute ops
 };
 
 struct Choice {
@@ -156,7 +157,7 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_TRAINING("stated.recompute", Kind::choice, stated.recompute, kRecompute),
       NDS_TRAINING("stated.schedule", Kind::choice, stated.schedule, kSchedules),
       NDS_TRAINING("stage_layers", Kind::list, stage_layers, {}),
-      NDS_TRAINING("stage_layer_offsets", Kind::list, stage_layer_offsets, {}),
+      NDS_TRAINING("stage_layer_offsets", Kind::signed_list, stage_layer_offsets, {}),
       NDS_TRAINING("recompute_layers", Kind::list, recompute_layers, {}),
       KeyDef{"recompute_ops", Scope::training, Kind::ops, kRecomputeOps,
              [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {
@@ -213,6 +214,7 @@ const char* expected(Kind kind) {
     case Kind::choice: return "one of the names below (set_string)";
     case Kind::text: return "a string (set_string)";
     case Kind::list: return "a list of whole numbers >= 0 (set_int_list)";
+    case Kind::signed_list: return "a list of whole numbers (set_int_list)";
     case Kind::ops: return "comma-separated op names (set_string)";
   }
   return "";
@@ -243,6 +245,9 @@ std::variant<Value, std::string> checked(const KeyDef& def, const Value& v) {
         for (int64_t x : *l) ok = ok && x >= 0;
         if (ok) return v;
       }
+      break;
+    case Kind::signed_list:
+      if (std::holds_alternative<std::vector<int64_t>>(v)) return v;
       break;
     case Kind::choice:
       if (auto* s = std::get_if<std::string>(&v)) {

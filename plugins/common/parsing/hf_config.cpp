@@ -11,8 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kTrainer = "hf-config-json";
-
 // Keys of HF configs that bear on no training cost (token ids, RoPE
 // frequencies, inference caching, initialisation, router loss weights...).
 const std::set<std::string> kIgnored = {
@@ -46,7 +44,9 @@ class Reader {
     if (source_.line_of != nullptr) line = source_.line_of(prefix_ + key, source_.context);
     return {source_.file, line, field, ""};
   }
-  sdk::Where defaulted() const { return {"", NDS_UNKNOWN, "", kTrainer}; }
+  sdk::Where defaulted() const { return {"", NDS_UNKNOWN, "", source_.trainer}; }
+  // Where a key's value came from, or the trainer's default when it is absent.
+  sdk::Where at_or_default(const std::string& key) const { return has(key) ? at(key) : defaulted(); }
 
   [[noreturn]] void bad(const std::string& key, const std::string& expected) const {
     const sdk::Where w = at(key);
@@ -131,18 +131,19 @@ void set_attention(const Reader& r, sdk::Builder& b, const Shape& s) {
       if (auto v = r.integer(key)) b.set(key, *v, r.at(key));
   }
   const bool qwen3 = s.model_type.rfind("qwen3", 0) == 0;
-  b.set("qk_norm", qwen3 ? 1 : 0, qwen3 ? r.at("model_type") : r.defaulted());
+  b.set("qk_norm", qwen3 ? 1 : 0, qwen3 ? r.at_or_default("model_type") : r.defaulted());
   const bool layernorm = r.has("layer_norm_epsilon") || r.has("layer_norm_eps");
   b.set_string("norm", layernorm ? "layernorm" : "rmsnorm",
-               r.at(layernorm ? (r.has("layer_norm_epsilon") ? "layer_norm_epsilon" : "layer_norm_eps") : "rms_norm_eps"));
+               r.at_or_default(layernorm ? (r.has("layer_norm_epsilon") ? "layer_norm_epsilon" : "layer_norm_eps")
+                                         : "rms_norm_eps"));
   const bool gpt2 = s.model_type == "gpt2";
-  b.set("linear_bias", gpt2 ? 1 : 0, gpt2 ? r.at("model_type") : r.defaulted());
+  b.set("linear_bias", gpt2 ? 1 : 0, gpt2 ? r.at_or_default("model_type") : r.defaulted());
   // Qwen2 and Qwen2.5 put biases on Q, K and V (their attention code, not a
   // config key); others say so with attention_bias.
   const bool qwen2 = s.model_type.rfind("qwen2", 0) == 0;
   const bool attention_bias = r.boolean("attention_bias").value_or(false);
   b.set("qkv_bias", qwen2 || attention_bias ? 1 : 0,
-        attention_bias ? r.at("attention_bias") : (qwen2 ? r.at("model_type") : r.defaulted()));
+        attention_bias ? r.at("attention_bias") : (qwen2 ? r.at_or_default("model_type") : r.defaulted()));
   if (auto v = r.real("attention_dropout")) b.set_real("attention_dropout", *v, r.at("attention_dropout"));
   else if (auto v = r.real("attn_pdrop")) b.set_real("attention_dropout", *v, r.at("attn_pdrop"));
   if (auto v = r.real("hidden_dropout")) b.set_real("hidden_dropout", *v, r.at("hidden_dropout"));
@@ -151,7 +152,7 @@ void set_attention(const Reader& r, sdk::Builder& b, const Shape& s) {
 
 void set_ffn_kind(const Reader& r, sdk::Builder& b, const Shape& s) {
   const char* act_key = r.has("hidden_act") ? "hidden_act" : "activation_function";
-  b.set_string("ffn", s.gated ? "swiglu" : "gelu", r.has(act_key) ? r.at(act_key) : r.at("model_type"));
+  b.set_string("ffn", s.gated ? "swiglu" : "gelu", r.has(act_key) ? r.at(act_key) : r.at_or_default("model_type"));
 }
 
 // A decoder (or MTP) block: dense MLP of intermediate_size, or MoE.
@@ -186,6 +187,7 @@ void layer_block(const Reader& r, sdk::Builder& b, const Shape& s, const char* k
       b.set("shared_expert_ffn_hidden_size", *v, r.at("shared_expert_intermediate_size"));
     }
   }
+  if (r.source_.extra_block_keys != nullptr) r.source_.extra_block_keys(b, r.source_.context);
   b.end_block();
 }
 
@@ -225,7 +227,7 @@ void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shap
   if (auto v = r.integer("vocab_size")) b.set("vocab_size", *v, r.at("vocab_size"));
   if (auto v = r.first_integer({"max_position_embeddings", "n_positions"})) b.set("max_position_embeddings", v->second, r.at(v->first));
   b.set_string("position_embedding", shape.model_type == "gpt2" ? "learned" : "rope",
-               shape.model_type == "gpt2" ? r.at("model_type") : r.defaulted());
+               shape.model_type == "gpt2" ? r.at_or_default("model_type") : r.defaulted());
   // tie_word_embeddings may sit at the top of a VL config; absent, the config
   // class's default: PretrainedConfig's True for GPT-2, False for the Llama,
   // Qwen, Mixtral and DeepSeek classes.
@@ -251,14 +253,14 @@ void read_vision(const Reader& r, sdk::Builder& b, const std::string& model_type
   b.begin_block("encoder", depth->second, r.at(depth->first));
   if (auto h = r.first_integer({"hidden_size", "embed_dim"})) b.set("hidden_size", h->second, r.at(h->first));
   if (auto v = r.first_integer({"num_heads", "num_attention_heads"})) b.set("heads", v->second, r.at(v->first));
-  b.set_string("ffn", shape.gated ? "swiglu" : "gelu", r.at("hidden_act"));
+  b.set_string("ffn", shape.gated ? "swiglu" : "gelu", r.at_or_default("hidden_act"));
   if (auto v = r.integer("intermediate_size")) b.set("ffn_hidden_size", *v, r.at("intermediate_size"));
   // Both Qwen VL towers have biases on every linear layer; Qwen2.5-VL's norms
   // are RMSNorm, Qwen3-VL's LayerNorm (their modelling code).
-  b.set("linear_bias", 1, r.at("model_type"));
-  b.set("qkv_bias", 0, r.at("model_type"));  // covered by linear_bias
-  b.set("qk_norm", 0, r.at("model_type"));
-  b.set_string("norm", model_type == "qwen2_5_vl" ? "rmsnorm" : "layernorm", r.at("model_type"));
+  b.set("linear_bias", 1, r.at_or_default("model_type"));
+  b.set("qkv_bias", 0, r.at_or_default("model_type"));  // covered by linear_bias
+  b.set("qk_norm", 0, r.at_or_default("model_type"));
+  b.set_string("norm", model_type == "qwen2_5_vl" ? "rmsnorm" : "layernorm", r.at_or_default("model_type"));
   b.end_block();
   b.end_submodel();
   r.report_unknown({"depth", "num_hidden_layers", "hidden_size", "embed_dim", "num_heads", "num_attention_heads",

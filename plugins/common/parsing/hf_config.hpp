@@ -23,6 +23,11 @@ struct HfSource {
   std::string field_prefix;
   int64_t (*line_of)(const std::string& key, const void* context) = nullptr;
   const void* context = nullptr;
+  // Whose defaults fill what the config leaves out: "default:<trainer>".
+  std::string trainer = "hf-config-json";
+  // Called inside every decoder and MTP block before it closes, for block
+  // keys the caller's format adds (a capacity factor, grouped GEMM).
+  void (*extra_block_keys)(sdk::Builder& builder, const void* context) = nullptr;
 };
 
 // Reads the model keys of `config` (a JSON object) into `builder`: blocks,

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: Apache-2.0
+// The defaults below are TorchTitan's JobConfig defaults (torchtitan/config/
+// job_config.py): local_batch_size 8, global_batch_size -1 (local x dp),
+// seq_len 2048, mixed_precision_param "bfloat16", mixed_precision_reduce
+// "float32", data_parallel_shard_degree -1 (the devices left over), every other
+// degree 1, pipeline_parallel_schedule "1F1B", pipeline_parallel_microbatch_size
+// 1, context_parallel_rotate_method "allgather", activation_checkpoint.mode
+// "selective" with selective_ac_option "2", optimizer "AdamW".
+#include "plugins/parsers/torchtitan_toml/job_settings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace ndsearch::plugins::torchtitan {
+namespace {
+
+using sdk::Where;
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+// A stated value or TorchTitan's default, with its provenance.
+struct Setting {
+  int64_t value;
+  Where where;
+};
+
+Where source(const JobFile& job, const char* field) {
+  return job.find(field) != nullptr ? job.where(field) : torchtitan_default();
+}
+
+// A whole number >= 1 (or -1 where TorchTitan takes it as "the devices left over").
+Setting positive(const JobFile& job, const char* field, int64_t fallback,
+                 bool minus_one_ok = false) {
+  const auto v = job.integer(field);
+  if (!v) return {fallback, torchtitan_default()};
+  if (*v < 1 && !(minus_one_ok && *v == -1))
+    job.fail(field, minus_one_ok ? "expected a degree >= 1, or -1 for the devices left over"
+                                 : "expected a whole number >= 1 (a degree of 1 means disabled)");
+  return {*v, job.where(field)};
+}
+
+// TorchTitan's schedule names (torch.distributed.pipelining, matched without
+// case) in the strategy vocabulary. Multi-stage schedules hold two virtual
+// stages per rank unless pipeline_parallel_layers_per_stage says otherwise.
+struct Schedule {
+  const char* name;  // lower case
+  const char* ours;
+  bool multi_stage;
+};
+constexpr Schedule kSchedules[] = {
+    {"1f1b", "1f1b", false},
+    {"gpipe", "gpipe", false},
+    {"interleaved1f1b", "interleaved", true},
+    {"flexibleinterleaved1f1b", "interleaved", true},
+    {"loopedbfs", "interleaved", true},
+    {"interleavedzerobubble", "interleaved", true},
+    {"zbvzerobubble", "zb-v", true},
+    {"dualpipev", "zb-v", true},
+};
+
+// How many layers the embedding (first) or the output head (last) counts as
+// when TorchTitan splits the layers into stages; default 1.
+int64_t layer_weight(const JobFile& job, const char* field) {
+  const int64_t weight = job.integer(field).value_or(1);
+  if (weight < 0) job.fail(field, "expected a whole number of layers >= 0");
+  return weight;
+}
+
+constexpr const char* kScheduleNames =
+    "1F1B, GPipe, Interleaved1F1B, FlexibleInterleaved1F1B, LoopedBFS, InterleavedZeroBubble, "
+    "ZBVZeroBubble, DualPipeV";
+
+struct Degrees {
+  Setting replicate, shard, tp, pp, cp, ep, etp;
+  bool dp_known() const { return shard.value > 0; }
+  int64_t dp() const { return replicate.value * shard.value; }
+};
+
+Degrees read_degrees(const JobFile& job) {
+  return Degrees{positive(job, "parallelism.data_parallel_replicate_degree", 1),
+                 positive(job, "parallelism.data_parallel_shard_degree", -1, true),
+                 positive(job, "parallelism.tensor_parallel_degree", 1),
+                 positive(job, "parallelism.pipeline_parallel_degree", 1),
+                 positive(job, "parallelism.context_parallel_degree", 1),
+                 positive(job, "parallelism.expert_parallel_degree", 1),
+                 positive(job, "parallelism.expert_tensor_parallel_degree", 1)};
+}
+
+Where shard_source(const JobFile& job, const Degrees& d, const std::string& what) {
+  return d.shard.where.default_of.empty()
+             ? job.derived("parallelism.data_parallel_shard_degree", what)
+             : torchtitan_default();
+}
+
+void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
+  b.set("stated.tp", d.tp.value, d.tp.where);
+  b.set("stated.pp", d.pp.value, d.pp.where);
+  b.set("stated.cp", d.cp.value, d.cp.where);
+  b.set("stated.ep", d.ep.value, d.ep.where);
+  b.set("stated.etp", d.etp.value, d.etp.where);
+  if (d.dp_known()) {
+    b.set("stated.dp", d.dp(), shard_source(job, d, "x data_parallel_replicate_degree"));
+  } else {
+    b.set_unknown("stated.dp",
+                  "data_parallel_shard_degree = -1 gives data parallelism the devices left "
+                  "after replicate, TP, PP and CP; the device count decides it",
+                  d.shard.where);
+  }
+  // FSDP (ZeRO-3) shards over data_parallel_shard x CP ranks whenever either is
+  // above 1; with shard degree 1 and replicate > 1 it is plain DDP.
+  // fsdp_reshard_after_forward = "never" keeps the gathered parameters from
+  // forward to backward: ZeRO-2's peak.
+  const bool fsdp = d.shard.value != 1 || d.cp.value > 1;
+  int64_t zero = fsdp ? 3 : 0;
+  Where zero_from = shard_source(job, d, "FSDP when > 1 or -1");
+  if (const auto reshard = job.text("parallelism.fsdp_reshard_after_forward")) {
+    if (*reshard != "default" && *reshard != "always" && *reshard != "never")
+      job.fail("parallelism.fsdp_reshard_after_forward",
+               "expected \"default\", \"always\" or \"never\"");
+    if (fsdp && *reshard == "never") {
+      zero = 2;
+      zero_from =
+          job.derived("parallelism.fsdp_reshard_after_forward", "parameters stay gathered: ZeRO-2");
+    }
+  }
+  b.set("stated.zero", zero, zero_from);
+  // HSDP: the sharding group is data_parallel_shard x CP, replicated over the rest.
+  if (fsdp && d.replicate.value > 1) {
+    if (d.dp_known())
+      b.set("stated.op", d.shard.value * d.cp.value,
+            shard_source(job, d, "HSDP sharding group, x CP"));
+    else
+      b.set_unknown(
+          "stated.op",
+          "HSDP with data_parallel_shard_degree = -1: the sharding group is the devices left over",
+          d.shard.where);
+  }
+  // TorchTitan always runs TP with sequence parallelism (parallelize_*: SequenceParallel norms).
+  b.set("stated.sp", d.tp.value > 1 ? 1 : 0, torchtitan_default());
+  const Where titan = torchtitan_default();
+  b.set("capabilities.sp_with_cp", 1, titan);
+  b.set("capabilities.interleave", 1, titan);
+  b.set("capabilities.zero3", 1, titan);
+  b.set("capabilities.expert_tp", 1, titan);
+  b.set("capabilities.needs_pow2_tp", 0, titan);
+}
+
+// The schedule and the virtual stages per rank (pipeline_llm in
+// torchtitan/distributed/pipeline_parallel.py).
+void pipeline(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builder& b) {
+  const char* field = "parallelism.pipeline_parallel_schedule";
+  const std::string name = job.text(field).value_or("1F1B");
+  const Schedule* schedule = nullptr;
+  for (const Schedule& s : kSchedules)
+    if (lower(name) == s.name) schedule = &s;
+  if (schedule != nullptr)
+    b.set_string("stated.schedule", schedule->ours, source(job, field));
+  else
+    b.unknown_field(
+        job.derived(field, "schedule \"" + name + "\" is not one of " + kScheduleNames));
+  if (d.pp.value == 1) {
+    b.set("stated.vpp", 1, d.pp.where);  // no pipeline: one stage
+    return;
+  }
+  const char* per_stage = "parallelism.pipeline_parallel_layers_per_stage";
+  if (const auto layers_per_stage = job.integer(per_stage)) {
+    if (*layers_per_stage < 1) job.fail(per_stage, "expected a whole number of layers >= 1");
+    if (layers == 0) return;
+    // The embedding and the output head count as layers in the split.
+    const int64_t first =
+        layer_weight(job, "parallelism.pipeline_parallel_first_stage_less_layers");
+    const int64_t last = layer_weight(job, "parallelism.pipeline_parallel_last_stage_less_layers");
+    const int64_t stages = (layers + first + last + *layers_per_stage - 1) / *layers_per_stage;
+    if (stages % d.pp.value != 0)
+      job.fail(per_stage,
+               "gives " + std::to_string(stages) + " stages (" + std::to_string(layers) +
+                   " layers + embedding + output), not a multiple of pipeline_parallel_degree = " +
+                   std::to_string(d.pp.value) +
+                   "; pick a layers-per-stage that splits them evenly");
+    const int64_t per_rank = stages / d.pp.value;
+    if (schedule != nullptr && schedule->multi_stage != (per_rank > 1))
+      job.fail(per_stage, "gives " + std::to_string(per_rank) + " stage(s) per rank, but " + name +
+                              (schedule->multi_stage ? " needs at least 2" : " needs exactly 1") +
+                              "; change the schedule or the layers per stage");
+    b.set("stated.vpp", per_rank, job.derived(per_stage, "stages per rank"));
+  } else if (schedule != nullptr) {
+    b.set("stated.vpp", schedule->multi_stage ? 2 : 1, torchtitan_default());
+  }
+}
+
+void batch(const JobFile& job, const Degrees& d, sdk::Builder& b) {
+  const Setting seq = positive(job, "training.seq_len", 2048);
+  b.set("seq_len", seq.value, seq.where);
+  const Setting local = positive(job, "training.local_batch_size", 8);
+  Setting micro = local;  // without a pipeline a step's micro-batch is the local batch
+  if (d.pp.value > 1) {
+    micro = positive(job, "parallelism.pipeline_parallel_microbatch_size", 1);
+    if (local.value % micro.value != 0)
+      job.fail("training.local_batch_size",
+               "is not a multiple of pipeline_parallel_microbatch_size = " +
+                   std::to_string(micro.value) +
+                   "; TorchTitan splits the local batch into micro-batches of that size");
+  }
+  b.set("stated.mbs", micro.value, micro.where);
+  const int64_t per_local_batch = local.value / micro.value;
+  const char* global_field = "training.global_batch_size";
+  const auto global = job.integer(global_field);
+  if (global && *global != -1) {
+    if (*global < 1)
+      job.fail(global_field,
+               "expected a whole number >= 1, or -1 for local_batch_size x data-parallel degree");
+    b.set("global_batch", *global, job.where(global_field));
+    if (d.dp_known()) {
+      const int64_t per_step = local.value * d.dp();
+      if (*global % per_step != 0)
+        job.fail(global_field, "is not a multiple of local_batch_size x data-parallel degree = " +
+                                   std::to_string(per_step) +
+                                   "; TorchTitan accumulates gradients over whole local batches");
+      b.set("stated.mbn", *global / per_step * per_local_batch,
+            job.derived(
+                global_field,
+                "/ (local_batch_size x dp) accumulation steps x micro-batches per local batch"));
+    }
+    return;
+  }
+  if (d.dp_known())
+    b.set("global_batch", local.value * d.dp(),
+          local.where.default_of.empty()
+              ? job.derived("training.local_batch_size", "x data-parallel degree")
+              : torchtitan_default());
+  else
+    b.set_unknown("global_batch",
+                  "training.global_batch_size is not stated, so it is local_batch_size (" +
+                      std::to_string(local.value) +
+                      ") x the data-parallel degree, which data_parallel_shard_degree = -1 leaves "
+                      "to the device count",
+                  local.where);
+  // No gradient accumulation: one local batch per step.
+  b.set("stated.mbn", per_local_batch, d.pp.value > 1 ? micro.where : local.where);
+}
+
+const char* dtype_of(const JobFile& job, const char* field, const std::string& name) {
+  if (name == "bfloat16") return "bf16";
+  if (name == "float32") return "fp32";
+  if (name == "float16") return "fp16";
+  job.fail(field, "expected \"bfloat16\" or \"float32\"");
+}
+
+// float8 (torchao Float8Linear / grouped GEMMs) and mx (MXFP8, MX's only
+// recipe at this commit) converters compute the converted matmuls in fp8.
+bool is_fp8_converter(const std::string& name) {
+  const std::string n = lower(name);
+  return n.find("float8") != std::string::npos || n == "mx" ||
+         (n.size() > 3 && n.compare(n.size() - 3, 3, ".mx") == 0);
+}
+
+void dtypes(const JobFile& job, sdk::Builder& b) {
+  const char* param_field = "training.mixed_precision_param";
+  const char* reduce_field = "training.mixed_precision_reduce";
+  const char* compute = dtype_of(job, param_field, job.text(param_field).value_or("bfloat16"));
+  Where compute_from = source(job, param_field);
+  if (const auto converters = job.texts("model.converters")) {
+    for (const std::string& c : *converters) {
+      if (is_fp8_converter(c)) {
+        compute = "fp8";
+        compute_from = job.where("model.converters");
+      } else {
+        b.unknown_field(job.derived("model.converters", "converter \"" + c + "\""));
+      }
+    }
+  }
+  const Where titan = torchtitan_default();
+  // FSDP2 keeps the sharded parameters in fp32 (they are the master copy) and
+  // gathers them in mixed_precision_param; gradients are reduced and kept in
+  // mixed_precision_reduce; AdamW's states are fp32.
+  b.set_string("params_dtype", "fp32", titan);
+  b.set_string("compute_dtype", compute, compute_from);
+  b.set_string("grads_dtype",
+               dtype_of(job, reduce_field, job.text(reduce_field).value_or("float32")),
+               source(job, reduce_field));
+  b.set_string("optimizer_dtype", "fp32", titan);
+  b.set_string("master_dtype", "none", titan);
+  const char* optimizer_field = "optimizer.name";
+  const std::string optimizer = lower(job.text(optimizer_field).value_or("AdamW"));
+  if (optimizer == "adamw" || optimizer == "adam") {
+    b.set_string("optimizer", optimizer, source(job, optimizer_field));
+    b.set("optimizer_states", 2, source(job, optimizer_field));
+  } else {
+    b.unknown_field(job.where(optimizer_field));
+  }
+}
+
+// activation_checkpoint: "op" is TorchTitan's per-op selective policy; an
+// integer n checkpoints every n-th transformer block whole (a global count
+// along the layers, so floor(L / n) of them without a pipeline).
+void recompute(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builder& b) {
+  const char* mode_field = "activation_checkpoint.mode";
+  const char* option_field = "activation_checkpoint.selective_ac_option";
+  const std::string mode = job.text(mode_field).value_or("selective");
+  if (mode == "none" || mode == "full") {
+    b.set_string("stated.recompute", mode, source(job, mode_field));
+    return;
+  }
+  if (mode == "memory_budget") {  // a runtime knapsack over ops: not a fixed set ndsearch can state
+    b.unknown_field(job.where(mode_field));
+    return;
+  }
+  if (mode != "selective") job.fail(mode_field, "expected \"none\", \"selective\" or \"full\"");
+  std::string option = "2";
+  if (const toml::node* node = job.find(option_field))
+    option = node->is_integer() ? std::to_string(*node->value<int64_t>())
+                                : job.text(option_field).value_or("");
+  if (option == "op") {
+    b.set_string("stated.recompute", "selective", source(job, option_field));
+    return;
+  }
+  const bool whole =
+      !option.empty() && std::all_of(option.begin(), option.end(),
+                                     [](unsigned char c) { return std::isdigit(c) != 0; });
+  if (!whole || option.size() > 9)
+    job.fail(option_field, "expected \"op\" or a whole number n (checkpoint every n-th layer)");
+  const int64_t every = std::stoll(option);
+  const Where from = source(job, option_field);
+  b.set_string("stated.recompute", "full", from);
+  if (every <= 1 || layers == 0) return;  // 0 and 1 checkpoint every layer
+  if (d.pp.value == 1)
+    b.set_list("recompute_layers", {layers / every},
+               job.derived(option_field, "every n-th layer of " + std::to_string(layers)));
+  else
+    b.set_unknown("recompute_layers",
+                  "selective_ac_option = \"" + option +
+                      "\" counts layers along each pipeline rank's chunks; the split decides how "
+                      "many per stage",
+                  from);
+}
+
+void context_and_overlap(const JobFile& job, sdk::Builder& b) {
+  const char* rotate_field = "parallelism.context_parallel_rotate_method";
+  const std::string rotate = job.text(rotate_field).value_or("allgather");
+  // PyTorch's context_parallel: "allgather" gathers every KV shard, "alltoall"
+  // passes KV shards round the ring.
+  if (rotate == "allgather")
+    b.set_string("cp_algorithm", "allgather-kv", source(job, rotate_field));
+  else if (rotate == "alltoall")
+    b.set_string("cp_algorithm", "ring", source(job, rotate_field));
+  else
+    job.fail(rotate_field, "expected \"allgather\" or \"alltoall\"");
+  const char* async_tp = "parallelism.enable_async_tensor_parallel";
+  b.set("overlap.tp_comm", job.flag(async_tp).value_or(false) ? 1 : 0, source(job, async_tp));
+  // FSDP2 prefetches the next all-gather and reduce-scatters on its own stream.
+  b.set("overlap.param_gather", 1, torchtitan_default());
+  b.set("overlap.grad_reduce", 1, torchtitan_default());
+}
+
+}  // namespace
+
+void build_training(const JobFile& job, int64_t layers, sdk::Builder& b) {
+  const Degrees d = read_degrees(job);
+  strategy(job, d, b);
+  pipeline(job, d, layers, b);
+  batch(job, d, b);
+  dtypes(job, b);
+  recompute(job, d, layers, b);
+  context_and_overlap(job, b);
+}
+
+}  // namespace ndsearch::plugins::torchtitan

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_mindformers_yaml.cpp: `ndsearch model` on small MindFormers YAMLs we
+// wrote (tests/fixtures/configs/mindformers/): parameter counts derived by
+// hand, the stated strategy, global batch, offsets and bad input.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/run_command.hpp"
+
+using ndsearch::test::cli;
+using ndsearch::test::run_command;
+using nlohmann::json;
+
+namespace {
+std::string mf(const std::string& name) {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/" + name + ".yaml";
+}
+
+ndsearch::test::CommandResult model(const std::string& args) {
+  return run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + args);
+}
+
+json model_json(const std::string& name, const std::string& extra = "") {
+  auto r = model(mf(name) + " --format json " + extra);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+}  // namespace
+
+TEST_CASE("A LlamaConfig MindFormers YAML counts 155730944 parameters as derived by hand") {
+  // No intermediate_size: LlamaFeedForward's width 2/3 x 4 x 1024 = 2730,
+  // rounded up to multiple_of 256: 2816.
+  // A layer: Q and O 1024 x 1024 each, K and V 1024 x 256 each (4 KV heads of
+  // 64) = 2,621,440; SwiGLU 3 x 1024 x 2816 = 8,650,752; two RMSNorms 2,048:
+  // 11,274,240, x 8 layers = 90,193,920. Untied embedding and head
+  // 2 x 32000 x 1024 = 65,536,000; final norm 1,024. Total 155,730,944.
+  json j = model_json("tiny_llama");
+  CHECK(j["framework"] == "mindformers-yaml");
+  CHECK(j["name"] == "tiny_llama");
+  CHECK(j["ffn_hidden_size"] == 2816);
+  CHECK(j["params_total"] == 155730944.0);
+  CHECK(j["kv_heads"] == 4);
+  CHECK(j["seq_len"] == 2048);
+}
+
+TEST_CASE("A MindFormers YAML states its strategy and global batch") {
+  json j = model_json("tiny_llama");
+  const json& s = j["stated_strategy"];
+  CHECK(s["dp"] == 2);  // through the anchor &dp
+  CHECK(s["tp"] == 2);
+  CHECK(s["pp"] == 4);
+  CHECK(s["mbs"] == 2);  // runner_config.batch_size
+  CHECK(s["mbn"] == 8);  // parallel_config.micro_batch_num (pipeline stages > 1)
+  CHECK(s["sp"] == 1);
+  CHECK(s["zero"] == 2);  // parallel optimizer without gradient_accumulation_shard
+  CHECK(s["op"] == 2);    // optimizer_weight_shard_size
+  CHECK(s["recompute"] == "full");
+  // Global batch = batch_size x data_parallel x micro_batch_num = 2 x 2 x 8.
+  CHECK(j["global_batch"] == 32);
+  // recompute: [1, 1, 0, 0] layers per stage.
+  CHECK(j["recompute_layers"] == json::array({1, 1, 0, 0}));
+  // 8 layers over 4 stages: 2 each, plus offset [1, 0, 0, -1].
+  CHECK(j["stage_layers"] == json::array({3, 2, 2, 1}));
+  // "58GB" is 58 GiB as MindSpore reads it: 58 x 2^30.
+  CHECK(j["device_memory_bytes"] == 62277025792LL);
+  CHECK(j["dtypes"]["params"] == "fp32");
+  CHECK(j["dtypes"]["compute"] == "bf16");
+  CHECK(j["optimizer_states"] == 2);
+  CHECK(j["capabilities"]["sp_with_cp"] == false);  // MindSpore cannot combine SP and CP
+}
+
+TEST_CASE("An mcore-style MindFormers MoE YAML counts dense then MoE layers as derived by hand") {
+  // Attention: Q and O 512 x 512, K and V 512 x 128 (2 KV heads of 64):
+  // 655,360, plus Qwen3's Q and K norms 2 x 64: 655,488; norms 1,024.
+  // Dense layer (first_k_dense_replace 1): + SwiGLU 3 x 512 x 1536 = 2,359,296
+  // -> 3,015,808. MoE layer: router 512 x 8 = 4,096; 8 experts of
+  // 3 x 512 x 256 = 393,216 each = 3,145,728; one shared expert 393,216
+  // -> 4,199,552 (active: 2 experts: 1,840,256). Tied embedding 1000 x 512
+  // = 512,000; final norm 512.
+  // Total 512,512 + 3,015,808 + 3 x 4,199,552 = 16,126,976.
+  // Active 512,512 + 3,015,808 + 3 x 1,840,256 = 9,049,088.
+  json j = model_json("tiny_moe_mcore");
+  CHECK(j["params_total"] == 16126976.0);
+  CHECK(j["params_active"] == 9049088.0);
+  CHECK(j["dense_layers"] == 1);
+  CHECK(j["experts"] == 8);
+  CHECK(j["shared_experts"] == 1);
+  CHECK(j["tied_embeddings"] == true);
+  // MFModelConfig's seq_length default, with its provenance.
+  CHECK(j["seq_len"] == 4096);
+  CHECK(j["provenance"]["seq_len"] == "default:mindformers");
+  // No pipeline: batch_size x data_parallel x gradient_accumulation_steps = 4 x 1 x 2.
+  CHECK(j["global_batch"] == 8);
+  CHECK(j["stated_strategy"]["mbn"] == 2);
+  CHECK(j["stated_strategy"]["recompute"] == "selective");
+}
+
+TEST_CASE("A malformed MindFormers YAML is refused naming the file and line") {
+  auto r = model(mf("malformed"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("malformed.yaml:6:") != std::string::npos);
+  CHECK(r.err.find("not valid YAML") != std::string::npos);
+}
+
+TEST_CASE("Heads that do not divide the hidden size are refused naming the field") {
+  auto r = model(mf("heads_not_dividing"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("[E-MODEL-SHAPE]") != std::string::npos);
+  CHECK(r.err.find("heads_not_dividing.yaml:9: model.model_config.num_heads") != std::string::npos);
+}
+
+TEST_CASE("An unknown MindFormers field is a warning and an error under strict") {
+  json j = model_json("unknown_field");
+  bool warned = false;
+  for (const json& w : j["warnings"])
+    warned = warned || w.get<std::string>().find("model.model_config.warp_factor") != std::string::npos;
+  CHECK(warned);
+  auto r = model(mf("unknown_field") + " --strict");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("warp_factor") != std::string::npos);
+}
