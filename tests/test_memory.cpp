@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_memory.cpp: the memory passes against published formulas, through the
+// core's evaluator and the shipped plugins: Korthikanti et al. 2022 Table 2,
+// Megatron-LM's distributed-optimizer bytes per parameter, the ZeRO paper's
+// model states, and DESIGN §8.6's micro-batches in flight.
+#include <catch2/catch.hpp>
+
+#include <numeric>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/memory/memory_evaluator.hpp"
+#include "core/model/builder.hpp"
+#include "core/model/finalize.hpp"
+#include "core/model/params.hpp"
+#include "core/strategy/placement.hpp"
+#include "core/strategy/strategy.hpp"
+
+using namespace ndsearch;
+using Value = ModelBuilder::Value;
+
+namespace {
+
+const PluginRegistry& shipped() {
+  static PluginRegistry registry = [] {
+    PluginSearch search;
+    search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
+    return PluginRegistry::load(search);
+  }();
+  return registry;
+}
+const Device& h100() {
+  static DeviceCatalog catalog = DeviceCatalog::load(shipped(), false);
+  return catalog.resolve("nvidia-h100-sxm");
+}
+
+struct Shape {
+  int64_t layers, hidden, heads, ffn, vocab, seq;
+  const char* dtype;         // params and compute
+  const char* grads;
+  const char* master;        // "none" or "fp32"
+  int64_t optimizer_states;
+};
+
+// A GPT-style model (MHA, GeLU, LayerNorm, biases, dropout 0.1, no flash
+// attention), as Korthikanti et al. and Megatron-LM's GPT-3 runs have it.
+Model gpt(const Shape& s) {
+  Model m;
+  m.file = "test";
+  m.framework = "test";
+  ModelBuilder b(m, "test", false);
+  auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "test") == nullptr); };
+  REQUIRE(b.begin_block("decoder", s.layers, "test") == nullptr);
+  set("hidden_size", s.hidden);
+  set("heads", s.heads);
+  set("ffn", std::string("gelu"));
+  set("ffn_hidden_size", s.ffn);
+  set("norm", std::string("layernorm"));
+  set("linear_bias", int64_t{1});
+  set("hidden_dropout", 0.1);
+  set("attention_dropout", 0.1);
+  REQUIRE(b.end_block() == nullptr);
+  set("vocab_size", s.vocab);
+  set("tied_embeddings", int64_t{0});
+  set("position_embedding", std::string("rope"));
+  set("flash_attention", int64_t{0});
+  set("seq_len", s.seq);
+  set("params_dtype", std::string(s.dtype));
+  set("compute_dtype", std::string(s.dtype));
+  set("grads_dtype", std::string(s.grads));
+  set("master_dtype", std::string(s.master));
+  set("optimizer_dtype", std::string("fp32"));
+  set("optimizer_states", s.optimizer_states);
+  finalize_model(m);
+  return m;
+}
+
+// A strategy from text; keys not given take DESIGN §8.1's defaults.
+nds_strategy strategy(const char* text) {
+  nds_strategy s = parse_strategy(text);
+  for (int32_t* key : {&s.dp, &s.tp, &s.pp, &s.cp, &s.ep, &s.vpp, &s.mbs, &s.mbn})
+    if (*key == NDS_UNKNOWN) *key = 1;
+  if (s.etp == NDS_UNKNOWN) s.etp = s.tp;
+  if (s.sp == NDS_UNKNOWN) s.sp = s.tp > 1 ? 1 : 0;
+  if (s.zero == NDS_UNKNOWN) s.zero = 1;
+  if (s.op == NDS_UNKNOWN) s.op = s.dp * s.cp;
+  if (s.schedule == NDS_UNKNOWN) s.schedule = s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
+  if (s.recompute == NDS_UNKNOWN) s.recompute = NDS_RECOMPUTE_NONE;
+  return s;
+}
+
+// Memory of every rank for `s` with the given layers per rank (one chunk each).
+std::vector<RankMemory> memory(Model& model, const nds_strategy& s, std::vector<uint32_t> layers_per_rank) {
+  Placement p;
+  p.strategy = s;
+  p.chunk_layers = layers_per_rank;
+  p.chunk_first_layer.resize(layers_per_rank.size());
+  std::exclusive_scan(layers_per_rank.begin(), layers_per_rank.end(), p.chunk_first_layer.begin(), 0u);
+  p.chunk_recomputed_layers = s.recompute == NDS_RECOMPUTE_NONE ? std::vector<uint32_t>(layers_per_rank.size(), 0)
+                                                                : layers_per_rank;
+  p.in_flight = micro_batches_in_flight(s);
+  MemoryEvaluator evaluator(shipped(), model, h100(), static_cast<uint32_t>(s.pp));
+  std::vector<RankMemory> ranks;
+  const nds_candidate c = p.candidate();
+  REQUIRE(evaluator.evaluate(c, ranks).empty());
+  return ranks;
+}
+
+// GPT-3 175B (Brown et al. 2020): s = 2048, h = 12288, a = 96; fp16; b = 1.
+const Shape kGpt3{3, 12288, 96, 4 * 12288, 51200, 2048, "fp16", "fp16", "fp32", 2};
+constexpr double s = 2048, h = 12288, a = 96;
+
+// The activations of the middle rank of three, one layer each, one micro-batch
+// in flight (1F1B, p = 3, mbn = 1: rank 1 holds min(3 - 1, 1) = 1): exactly one
+// layer's, without the embedding's or the head's.
+double one_layer(const char* text) {
+  Model m = gpt(kGpt3);
+  return memory(m, strategy(text), {1, 1, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+}
+
+}  // namespace
+
+TEST_CASE("Korthikanti Table 2: activations of a GPT-3 175B layer") {
+  // Without parallelism: sbh(34 + 5as/h) = 2048·12288·(34 + 80) bytes.
+  CHECK(one_layer("dp=1,tp=1,pp=3,sp=0,mbs=1,mbn=1") == s * h * (34 + 5 * a * s / h));
+  CHECK(s * h * (34 + 5 * a * s / h) == 2868903936.0);
+  // Tensor parallelism t = 8: sbh(10 + 24/t + 5as/(ht)).
+  CHECK(one_layer("dp=1,tp=8,pp=3,sp=0,mbs=1,mbn=1") == Approx(s * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
+  // Tensor and sequence parallelism: sbh/t · (34 + 5as/h).
+  CHECK(one_layer("dp=1,tp=8,pp=3,sp=1,mbs=1,mbn=1") == Approx(s * h / 8 * (34 + 5 * a * s / h)));
+  // ... with selective recompute: sbh · 34/t.
+  CHECK(one_layer("dp=1,tp=8,pp=3,sp=1,mbs=1,mbn=1,recompute=selective") == Approx(s * h * 34 / 8));
+}
+
+TEST_CASE("Korthikanti Table 2: full recompute keeps 2sbh per layer") {
+  // Each recomputed layer keeps its input, 2sbh; once per rank, the layer being
+  // recomputed holds its full activations. The difference between a rank of
+  // three such layers and one of two is one layer's share: 2sbh.
+  Model m = gpt(Shape{6, 12288, 96, 4 * 12288, 51200, 2048, "fp16", "fp16", "fp32", 2});
+  const nds_strategy full = strategy("dp=1,tp=8,pp=3,sp=0,mbs=1,mbn=1,recompute=full");
+  const double three = memory(m, full, {1, 3, 2})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+  const double two = memory(m, full, {2, 2, 2})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+  CHECK(three - two == Approx(2 * s * h));
+}
+
+namespace {
+// Bytes per parameter of params + grads + optimizer on one rank holding the
+// whole model (tp = pp = 1), ZeRO over d = dp.
+double bytes_per_parameter(const Shape& shape, const char* text) {
+  Model m = gpt(shape);
+  const double params = count_parameters(m)->total;
+  const auto ranks = memory(m, strategy(text), {static_cast<uint32_t>(shape.layers)});
+  const auto& b = ranks[0].bytes;
+  return (b[NDS_MEMORY_PARAMS] + b[NDS_MEMORY_GRADS] + b[NDS_MEMORY_OPTIMIZER]) / params;
+}
+Shape small(const char* dtype, const char* grads, const char* master, int64_t states) {
+  return {2, 1024, 16, 4096, 32000, 1024, dtype, grads, master, states};
+}
+}  // namespace
+
+TEST_CASE("Megatron-LM distributed optimizer: bytes per parameter") {
+  // Megatron-LM docs (distributed optimizer): bf16 params + fp32 grads: 18
+  // bytes, 6 + 12/d distributed; fp16 params + fp16 grads: 20 and 4 + 16/d
+  // (its optimizer keeps fp32 gradients: a third fp32 state); fp32: 16 and
+  // 8 + 8/d (no master copy).
+  const double d = 8;
+  CHECK(bytes_per_parameter(small("bf16", "fp32", "fp32", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") == Approx(18));
+  CHECK(bytes_per_parameter(small("bf16", "fp32", "fp32", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1") == Approx(6 + 12 / d));
+  CHECK(bytes_per_parameter(small("fp16", "fp16", "fp32", 3), "dp=8,zero=0,op=8,mbs=1,mbn=1") == Approx(20));
+  CHECK(bytes_per_parameter(small("fp16", "fp16", "fp32", 3), "dp=8,zero=1,op=8,mbs=1,mbn=1") == Approx(4 + 16 / d));
+  CHECK(bytes_per_parameter(small("fp32", "fp32", "none", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") == Approx(16));
+  CHECK(bytes_per_parameter(small("fp32", "fp32", "none", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1") == Approx(8 + 8 / d));
+}
+
+TEST_CASE("ZeRO paper: model states of 7.5B parameters on 64 devices") {
+  // Rajbhandari et al. 2020, Figure 1: Psi = 7.5B, N_d = 64, K = 12 (fp16
+  // params and grads, fp32 master + Adam m and v): baseline (2 + 2 + K)·Psi =
+  // 120 GB; P_os 2Psi + 2Psi + K·Psi/N_d = 31.4 GB; P_os+g 2Psi + (2 + K)Psi/N_d
+  // = 16.6 GB; P_os+g+p (2 + 2 + K)Psi/N_d = 1.88 GB.
+  const double psi = 7.5e9;
+  const Shape fp16 = small("fp16", "fp16", "fp32", 2);
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=0,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(120).margin(0.05));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=1,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(31.4).margin(0.05));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=2,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(16.6).margin(0.05));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=3,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(1.88).margin(0.01));
+}
+
+TEST_CASE("Micro-batches in flight: 1F1B GPipe and interleaved") {
+  // DESIGN §8.6: 1F1B stage r of p holds min(p - r, m): p = 4, m = 8 -> 4 3 2 1.
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=1f1b")) == std::vector<uint32_t>{4, 3, 2, 1});
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=2,vpp=1,schedule=1f1b")) == std::vector<uint32_t>{2, 2, 2, 1});
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=gpipe")) == std::vector<uint32_t>{8, 8, 8, 8});
+  // Interleaved, p = 4, v = 2, m = 8: rank r holds (p - r - 1)·2 + (v - 1)·p + 1
+  // chunk activations, 11 9 7 5; step k runs chunk (k / p) mod v, so rank 0's
+  // 11 steps are 4 on chunk 0, 4 on chunk 1, 3 on chunk 0 again: 7 + 4.
+  const auto held = micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=2"));
+  CHECK(held == std::vector<uint32_t>{7, 4, 5, 4, 4, 3, 4, 1});
+  for (size_t r = 0; r < 4; ++r) CHECK(held[2 * r] + held[2 * r + 1] == 11 - 2 * r);
+}
+
+TEST_CASE("The default split gives the remainder to the first stages") {
+  // reference §8.3, vpp = 1: L // p each, +1 for the first L % p stages.
+  std::vector<uint32_t> expected(16, 3);
+  for (size_t i = 0; i < 13; ++i) expected[i] = 4;  // 61 = 16·3 + 13 (DeepSeek-V3 on pp 16)
+  CHECK(default_split(61, 16, 1) == expected);
+  // vpp = 2, p = 2, L = 10: 2 each, 2 left: the adapter places one at (chunk 0,
+  // stage 0), moves it to (chunk 1, stage 1), and make_valid adds the other to
+  // the first smallest entry, (chunk 0, stage 0): virtual stages 3, 2, 2, 3.
+  CHECK(default_split(10, 2, 2) == std::vector<uint32_t>{3, 2, 2, 3});
+  CHECK(default_split(80, 4, 1) == std::vector<uint32_t>{20, 20, 20, 20});
+}
