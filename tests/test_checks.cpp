@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_checks.cpp: the checks a trainer's stated capabilities add to DESIGN
+// §8.2's, and the order the checks run in.
+#include <catch2/catch.hpp>
+
+#include "core/model/builder.hpp"
+#include "core/model/finalize.hpp"
+#include "core/strategy/checks.hpp"
+#include "core/strategy/strategy.hpp"
+
+using namespace ndsearch;
+
+namespace {
+// A 4-layer model of 8 heads whose trainer states `capabilities` only.
+Model model_with(const std::vector<const char*>& capabilities) {
+  Model m;
+  m.file = "test.yaml";
+  m.framework = "mindformers-yaml";
+  ModelBuilder b(m, "test", false);
+  REQUIRE(b.begin_block("decoder", 4, "t") == nullptr);
+  REQUIRE(b.set("hidden_size", ModelBuilder::Value(int64_t{512}), "t") == nullptr);
+  REQUIRE(b.set("heads", ModelBuilder::Value(int64_t{8}), "t") == nullptr);
+  REQUIRE(b.end_block() == nullptr);
+  REQUIRE(b.set("seq_len", ModelBuilder::Value(int64_t{4096}), "t") == nullptr);
+  for (const char* c : capabilities) REQUIRE(b.set(c, ModelBuilder::Value(int64_t{1}), "t") == nullptr);
+  finalize_model(m);
+  return m;
+}
+
+std::vector<std::string> failed(const Model& m, const char* strategy, uint64_t devices, int64_t batch) {
+  const nds_strategy s = resolve_strategy(parse_strategy(strategy), m, devices, batch);
+  std::vector<std::string> ids;
+  for (const CheckOutcome& c : run_checks(s, m, devices, batch))
+    if (!c.passed) ids.push_back(c.id);
+  return ids;
+}
+}  // namespace
+
+TEST_CASE("A trainer that cannot combine SP and CP refuses sp with cp") {
+  // The MindSpore runtime behind MindFormers (reference §3.5, check 1).
+  const Model mindformers = model_with({"capabilities.interleave"});
+  CHECK(failed(mindformers, "tp=2,cp=2,sp=1", 8, 2) == std::vector<std::string>{"sp-cp"});
+  CHECK(failed(mindformers, "tp=2,cp=2,sp=0", 8, 2).empty());
+  const Model megatron = model_with({"capabilities.sp_with_cp", "capabilities.interleave"});
+  CHECK(failed(megatron, "tp=2,cp=2,sp=1", 8, 2).empty());
+}
+
+TEST_CASE("A trainer that needs a power-of-two TP refuses tp 6 but not tp 4") {
+  Model m = model_with({"capabilities.needs_pow2_tp"});
+  m.main.blocks[0].c.heads = m.main.blocks[0].c.kv_heads = 24;  // tp 6 divides the heads
+  CHECK(failed(m, "tp=6", 6, 1) == std::vector<std::string>{"tp-pow2"});
+  CHECK(failed(m, "tp=4", 4, 1).empty());
+}
+
+TEST_CASE("A trainer without interleaving refuses vpp above 1") {
+  const Model m = model_with({});
+  CHECK(failed(m, "pp=2,vpp=2,mbn=4", 2, 4) == std::vector<std::string>{"schedule"});
+}
+
+TEST_CASE("Unknown degrees are refused before any other check") {
+  const Model m = model_with({"capabilities.interleave"});
+  const nds_strategy s = resolve_strategy(parse_strategy("tp=3"), m, 8, NDS_UNKNOWN);  // 8 does not divide by 3
+  const auto first = first_refusal(s, m, 8, NDS_UNKNOWN);
+  REQUIRE(first.has_value());
+  CHECK(first->id == "degrees");
+  CHECK_THAT(first->message, Catch::Contains("dp"));
+}
