@@ -18,11 +18,14 @@ std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why
   for (const ModelBlock& b : m.main.blocks)
     if (b.c.ffn == NDS_UNKNOWN && (b.c.ffn_hidden_size > 0 || b.c.experts > 0 || b.c.shared_experts > 0))
       return fail("the FFN kind (gelu or swiglu) is unknown");
-  if (m.main.vocab_size == NDS_UNKNOWN) return fail("vocab_size is unknown");
+  // The tokenizer's vocabulary, else the embedding's padded rows (a script
+  // that states only --padded-vocab-size).
+  const int64_t vocab = m.main.vocab_size != NDS_UNKNOWN ? m.main.vocab_size : m.main.padded_vocab_size;
+  if (vocab == NDS_UNKNOWN) return fail("vocab_size is unknown (give --vocab-size)");
   if (m.main.tied_embeddings == NDS_UNKNOWN) return fail("whether the embeddings are tied is unknown");
   ParameterCounts c;
   const double h = d(first->hidden_size);
-  const double embedding = d(m.main.vocab_size) * h;
+  const double embedding = d(vocab) * h;
   double outside_layers = embedding * (m.main.tied_embeddings == 1 ? 1 : 2);
   outside_layers += (first->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;  // the final norm
   if (m.main.position_embedding == NDS_POSITION_LEARNED) {

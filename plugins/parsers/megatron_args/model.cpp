@@ -1,0 +1,916 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugins/parsers/megatron_args/model.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace ndsearch::plugins::megatron {
+namespace {
+
+using sdk::Where;
+using State = Found::State;
+
+constexpr const char* kTrainer = "megatron";
+
+Where trainer_default(const std::string& file, const std::string& field) {
+  Where w;
+  w.file = file;
+  w.field = field;
+  w.default_of = kTrainer;
+  return w;
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\n\r");
+  size_t b = s.find_last_not_of(" \t\n\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+bool whole_number(const std::string& text, int64_t& value) {
+  if (text.empty()) return false;
+  size_t i = text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return false;
+  for (size_t k = i; k < text.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
+  try {
+    value = std::stoll(text);
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
+// A value read from the arguments: known, unknown (with why) or absent.
+template <class T>
+struct Value {
+  State state = State::absent;
+  T value{};
+  Where where;
+  std::string why;
+  bool known() const { return state == State::known; }
+};
+
+class Reader {
+ public:
+  Reader(const Arguments& args, sdk::Builder& b) : args_(args), b_(b) {}
+
+  [[noreturn]] void bad(const Occurrence& o, size_t index, const std::string& expected) const {
+    const Where w = args_.at(o);
+    const std::string value = index < o.values.size() ? o.values[index].text() : "";
+    std::string via;
+    if (index < o.values.size() && !o.values[index].variable().empty())
+      via = " (written in " + o.values[index].variable() + " on line " + std::to_string(o.values[index].line()) + ")";
+    throw sdk::Error(NDS_INVALID_ARGUMENT,
+                     args_.file() + ":" + (w.line > 0 ? std::to_string(w.line) : std::string("?")) + ": " + o.flag +
+                         (o.values.empty() ? std::string(" has no value") : " '" + value + "'") + via + ": expected " +
+                         expected + "; fix the value of " + o.flag);
+  }
+
+  // The unknown value of `flag`: why it cannot be known.
+  static std::string unknown_value_why(const Occurrence& o) {
+    for (const Word& v : o.values)
+      if (!v.known()) return o.flag + " is " + v.text() + ": " + v.unknown_why();
+    return "";
+  }
+
+  Value<int64_t> integer(std::initializer_list<const char*> flags, int64_t minimum = 0) const {
+    Value<int64_t> r;
+    const Found f = args_.find(flags);
+    r.state = f.state;
+    if (f.state == State::absent) return r;
+    const Occurrence& o = *f.occurrence;
+    r.where = args_.where(o);
+    if (f.state == State::unknown) {
+      r.why = f.why;
+      return r;
+    }
+    if (o.values.empty()) bad(o, 0, "a whole number");
+    if (!o.values[0].known()) {
+      r.state = State::unknown;
+      r.why = unknown_value_why(o);
+      return r;
+    }
+    if (!whole_number(trim(o.values[0].text()), r.value) || r.value < minimum)
+      bad(o, 0, "a whole number >= " + std::to_string(minimum));
+    return r;
+  }
+
+  Value<double> real(std::initializer_list<const char*> flags) const {
+    Value<double> r;
+    const Found f = args_.find(flags);
+    r.state = f.state;
+    if (f.state == State::absent) return r;
+    const Occurrence& o = *f.occurrence;
+    r.where = args_.where(o);
+    if (f.state == State::unknown || o.values.empty() || !o.values[0].known()) {
+      if (o.values.empty() && f.state == State::known) bad(o, 0, "a number");
+      r.state = State::unknown;
+      r.why = f.state == State::unknown ? f.why : unknown_value_why(o);
+      return r;
+    }
+    try {
+      size_t used = 0;
+      r.value = std::stod(o.values[0].text(), &used);
+      if (used != o.values[0].text().size()) throw std::invalid_argument("trailing text");
+    } catch (...) {
+      bad(o, 0, "a number");
+    }
+    return r;
+  }
+
+  Value<std::string> text(std::initializer_list<const char*> flags) const {
+    Value<std::string> r;
+    const Found f = args_.find(flags);
+    r.state = f.state;
+    if (f.state == State::absent) return r;
+    const Occurrence& o = *f.occurrence;
+    r.where = args_.where(o);
+    if (f.state == State::unknown) {
+      r.why = f.why;
+      return r;
+    }
+    if (o.values.empty()) bad(o, 0, "a value");
+    for (size_t i = 0; i < o.values.size(); ++i) {
+      if (!o.values[i].known()) {
+        r.state = State::unknown;
+        r.why = unknown_value_why(o);
+        return r;
+      }
+      r.value += (i == 0 ? "" : " ") + o.values[i].text();
+    }
+    return r;
+  }
+
+  // A switch: present (1), absent (0), or present only in a branch that may
+  // not run (unknown).
+  Value<int64_t> flag(std::initializer_list<const char*> flags) const {
+    Value<int64_t> r;
+    const Found f = args_.find(flags);
+    r.state = f.state;
+    if (f.state == State::absent) return r;
+    r.where = args_.at(*f.occurrence);
+    r.why = f.why;
+    r.value = 1;
+    return r;
+  }
+
+  // Sets `key` from `v`, or records it as unknown; nothing when absent.
+  template <class T>
+  bool put(const char* key, const Value<T>& v) {
+    if (v.state == State::unknown) {
+      b_.set_unknown(key, v.why, v.where);
+      return false;
+    }
+    if (v.state != State::known) return false;
+    if constexpr (std::is_same_v<T, int64_t>) b_.set(key, v.value, v.where);
+    if constexpr (std::is_same_v<T, double>) b_.set_real(key, v.value, v.where);
+    if constexpr (std::is_same_v<T, std::string>) b_.set_string(key, v.value, v.where);
+    return true;
+  }
+
+  const Arguments& args() const { return args_; }
+  sdk::Builder& builder() { return b_; }
+
+ private:
+  const Arguments& args_;
+  sdk::Builder& b_;
+};
+
+template <class T>
+Value<T> known_value(T value, Where where) {
+  Value<T> v;
+  v.state = State::known;
+  v.value = std::move(value);
+  v.where = std::move(where);
+  return v;
+}
+
+// What every layer of the model shares.
+struct LayerShape {
+  Value<int64_t> hidden, heads, kv_heads, head_dim, ffn_hidden, qk_norm, linear_bias, qkv_bias, grouped_gemm;
+  Value<std::string> ffn, norm, attention;
+  Value<int64_t> q_lora, kv_lora, qk_nope, qk_rope, v_head;
+  Value<double> hidden_dropout, attention_dropout;
+  // MoE layers
+  Value<int64_t> experts, topk, moe_ffn, shared_experts, shared_ffn;
+  Value<double> capacity_factor;
+};
+
+void put_shape(Reader& r, const LayerShape& s, bool moe) {
+  r.put("hidden_size", s.hidden);
+  r.put("heads", s.heads);
+  r.put("kv_heads", s.kv_heads);
+  r.put("head_dim", s.head_dim);
+  r.put("attention", s.attention);
+  r.put("q_lora_rank", s.q_lora);
+  r.put("kv_lora_rank", s.kv_lora);
+  r.put("qk_nope_head_dim", s.qk_nope);
+  r.put("qk_rope_head_dim", s.qk_rope);
+  r.put("v_head_dim", s.v_head);
+  r.put("qk_norm", s.qk_norm);
+  r.put("ffn", s.ffn);
+  r.put("norm", s.norm);
+  r.put("linear_bias", s.linear_bias);
+  r.put("qkv_bias", s.qkv_bias);
+  r.put("grouped_gemm", s.grouped_gemm);
+  r.put("hidden_dropout", s.hidden_dropout);
+  r.put("attention_dropout", s.attention_dropout);
+  if (!moe) {
+    r.put("ffn_hidden_size", s.ffn_hidden);
+    return;
+  }
+  r.put("experts", s.experts);
+  r.put("experts_per_token", s.topk);
+  r.put("moe_ffn_hidden_size", s.moe_ffn);
+  r.put("shared_experts", s.shared_experts);
+  r.put("shared_expert_ffn_hidden_size", s.shared_ffn);
+  r.put("capacity_factor", s.capacity_factor);
+}
+
+// Comma- or space-separated whole numbers ("61,62,63", "17,20,22,21").
+std::optional<std::vector<int64_t>> number_list(const std::string& text) {
+  std::vector<int64_t> values;
+  std::string item;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == ',' || text[i] == ' ') {
+      if (!item.empty()) {
+        int64_t v = 0;
+        if (!whole_number(item, v)) return std::nullopt;
+        values.push_back(v);
+      }
+      item.clear();
+    } else {
+      item += text[i];
+    }
+  }
+  return values;
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> layer_pattern(const std::string& expression) {
+  // A sum of terms, each a list literal optionally times a count.
+  std::string s;
+  for (char c : expression)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  std::vector<int64_t> pattern;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] != '[') return std::nullopt;
+    size_t close = s.find(']', i);
+    if (close == std::string::npos) return std::nullopt;
+    auto items = number_list(s.substr(i + 1, close - i - 1));
+    if (!items) return std::nullopt;
+    i = close + 1;
+    int64_t times = 1;
+    if (i < s.size() && s[i] == '*') {
+      size_t start = ++i;
+      while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+      if (start == i || !whole_number(s.substr(start, i - start), times)) return std::nullopt;
+    }
+    for (int64_t t = 0; t < times; ++t) pattern.insert(pattern.end(), items->begin(), items->end());
+    if (i < s.size()) {
+      if (s[i] != '+') return std::nullopt;
+      ++i;
+      if (i == s.size()) return std::nullopt;
+    }
+  }
+  if (pattern.empty()) return std::nullopt;
+  return pattern;
+}
+
+void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder& b) {
+  Reader r(args, b);
+  const std::string& file = args.file();
+  auto fallback = [&](const char* field) { return trainer_default(file, field); };
+
+  // ---- Layers ------------------------------------------------------------------
+  const Value<int64_t> layers = r.integer({"--num-layers"}, 1);
+  if (!layers.known()) {
+    if (layers.state == State::unknown) {
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       file + ":" + std::to_string(layers.where.line) + ": --num-layers cannot be known (" + layers.why +
+                           "); give --num-layers a number in the script");
+    }
+    return;  // no model in these arguments (the core says so)
+  }
+  LayerShape s;
+  s.hidden = r.integer({"--hidden-size"}, 1);
+  s.heads = r.integer({"--num-attention-heads"}, 1);
+  const bool mla = r.flag({"--multi-latent-attention", "--multi-head-latent-attention"}).known();
+  if (r.flag({"--group-query-attention"}).known() && !mla) s.kv_heads = r.integer({"--num-query-groups"}, 1);
+  if (mla) {
+    s.attention = known_value<std::string>("mla", r.flag({"--multi-latent-attention", "--multi-head-latent-attention"}).where);
+    // Megatron-LM's MLA defaults (MLATransformerConfig): q_lora_rank None
+    // (queries not compressed), kv_lora_rank 32, qk_head_dim 128,
+    // qk_pos_emb_head_dim 64, v_head_dim 128.
+    auto with_default = [&](std::initializer_list<const char*> flags, int64_t value, const char* field) {
+      Value<int64_t> v = r.integer(flags);
+      return v.state == State::absent ? known_value(value, fallback(field)) : v;
+    };
+    s.q_lora = with_default({"--q-lora-rank"}, 0, "--q-lora-rank");
+    s.kv_lora = with_default({"--kv-lora-rank"}, 32, "--kv-lora-rank");
+    s.qk_nope = with_default({"--qk-head-dim", "--qk-nope-head-dim"}, 128, "--qk-head-dim");
+    s.qk_rope = with_default({"--qk-pos-emb-head-dim", "--qk-rope-head-dim"}, 64, "--qk-pos-emb-head-dim");
+    s.v_head = with_default({"--v-head-dim"}, 128, "--v-head-dim");
+  } else {
+    s.head_dim = r.integer({"--kv-channels"}, 1);
+  }
+  const Value<int64_t> qk_layernorm = r.flag({"--qk-layernorm"});
+  if (mla && qk_layernorm.known()) {
+    // With MLA the flag normalises the compressed q and kv, which the MLA
+    // parameter count already holds; there is no per-head q/k norm.
+    Where w = qk_layernorm.where;
+    w.field = "--qk-layernorm (MLA: norms of the compressed q and kv)";
+    s.qk_norm = known_value<int64_t>(0, w);
+  } else {
+    s.qk_norm = qk_layernorm.state == State::absent ? known_value<int64_t>(0, fallback("--qk-layernorm"))
+                                                     : qk_layernorm;
+  }
+  const Value<int64_t> swiglu = r.flag({"--swiglu"});
+  s.ffn = swiglu.state == State::absent ? known_value<std::string>("gelu", fallback("--swiglu"))
+                                        : Value<std::string>{swiglu.state, "swiglu", swiglu.where, swiglu.why};
+  s.ffn_hidden = r.integer({"--ffn-hidden-size"}, 1);
+  if (s.ffn_hidden.state == State::absent && s.hidden.known()) {
+    // Megatron-LM (arguments.py): 4h, or for SwiGLU int(4h·2/3 / 64)·64.
+    const int64_t h = s.hidden.value;
+    const bool gated = swiglu.known();
+    s.ffn_hidden = known_value<int64_t>(gated ? (4 * h * 2 / 3) / 64 * 64 : 4 * h,
+                                        fallback(gated ? "--ffn-hidden-size (SwiGLU: 4h*2/3 rounded down to 64)"
+                                                       : "--ffn-hidden-size (4h)"));
+  }
+  const Value<std::string> normalization = r.text({"--normalization"});
+  if (normalization.known()) {
+    std::string n = normalization.value;
+    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (n != "layernorm" && n != "rmsnorm") {
+      const Found f = args.find({"--normalization"});
+      r.bad(*f.occurrence, 0, "LayerNorm or RMSNorm");
+    }
+    s.norm = known_value<std::string>(n, normalization.where);
+  } else {
+    s.norm = normalization.state == State::absent ? known_value<std::string>("layernorm", fallback("--normalization"))
+                                                  : normalization;
+  }
+  const Value<int64_t> no_bias = r.flag({"--disable-bias-linear"});
+  if (no_bias.state == State::unknown) {
+    s.linear_bias = no_bias;
+  } else {
+    s.linear_bias = no_bias.known() ? known_value<int64_t>(0, no_bias.where)
+                                    : known_value<int64_t>(1, fallback("--disable-bias-linear"));
+  }
+  const Value<int64_t> qkv_bias = r.flag({"--add-qkv-bias"});
+  if (qkv_bias.state != State::absent) {
+    s.qkv_bias = qkv_bias;
+  } else if (s.linear_bias.known()) {
+    // Q, K and V carry biases exactly when the linear layers do.
+    s.qkv_bias = known_value<int64_t>(s.linear_bias.value, s.linear_bias.where);
+  }
+  auto dropout = [&](const char* flag) {
+    Value<double> v = r.real({flag});
+    return v.state == State::absent ? known_value(0.1, fallback(flag)) : v;
+  };
+  s.hidden_dropout = dropout("--hidden-dropout");
+  s.attention_dropout = dropout("--attention-dropout");
+  const Value<int64_t> grouped = r.flag({"--moe-grouped-gemm"});
+  s.grouped_gemm = grouped.state == State::absent ? known_value<int64_t>(0, fallback("--moe-grouped-gemm")) : grouped;
+
+  // MoE
+  s.experts = r.integer({"--num-experts"});
+  const bool has_moe = s.experts.state == State::unknown || (s.experts.known() && s.experts.value > 0);
+  if (has_moe) {
+    s.topk = r.integer({"--moe-router-topk"}, 1);
+    if (s.topk.state == State::absent) s.topk = known_value<int64_t>(2, fallback("--moe-router-topk"));
+    s.moe_ffn = r.integer({"--moe-ffn-hidden-size", "--moe-intermediate-size"}, 1);
+    if (s.moe_ffn.state == State::absent) {
+      s.moe_ffn = s.ffn_hidden;  // Megatron-LM: moe_ffn_hidden_size defaults to ffn_hidden_size
+      s.moe_ffn.where.field = "--moe-ffn-hidden-size (= --ffn-hidden-size)";
+      if (s.moe_ffn.where.default_of.empty() && s.moe_ffn.known()) s.moe_ffn.where.default_of = kTrainer;
+    }
+    const Value<int64_t> shared = r.integer({"--moe-shared-expert-intermediate-size"}, 1);
+    const Value<int64_t> n_shared = r.integer({"--n-shared-experts"});
+    if (shared.state != State::absent) {
+      // Megatron-LM holds the shared experts as one MLP of this width.
+      s.shared_experts = known_value<int64_t>(1, shared.where);
+      s.shared_ffn = shared;
+    } else if (n_shared.state != State::absent) {
+      // Older MindSpeed: n shared experts, each as wide as a routed one.
+      s.shared_experts = n_shared;
+      s.shared_ffn = s.moe_ffn;
+    } else {
+      s.shared_experts = known_value<int64_t>(0, fallback("--moe-shared-expert-intermediate-size"));
+    }
+    s.capacity_factor = r.real({"--moe-expert-capacity-factor"});
+    if (s.capacity_factor.state == State::absent)
+      s.capacity_factor = known_value(0.0, fallback("--moe-expert-capacity-factor (dropless)"));
+  }
+
+  // Which layers are MoE: Megatron-LM's --moe-layer-freq (every N-th layer,
+  // or a list expression), MindSpeed's --first-k-dense-replace (dense layers
+  // first, then MoE where layer % freq == 0, as its spec reads them).
+  const int64_t n = layers.value;
+  std::vector<int64_t> moe_layer(static_cast<size_t>(n), has_moe ? 1 : 0);
+  if (has_moe) {
+    const Value<int64_t> first_dense = r.integer({"--first-k-dense-replace"}, -1);
+    const Found freq_found = args.find({"--moe-layer-freq"});
+    int64_t freq = 1;
+    std::optional<std::vector<int64_t>> pattern;
+    if (freq_found.state == State::known) {
+      const Occurrence& o = *freq_found.occurrence;
+      if (o.values.empty()) r.bad(o, 0, "a layer frequency (an integer or a list such as [0]*3+[1]*58)");
+      const std::string text = o.values[0].text();
+      if (!o.values[0].known()) {
+        throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(args.where(o).line) + ": " +
+                                                   Reader::unknown_value_why(o) +
+                                                   "; give --moe-layer-freq a value in the script");
+      }
+      if (!whole_number(text, freq)) {
+        pattern = layer_pattern(text);
+        if (!pattern) r.bad(o, 0, "an integer or a Python list expression such as [0]*3+[1]*58");
+        if (static_cast<int64_t>(pattern->size()) != n) {
+          r.bad(o, 0, "a list of --num-layers = " + std::to_string(n) + " entries (it has " +
+                          std::to_string(pattern->size()) + ")");
+        }
+      } else if (freq == 0) {
+        r.bad(o, 0, "a non-zero layer frequency");
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      bool moe = pattern ? (*pattern)[static_cast<size_t>(i)] != 0 : i % freq == 0;
+      if (first_dense.known()) moe = i >= first_dense.value && i % freq == 0;
+      moe_layer[static_cast<size_t>(i)] = moe ? 1 : 0;
+    }
+  }
+  // MindSpeed's --noop-layers: identity layers that only fill pipeline stages.
+  std::set<int64_t> noop;
+  const Value<std::string> noop_text = r.text({"--noop-layers"});
+  if (noop_text.state == State::unknown) {
+    throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(noop_text.where.line) +
+                                               ": --noop-layers cannot be known (" + noop_text.why + ")");
+  }
+  if (noop_text.known()) {
+    auto list = number_list(noop_text.value);
+    const Occurrence& o = *args.find({"--noop-layers"}).occurrence;
+    if (!list) r.bad(o, 0, "layer indices such as 61,62,63");
+    for (int64_t i : *list) {
+      if (i < 0 || i >= n) r.bad(o, 0, "layer indices below --num-layers = " + std::to_string(n));
+      noop.insert(i);
+    }
+  }
+  // Blocks: runs of dense or MoE layers, noop layers left out.
+  Where layers_where = layers.where;
+  if (!noop.empty()) layers_where.field = "--num-layers minus --noop-layers";
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (is_moe, count)
+  for (int64_t i = 0; i < n; ++i) {
+    if (noop.count(i) != 0) continue;
+    const int64_t kind = moe_layer[static_cast<size_t>(i)];
+    if (runs.empty() || runs.back().first != kind) runs.emplace_back(kind, 0);
+    ++runs.back().second;
+  }
+  if (runs.empty()) throw sdk::Error(NDS_INVALID_ARGUMENT, file + ": every layer is in --noop-layers; no layer remains");
+  for (const auto& [kind, count] : runs) {
+    b.begin_block("decoder", count, layers_where);
+    put_shape(r, s, kind == 1);
+    b.end_block();
+  }
+  const Value<int64_t> mtp = r.integer({"--mtp-num-layers"});
+  if (mtp.state == State::unknown) {
+    throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(mtp.where.line) + ": --mtp-num-layers cannot be known (" +
+                                               mtp.why + "); give it a number in the script");
+  }
+  if (mtp.known() && mtp.value > 0) {
+    b.begin_block("mtp", mtp.value, mtp.where);
+    put_shape(r, s, has_moe);
+    b.end_block();
+  }
+
+  // ---- Vocabulary and embeddings --------------------------------------------------
+  const Value<int64_t> tp = r.integer({"--tensor-model-parallel-size"}, 1);
+  const Value<std::string> tokenizer = r.text({"--tokenizer-type"});
+  Value<int64_t> vocab = r.integer({"--vocab-size"}, 1);
+  if (vocab.known() && tokenizer.known() && tokenizer.value == "NullTokenizer") {
+    // Megatron-LM's NullTokenizer adds an end-of-document token to --vocab-size.
+    vocab.value += 1;
+    vocab.where.field += " + 1 (NullTokenizer's end-of-document token)";
+  }
+  if (vocab.state == State::absent) {
+    const Value<std::string> source = r.text({"--tokenizer-model", "--tokenizer-name-or-path", "--vocab-file"});
+    Where w = source.state != State::absent ? source.where : tokenizer.where;
+    if (w.file.empty()) {
+      w.file = file;
+      w.field = "--vocab-size";
+    }
+    std::string named = source.known() ? " '" + source.value + "'" : source.state == State::unknown ? " (" + source.why + ")" : "";
+    b.set_unknown("vocab_size",
+                  "the vocabulary comes from the tokenizer" + (tokenizer.known() ? " (" + tokenizer.value + ")" : std::string()) +
+                      named + ", which ndsearch does not read; give --vocab-size",
+                  w);
+  } else {
+    r.put("vocab_size", vocab);
+  }
+  const Value<int64_t> padded = r.integer({"--padded-vocab-size"}, 1);
+  if (padded.state != State::absent) {
+    r.put("padded_vocab_size", padded);
+  } else if (vocab.known() && (tp.known() || tp.state == State::absent)) {
+    Value<int64_t> divisible = r.integer({"--make-vocab-size-divisible-by"}, 1);
+    if (divisible.state == State::absent) divisible = known_value<int64_t>(128, fallback("--make-vocab-size-divisible-by"));
+    if (divisible.known()) {
+      // Megatron-LM pads to a multiple of make-vocab-size-divisible-by × tp.
+      const int64_t multiple = divisible.value * (tp.known() ? tp.value : 1);
+      Where w = vocab.where;
+      w.field = "--vocab-size padded to a multiple of " + std::to_string(divisible.value) + " x tp " +
+                std::to_string(tp.known() ? tp.value : 1);
+      b.set("padded_vocab_size", (vocab.value + multiple - 1) / multiple * multiple, w);
+    }
+  }
+  const Value<int64_t> untie = r.flag({"--untie-embeddings-and-output-weights"});
+  if (untie.state == State::unknown) {
+    r.put("tied_embeddings", untie);
+  } else {
+    b.set("tied_embeddings", untie.known() ? 0 : 1,
+          untie.known() ? untie.where : fallback("--untie-embeddings-and-output-weights"));
+  }
+  const Value<std::string> position = r.text({"--position-embedding-type"});
+  const Value<int64_t> rotary = r.flag({"--use-rotary-position-embeddings"});
+  const Value<int64_t> no_position = r.flag({"--no-position-embedding"});
+  if (position.known()) {
+    const std::string& p = position.value;
+    std::string kind;
+    if (p == "learned_absolute") kind = "learned";
+    if (p == "rope" || p == "yarn" || p == "mrope") kind = "rope";
+    if (p == "none" || p == "relative") kind = "none";
+    if (kind.empty()) r.bad(*args.find({"--position-embedding-type"}).occurrence, 0, "learned_absolute, rope, yarn, mrope, relative or none");
+    b.set_string("position_embedding", kind, position.where);
+  } else if (position.state == State::unknown) {
+    r.put("position_embedding", position);
+  } else if (rotary.known()) {
+    b.set_string("position_embedding", "rope", rotary.where);
+  } else if (no_position.known()) {
+    b.set_string("position_embedding", "none", no_position.where);
+  } else {
+    b.set_string("position_embedding", "learned", fallback("--position-embedding-type (learned_absolute)"));
+  }
+  r.put("max_position_embeddings", r.integer({"--max-position-embeddings"}, 1));
+  const Value<int64_t> flash = r.flag({"--use-flash-attn"});
+  const Value<std::string> backend = r.text({"--attention-backend"});
+  if (flash.known()) {
+    b.set("flash_attention", 1, flash.where);
+  } else if (backend.known()) {
+    // auto picks flash or fused (cuDNN) attention; both avoid the s² scores.
+    const bool fused = backend.value == "flash" || backend.value == "fused" || backend.value == "auto";
+    b.set("flash_attention", fused ? 1 : 0, backend.where);
+  } else {
+    b.set("flash_attention", 1, fallback("--attention-backend (auto)"));
+  }
+
+  // ---- Training ------------------------------------------------------------------
+  r.put("seq_len", r.integer({"--seq-length"}, 1));
+  r.put("global_batch", r.integer({"--global-batch-size"}, 1));
+  r.put("stated.mbs", r.integer({"--micro-batch-size"}, 1));
+
+  const Value<int64_t> bf16 = r.flag({"--bf16"});
+  const Value<int64_t> fp16 = r.flag({"--fp16"});
+  Value<std::string> params_dtype;
+  if (bf16.known()) {
+    params_dtype = known_value<std::string>("bf16", bf16.where);
+  } else if (fp16.known()) {
+    params_dtype = known_value<std::string>("fp16", fp16.where);
+  } else if (bf16.state == State::unknown || fp16.state == State::unknown) {
+    params_dtype = bf16.state == State::unknown ? Value<std::string>{State::unknown, "", bf16.where, bf16.why}
+                                                : Value<std::string>{State::unknown, "", fp16.where, fp16.why};
+  } else {
+    params_dtype = known_value<std::string>("fp32", fallback("--bf16/--fp16 (fp32)"));
+  }
+  r.put("params_dtype", params_dtype);
+  const Value<std::string> fp8 = r.text({"--fp8-format"});
+  if (fp8.known()) {
+    b.set_string("compute_dtype", "fp8", fp8.where);
+  } else {
+    r.put("compute_dtype", fp8.state == State::unknown ? Value<std::string>{State::unknown, "", fp8.where, fp8.why}
+                                                      : params_dtype);
+  }
+  const bool mixed = params_dtype.known() && params_dtype.value != "fp32";
+  // Megatron-LM keeps fp32 main gradients for bf16/fp16 unless told otherwise.
+  const Value<int64_t> grad_bf16 = r.flag({"--grad-reduce-in-bf16"});
+  const Value<std::string> fsdp_grads = r.text({"--megatron-fsdp-main-grads-dtype", "--main-grads-dtype"});
+  if (fsdp_grads.known() && (fsdp_grads.value == "bf16" || fsdp_grads.value == "fp32" || fsdp_grads.value == "fp16")) {
+    b.set_string("grads_dtype", fsdp_grads.value, fsdp_grads.where);
+  } else if (grad_bf16.known()) {
+    b.set_string("grads_dtype", "bf16", grad_bf16.where);
+  } else {
+    b.set_string("grads_dtype", "fp32", fallback("--grad-reduce-in-bf16 (fp32 main gradients)"));
+  }
+  const Value<int64_t> precision_aware = r.flag({"--use-precision-aware-optimizer"});
+  const Value<std::string> exp_avg = r.text({"--exp-avg-dtype"});
+  if (precision_aware.known() && exp_avg.known() &&
+      (exp_avg.value == "bf16" || exp_avg.value == "fp16" || exp_avg.value == "fp8")) {
+    b.set_string("optimizer_dtype", exp_avg.value, exp_avg.where);
+  } else {
+    b.set_string("optimizer_dtype", "fp32", fallback("--exp-avg-dtype (fp32)"));
+  }
+  if (params_dtype.known()) {
+    b.set_string("master_dtype", mixed ? "fp32" : "none",
+                 fallback(mixed ? "fp32 main parameters for bf16/fp16" : "no master copy in fp32 training"));
+  }
+  const Value<std::string> optimizer = r.text({"--optimizer"});
+  const std::string opt = optimizer.known() ? optimizer.value : "adam";
+  if (opt != "adam" && opt != "sgd" && opt != "muon") {
+    r.bad(*args.find({"--optimizer"}).occurrence, 0, "adam, sgd or muon");
+  }
+  const Where opt_where = optimizer.known() ? optimizer.where : fallback("--optimizer (adam)");
+  b.set_string("optimizer", opt, opt_where);
+  b.set("optimizer_states", opt == "adam" ? 2 : 1, opt_where);
+
+  // ---- Stated strategy --------------------------------------------------------------
+  auto degree = [&](const char* key, std::initializer_list<const char*> flags, const char* field) {
+    Value<int64_t> v = r.integer(flags, 1);
+    if (v.state == State::absent) v = known_value<int64_t>(1, fallback(field));
+    r.put(key, v);
+    return v;
+  };
+  degree("stated.tp", {"--tensor-model-parallel-size"}, "--tensor-model-parallel-size");
+  const Value<int64_t> pp = degree("stated.pp", {"--pipeline-model-parallel-size"}, "--pipeline-model-parallel-size");
+  const Value<int64_t> cp = degree("stated.cp", {"--context-parallel-size"}, "--context-parallel-size");
+  const Value<int64_t> ep = degree("stated.ep", {"--expert-model-parallel-size"}, "--expert-model-parallel-size");
+  Value<int64_t> etp = r.integer({"--expert-tensor-parallel-size"}, 1);
+  const Value<int64_t> tp_extend_ep = r.flag({"--moe-tp-extend-ep"});
+  if (etp.state == State::absent && tp_extend_ep.known()) {
+    Where w = tp_extend_ep.where;
+    w.field = "--moe-tp-extend-ep (experts not split by tp)";
+    etp = known_value<int64_t>(1, w);
+  }
+  r.put("stated.etp", etp);
+
+  // Virtual stages: Megatron counts them per pipeline rank.
+  Value<int64_t> vpp = r.integer({"--num-virtual-stages-per-pipeline-rank"}, 1);
+  const Value<int64_t> per_virtual = r.integer({"--num-layers-per-virtual-pipeline-stage"}, 1);
+  if (vpp.state == State::absent && per_virtual.state != State::absent) {
+    if (per_virtual.known() && pp.known()) {
+      if (n % (pp.value * per_virtual.value) != 0) {
+        r.bad(*args.find({"--num-layers-per-virtual-pipeline-stage"}).occurrence, 0,
+              "a divisor of --num-layers / pp = " + std::to_string(n) + " / " + std::to_string(pp.value));
+      }
+      vpp = known_value<int64_t>(n / (pp.value * per_virtual.value), per_virtual.where);
+      vpp.where.field += " (vpp = num-layers / (pp x layers per virtual stage))";
+    } else {
+      vpp = per_virtual;
+      if (vpp.state == State::known) vpp.state = State::unknown;
+      if (vpp.why.empty()) vpp.why = "the pipeline size is unknown";
+    }
+  }
+  if (vpp.state == State::absent) vpp = known_value<int64_t>(1, fallback("--num-virtual-stages-per-pipeline-rank"));
+  r.put("stated.vpp", vpp);
+
+  const Value<int64_t> sp = r.flag({"--sequence-parallel"});
+  if (sp.state == State::unknown) {
+    r.put("stated.sp", sp);
+  } else {
+    b.set("stated.sp", sp.known() ? 1 : 0, sp.known() ? sp.where : fallback("--sequence-parallel"));
+  }
+
+  // ZeRO: Megatron's distributed optimizer shards optimizer states (1);
+  // Megatron-FSDP shards as its strategy says; torch FSDP2 shards everything.
+  const Value<int64_t> megatron_fsdp = r.flag({"--use-megatron-fsdp"});
+  const Value<int64_t> torch_fsdp = r.flag({"--use-torch-fsdp2"});
+  const Value<int64_t> dist_opt = r.flag({"--use-distributed-optimizer"});
+  if (megatron_fsdp.known()) {
+    const Value<std::string> strategy = r.text({"--data-parallel-sharding-strategy"});
+    int64_t zero = 3;  // optim_grads_params, Megatron-FSDP's default
+    Where w = strategy.known() ? strategy.where : fallback("--data-parallel-sharding-strategy (optim_grads_params)");
+    if (strategy.known()) {
+      const std::string& st = strategy.value;
+      if (st == "no_shard") zero = 0;
+      else if (st == "optim") zero = 1;
+      else if (st == "optim_grads") zero = 2;
+      else if (st != "optim_grads_params")
+        r.bad(*args.find({"--data-parallel-sharding-strategy"}).occurrence, 0, "no_shard, optim, optim_grads or optim_grads_params");
+    }
+    b.set("stated.zero", zero, w);
+    b.set("capabilities.zero3", 1, megatron_fsdp.where);
+  } else if (megatron_fsdp.state == State::unknown) {
+    r.put("stated.zero", megatron_fsdp);
+  } else if (torch_fsdp.known()) {
+    b.set("stated.zero", 3, torch_fsdp.where);
+    b.set("capabilities.zero3", 1, torch_fsdp.where);
+  } else if (dist_opt.state == State::unknown) {
+    r.put("stated.zero", dist_opt);
+  } else {
+    b.set("stated.zero", dist_opt.known() ? 1 : 0, dist_opt.known() ? dist_opt.where : fallback("--use-distributed-optimizer"));
+  }
+
+  // Recompute.
+  const Value<std::string> granularity = r.text({"--recompute-granularity"});
+  const Value<int64_t> activations = r.flag({"--recompute-activations"});
+  std::string recompute = "none";
+  Where recompute_where = fallback("--recompute-granularity");
+  if (granularity.known()) {
+    if (granularity.value != "full" && granularity.value != "selective")
+      r.bad(*args.find({"--recompute-granularity"}).occurrence, 0, "full or selective");
+    recompute = granularity.value;
+    recompute_where = granularity.where;
+  } else if (activations.known()) {
+    recompute = "selective";  // Megatron-LM: --recompute-activations is selective recompute
+    recompute_where = activations.where;
+  }
+  if (granularity.state == State::unknown) {
+    r.put("stated.recompute", granularity);
+  } else {
+    b.set_string("stated.recompute", recompute, recompute_where);
+  }
+  if (recompute == "selective") {
+    const Found modules = args.find({"--recompute-modules"});
+    std::string ops;
+    Where ops_where = fallback("--recompute-modules (core_attn)");
+    std::vector<std::string> names = {"core_attn"};
+    if (modules.state == State::known) {
+      names.clear();
+      for (const Word& w : modules.occurrence->values) names.push_back(w.text());
+      ops_where = args.where(*modules.occurrence);
+    }
+    if (r.flag({"--moe-layer-recompute"}).known()) names.push_back("moe");
+    for (const std::string& m : names) {
+      std::string op;
+      if (m == "core_attn") op = "core_attention";
+      if (m == "mlp") op = "mlp";
+      if (m == "moe") op = "moe";
+      if (m == "layernorm") op = "norm";
+      if (m == "moe_act") op = "activation";
+      if (op.empty()) {
+        Where w = ops_where;
+        w.field = "--recompute-modules " + m;
+        b.unknown_field(w);
+        continue;
+      }
+      if (ops.find(op) == std::string::npos) ops += (ops.empty() ? "" : ",") + op;
+    }
+    if (!ops.empty()) b.set_string("recompute_ops", ops, ops_where);
+  } else if (r.flag({"--moe-layer-recompute"}).known()) {
+    b.set_string("recompute_ops", "moe", r.flag({"--moe-layer-recompute"}).where);
+  }
+
+  // Layers per pipeline stage, where the arguments fix them.
+  std::vector<int64_t> stage_layers;
+  Where stage_where;
+  const Value<std::string> layer_list = r.text({"--num-layer-list"});
+  const Value<int64_t> first_stage = r.integer({"--decoder-first-pipeline-num-layers"});
+  const Value<int64_t> last_stage = r.integer({"--decoder-last-pipeline-num-layers"});
+  if (layer_list.known()) {
+    auto list = number_list(layer_list.value);
+    const Occurrence& o = *args.find({"--num-layer-list"}).occurrence;
+    int64_t sum = 0;
+    for (int64_t v : list ? *list : std::vector<int64_t>{}) sum += v;
+    if (!list || sum != n || (pp.known() && static_cast<int64_t>(list->size()) != pp.value))
+      r.bad(o, 0, "pp comma-separated layer counts summing to --num-layers = " + std::to_string(n));
+    stage_layers = *list;
+    stage_where = layer_list.where;
+  } else if ((first_stage.known() || last_stage.known()) && pp.known() && pp.value > 1) {
+    const int64_t first = first_stage.known() ? first_stage.value : -1;
+    const int64_t last = last_stage.known() ? last_stage.value : -1;
+    const int64_t middle_stages = pp.value - (first >= 0 ? 1 : 0) - (last >= 0 ? 1 : 0);
+    const int64_t rest = n - std::max<int64_t>(first, 0) - std::max<int64_t>(last, 0);
+    if (middle_stages > 0 && rest % middle_stages == 0 && rest >= 0) {
+      for (int64_t k = 0; k < pp.value; ++k) {
+        if (k == 0 && first >= 0) stage_layers.push_back(first);
+        else if (k == pp.value - 1 && last >= 0) stage_layers.push_back(last);
+        else stage_layers.push_back(rest / middle_stages);
+      }
+      stage_where = first_stage.known() ? first_stage.where : last_stage.where;
+    }
+  }
+  if (!stage_layers.empty() && !noop.empty()) {
+    // the noop layers are counted in the stated split; they hold nothing
+    int64_t start = 0;
+    for (int64_t& count : stage_layers) {
+      int64_t real = 0;
+      for (int64_t i = start; i < start + count; ++i) real += noop.count(i) == 0 ? 1 : 0;
+      start += count;
+      count = real;
+    }
+  }
+  if (stage_layers.empty() && !noop.empty() && pp.known() && vpp.known() && n % (pp.value * vpp.value) == 0) {
+    // MindSpeed places the layers evenly, noop layers included, chunk by chunk.
+    const int64_t chunk = n / (pp.value * vpp.value);
+    stage_layers.assign(static_cast<size_t>(pp.value), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (noop.count(i) != 0) continue;
+      const int64_t virtual_stage = i / chunk;
+      ++stage_layers[static_cast<size_t>(virtual_stage % pp.value)];
+    }
+    stage_where = args.where(*args.find({"--noop-layers"}).occurrence);
+    stage_where.field = "--noop-layers (layers left on each pipeline stage)";
+  }
+  if (!stage_layers.empty()) b.set_list("stage_layers", stage_layers, stage_where);
+
+  // Full recompute of how many layers per stage: block N recomputes the first
+  // N layers of each (virtual) stage; uniform recomputes every layer.
+  const Value<std::string> method = r.text({"--recompute-method"});
+  const Value<int64_t> recompute_count = r.integer({"--recompute-num-layers"}, 0);
+  if (recompute == "full" && method.known() && pp.known() && vpp.known()) {
+    std::vector<int64_t> per_stage = stage_layers;
+    if (per_stage.empty()) {
+      for (int64_t k = 0; k < pp.value; ++k) per_stage.push_back(n / pp.value + (k < n % pp.value ? 1 : 0));
+    }
+    if (method.value == "block" && recompute_count.known()) {
+      std::vector<int64_t> recomputed;
+      for (int64_t count : per_stage) {
+        // the count is per model chunk: N layers in each of the rank's vpp chunks
+        recomputed.push_back(std::min(recompute_count.value * vpp.value, count));
+      }
+      b.set_list("recompute_layers", recomputed, recompute_count.where);
+    } else if (method.value == "uniform") {
+      b.set_list("recompute_layers", per_stage, method.where);
+    } else if (method.value != "block") {
+      r.bad(*args.find({"--recompute-method"}).occurrence, 0, "uniform or block");
+    }
+  }
+
+  // Schedule.
+  const Value<std::string> schedules = r.text({"--schedules-method"});
+  if (schedules.known() && schedules.value == "dualpipev") {
+    b.set_string("stated.schedule", "zb-v", schedules.where);  // DualPipe-V: a V-shaped zero-bubble schedule
+  } else if (vpp.known()) {
+    b.set_string("stated.schedule", vpp.value > 1 ? "interleaved" : "1f1b",
+                 vpp.value > 1 ? vpp.where : fallback("1f1b (no virtual pipeline stages)"));
+  }
+
+  // Context-parallel algorithm.
+  const Value<std::string> cp_comm = r.text({"--cp-comm-type"});
+  const Value<std::string> cp_algo = r.text({"--context-parallel-algo"});
+  if (cp_algo.known()) {
+    const std::string& a = cp_algo.value;
+    const std::string name = a == "megatron_cp_algo" ? "ring" : a == "ulysses_cp_algo" ? "ulysses"
+                             : a == "hybrid_cp_algo" ? "hybrid" : a;
+    b.set_string("cp_algorithm", name, cp_algo.where);
+  } else if (cp_comm.known()) {
+    const std::string& a = cp_comm.value;
+    const std::string name = a == "p2p" ? "ring" : a == "a2a" ? "ulysses" : a == "allgather" ? "allgather-kv"
+                             : a == "a2a+p2p" ? "hybrid" : a;
+    b.set_string("cp_algorithm", name, cp_comm.where);
+  } else {
+    b.set_string("cp_algorithm", "ring", fallback("--cp-comm-type (p2p)"));
+  }
+
+  // Overlaps.
+  auto overlap = [&](const char* key, std::initializer_list<const char*> flags, const char* field) {
+    const Value<int64_t> v = r.flag(flags);
+    if (v.state == State::unknown) {
+      r.put(key, v);
+    } else {
+      b.set(key, v.known() ? 1 : 0, v.known() ? v.where : fallback(field));
+    }
+  };
+  overlap("overlap.grad_reduce", {"--overlap-grad-reduce"}, "--overlap-grad-reduce");
+  overlap("overlap.param_gather", {"--overlap-param-gather"}, "--overlap-param-gather");
+  overlap("overlap.tp_comm", {"--tp-comm-overlap"}, "--tp-comm-overlap");
+  overlap("overlap.moe_a2a",
+          {"--moe-shared-expert-overlap", "--moe-alltoall-overlap-comm", "--moe-fb-overlap",
+           "--overlap-moe-expert-parallel-comm"},
+          "--overlap-moe-expert-parallel-comm");
+  const Value<int64_t> no_p2p = r.flag({"--no-overlap-p2p-communication"});
+  b.set("overlap.p2p", no_p2p.known() ? 0 : 1, no_p2p.known() ? no_p2p.where : fallback("--overlap-p2p-communication"));
+
+  // What Megatron-LM and MindSpeed can do.
+  const Where caps = fallback("Megatron-LM / MindSpeed");
+  b.set("capabilities.sp_with_cp", 1, caps);
+  b.set("capabilities.interleave", 1, caps);
+  b.set("capabilities.expert_tp", 1, caps);
+
+  // Data-parallel degree: Megatron derives dp = world / (tp·pp·cp); the world
+  // is what the launch command starts (processes per node × nodes).
+  const Arguments& world_args = launcher.all().empty() ? args : launcher;
+  Reader lr(world_args, b);
+  const Value<int64_t> per_node = lr.integer({"--nproc_per_node", "--nproc-per-node"}, 1);
+  const Value<int64_t> nodes = lr.integer({"--nnodes"}, 1);
+  if (per_node.known() && nodes.known() && tp.state != State::unknown && pp.known() && cp.known()) {
+    const int64_t world = per_node.value * nodes.value;
+    const int64_t model_parallel = (tp.known() ? tp.value : 1) * pp.value * cp.value;
+    const std::string named = per_node.where.field + " x " + nodes.where.field;
+    Where w = nodes.where;
+    w.field = "dp = " + named + " / (tp x pp x cp)";
+    if (world % model_parallel != 0) {
+      b.set_unknown("stated.dp",
+                    "the launch starts " + std::to_string(world) + " processes (" + named +
+                        "), not a multiple of tp x pp x cp = " + std::to_string(model_parallel) +
+                        "; the script's node count looks like a placeholder",
+                    w);
+    } else {
+      const int64_t dp = world / model_parallel;
+      const int64_t expert_group = (ep.known() ? ep.value : 1) * (etp.known() ? etp.value : (tp.known() ? tp.value : 1));
+      if (ep.known() && (dp * cp.value * (tp.known() ? tp.value : 1)) % expert_group != 0) {
+        b.set_unknown("stated.dp",
+                      "the launch starts " + std::to_string(world) + " processes (" + named + "), giving dp = " +
+                          std::to_string(dp) + ", too few for ep x etp = " + std::to_string(expert_group) +
+                          "; the script's node count looks like a placeholder",
+                      w);
+      } else {
+        b.set("stated.dp", dp, w);
+      }
+    }
+  } else if (per_node.state == State::unknown || nodes.state == State::unknown) {
+    b.set_unknown("stated.dp", per_node.state == State::unknown ? per_node.why : nodes.why,
+                  per_node.state == State::unknown ? per_node.where : nodes.where);
+  }
+}
+
+}  // namespace ndsearch::plugins::megatron

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_megatron_args.cpp: the megatron-args parser on small launch scripts
+// and argument files written for these tests (tests/fixtures/configs/megatron/).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "tests/support/run_command.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+std::string fixture(const std::string& name) {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/" + name;
+}
+
+ndsearch::test::CommandResult model(const std::string& name, const std::string& extra = "") {
+  return ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " model --format json " +
+                                     extra + " " + fixture(name));
+}
+
+json parsed(const std::string& name) {
+  const auto r = model(name);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+bool warned(const json& m, const std::string& text) {
+  for (const auto& w : m["warnings"])
+    if (w.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("A launch script is read through its variables arrays and continuations") {
+  const json m = parsed("small_gpt.sh");
+  CHECK(m["framework"] == "megatron-args");
+  CHECK(m["layers"] == 4);  // NUM_LAYERS=4 through ${NUM_LAYERS} in an array
+  CHECK(m["hidden_size"] == 256);
+  CHECK(m["heads"] == 8);
+  CHECK(m["head_dim"] == 32);  // 256 / 8, derived by the core
+  // Megatron-LM's defaults: GeLU MLP of 4h, tied embeddings, learned positions,
+  // biases on, LayerNorm.
+  CHECK(m["ffn"] == "gelu");
+  CHECK(m["ffn_hidden_size"] == 1024);
+  CHECK(m["tied_embeddings"] == true);
+  CHECK(m["position_embedding"] == "learned");
+  CHECK(m["blocks"][0]["norm"] == "layernorm");
+  CHECK(m["blocks"][0]["linear_bias"] == true);
+  CHECK(m["vocab_size"] == 1000);
+  // padded to a multiple of 128 (default) x tp 2 = 256: ceil(1000 / 256) = 4 -> 1024
+  CHECK(m["padded_vocab_size"] == 1024);
+  // Per layer: attention 256*(256+2*256) + 256*256 = 262144, biases 256+512+256 = 1024;
+  // two LayerNorms 2*2*256 = 1024; MLP 2*256*1024 + 1024 + 256 = 525568; 789760 per layer.
+  // Outside: embedding 1000*256 = 256000 (tied), final LayerNorm 512, learned
+  // positions 1024*256 = 262144. Total 4*789760 + 518656 = 3677696.
+  CHECK(m["params_total"].get<double>() == Approx(3677696.0));
+  CHECK(m["seq_len"] == 1024);
+  CHECK(m["global_batch"] == 64);  // in a quoted string with backslash continuations
+  CHECK(m["micro_batch_size"] == 2);
+  CHECK(m["dtypes"]["params"] == "bf16");
+  CHECK(m["dtypes"]["grads"] == "fp32");  // Megatron's fp32 main gradients
+  CHECK(m["dtypes"]["master_weights"] == "fp32");
+  CHECK(m["optimizer_states"] == 2);  // Adam
+  const json& s = m["stated_strategy"];
+  CHECK(s["tp"] == 2);  // ${TP:-2}
+  CHECK(s["pp"] == 2);
+  CHECK(s["zero"] == 1);  // --use-distributed-optimizer, appended with +=
+  // world = --nproc_per_node 8 x --nnodes ${NNODES:-2} = 16; dp = 16 / (tp 2 x pp 2 x cp 1) = 4
+  CHECK(s["dp"] == 4);
+  CHECK(m["capabilities"]["sp_with_cp"] == true);
+  CHECK(m["capabilities"]["interleave"] == true);
+  CHECK(m["capabilities"]["expert_tp"] == true);
+  // Provenance: the line where each value is written.
+  const std::string tp_source = m["provenance"]["stated.tp"];
+  CHECK(tp_source.find("small_gpt.sh:8:") != std::string::npos);  // TP=${TP:-2}
+  const std::string bias_source = m["provenance"]["blocks[0].linear_bias"];
+  CHECK(bias_source.find("default:megatron") != std::string::npos);
+  CHECK(m["warnings"].empty());
+}
+
+TEST_CASE("Values the script cannot know are reported unknown not guessed") {
+  const json m = parsed("unknown_positional.sh");
+  CHECK(m["vocab_size"].is_null());
+  CHECK(m["stated_strategy"]["tp"].is_null());
+  CHECK(m["stated_strategy"]["dp"].is_null());  // --nnodes $NODES comes from the environment
+  CHECK(warned(m, "$1 is a positional argument"));
+  CHECK(warned(m, "$2 is a positional argument"));
+  CHECK(warned(m, "NODES is not set in the script"));
+  CHECK(m["layers"] == 2);
+}
+
+TEST_CASE("A branch on the environment leaves what only one branch sets unknown") {
+  const json m = parsed("env_branches.sh");
+  CHECK(m["dtypes"]["params"].is_null());  // --fp16 or --bf16 on $USE_FP16
+  CHECK(warned(m, "USE_FP16 is not set in the script"));
+  CHECK(m["seq_len"] == 4096);      // both branches of the $CLUSTER test say 4096
+  CHECK(m["ffn"] == "swiglu");      // MODE=${MODE:-dense}: the script decides this branch
+  CHECK(m["ffn_hidden_size"] == 320);  // SwiGLU default: int(4*128*2/3 / 64)*64 = int(341.3/64)*64 = 320
+}
+
+TEST_CASE("A malformed value names the flag its line and the fix") {
+  const auto r = model("malformed.sh");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("[E-PARSE-FIELD]") != std::string::npos);
+  CHECK(r.err.find("malformed.sh:5: --num-layers 'four'") != std::string::npos);
+  CHECK(r.err.find("NUM_LAYERS on line 2") != std::string::npos);
+}
+
+TEST_CASE("A moe-layer-freq list expression places dense and MoE blocks with MLA and MTP") {
+  const json m = parsed("mla_moe.sh");
+  REQUIRE(m["blocks"].size() == 3);  // [0]*2+[1]*4: two dense, four MoE, then one MTP layer
+  CHECK(m["blocks"][0]["layers"] == 2);
+  CHECK(m["blocks"][0]["experts"] == 0);
+  CHECK(m["blocks"][0]["ffn_hidden_size"] == 1536);
+  CHECK(m["blocks"][1]["layers"] == 4);
+  CHECK(m["blocks"][1]["experts"] == 16);
+  CHECK(m["blocks"][1]["experts_per_token"] == 4);
+  CHECK(m["blocks"][1]["moe_ffn_hidden_size"] == 256);
+  CHECK(m["blocks"][1]["shared_experts"] == 1);
+  CHECK(m["blocks"][1]["shared_expert_ffn_hidden_size"] == 256);
+  CHECK(m["blocks"][2]["kind"] == "mtp");
+  CHECK(m["attention"] == "mla");
+  CHECK(m["q_lora_rank"] == 256);
+  CHECK(m["kv_lora_rank"] == 128);
+  CHECK(m["blocks"][1]["qk_nope_head_dim"] == 64);
+  CHECK(m["blocks"][1]["qk_rope_head_dim"] == 32);
+  CHECK(m["blocks"][1]["v_head_dim"] == 64);
+  CHECK(m["head_dim"] == 96);  // 64 + 32, derived by the core
+  CHECK(m["padded_vocab_size"] == 1024);  // divisible by 1 x tp 1
+  CHECK(m["recompute"] == "full");
+  CHECK(m["recompute_layers"] == json::array({6}));  // uniform: every layer of the one stage
+  CHECK(m["dtypes"]["params"] == "fp32");  // neither --bf16 nor --fp16
+  CHECK(m["dtypes"]["master_weights"] == "none");
+}
+
+TEST_CASE("A moe-layer-freq list of the wrong length is refused with its line") {
+  const auto r = model("bad_layer_freq.sh");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad_layer_freq.sh:3: --moe-layer-freq") != std::string::npos);
+  CHECK(r.err.find("6 entries (it has 5)") != std::string::npos);
+}
+
+TEST_CASE("A MindSpeed JSON argument file reads argument names as flags") {
+  const json m = parsed("mindspeed_args.json");
+  CHECK(m["layers"] == 4);
+  CHECK(m["kv_heads"] == 2);
+  CHECK(m["ffn"] == "swiglu");
+  CHECK(m["blocks"][0]["linear_bias"] == false);  // "add_bias_linear": false
+  CHECK(m["blocks"][0]["norm"] == "rmsnorm");
+  CHECK(m["tied_embeddings"] == false);
+  CHECK(m["padded_vocab_size"] == 1024);
+  CHECK(m["stated_strategy"]["tp"] == 2);
+  CHECK(m["dtypes"]["params"] == "bf16");
+  CHECK(warned(m, "made_up_option"));  // an unknown argument is a warning...
+  const auto strict = model("mindspeed_args.json", "--strict");
+  CHECK(strict.exit_code == 2);  // ...and an error under --strict
+}
+
+TEST_CASE("The megatron-args parser leaves a Hugging Face config to hf-config-json") {
+  // model_type and architectures mark an HF config.json: megatron-args probes it at most 0.1.
+  const json m = parsed("hf_config.json");
+  CHECK(m["framework"] != "megatron-args");
+}
+
+TEST_CASE("The mindspeed and megatron aliases name this parser") {
+  for (const char* alias : {"mindspeed", "megatron"}) {
+    const auto r = model("small_gpt.sh", std::string("-f ") + alias);
+    CHECK(r.exit_code == 0);
+    CHECK(json::parse(r.out)["framework"] == "megatron-args");
+  }
+}
