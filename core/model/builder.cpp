@@ -16,6 +16,7 @@ using Value = ModelBuilder::Value;
 enum class Scope { block, model, training };
 enum class Kind {
   count,     // whole number >= 0
+  degree,    // whole number >= 1 (a parallel degree)
   flag,      // 0 or 1
   real,      // >= 0
   fraction,  // in [0, 1]
@@ -142,18 +143,18 @@ const std::vector<KeyDef>& vocabulary() {
                    {{"adam", NDS_OPTIMIZER_ADAM}, {"adamw", NDS_OPTIMIZER_ADAMW},
                     {"muon", NDS_OPTIMIZER_MUON}, {"sgd", NDS_OPTIMIZER_SGD}}),
       NDS_TRAINING("optimizer_states", Kind::count, training.optimizer_states, {}),
-      NDS_TRAINING("stated.dp", Kind::count, stated.dp, {}),
-      NDS_TRAINING("stated.tp", Kind::count, stated.tp, {}),
-      NDS_TRAINING("stated.pp", Kind::count, stated.pp, {}),
-      NDS_TRAINING("stated.cp", Kind::count, stated.cp, {}),
-      NDS_TRAINING("stated.ep", Kind::count, stated.ep, {}),
-      NDS_TRAINING("stated.etp", Kind::count, stated.etp, {}),
-      NDS_TRAINING("stated.vpp", Kind::count, stated.vpp, {}),
+      NDS_TRAINING("stated.dp", Kind::degree, stated.dp, {}),
+      NDS_TRAINING("stated.tp", Kind::degree, stated.tp, {}),
+      NDS_TRAINING("stated.pp", Kind::degree, stated.pp, {}),
+      NDS_TRAINING("stated.cp", Kind::degree, stated.cp, {}),
+      NDS_TRAINING("stated.ep", Kind::degree, stated.ep, {}),
+      NDS_TRAINING("stated.etp", Kind::degree, stated.etp, {}),
+      NDS_TRAINING("stated.vpp", Kind::degree, stated.vpp, {}),
       NDS_TRAINING("stated.sp", Kind::flag, stated.sp, {}),
       NDS_TRAINING("stated.zero", Kind::count, stated.zero, {}),
-      NDS_TRAINING("stated.op", Kind::count, stated.op, {}),
-      NDS_TRAINING("stated.mbs", Kind::count, stated.mbs, {}),
-      NDS_TRAINING("stated.mbn", Kind::count, stated.mbn, {}),
+      NDS_TRAINING("stated.op", Kind::degree, stated.op, {}),
+      NDS_TRAINING("stated.mbs", Kind::degree, stated.mbs, {}),
+      NDS_TRAINING("stated.mbn", Kind::degree, stated.mbn, {}),
       NDS_TRAINING("stated.recompute", Kind::choice, stated.recompute, kRecompute),
       NDS_TRAINING("stated.schedule", Kind::choice, stated.schedule, kSchedules),
       NDS_TRAINING("stage_layers", Kind::list, stage_layers, {}),
@@ -208,6 +209,7 @@ std::string shown(const Value& v) {
 const char* expected(Kind kind) {
   switch (kind) {
     case Kind::count: return "a whole number >= 0 (set_int)";
+    case Kind::degree: return "a whole number >= 1 (set_int)";
     case Kind::flag: return "0 or 1 (set_int)";
     case Kind::real: return "a number >= 0 (set_real)";
     case Kind::fraction: return "a number in [0, 1] (set_real)";
@@ -229,6 +231,9 @@ std::variant<Value, std::string> checked(const KeyDef& def, const Value& v) {
       break;
     case Kind::flag:
       if (auto* i = std::get_if<int64_t>(&v); i && (*i == 0 || *i == 1)) return v;
+      break;
+    case Kind::degree:
+      if (auto* i = std::get_if<int64_t>(&v); i && *i >= 1 && *i <= (int64_t{1} << 24)) return v;
       break;
     case Kind::real:
       if (auto* d = std::get_if<double>(&v); d && std::isfinite(*d) && *d >= 0) return v;

@@ -123,7 +123,9 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   take(&nds_strategy::cp, "cp", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::ep, "ep", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::etp, "etp", s.tp, "default: tp (DESIGN §8.1)");
-  take(&nds_strategy::vpp, "vpp", 1, "default (DESIGN §8.1)");
+  // ZB-V runs two chunks per rank in a V: a stated zb-v brings vpp 2.
+  take(&nds_strategy::vpp, "vpp", stated.schedule == NDS_SCHEDULE_ZB_V ? 2 : 1,
+       stated.schedule == NDS_SCHEDULE_ZB_V ? "default: 2 for the stated zb-v" : "default (DESIGN §8.1)");
   take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1 (DESIGN §8.1)");
   take(&nds_strategy::zero, "zero", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::mbs, "mbs", 1, "default (DESIGN §8.1)");
@@ -136,7 +138,9 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
       take(&nds_strategy::dp, "dp", U, "unknown: -d does not divide by tp·pp·cp");
     }
   }
-  take(&nds_strategy::op, "op", s.dp == U ? U : s.dp * s.cp, "default: dp·cp (DESIGN §8.1)");
+  const int64_t shardable = s.dp == U ? U : static_cast<int64_t>(s.dp) * s.cp;
+  take(&nds_strategy::op, "op", shardable == U || shardable > (int64_t{1} << 30) ? U : static_cast<int32_t>(shardable),
+       "default: dp·cp (DESIGN §8.1)");
   if (s.mbn == U) {
     if (global_batch != NDS_UNKNOWN && s.dp != U && global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0) {
       s.mbn = static_cast<int32_t>(global_batch / (static_cast<int64_t>(s.dp) * s.mbs));
@@ -152,7 +156,9 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     source("recompute", "--strategy");
   }
   if (s.schedule == U) {
-    const bool stated_fits = stated.schedule != U && (s.vpp > 1) == (stated.schedule == NDS_SCHEDULE_INTERLEAVED);
+    const bool stated_fits = stated.schedule != U &&
+                             (stated.schedule == NDS_SCHEDULE_ZB_V ? s.vpp == 2
+                                                                   : (s.vpp > 1) == (stated.schedule == NDS_SCHEDULE_INTERLEAVED));
     s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
     source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b (DESIGN §8.1)");
   } else {

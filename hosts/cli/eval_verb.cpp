@@ -15,6 +15,7 @@
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "core/time/time_model.hpp"
 #include "hosts/cli/model_options.hpp"
 
 namespace ndsearch::cli {
@@ -32,6 +33,7 @@ struct EvalArgs {
   std::optional<std::string> max_memory, reserve_mem;
   bool layers_from_config = false;
   bool swap_optimizer = false;
+  std::string cp_algo;
   std::string format = "table";
 };
 
@@ -44,17 +46,25 @@ json strategy_json(const nds_strategy& s) {
           {"schedule", schedule_name(s.schedule) ? json(schedule_name(s.schedule)) : json(nullptr)}};
 }
 
+// Bytes as whole numbers at the edge (the passes sum fractions of bytes).
+int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
+
 json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
-  return {{"stage", rank},
-          {"layers", layers},
-          {"params_bytes", m.bytes[NDS_MEMORY_PARAMS]},
-          {"grads_bytes", m.bytes[NDS_MEMORY_GRADS]},
-          {"optimizer_bytes", m.bytes[NDS_MEMORY_OPTIMIZER]},
-          {"activations_bytes", m.bytes[NDS_MEMORY_ACTIVATIONS]},
-          {"comm_buffers_bytes", m.bytes[NDS_MEMORY_COMM_BUFFERS]},
-          {"other_bytes", m.bytes[NDS_MEMORY_OTHER]},
-          {"peak_bytes", m.peak()}};
+  int64_t peak = 0;
+  json stage = {{"stage", rank}, {"layers", layers}};
+  const std::pair<const char*, nds_memory_term> terms[] = {
+      {"params_bytes", NDS_MEMORY_PARAMS},           {"grads_bytes", NDS_MEMORY_GRADS},
+      {"optimizer_bytes", NDS_MEMORY_OPTIMIZER},     {"activations_bytes", NDS_MEMORY_ACTIVATIONS},
+      {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS}, {"other_bytes", NDS_MEMORY_OTHER}};
+  for (const auto& [key, term] : terms) {
+    stage[key] = whole(m.bytes[term]);
+    peak += whole(m.bytes[term]);
+  }
+  stage["peak_bytes"] = peak;  // the sum of the printed terms
+  return stage;
 }
+
+void print_memory_footer(const json& m);
 
 void print_table(const json& j) {
   std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(), j["devices"].get<uint64_t>(),
@@ -78,6 +88,21 @@ void print_table(const json& j) {
                              s["activations_bytes"].get<double>() / kGiB, s["comm_buffers_bytes"].get<double>() / kGiB,
                              s["other_bytes"].get<double>() / kGiB, s["peak_bytes"].get<double>() / kGiB);
   }
+  print_memory_footer(m);
+  if (j.contains("time")) {
+    const json& t = j["time"];
+    const double step = t["step_s"].get<double>();
+    std::string parts;
+    for (const auto& [name, seconds] : t["parts"].items())
+      if (seconds.get<double>() > 0) parts += fmt::format("{}{} {:.1f}%", parts.empty() ? "" : ", ", name,
+                                                          100 * seconds.get<double>() / step);
+    std::cout << fmt::format("  step {:.3f} s: {}\n", step, parts);
+    std::cout << fmt::format("  MFU {:.1f}%, HFU {:.1f}%, {:.0f} tokens/s\n", 100 * j["mfu"].get<double>(),
+                             100 * j["hfu"].get<double>(), j["tokens_per_s"].get<double>());
+  }
+}
+
+void print_memory_footer(const json& m) {
   std::cout << fmt::format("  peak {:.2f} GiB of a {:.2f} GiB budget ({:.2f} GiB from {}, less {:.2f} GiB reserved{}): {}\n",
                            m["peak_bytes"].get<double>() / kGiB, m["budget_bytes"].get<double>() / kGiB,
                            m["capacity_bytes"].get<double>() / kGiB, m["capacity_source"].get<std::string>(),
@@ -114,12 +139,43 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
     if (!refused.empty()) throw UserError("E-MEMORY-REFUSED", fmt::format("a memory pass refused {}: {}", strategy_text(s), refused));
     const Budget budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
     json stages = json::array();
-    double peak = 0;
+    int64_t peak = 0;
     for (size_t r = 0; r < ranks.size(); ++r) {
       uint32_t layers = 0;
       for (int32_t c = 0; c < s.vpp; ++c) layers += placement.chunk_layers[r * static_cast<size_t>(s.vpp) + c];
       stages.push_back(stage_json(r, ranks[r], layers));
-      peak = std::max(peak, ranks[r].peak());
+      peak = std::max(peak, stages.back()["peak_bytes"].get<int64_t>());
+    }
+    // Time: the CP model only matters (and is only loaded) with cp > 1.
+    std::unique_ptr<CpModel> cp;
+    if (s.cp > 1) {
+      const std::string algorithm = !args.cp_algo.empty()         ? args.cp_algo
+                                    : !model.cp_algorithm.empty() ? model.cp_algorithm
+                                                                  : "ring";
+      cp = std::make_unique<CpModel>(registry, model, *machine.device, algorithm);
+      for (size_t b = 0; b < model.main.blocks.size(); ++b) {
+        const CpCost cost = cp->evaluate(candidate, static_cast<uint32_t>(b));
+        if (!cost.refusal.empty()) {
+          j["valid"] = false;
+          j["refusal"] = {{"id", "cp-" + algorithm}, {"reason", cost.refusal}};
+          break;
+        }
+      }
+    }
+    if (j["valid"].get<bool>()) {
+      const TimeModel time(model, *machine.device, cp.get());
+      const TimeEstimate e = time.estimate(candidate, args.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
+                                                                         : args.devices);
+      const TimeParts& p = e.parts;
+      j["time"] = {{"step_s", e.step_s},
+                   {"parts", {{"forward", p.forward}, {"backward", p.backward}, {"recompute", p.recompute},
+                              {"optimizer", p.optimizer}, {"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep},
+                              {"dp", p.dp}, {"pp", p.pp}, {"bubble", p.bubble}}}};
+      j["model_flops_per_step"] = e.model_flops_per_step;
+      j["hardware_flops_per_step"] = e.hardware_flops_per_step;
+      j["mfu"] = e.mfu;
+      j["hfu"] = e.hfu;
+      j["tokens_per_s"] = e.tokens_per_s;
     }
     j["memory"] = {{"peak_bytes", peak},
                    {"budget_bytes", budget.budget_bytes},
@@ -127,16 +183,20 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
                    {"capacity_source", budget.capacity_source},
                    {"reserved_bytes", budget.reserved_bytes},
                    {"reserve_mem_bytes", budget.reserve_mem_bytes},
-                   {"fits", peak <= budget.budget_bytes},
+                   {"fits", static_cast<double>(peak) <= budget.budget_bytes},
                    {"passes", memory.pass_ids()},
                    {"stages", stages}};
   }
   j["warnings"] = model.warnings;
+  for (const ModelPart& tower : model.submodels)
+    j["warnings"].push_back(fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
+                                        "language model only",
+                                        tower.name, tower.blocks.size()));
   if (args.format == "json") std::cout << j.dump(2) << "\n";
   else print_table(j);
-  if (refusal) {
-    std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", strategy_text(s), refusal->id,
-                             refusal->message);
+  if (!j["valid"].get<bool>()) {
+    std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", strategy_text(s),
+                             j["refusal"]["id"].get<std::string>(), j["refusal"]["reason"].get<std::string>());
     return kExitUsage;
   }
   return kExitOk;
@@ -158,6 +218,8 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   verb->add_flag("--layers-from-config", args->layers_from_config,
                  "Place layers as the config's stated per-stage counts or offsets instead of the default split");
   verb->add_flag("--swap-optimizer", args->swap_optimizer, "Keep optimizer states and master weights on the host");
+  verb->add_option("--cp-algo", args->cp_algo,
+                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   verb->callback([&run, &flags, args] { run = [&flags, args] { return evaluate(flags, *args); }; });
 }

@@ -16,7 +16,7 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags) {
       ->check(CLI::PositiveNumber);
   verb.add_option("-b,--global-batch", o.global_batch, "Global batch (sequences per step)")
       ->check(CLI::PositiveNumber);
-  verb.add_option("--mbs", o.micro_batch_size, "Micro-batch size (sequences)")->check(CLI::PositiveNumber);
+  verb.add_option("--mbs", o.micro_batch_size, "Micro-batch size (sequences)")->check(CLI::Range(1, 1 << 24));
   verb.add_option("--dtype", o.dtype, "Parameter and compute dtype")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16", "fp8"}));
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size")->check(CLI::PositiveNumber);

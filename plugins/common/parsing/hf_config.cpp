@@ -24,7 +24,7 @@ const std::set<std::string> kIgnored = {
     "summary_activation", "summary_first_dropout", "summary_proj_to_labels", "summary_type", "summary_use_proj",
     "task_specific_params", "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
     "n_ctx", "pretraining_tp", "quantization_config", "embd_pdrop", "num_nextn_predict_layers_shared",
-    "tokenizer_class", "rope_type", "partial_rotary_factor", "mlp_bias", "attention_bias",
+    "tokenizer_class", "rope_type", "partial_rotary_factor", "attention_bias", "mlp_bias",
     // vision towers
     "in_chans", "in_channels", "patch_size", "spatial_merge_size", "spatial_patch_size", "temporal_patch_size",
     "window_size", "fullatt_block_indexes", "tokens_per_second", "out_hidden_size", "deepstack_visual_indexes",
@@ -136,8 +136,12 @@ void set_attention(const Reader& r, sdk::Builder& b, const Shape& s) {
   b.set_string("norm", layernorm ? "layernorm" : "rmsnorm",
                r.at_or_default(layernorm ? (r.has("layer_norm_epsilon") ? "layer_norm_epsilon" : "layer_norm_eps")
                                          : "rms_norm_eps"));
+  // Biases on every linear layer: GPT-2's, or an MLP with biases (mlp_bias;
+  // its attention then counts biases too, at most h + 3·head_dim·heads extra).
   const bool gpt2 = s.model_type == "gpt2";
-  b.set("linear_bias", gpt2 ? 1 : 0, gpt2 ? r.at_or_default("model_type") : r.defaulted());
+  const bool mlp_bias = r.boolean("mlp_bias").value_or(false);
+  b.set("linear_bias", gpt2 || mlp_bias ? 1 : 0,
+        mlp_bias ? r.at("mlp_bias") : (gpt2 ? r.at_or_default("model_type") : r.defaulted()));
   // Qwen2 and Qwen2.5 put biases on Q, K and V (their attention code, not a
   // config key); others say so with attention_bias.
   const bool qwen2 = s.model_type.rfind("qwen2", 0) == 0;

@@ -50,7 +50,9 @@ class WeightsAndOptimizer {
       const LayerShares s = shares_of(t.block(i));
       c->prefix_[i + 1] = {c->prefix_[i].tp_split + s.tp_split, c->prefix_[i].replicated + s.replicated,
                            c->prefix_[i].routed + s.routed};
-      c->largest_layer_ = std::max(c->largest_layer_, s.tp_split + s.replicated + s.routed);
+      if (s.tp_split + s.replicated + s.routed > c->largest_layer_.tp_split + c->largest_layer_.replicated +
+                                                     c->largest_layer_.routed)
+        c->largest_layer_ = s;
     }
     const double h = t.hidden;
     c->embedding_ = {t.vocab * h, t.learned_positions * h, 0};
@@ -68,8 +70,10 @@ class WeightsAndOptimizer {
     c->param_bytes_ = ndsearch::sdk::dtype_bytes(tr.params_dtype);
     c->grad_bytes_ = ndsearch::sdk::dtype_bytes(tr.grads_dtype);
     // Master weights: kept when stated (fp32), none when the params are fp32.
-    c->master_bytes_ = tr.master_dtype == NDS_DTYPE_UNKNOWN
-                           ? (c->param_bytes_ < 4 ? 4 : 0)
+    // A master copy only when it is wider than the parameters (fp32 training
+    // updates the parameters themselves).
+    c->master_bytes_ = tr.master_dtype == NDS_DTYPE_UNKNOWN || tr.master_dtype == tr.params_dtype
+                           ? (c->param_bytes_ < 4 && tr.master_dtype == NDS_DTYPE_UNKNOWN ? 4 : 0)
                            : ndsearch::sdk::dtype_bytes(tr.master_dtype);
     const double states = tr.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(tr.optimizer_states);
     c->state_bytes_ = states * ndsearch::sdk::dtype_bytes(tr.optimizer_dtype);
@@ -87,7 +91,8 @@ class WeightsAndOptimizer {
     const double op_expert = s.zero >= 1 ? std::max(1.0, s.op * tp / expert_split) : 1;
     const uint32_t layers = table_.layers();
     for (int32_t rank = 0; rank < s.pp; ++rank) {
-      double dense = 0, expert = 0, largest = 0;
+      double dense = 0, expert = 0;
+      bool holds_layers = false;
       bool has_embedding = false, has_head = false;
       for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
         const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
@@ -98,7 +103,7 @@ class WeightsAndOptimizer {
         expert += (b.routed - a.routed) / expert_split;
         has_embedding = has_embedding || ndsearch::plugins::memory::holds_embedding(c, i);
         has_head = has_head || ndsearch::plugins::memory::holds_head(c, i, layers);
-        if (count > 0) largest = largest_layer_;
+        holds_layers = holds_layers || count > 0;
       }
       if (has_embedding) dense += embedding_.tp_split / tp + embedding_.replicated;
       if (has_head) {
@@ -107,7 +112,8 @@ class WeightsAndOptimizer {
         dense += head_.replicated;
         dense += mtp_.tp_split / tp + mtp_.replicated;
         expert += mtp_.routed / expert_split;
-        if (table_.has_mtp && !has_embedding) dense += embedding_.tp_split / tp;  // MTP's copy of the embedding
+        // MTP's copy of the embedding (a tied head already is that table).
+        if (table_.has_mtp && !has_embedding && !table_.tied_embeddings) dense += embedding_.tp_split / tp;
       }
       const double params_shard = s.zero >= 3 ? op_dense : 1, params_shard_e = s.zero >= 3 ? op_expert : 1;
       const double grads_shard = s.zero >= 2 ? op_dense : 1, grads_shard_e = s.zero >= 2 ? op_expert : 1;
@@ -117,8 +123,12 @@ class WeightsAndOptimizer {
         out.add(rank, NDS_MEMORY_OPTIMIZER,
                 (master_bytes_ + state_bytes_) * (dense / op_dense + expert / op_expert));
       // ZeRO-3/FSDP gathers a layer's parameters before using it and prefetches
-      // the next: two layers' worth of TP-sharded parameters in flight.
-      if (s.zero >= 3 && largest > 0) out.add(rank, NDS_MEMORY_COMM_BUFFERS, 2 * param_bytes_ * largest / tp);
+      // the next: two layers' worth, as sharded by TP and EP x ETP, in flight.
+      if (s.zero >= 3 && holds_layers) {
+        const LayerShares& l = largest_layer_;
+        out.add(rank, NDS_MEMORY_COMM_BUFFERS,
+                2 * param_bytes_ * (l.tp_split / tp + l.replicated + l.routed / expert_split));
+      }
     }
   }
 
@@ -126,7 +136,7 @@ class WeightsAndOptimizer {
   LayerTable table_;
   std::vector<LayerShares> prefix_;  // sums over layers [0, i)
   LayerShares embedding_, head_, mtp_;
-  double largest_layer_ = 0;
+  LayerShares largest_layer_;  // the layer with the most parameters
   double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
   bool swap_optimizer_ = false;
 };

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/time/cp_model.hpp"
+
+#include <ndsearch/sdk/hardware.hpp>  // DeviceTable
+
+#include <fmt/format.h>
+
+#include "core/plugins/status.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+
+CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& device, std::string algorithm)
+    : algorithm_(std::move(algorithm)) {
+  std::string known;
+  for (const auto& p : registry.plugins()) {
+    const nds_cp_attention_v1* cp = p->interfaces.cp_attention;
+    if (cp == nullptr) continue;
+    known += fmt::format("{}{}", known.empty() ? "" : ", ", cp->algorithm);
+    if (table_ == nullptr && algorithm_ == cp->algorithm) table_ = cp;
+  }
+  if (table_ == nullptr)
+    throw UserError("E-CP-ALGO", fmt::format("--cp-algo {}: no loaded CP attention model has this name; known: {}",
+                                             algorithm_, known.empty() ? "none" : known));
+  sdk::DeviceTable devices;
+  devices.add(device);
+  const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
+  StatusPtr failure(table_->compile(&input, &compiled_));
+  if (failure)
+    throw UserError("E-CP-COMPILE", fmt::format("CP attention model {} cannot price {}: {}", algorithm_, model.file,
+                                                failure->message));
+}
+
+CpModel::~CpModel() {
+  if (compiled_ != nullptr && table_->release != nullptr) table_->release(compiled_);
+}
+
+CpCost CpModel::evaluate(const nds_candidate& candidate, uint32_t block_index) const {
+  CpCost cost;
+  nds_cp_item item{};
+  item.struct_size = sizeof(item);
+  item.candidate = &candidate;
+  item.block_index = block_index;
+  item.comms = cost.comms.data();
+  item.comm_capacity = static_cast<uint32_t>(cost.comms.size());
+  item.comm_elem_size = sizeof(nds_cp_comm);
+  table_->evaluate(compiled_, &item, 1, sizeof(item));
+  if (item.code != NDS_OK) cost.refusal = item.reason != nullptr ? item.reason : "refused";
+  cost.comm_count = std::min<uint32_t>(item.comm_count, item.comm_capacity);
+  cost.extra_activation_bytes = item.extra_activation_bytes;
+  return cost;
+}
+
+}  // namespace ndsearch

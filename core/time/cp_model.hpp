@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// cp_model.hpp: the chosen context-parallel attention cost model (a
+// "nds.cp_attention/1" plugin), compiled once for a (model, device) and asked
+// per (candidate, block) for its collectives, extra memory and refusals.
+#pragma once
+
+#include <ndsearch/nds_cp_attention.h>
+
+#include <array>
+#include <string>
+
+#include "core/hardware/device.hpp"
+#include "core/model/model.hpp"
+#include "core/plugins/registry.hpp"
+
+namespace ndsearch {
+
+struct CpCost {
+  std::string refusal;  // empty when the algorithm accepts the candidate
+  std::array<nds_cp_comm, 4> comms{};
+  uint32_t comm_count = 0;
+  double extra_activation_bytes = 0;
+};
+
+class CpModel {
+ public:
+  // `algorithm`: --cp-algo, else the config's stated one, else "ring". Throws
+  // UserError E-CP-ALGO (no loaded plugin offers it, listing those that are)
+  // or E-CP-COMPILE.
+  CpModel(const PluginRegistry& registry, Model& model, const Device& device, std::string algorithm);
+  CpModel(const CpModel&) = delete;
+  CpModel& operator=(const CpModel&) = delete;
+  ~CpModel();
+
+  const std::string& algorithm() const { return algorithm_; }
+  CpCost evaluate(const nds_candidate& candidate, uint32_t block_index) const;
+
+ private:
+  std::string algorithm_;
+  const nds_cp_attention_v1* table_ = nullptr;
+  nds_cp_compiled* compiled_ = nullptr;
+};
+
+}  // namespace ndsearch

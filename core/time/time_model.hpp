@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// time_model.hpp: seconds per training step for one candidate, from the
+// device's figures (peak FLOP/s per dtype and GEMM efficiency, HBM and link
+// bandwidths per topology level): compute, communication, pipeline bubble,
+// optimizer step, each exposed part reported so that they sum to the step
+// time; MFU and HFU as DESIGN §8.7 defines them.
+#pragma once
+
+#include <ndsearch/nds_candidate.h>
+
+#include <vector>
+
+#include "core/hardware/device.hpp"
+#include "core/model/model.hpp"
+#include "core/time/cp_model.hpp"
+
+namespace ndsearch {
+
+// Exposed seconds of one step by part; they sum to the step time.
+struct TimeParts {
+  double forward = 0, backward = 0, recompute = 0, optimizer = 0;
+  double tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, bubble = 0;
+  double step() const { return forward + backward + recompute + optimizer + tp + cp + ep + dp + pp + bubble; }
+};
+
+struct TimeEstimate {
+  TimeParts parts;
+  double step_s = 0;
+  double model_flops_per_step = 0;     // DESIGN §8.7
+  double hardware_flops_per_step = 0;  // + the recomputed forward passes
+  double mfu = 0, hfu = 0;
+  double tokens_per_s = 0;
+};
+
+class TimeModel {
+ public:
+  // `cp`: the context-parallel attention model (may be null when cp is 1).
+  TimeModel(const Model& model, const Device& device, CpModel* cp);
+
+  // `devices` and the candidate's strategy must pass the checks.
+  TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices) const;
+
+ private:
+  struct Rank;  // one pipeline rank's per-micro-batch work
+  Rank rank_work(const nds_candidate& c, int32_t rank) const;
+  double gemm_seconds(double flops) const;
+  // A GEMM C[m,n] = A[m,k]·B[k,n], `count` times (a batched GEMM): the
+  // slower of its compute (2mnk at the efficiency for its size) and its
+  // memory traffic (reading A and B, writing C) at HBM bandwidth: a roofline.
+  double gemm_seconds(double m, double n, double k, double count) const;
+  double memory_seconds(double bytes) const;
+
+  const Model& model_;
+  const Device& device_;
+  CpModel* cp_;
+  std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block
+  double peak_flops_per_s_ = 0;
+  const Curve* efficiency_ = nullptr;
+  double act_bytes_ = 2;  // bytes of the compute dtype
+};
+
+}  // namespace ndsearch
