@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_time.cpp: the time model's accounting: parts that sum to the step, the
+// bubble of each schedule (Narayanan et al. 2021 §2.2; Qi et al. 2024 for
+// ZB-V), model FLOPs as DESIGN §8.7 defines them, and eval's time JSON.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/model/builder.hpp"
+#include "core/model/finalize.hpp"
+#include "core/model/params.hpp"
+#include "core/strategy/placement.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/time/time_model.hpp"
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/run_command.hpp"
+
+using namespace ndsearch;
+using Value = ModelBuilder::Value;
+
+namespace {
+
+const Device& h100() {
+  static PluginRegistry registry = [] {
+    PluginSearch search;
+    search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
+    return PluginRegistry::load(search);
+  }();
+  static DeviceCatalog catalog = DeviceCatalog::load(registry, false);
+  return catalog.resolve("nvidia-h100-sxm");
+}
+
+// 16 layers of a 2048-wide GPT (MHA, GeLU 4h), seq 2048, global batch 64.
+Model gpt() {
+  Model m;
+  m.file = "test";
+  ModelBuilder b(m, "test", false);
+  auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+  REQUIRE(b.begin_block("decoder", 16, "t") == nullptr);
+  set("hidden_size", int64_t{2048});
+  set("heads", int64_t{16});
+  set("ffn", std::string("gelu"));
+  set("ffn_hidden_size", int64_t{8192});
+  set("norm", std::string("layernorm"));
+  REQUIRE(b.end_block() == nullptr);
+  set("vocab_size", int64_t{50000});
+  set("tied_embeddings", int64_t{1});
+  set("seq_len", int64_t{2048});
+  set("global_batch", int64_t{64});
+  set("params_dtype", std::string("bf16"));
+  set("compute_dtype", std::string("bf16"));
+  set("grads_dtype", std::string("fp32"));
+  finalize_model(m);
+  return m;
+}
+
+TimeEstimate estimate(const Model& m, const char* text) {
+  const nds_strategy s = resolve_strategy(parse_strategy(text), m, 16, 64);
+  const Placement p = place_layers(s, m, false);
+  const TimeModel time(m, h100(), nullptr);
+  return time.estimate(p.candidate(), 16);
+}
+
+// One micro-batch of the slowest rank, as the parts state it.
+double slot(const TimeEstimate& e, double mbn) {
+  const TimeParts& t = e.parts;
+  return (t.forward + t.backward + t.recompute + t.tp + t.cp + t.ep + t.pp) / mbn;
+}
+
+}  // namespace
+
+TEST_CASE("The parts of a step sum to the step time") {
+  const Model m = gpt();
+  for (const char* s : {"dp=4,tp=2,pp=2,mbs=1", "dp=2,tp=2,pp=4,mbs=2,recompute=full", "dp=16,zero=3"}) {
+    INFO(s);
+    const TimeEstimate e = estimate(m, s);
+    CHECK(e.parts.step() == Approx(e.step_s));
+    CHECK(e.step_s > 0);
+  }
+}
+
+TEST_CASE("1F1B and GPipe idle p - 1 micro-batch slots and interleaving divides that by v") {
+  // Narayanan et al. 2021 §2.2: bubble = (p - 1)·t_mb for 1F1B and GPipe,
+  // (p - 1)/v·t_mb with v interleaved chunks per rank.
+  const Model m = gpt();
+  const TimeEstimate one = estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=1f1b");  // mbn = 64/(2·1) = 32
+  CHECK(one.parts.bubble == Approx(3 * slot(one, 32)));
+  const TimeEstimate gpipe = estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=gpipe");
+  CHECK(gpipe.parts.bubble == Approx(3 * slot(gpipe, 32)));
+  const TimeEstimate interleaved = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1");
+  CHECK(interleaved.parts.bubble == Approx(3.0 / 2 * slot(interleaved, 32)));
+  CHECK(interleaved.parts.bubble < one.parts.bubble);
+}
+
+TEST_CASE("ZB-V fills the bubble but for the forward beyond half the backward") {
+  // Qi et al. 2024: ZB-V idles (p - 1)·(T_F + T_B - 2·T_W) with the backward
+  // split into input (T_B) and weight (T_W) gradients of half the backward
+  // each: (p - 1)·max(0, T_F - T_backward/2). Without recompute the backward
+  // is twice the forward, so nothing idles.
+  const Model m = gpt();
+  const TimeEstimate zbv = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v");
+  CHECK(zbv.parts.bubble == Approx(0.0).margin(1e-12));
+  // With full recompute the forward runs twice: T_F + T_R - T_B/2 = T_F per micro-batch.
+  const TimeEstimate recomputed = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v,recompute=full");
+  CHECK(recomputed.parts.bubble ==
+        Approx(3 * (recomputed.parts.forward + recomputed.parts.recompute - recomputed.parts.backward / 2) / 32));
+}
+
+TEST_CASE("Model FLOPs follow DESIGN 8.7 and HFU adds the recomputed forward") {
+  const Model m = gpt();
+  // Per token: 6 x non-embedding parameters (16 layers of 12h^2 + 13h:
+  // 4h^2 + 4h attention... counted by the model's own layer count), 6·h·V for
+  // the logits, 12·L·s·h_attn for scores and values.
+  const double layer = layer_parameters(m.main.blocks[0].c).active();
+  const double tokens = 64.0 * 2048;
+  const double expected = tokens * (6 * 16 * layer + 6 * 2048.0 * 50000 + 12 * 16 * 2048.0 * 2048);
+  const TimeEstimate plain = estimate(m, "dp=16,mbs=1");
+  CHECK(plain.model_flops_per_step == Approx(expected));
+  CHECK(plain.hardware_flops_per_step == Approx(expected));
+  const TimeEstimate full = estimate(m, "dp=16,mbs=1,recompute=full");
+  CHECK(full.hardware_flops_per_step == Approx(expected + tokens * (2 * 16 * layer + 4 * 16 * 2048.0 * 2048)));
+  // MFU: model FLOPs over the step time x devices x the bf16 dense peak.
+  CHECK(plain.mfu == Approx(expected / (plain.step_s * 16 * 989.4e12)));
+  CHECK(plain.tokens_per_s == Approx(tokens / plain.step_s));
+}
+
+TEST_CASE("eval reports the time breakdown MFU HFU and tokens per second") {
+  auto r = ndsearch::test::run_command(
+      "env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " + NDS_TEST_FIXTURES_SOURCE +
+      "/configs/hf/llama-3.1-70b.json -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64 "
+      "--strategy tp=8,pp=4,dp=2,mbs=1,recompute=full --format json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& t = j["time"];
+  double sum = 0;
+  for (const char* part : {"forward", "backward", "recompute", "optimizer", "tp", "cp", "ep", "dp", "pp", "bubble"})
+    sum += t["parts"][part].get<double>();
+  CHECK(sum == Approx(t["step_s"].get<double>()));
+  CHECK(j["mfu"].get<double>() > 0.2);
+  CHECK(j["mfu"].get<double>() < j["hfu"].get<double>());  // full recompute
+  CHECK(j["tokens_per_s"].get<double>() == Approx(64.0 * 8192 / t["step_s"].get<double>()));
+  CHECK(j.contains("model_flops_per_step"));
+}
