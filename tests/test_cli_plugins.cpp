@@ -187,3 +187,19 @@ TEST_CASE("plugins check exercises a parser and a CP model") {
                                            "cp_attention.evaluate", "cp_attention.release",
                                            "module.shutdown"});
 }
+
+TEST_CASE("plugins check passes each shipped CP attention model") {
+  for (const std::string name : {"cp_ring", "cp_ulysses", "cp_hybrid", "cp_allgather_kv"}) {
+    json j = check_json(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/" + name + ".so");
+    INFO(name << "\n" << j.dump(2));
+    CHECK(j["exit_code"] == 0);
+    CHECK(j["passed"] == true);
+    CHECK(j["end"] == "completed");
+    std::vector<std::string> checks;
+    for (const json& c : j["checks"]) checks.push_back(c["check"]);
+    CHECK(checks == std::vector<std::string>{"module.load", "module.unknown-interface",
+                                             "module.offers-interface", "cp_attention.algorithm",
+                                             "cp_attention.compile", "cp_attention.evaluate",
+                                             "cp_attention.release", "module.shutdown"});
+  }
+}

@@ -119,3 +119,24 @@ TEST_CASE("Memory that needs the sequence length says which flag gives it") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--seq-len"));
 }
+
+TEST_CASE("eval prices context parallelism through the chosen CP model") {
+  // Llama-3.1-8B, 8 KV heads: Ulysses needs tp·cp to divide them (tp 2 · cp 4 = 8
+  // does; tp 4 · cp 4 = 16 does not), ring does not care.
+  const std::string args = "-A nvidia-h100-sxm -d 16 --seq-len 32768 -b 16 ";
+  Eval ring = eval("llama-3.1-8b", args + "--strategy tp=2,cp=4,dp=2,recompute=full --cp-algo ring");
+  Eval ulysses = eval("llama-3.1-8b", args + "--strategy tp=2,cp=4,dp=2,recompute=full --cp-algo ulysses");
+  REQUIRE(ring.exit_code == 0);
+  REQUIRE(ulysses.exit_code == 0);
+  CHECK(ring.j["time"]["parts"]["cp"].get<double>() > 0);
+  CHECK(ring.j["time"]["parts"]["cp"].get<double>() != ulysses.j["time"]["parts"]["cp"].get<double>());
+  Eval refused = eval("llama-3.1-8b", args + "--strategy tp=4,cp=4,dp=1,recompute=full --cp-algo ulysses");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.j["valid"] == false);
+  CHECK(refused.j["refusal"]["id"] == "cp-ulysses");
+  CHECK(!refused.j.contains("memory"));
+  auto unknown = run_command(cli() + " eval " + hf("llama-3.1-8b") + " " + args + "--strategy tp=2,cp=4,dp=2 --cp-algo rings");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("[E-CP-ALGO]"));
+  CHECK_THAT(unknown.err, Catch::Contains("ulysses"));
+}

@@ -34,28 +34,45 @@ struct EvalArgs {
   bool layers_from_config = false;
   bool swap_optimizer = false;
   std::string cp_algo;
+  std::optional<int> cp_ulysses;
   std::string format = "table";
 };
 
 json strategy_json(const nds_strategy& s) {
   auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
-  return {{"dp", k(s.dp)},     {"tp", k(s.tp)},   {"pp", k(s.pp)},   {"cp", k(s.cp)},   {"ep", k(s.ep)},
-          {"etp", k(s.etp)},   {"vpp", k(s.vpp)}, {"sp", k(s.sp)},   {"zero", k(s.zero)}, {"op", k(s.op)},
-          {"mbs", k(s.mbs)},   {"mbn", k(s.mbn)},
-          {"recompute", recompute_name(s.recompute) ? json(recompute_name(s.recompute)) : json(nullptr)},
-          {"schedule", schedule_name(s.schedule) ? json(schedule_name(s.schedule)) : json(nullptr)}};
+  return {
+      {"dp", k(s.dp)},
+      {"tp", k(s.tp)},
+      {"pp", k(s.pp)},
+      {"cp", k(s.cp)},
+      {"ep", k(s.ep)},
+      {"etp", k(s.etp)},
+      {"vpp", k(s.vpp)},
+      {"sp", k(s.sp)},
+      {"zero", k(s.zero)},
+      {"op", k(s.op)},
+      {"mbs", k(s.mbs)},
+      {"mbn", k(s.mbn)},
+      {"recompute",
+       recompute_name(s.recompute) ? json(recompute_name(s.recompute)) : json(nullptr)},
+      {"schedule", schedule_name(s.schedule) ? json(schedule_name(s.schedule)) : json(nullptr)}};
 }
 
 // Bytes as whole numbers at the edge (the passes sum fractions of bytes).
-int64_t whole(double bytes) { return static_cast<int64_t>(std::llround(bytes)); }
+int64_t whole(double bytes) {
+  return static_cast<int64_t>(std::llround(bytes));
+}
 
 json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
   int64_t peak = 0;
   json stage = {{"stage", rank}, {"layers", layers}};
   const std::pair<const char*, nds_memory_term> terms[] = {
-      {"params_bytes", NDS_MEMORY_PARAMS},           {"grads_bytes", NDS_MEMORY_GRADS},
-      {"optimizer_bytes", NDS_MEMORY_OPTIMIZER},     {"activations_bytes", NDS_MEMORY_ACTIVATIONS},
-      {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS}, {"other_bytes", NDS_MEMORY_OTHER}};
+      {"params_bytes", NDS_MEMORY_PARAMS},
+      {"grads_bytes", NDS_MEMORY_GRADS},
+      {"optimizer_bytes", NDS_MEMORY_OPTIMIZER},
+      {"activations_bytes", NDS_MEMORY_ACTIVATIONS},
+      {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS},
+      {"other_bytes", NDS_MEMORY_OTHER}};
   for (const auto& [key, term] : terms) {
     stage[key] = whole(m.bytes[term]);
     peak += whole(m.bytes[term]);
@@ -67,11 +84,12 @@ json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
 void print_memory_footer(const json& m);
 
 void print_table(const json& j) {
-  std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(), j["devices"].get<uint64_t>(),
-                           j["device"].get<std::string>());
+  std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(),
+                           j["devices"].get<uint64_t>(), j["device"].get<std::string>());
   std::string keys;
   for (const auto& [key, value] : j["strategy"].items())
-    keys += fmt::format("{}{}={}", keys.empty() ? "" : ",", key, value.is_string() ? value.get<std::string>() : value.dump());
+    keys += fmt::format("{}{}={}", keys.empty() ? "" : ",", key,
+                        value.is_string() ? value.get<std::string>() : value.dump());
   std::cout << "  strategy  " << keys << "\n";
   if (!j["valid"].get<bool>()) {
     std::cout << fmt::format("  refused   [{}] {}\n", j["refusal"]["id"].get<std::string>(),
@@ -79,14 +97,16 @@ void print_table(const json& j) {
     return;
   }
   const json& m = j["memory"];
-  std::cout << fmt::format("  {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n", "stage", "layers",
-                           "params", "grads", "optim", "activ", "comm", "other", "peak");
+  std::cout << fmt::format("  {:>5} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n",
+                           "stage", "layers", "params", "grads", "optim", "activ", "comm", "other",
+                           "peak");
   for (const json& s : m["stages"]) {
-    std::cout << fmt::format("  {:>5} {:>6} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
-                             s["stage"].get<int>(), s["layers"].get<int>(), s["params_bytes"].get<double>() / kGiB,
-                             s["grads_bytes"].get<double>() / kGiB, s["optimizer_bytes"].get<double>() / kGiB,
-                             s["activations_bytes"].get<double>() / kGiB, s["comm_buffers_bytes"].get<double>() / kGiB,
-                             s["other_bytes"].get<double>() / kGiB, s["peak_bytes"].get<double>() / kGiB);
+    std::cout << fmt::format(
+        "  {:>5} {:>6} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
+        s["stage"].get<int>(), s["layers"].get<int>(), s["params_bytes"].get<double>() / kGiB,
+        s["grads_bytes"].get<double>() / kGiB, s["optimizer_bytes"].get<double>() / kGiB,
+        s["activations_bytes"].get<double>() / kGiB, s["comm_buffers_bytes"].get<double>() / kGiB,
+        s["other_bytes"].get<double>() / kGiB, s["peak_bytes"].get<double>() / kGiB);
   }
   print_memory_footer(m);
   if (j.contains("time")) {
@@ -94,39 +114,52 @@ void print_table(const json& j) {
     const double step = t["step_s"].get<double>();
     std::string parts;
     for (const auto& [name, seconds] : t["parts"].items())
-      if (seconds.get<double>() > 0) parts += fmt::format("{}{} {:.1f}%", parts.empty() ? "" : ", ", name,
-                                                          100 * seconds.get<double>() / step);
+      if (seconds.get<double>() > 0)
+        parts += fmt::format("{}{} {:.1f}%", parts.empty() ? "" : ", ", name,
+                             100 * seconds.get<double>() / step);
     std::cout << fmt::format("  step {:.3f} s: {}\n", step, parts);
-    std::cout << fmt::format("  MFU {:.1f}%, HFU {:.1f}%, {:.0f} tokens/s\n", 100 * j["mfu"].get<double>(),
-                             100 * j["hfu"].get<double>(), j["tokens_per_s"].get<double>());
+    std::cout << fmt::format("  MFU {:.1f}%, HFU {:.1f}%, {:.0f} tokens/s\n",
+                             100 * j["mfu"].get<double>(), 100 * j["hfu"].get<double>(),
+                             j["tokens_per_s"].get<double>());
   }
 }
 
 void print_memory_footer(const json& m) {
-  std::cout << fmt::format("  peak {:.2f} GiB of a {:.2f} GiB budget ({:.2f} GiB from {}, less {:.2f} GiB reserved{}): {}\n",
-                           m["peak_bytes"].get<double>() / kGiB, m["budget_bytes"].get<double>() / kGiB,
-                           m["capacity_bytes"].get<double>() / kGiB, m["capacity_source"].get<std::string>(),
-                           m["reserved_bytes"].get<double>() / kGiB,
-                           m["reserve_mem_bytes"].get<double>() > 0
-                               ? fmt::format(" and {:.2f} GiB --reserve-mem", m["reserve_mem_bytes"].get<double>() / kGiB)
-                               : std::string(),
-                           m["fits"].get<bool>() ? "fits" : "DOES NOT FIT");
+  std::cout << fmt::format(
+      "  peak {:.2f} GiB of a {:.2f} GiB budget ({:.2f} GiB from {}, less {:.2f} GiB reserved{}): "
+      "{}\n",
+      m["peak_bytes"].get<double>() / kGiB, m["budget_bytes"].get<double>() / kGiB,
+      m["capacity_bytes"].get<double>() / kGiB, m["capacity_source"].get<std::string>(),
+      m["reserved_bytes"].get<double>() / kGiB,
+      m["reserve_mem_bytes"].get<double>() > 0
+          ? fmt::format(" and {:.2f} GiB --reserve-mem",
+                        m["reserve_mem_bytes"].get<double>() / kGiB)
+          : std::string(),
+      m["fits"].get<bool>() ? "fits" : "DOES NOT FIT");
 }
 
 int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   PluginFlags flags = base_flags;
   if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
+  if (args.cp_ulysses) flags.verb_options["cp-ulysses"] = std::to_string(*args.cp_ulysses);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = parse_config(registry, args.model.config, args.model.parse);
   const Machine machine = make_machine(catalog, args.device, args.devices == 0 ? 1 : args.devices);
-  const nds_strategy given = args.strategy.empty() ? unset_strategy() : parse_strategy(args.strategy);
+  const nds_strategy given =
+      args.strategy.empty() ? unset_strategy() : parse_strategy(args.strategy);
   StrategySources sources;
-  const nds_strategy s = resolve_strategy(given, model, args.devices, model.training.global_batch, &sources);
-  json j = {{"schema_version", kSchemaVersion}, {"model", model.main.name.empty() ? model.file : model.main.name},
-            {"config", model.file}, {"framework", model.framework}, {"device", machine.device->id},
-            {"devices", args.devices}, {"strategy", strategy_json(s)}, {"strategy_sources", sources}};
+  const nds_strategy s =
+      resolve_strategy(given, model, args.devices, model.training.global_batch, &sources);
+  json j = {{"schema_version", kSchemaVersion},
+            {"model", model.main.name.empty() ? model.file : model.main.name},
+            {"config", model.file},
+            {"framework", model.framework},
+            {"device", machine.device->id},
+            {"devices", args.devices},
+            {"strategy", strategy_json(s)},
+            {"strategy_sources", sources}};
   const auto refusal = first_refusal(s, model, args.devices, model.training.global_batch);
   j["valid"] = !refusal.has_value();
   j["refusal"] = refusal ? json{{"id", refusal->id}, {"reason", refusal->message}} : json(nullptr);
@@ -136,18 +169,12 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
     MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
     std::vector<RankMemory> ranks;
     const std::string refused = memory.evaluate(candidate, ranks);
-    if (!refused.empty()) throw UserError("E-MEMORY-REFUSED", fmt::format("a memory pass refused {}: {}", strategy_text(s), refused));
-    const Budget budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
-    json stages = json::array();
-    int64_t peak = 0;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      uint32_t layers = 0;
-      for (int32_t c = 0; c < s.vpp; ++c) layers += placement.chunk_layers[r * static_cast<size_t>(s.vpp) + c];
-      stages.push_back(stage_json(r, ranks[r], layers));
-      peak = std::max(peak, stages.back()["peak_bytes"].get<int64_t>());
-    }
+    if (!refused.empty())
+      throw UserError("E-MEMORY-REFUSED",
+                      fmt::format("a memory pass refused {}: {}", strategy_text(s), refused));
     // Time: the CP model only matters (and is only loaded) with cp > 1.
     std::unique_ptr<CpModel> cp;
+    double cp_working_set = 0;  // one layer's attention buffers at a time (docs/cp.md)
     if (s.cp > 1) {
       const std::string algorithm = !args.cp_algo.empty()         ? args.cp_algo
                                     : !model.cp_algorithm.empty() ? model.cp_algorithm
@@ -155,6 +182,7 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
       cp = std::make_unique<CpModel>(registry, model, *machine.device, algorithm);
       for (size_t b = 0; b < model.main.blocks.size(); ++b) {
         const CpCost cost = cp->evaluate(candidate, static_cast<uint32_t>(b));
+        cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
         if (!cost.refusal.empty()) {
           j["valid"] = false;
           j["refusal"] = {{"id", "cp-" + algorithm}, {"reason", cost.refusal}};
@@ -162,41 +190,67 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
         }
       }
     }
+    // The CP algorithm's buffers: one layer's at a time, on every rank.
+    for (RankMemory& rank : ranks) rank.bytes[NDS_MEMORY_COMM_BUFFERS] += cp_working_set;
+    const Budget budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
+    json stages = json::array();
+    int64_t peak = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      uint32_t layers = 0;
+      for (int32_t c = 0; c < s.vpp; ++c)
+        layers += placement.chunk_layers[r * static_cast<size_t>(s.vpp) + c];
+      stages.push_back(stage_json(r, ranks[r], layers));
+      peak = std::max(peak, stages.back()["peak_bytes"].get<int64_t>());
+    }
     if (j["valid"].get<bool>()) {
       const TimeModel time(model, *machine.device, cp.get());
-      const TimeEstimate e = time.estimate(candidate, args.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
-                                                                         : args.devices);
+      const TimeEstimate e = time.estimate(
+          candidate,
+          args.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : args.devices);
       const TimeParts& p = e.parts;
       j["time"] = {{"step_s", e.step_s},
-                   {"parts", {{"forward", p.forward}, {"backward", p.backward}, {"recompute", p.recompute},
-                              {"optimizer", p.optimizer}, {"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep},
-                              {"dp", p.dp}, {"pp", p.pp}, {"bubble", p.bubble}}}};
+                   {"parts",
+                    {{"forward", p.forward},
+                     {"backward", p.backward},
+                     {"recompute", p.recompute},
+                     {"optimizer", p.optimizer},
+                     {"tp", p.tp},
+                     {"cp", p.cp},
+                     {"ep", p.ep},
+                     {"dp", p.dp},
+                     {"pp", p.pp},
+                     {"bubble", p.bubble}}}};
       j["model_flops_per_step"] = e.model_flops_per_step;
       j["hardware_flops_per_step"] = e.hardware_flops_per_step;
       j["mfu"] = e.mfu;
       j["hfu"] = e.hfu;
       j["tokens_per_s"] = e.tokens_per_s;
     }
-    j["memory"] = {{"peak_bytes", peak},
-                   {"budget_bytes", budget.budget_bytes},
-                   {"capacity_bytes", budget.capacity_bytes},
-                   {"capacity_source", budget.capacity_source},
-                   {"reserved_bytes", budget.reserved_bytes},
-                   {"reserve_mem_bytes", budget.reserve_mem_bytes},
-                   {"fits", static_cast<double>(peak) <= budget.budget_bytes},
-                   {"passes", memory.pass_ids()},
-                   {"stages", stages}};
+    if (j["valid"].get<bool>())  // a CP algorithm may still refuse: then no prices
+      j["memory"] = {{"peak_bytes", peak},
+                     {"budget_bytes", budget.budget_bytes},
+                     {"capacity_bytes", budget.capacity_bytes},
+                     {"capacity_source", budget.capacity_source},
+                     {"reserved_bytes", budget.reserved_bytes},
+                     {"reserve_mem_bytes", budget.reserve_mem_bytes},
+                     {"fits", static_cast<double>(peak) <= budget.budget_bytes},
+                     {"passes", memory.pass_ids()},
+                     {"stages", stages}};
   }
   j["warnings"] = model.warnings;
   for (const ModelPart& tower : model.submodels)
-    j["warnings"].push_back(fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
-                                        "language model only",
-                                        tower.name, tower.blocks.size()));
-  if (args.format == "json") std::cout << j.dump(2) << "\n";
-  else print_table(j);
+    j["warnings"].push_back(
+        fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
+                    "language model only",
+                    tower.name, tower.blocks.size()));
+  if (args.format == "json")
+    std::cout << j.dump(2) << "\n";
+  else
+    print_table(j);
   if (!j["valid"].get<bool>()) {
-    std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", strategy_text(s),
-                             j["refusal"]["id"].get<std::string>(), j["refusal"]["reason"].get<std::string>());
+    std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n",
+                             strategy_text(s), j["refusal"]["id"].get<std::string>(),
+                             j["refusal"]["reason"].get<std::string>());
     return kExitUsage;
   }
   return kExitOk;
@@ -206,21 +260,35 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
 
 void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
   auto args = std::make_shared<EvalArgs>();
-  CLI::App* verb = app.add_subcommand("eval", "Check and price one strategy: memory per pipeline rank");
+  CLI::App* verb =
+      app.add_subcommand("eval", "Check and price one strategy: memory per pipeline rank");
   add_model_flags(*verb, args->model);
-  verb->add_option("-A,--device", args->device, "The accelerator: an id of `ndsearch hardware`, or A2 / A3")->required();
+  verb->add_option("-A,--device", args->device,
+                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
+      ->required();
   verb->add_option("-d,--devices", args->devices, "How many devices")->check(CLI::PositiveNumber);
-  verb->add_option("--strategy", args->strategy,
-                   "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
-                   "then the defaults");
-  verb->add_option("-M,--max-memory", args->max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
-  verb->add_option("--reserve-mem", args->reserve_mem, "Memory to keep free beside the runtime's reserve");
+  verb->add_option(
+      "--strategy", args->strategy,
+      "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
+      "then the defaults");
+  verb->add_option("-M,--max-memory", args->max_memory,
+                   "Device memory to use instead of the device's (58GB = 58 GiB)");
+  verb->add_option("--reserve-mem", args->reserve_mem,
+                   "Memory to keep free beside the runtime's reserve");
   verb->add_flag("--layers-from-config", args->layers_from_config,
-                 "Place layers as the config's stated per-stage counts or offsets instead of the default split");
-  verb->add_flag("--swap-optimizer", args->swap_optimizer, "Keep optimizer states and master weights on the host");
+                 "Place layers as the config's stated per-stage counts or offsets instead of the "
+                 "default split");
+  verb->add_flag("--swap-optimizer", args->swap_optimizer,
+                 "Keep optimizer states and master weights on the host");
+  verb->add_option("--cp-ulysses", args->cp_ulysses,
+                   "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
+      ->check(CLI::Range(1, 1 << 16));
   verb->add_option("--cp-algo", args->cp_algo,
-                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
-  verb->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
+                   "config's, else ring)");
+  verb->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   verb->callback([&run, &flags, args] { run = [&flags, args] { return evaluate(flags, *args); }; });
 }
 
