@@ -8,6 +8,7 @@
 
 #include <ndsearch/nds_candidate.h>
 
+#include <utility>
 #include <vector>
 
 #include "core/hardware/device.hpp"
@@ -20,7 +21,9 @@ namespace ndsearch {
 struct TimeParts {
   double forward = 0, backward = 0, recompute = 0, optimizer = 0;
   double tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, bubble = 0;
-  double step() const { return forward + backward + recompute + optimizer + tp + cp + ep + dp + pp + bubble; }
+  double step() const {
+    return forward + backward + recompute + optimizer + tp + cp + ep + dp + pp + bubble;
+  }
 };
 
 struct TimeEstimate {
@@ -43,6 +46,12 @@ class TimeModel {
  private:
   struct Rank;  // one pipeline rank's per-micro-batch work
   Rank rank_work(const nds_candidate& c, int32_t rank) const;
+  // One layer of `block` (model block index `block`) for one micro-batch.
+  Rank layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block,
+                  bool is_recomputed) const;
+  // Seconds of one step's DP reduction (and ZeRO gathers) and optimizer step
+  // for a rank holding `r`'s parameters.
+  std::pair<double, double> data_parallel_and_optimizer(const nds_strategy& s, const Rank& r) const;
   double gemm_seconds(double flops) const;
   // A GEMM C[m,n] = A[m,k]·B[k,n], `count` times (a batched GEMM): the
   // slower of its compute (2mnk at the efficiency for its size) and its
@@ -54,6 +63,8 @@ class TimeModel {
   const Device& device_;
   CpModel* cp_;
   std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block
+  std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
+  std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
   double peak_flops_per_s_ = 0;
   const Curve* efficiency_ = nullptr;
   double act_bytes_ = 2;  // bytes of the compute dtype
