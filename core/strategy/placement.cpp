@@ -127,7 +127,9 @@ Placement place_layers(const nds_strategy& s, const Model& model, bool layers_fr
   for (size_t vs = 1; vs < chunks; ++vs) first_of_virtual[vs] = first_of_virtual[vs - 1] + split[vs - 1];
   // Recomputed layers per stage as the config states them (spread over the
   // chunks: f / v each, the first f % v chunks one more), else all of them.
-  const bool stated_counts = s.recompute != NDS_RECOMPUTE_NONE && model.recompute_layers.size() == p;
+  // ... only for the mode the config states them for.
+  const bool stated_counts = s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
+                             model.recompute_layers.size() == p;
   for (uint32_t r = 0; r < p; ++r) {
     for (uint32_t c = 0; c < v; ++c) {
       const size_t i = static_cast<size_t>(r) * v + c;

@@ -46,13 +46,16 @@ struct Coefficients {
   double per_key = 0;     // × keys (s) / t; absent with flash attention
   double routed = 0;      // per token, already × top-k × capacity: / etp
   double input = 0;       // the layer's input: what full recompute keeps
+  double routed_input = 0;  // the routed tokens' inputs: every ETP rank sees them whole
 
   Coefficients& operator+=(const Coefficients& o) {
     replicated += o.replicated, tp_split += o.tp_split, per_key += o.per_key, routed += o.routed, input += o.input;
+    routed_input += o.routed_input;
     return *this;
   }
   Coefficients operator-(const Coefficients& o) const {
-    return {replicated - o.replicated, tp_split - o.tp_split, per_key - o.per_key, routed - o.routed, input - o.input};
+    return {replicated - o.replicated, tp_split - o.tp_split, per_key - o.per_key,
+            routed - o.routed,         input - o.input,       routed_input - o.routed_input};
   }
 };
 
@@ -83,7 +86,8 @@ Coefficients layer_coefficients(const nds_layer_block& l, double b, bool flash) 
     c.replicated += 4 * static_cast<double>(l.experts);  // fp32 router logits
     const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
     const double routed_tokens = static_cast<double>(l.experts_per_token) * capacity;
-    c.routed = routed_tokens * (b * h + mlp_intermediates(l, static_cast<double>(l.moe_ffn_hidden_size), b));
+    c.routed = routed_tokens * mlp_intermediates(l, static_cast<double>(l.moe_ffn_hidden_size), b);
+    c.routed_input = routed_tokens * b * h;
   }
   if (l.shared_experts > 0)
     c.tp_split += static_cast<double>(l.shared_experts) *
@@ -107,7 +111,7 @@ class Activations {
       const Coefficients c = layer_coefficients(t.block(i), a->b_, t.flash_attention);
       a->prefix_[i + 1] = a->prefix_[i];
       a->prefix_[i + 1] += c;
-      const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed;
+      const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
       if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c;
     }
     const double h = t.hidden;
@@ -121,7 +125,7 @@ class Activations {
       m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
       m.tp_split += 4 * t.vocab;
       const double n = static_cast<double>(t.mtp_layers);
-      a->mtp_ = {n * m.replicated, n * m.tp_split, n * m.per_key, n * m.routed, n * m.input};
+      a->mtp_ = {n * m.replicated, n * m.tp_split, n * m.per_key, n * m.routed, n * m.input, n * m.routed_input};
     }
     return a;
   }
@@ -136,7 +140,7 @@ class Activations {
     auto bytes = [&](const Coefficients& k, nds_recompute_mode mode) {
       if (mode == NDS_RECOMPUTE_FULL) return tokens * k.input / replicated_split;
       const double per_key = mode == NDS_RECOMPUTE_SELECTIVE ? 0 : k.per_key * seq_;
-      return tokens * (k.replicated / replicated_split + (k.tp_split + per_key) / t + k.routed / etp);
+      return tokens * (k.replicated / replicated_split + (k.tp_split + per_key) / t + k.routed / etp + k.routed_input);
     };
     const uint32_t layers = table_.layers();
     for (int32_t rank = 0; rank < s.pp; ++rank) {

@@ -3,7 +3,9 @@
 // need on each pipeline rank, beside the tensors other passes count.
 //  - DP: one gradient bucket in flight: Megatron-LM's DDP default bucket of
 //    max(40M, 1M·dp) parameters, in the gradient dtype (at most the rank's
-//    gradients).
+//    gradients). Counted beside the gradients on purpose: Megatron-LM's
+//    buckets are views of its gradient buffer, PyTorch DDP's are copies unless
+//    gradient_as_bucket_view; the cautious reading costs at most one bucket.
 //  - TP with SP: the all-gathered layer input, s·mbs·h·b per micro-batch.
 //  - EP: the all-to-all dispatch and combine buffers of the routed tokens,
 //    2 · s·mbs·top-k·h·b.
