@@ -14,24 +14,15 @@
 #include "core/model/params.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
+#include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
 using Value = ModelBuilder::Value;
 
 namespace {
 
-const PluginRegistry& shipped() {
-  static PluginRegistry registry = [] {
-    PluginSearch search;
-    search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
-    return PluginRegistry::load(search);
-  }();
-  return registry;
-}
-const Device& h100() {
-  static DeviceCatalog catalog = DeviceCatalog::load(shipped(), false);
-  return catalog.resolve("nvidia-h100-sxm");
-}
+const PluginRegistry& shipped() { return test::shipped_plugins(); }
+const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
 
 struct Shape {
   int64_t layers, hidden, heads, ffn, vocab, seq;

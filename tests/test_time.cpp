@@ -13,6 +13,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/time/time_model.hpp"
 #include "tests/fixtures_paths.hpp"
+#include "tests/support/shipped.hpp"
 #include "tests/support/run_command.hpp"
 
 using namespace ndsearch;
@@ -20,15 +21,7 @@ using Value = ModelBuilder::Value;
 
 namespace {
 
-const Device& h100() {
-  static PluginRegistry registry = [] {
-    PluginSearch search;
-    search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
-    return PluginRegistry::load(search);
-  }();
-  static DeviceCatalog catalog = DeviceCatalog::load(registry, false);
-  return catalog.resolve("nvidia-h100-sxm");
-}
+const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
 
 // 16 layers of a 2048-wide GPT (MHA, GeLU 4h), seq 2048, global batch 64.
 Model gpt() {

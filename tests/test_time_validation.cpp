@@ -21,6 +21,7 @@
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/time/time_model.hpp"
+#include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
 using Value = ModelBuilder::Value;
@@ -41,14 +42,7 @@ const Row kTable1[] = {
     {"529.6B", 128, 20480, 105, 8, 35, 2520, 2520, 163}, {"1008B", 160, 25600, 128, 8, 64, 3072, 3072, 163},
 };
 
-const PluginRegistry& shipped() {
-  static PluginRegistry registry = [] {
-    PluginSearch search;
-    search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
-    return PluginRegistry::load(search);
-  }();
-  return registry;
-}
+const PluginRegistry& shipped() { return test::shipped_plugins(); }
 
 // Megatron-LM's GPT: MHA, GeLU 4h, LayerNorm, biases, learned positions, tied
 // embeddings, dropout 0.1, no flash attention (2021), fp16.
@@ -90,8 +84,7 @@ struct Best {
 };
 
 Best best_for(const Row& row) {
-  static const DeviceCatalog catalog = DeviceCatalog::load(shipped(), false);
-  const Device& a100 = catalog.resolve("nvidia-a100-80g");
+  const Device& a100 = test::shipped_device("nvidia-a100-80g");
   Model model = gpt(row);
   MemoryEvaluator memory(shipped(), model, a100, static_cast<uint32_t>(row.pp));
   const TimeModel time(model, a100, nullptr);

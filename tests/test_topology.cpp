@@ -9,19 +9,12 @@
 #include "core/hardware/machine.hpp"
 #include "core/hardware/topology.hpp"
 #include "core/support/user_error.hpp"
+#include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
 
 namespace {
-const DeviceCatalog& shipped() {
-  static PluginRegistry registry = [] {
-    PluginSearch search;
-    search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
-    return PluginRegistry::load(search);
-  }();
-  static DeviceCatalog catalog = DeviceCatalog::load(registry, false);
-  return catalog;
-}
+const DeviceCatalog& shipped() { return test::shipped_devices(); }
 }  // namespace
 
 TEST_CASE("Pipeline bound of the reference: A2 8 per node and A3 16 per node then 24 nodes") {
