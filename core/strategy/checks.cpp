@@ -12,102 +12,161 @@ constexpr int32_t U = NDS_UNKNOWN;
 
 bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+// Runs the checks in order; `visit(id, passed, message)` sees each, with the
+// message built only when asked for (a lambda), and returns false to stop.
+// The one implementation behind run_checks (every check, with messages) and
+// first_refusal_id (the search's hot path: the first failure, no strings).
+template <class Visit>
+void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch, Visit&& visit) {
+  auto check = [&](const char* id, bool passed, auto&& message) { return visit(id, passed, message); };
+
+  // Every key resolved and in range; nothing below can run otherwise.
+  bool resolved = true;
+  for (int32_t v : {s.dp, s.tp, s.pp, s.cp, s.ep, s.etp, s.vpp, s.op, s.mbs, s.mbn}) resolved = resolved && v != U && v >= 1;
+  resolved = resolved && (s.sp == 0 || s.sp == 1) && s.zero >= 0 && s.zero <= 3;
+  if (!check("degrees", resolved, [&] {
+        std::string unresolved;
+        for (auto [value, name] : {std::pair{s.dp, "dp"}, {s.tp, "tp"}, {s.pp, "pp"}, {s.cp, "cp"}, {s.ep, "ep"},
+                                   {s.etp, "etp"}, {s.vpp, "vpp"}, {s.op, "op"}, {s.mbs, "mbs"}, {s.mbn, "mbn"}})
+          if (value == U || value < 1) unresolved += fmt::format("{}{}", unresolved.empty() ? "" : ", ", name);
+        if (s.sp != 0 && s.sp != 1) unresolved += fmt::format("{}sp (0 or 1)", unresolved.empty() ? "" : ", ");
+        if (s.zero < 0 || s.zero > 3) unresolved += fmt::format("{}zero (0..3)", unresolved.empty() ? "" : ", ");
+        return resolved ? std::string("every key resolved")
+                        : fmt::format("{} unknown or out of range; give them in --strategy (dp follows from -d, mbn "
+                                      "from -b)",
+                                      unresolved);
+      }) || !resolved)
+    return;
+
+  const int64_t product = static_cast<int64_t>(s.dp) * s.tp * s.pp * s.cp;
+  if (!check("devices", devices == 0 || static_cast<uint64_t>(product) == devices, [&] {
+        return fmt::format("dp·tp·pp·cp = {}·{}·{}·{} = {} must equal the {} devices", s.dp, s.tp, s.pp, s.cp,
+                           product, devices);
+      }))
+    return;
+
+  const nds_layer_block* bad_heads = nullptr;
+  int64_t experts = 0;
+  for (const ModelBlock& b : m.main.blocks) {
+    if (b.c.kind != NDS_BLOCK_DECODER) continue;
+    if (b.c.heads % s.tp != 0 || b.c.kv_heads % s.tp != 0) bad_heads = &b.c;
+    experts = std::max<int64_t>(experts, b.c.experts);
+  }
+  if (!check("tp-heads", bad_heads == nullptr, [&] {
+        return bad_heads == nullptr ? fmt::format("tp = {} divides the heads", s.tp)
+                                    : fmt::format("tp = {} must divide the attention heads ({}) and the KV heads ({})",
+                                                  s.tp, bad_heads->heads, bad_heads->kv_heads);
+      }))
+    return;
+
+  const int64_t expert_group = static_cast<int64_t>(s.tp) * s.dp * s.cp;
+  const int64_t expert_split = static_cast<int64_t>(s.etp) * s.ep;
+  const bool ep_groups_fit = expert_split != 0 && expert_group % expert_split == 0;
+  const bool ep_ok = ep_groups_fit && (experts > 0 ? experts % s.ep == 0 : s.ep == 1);
+  if (!check("ep", ep_ok, [&] {
+        if (!ep_groups_fit)
+          return fmt::format("etp·ep = {}·{} = {} must divide tp·dp·cp = {}", s.etp, s.ep, expert_split, expert_group);
+        if (experts > 0 && experts % s.ep != 0)
+          return fmt::format("ep = {} must divide the {} routed experts", s.ep, experts);
+        if (experts == 0 && s.ep > 1) return fmt::format("ep = {} needs routed experts; the model has none", s.ep);
+        return std::string("ep and etp fit");
+      }))
+    return;
+
+  const int64_t seq = m.training.seq_len;
+  if (!check("cp-seq", s.cp == 1 || (seq != NDS_UNKNOWN && seq % (2 * static_cast<int64_t>(s.cp)) == 0), [&] {
+        return seq == NDS_UNKNOWN
+                   ? fmt::format("cp = {} needs the sequence length (--seq-len)", s.cp)
+                   : fmt::format("the sequence length {} must be divisible by 2·cp = {} (load-balanced halves)", seq,
+                                 2 * s.cp);
+      }))
+    return;
+
+  if (!check("sp-cp", !(s.sp == 1 && s.cp > 1) || (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0, [&] {
+        return fmt::format("{} cannot combine sequence parallelism with context parallelism (sp = 1 with cp = {}); "
+                           "set sp=0 or cp=1",
+                           m.framework, s.cp);
+      }))
+    return;
+
+  if (!check("tp-pow2", (m.training.capabilities & NDS_NEEDS_POW2_TP) == 0 || power_of_two(s.tp),
+             [&] { return fmt::format("{} needs tp to be a power of two; tp = {}", m.framework, s.tp); }))
+    return;
+
+  const bool vpp_ok = s.vpp == 1 || (s.pp > 1 && s.mbn % s.pp == 0);
+  if (!check("vpp", vpp_ok, [&] {
+        if (s.vpp > 1 && s.pp == 1) return fmt::format("vpp = {} needs pp > 1", s.vpp);
+        if (!vpp_ok)
+          return fmt::format("vpp = {} (interleaved 1F1B) needs mbn = {} divisible by pp = {}", s.vpp, s.mbn, s.pp);
+        return std::string("virtual stages fit");
+      }))
+    return;
+
+  const bool interleaves = (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0;
+  const bool schedule_ok = !(s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) &&
+                           !((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1) &&
+                           !(s.schedule == NDS_SCHEDULE_ZB_V && s.vpp != 2) &&
+                           !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves);
+  if (!check("schedule", schedule_ok, [&] {
+        if (s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) return std::string("schedule interleaved needs vpp > 1");
+        if ((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1)
+          return fmt::format("schedule {} runs one chunk per rank; vpp = {} needs interleaved (or zb-v with vpp=2)",
+                             s.schedule == NDS_SCHEDULE_1F1B ? "1f1b" : "gpipe", s.vpp);
+        if (s.schedule == NDS_SCHEDULE_ZB_V && s.vpp != 2)
+          return fmt::format("schedule zb-v places two chunks per rank in a V; vpp = {} must be 2", s.vpp);
+        if (!schedule_ok) return fmt::format("{} cannot interleave pipeline stages; set vpp=1", m.framework);
+        return std::string("the schedule fits vpp");
+      }))
+    return;
+
+  const int64_t layers = m.decoder_layers();
+  if (!check("layers", layers >= static_cast<int64_t>(s.pp) * s.vpp, [&] {
+        return fmt::format("pp·vpp = {}·{} = {} chunks need at least as many layers; the model has {}", s.pp, s.vpp,
+                           s.pp * s.vpp, layers);
+      }))
+    return;
+
+  const int64_t batch = static_cast<int64_t>(s.dp) * s.mbs * s.mbn;
+  if (!check("global-batch", global_batch == NDS_UNKNOWN || batch == global_batch, [&] {
+        return fmt::format("dp·mbs·mbn = {}·{}·{} = {} must equal the global batch {}", s.dp, s.mbs, s.mbn, batch,
+                           global_batch);
+      }))
+    return;
+
+  const int64_t shardable = static_cast<int64_t>(s.dp) * s.cp;
+  check("op", shardable % s.op == 0, [&] {
+    return fmt::format("op = {} (the optimizer sharding group) must divide dp·cp = {}", s.op, shardable);
+  });
+}
+
 }  // namespace
 
 std::vector<CheckOutcome> run_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch) {
   std::vector<CheckOutcome> out;
-  auto check = [&](const char* id, bool passed, std::string message) { out.push_back({id, passed, std::move(message)}); };
-
-  // Every key resolved and in range; nothing below can run otherwise.
-  std::string unresolved;
-  for (auto [value, name] : {std::pair{s.dp, "dp"}, {s.tp, "tp"}, {s.pp, "pp"}, {s.cp, "cp"}, {s.ep, "ep"},
-                             {s.etp, "etp"}, {s.vpp, "vpp"}, {s.op, "op"}, {s.mbs, "mbs"}, {s.mbn, "mbn"}})
-    if (value == U || value < 1) unresolved += fmt::format("{}{}", unresolved.empty() ? "" : ", ", name);
-  if (s.sp != 0 && s.sp != 1) unresolved += fmt::format("{}sp (0 or 1)", unresolved.empty() ? "" : ", ");
-  if (s.zero < 0 || s.zero > 3) unresolved += fmt::format("{}zero (0..3)", unresolved.empty() ? "" : ", ");
-  if (!unresolved.empty()) {
-    check("degrees", false,
-          fmt::format("{} unknown or out of range; give them in --strategy (dp follows from -d, mbn from -b)", unresolved));
-    return out;
-  }
-  check("degrees", true, "every key resolved");
-
-  const int64_t product = static_cast<int64_t>(s.dp) * s.tp * s.pp * s.cp;
-  check("devices", devices == 0 || static_cast<uint64_t>(product) == devices,
-        fmt::format("dp·tp·pp·cp = {}·{}·{}·{} = {} must equal the {} devices", s.dp, s.tp, s.pp, s.cp, product, devices));
-
-  std::string heads;
-  int64_t experts = 0;
-  for (const ModelBlock& b : m.main.blocks) {
-    if (b.c.kind != NDS_BLOCK_DECODER) continue;
-    if (b.c.heads % s.tp != 0 || b.c.kv_heads % s.tp != 0)
-      heads = fmt::format("tp = {} must divide the attention heads ({}) and the KV heads ({})", s.tp, b.c.heads, b.c.kv_heads);
-    experts = std::max<int64_t>(experts, b.c.experts);
-  }
-  check("tp-heads", heads.empty(), heads.empty() ? fmt::format("tp = {} divides the heads", s.tp) : heads);
-
-  const int64_t expert_group = static_cast<int64_t>(s.tp) * s.dp * s.cp;
-  std::string ep;
-  if ((static_cast<int64_t>(s.etp) * s.ep) == 0 || expert_group % (static_cast<int64_t>(s.etp) * s.ep) != 0)
-    ep = fmt::format("etp·ep = {}·{} = {} must divide tp·dp·cp = {}", s.etp, s.ep, s.etp * s.ep, expert_group);
-  else if (experts > 0 && experts % s.ep != 0)
-    ep = fmt::format("ep = {} must divide the {} routed experts", s.ep, experts);
-  else if (experts == 0 && s.ep > 1)
-    ep = fmt::format("ep = {} needs routed experts; the model has none", s.ep);
-  check("ep", ep.empty(), ep.empty() ? "ep and etp fit" : ep);
-
-  const int64_t seq = m.training.seq_len;
-  const bool cp_ok = s.cp == 1 || (seq != NDS_UNKNOWN && seq % (2 * static_cast<int64_t>(s.cp)) == 0);
-  check("cp-seq", cp_ok,
-        seq == NDS_UNKNOWN ? fmt::format("cp = {} needs the sequence length (--seq-len)", s.cp)
-                           : fmt::format("the sequence length {} must be divisible by 2·cp = {} (load-balanced halves)",
-                                         seq, 2 * s.cp));
-
-  const bool sp_cp_ok = !(s.sp == 1 && s.cp > 1) || (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0;
-  check("sp-cp", sp_cp_ok,
-        fmt::format("{} cannot combine sequence parallelism with context parallelism (sp = 1 with cp = {}); set "
-                    "sp=0 or cp=1",
-                    m.framework, s.cp));
-
-  const bool pow2_ok = (m.training.capabilities & NDS_NEEDS_POW2_TP) == 0 || power_of_two(s.tp);
-  check("tp-pow2", pow2_ok, fmt::format("{} needs tp to be a power of two; tp = {}", m.framework, s.tp));
-
-  std::string vpp;
-  if (s.vpp > 1 && s.pp == 1) vpp = fmt::format("vpp = {} needs pp > 1", s.vpp);
-  else if (s.vpp > 1 && s.mbn % s.pp != 0)
-    vpp = fmt::format("vpp = {} (interleaved 1F1B) needs mbn = {} divisible by pp = {}", s.vpp, s.mbn, s.pp);
-  check("vpp", vpp.empty(), vpp.empty() ? "virtual stages fit" : vpp);
-
-  std::string schedule;
-  if (s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) schedule = "schedule interleaved needs vpp > 1";
-  else if ((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1)
-    schedule = fmt::format("schedule {} runs one chunk per rank; vpp = {} needs interleaved (or zb-v with vpp=2)",
-                           s.schedule == NDS_SCHEDULE_1F1B ? "1f1b" : "gpipe", s.vpp);
-  else if (s.schedule == NDS_SCHEDULE_ZB_V && s.vpp != 2)
-    schedule = fmt::format("schedule zb-v places two chunks per rank in a V; vpp = {} must be 2", s.vpp);
-  else if (s.schedule == NDS_SCHEDULE_INTERLEAVED && (m.training.capabilities & NDS_CAN_INTERLEAVE) == 0)
-    schedule = fmt::format("{} cannot interleave pipeline stages; set vpp=1", m.framework);
-  check("schedule", schedule.empty(), schedule.empty() ? "the schedule fits vpp" : schedule);
-
-  const int64_t layers = m.decoder_layers();
-  check("layers", layers >= static_cast<int64_t>(s.pp) * s.vpp,
-        fmt::format("pp·vpp = {}·{} = {} chunks need at least as many layers; the model has {}", s.pp, s.vpp,
-                    s.pp * s.vpp, layers));
-
-  const int64_t batch = static_cast<int64_t>(s.dp) * s.mbs * s.mbn;
-  check("global-batch", global_batch == NDS_UNKNOWN || batch == global_batch,
-        fmt::format("dp·mbs·mbn = {}·{}·{} = {} must equal the global batch {}", s.dp, s.mbs, s.mbn, batch, global_batch));
-
-  const int64_t shardable = static_cast<int64_t>(s.dp) * s.cp;
-  check("op", shardable % s.op == 0,
-        fmt::format("op = {} (the optimizer sharding group) must divide dp·cp = {}", s.op, shardable));
+  walk_checks(s, m, devices, global_batch, [&](const char* id, bool passed, auto&& message) {
+    out.push_back({id, passed, message()});
+    return true;  // every check (the degrees check stops the walk itself)
+  });
   return out;
 }
 
-std::optional<CheckOutcome> first_refusal(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch) {
-  for (CheckOutcome& c : run_checks(s, m, devices, global_batch))
-    if (!c.passed) return c;
-  return std::nullopt;
+std::optional<CheckOutcome> first_refusal(const nds_strategy& s, const Model& m, uint64_t devices,
+                                          int64_t global_batch) {
+  std::optional<CheckOutcome> first;
+  walk_checks(s, m, devices, global_batch, [&](const char* id, bool passed, auto&& message) {
+    if (!passed) first = CheckOutcome{id, false, message()};
+    return passed;
+  });
+  return first;
+}
+
+const char* first_refusal_id(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch) {
+  const char* first = nullptr;
+  walk_checks(s, m, devices, global_batch, [&](const char* id, bool passed, auto&&) {
+    if (!passed) first = id;
+    return passed;
+  });
+  return first;
 }
 
 }  // namespace ndsearch
