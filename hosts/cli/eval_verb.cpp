@@ -17,6 +17,7 @@
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/strategy_json.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -37,26 +38,6 @@ struct EvalArgs {
   std::optional<int> cp_ulysses;
   std::string format = "table";
 };
-
-json strategy_json(const nds_strategy& s) {
-  auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
-  return {
-      {"dp", k(s.dp)},
-      {"tp", k(s.tp)},
-      {"pp", k(s.pp)},
-      {"cp", k(s.cp)},
-      {"ep", k(s.ep)},
-      {"etp", k(s.etp)},
-      {"vpp", k(s.vpp)},
-      {"sp", k(s.sp)},
-      {"zero", k(s.zero)},
-      {"op", k(s.op)},
-      {"mbs", k(s.mbs)},
-      {"mbn", k(s.mbn)},
-      {"recompute",
-       recompute_name(s.recompute) ? json(recompute_name(s.recompute)) : json(nullptr)},
-      {"schedule", schedule_name(s.schedule) ? json(schedule_name(s.schedule)) : json(nullptr)}};
-}
 
 // Bytes as whole numbers at the edge (the passes sum fractions of bytes).
 int64_t whole(double bytes) {

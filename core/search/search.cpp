@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/search/search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "core/hardware/device.hpp"
+#include "core/memory/memory_evaluator.hpp"
+#include "core/strategy/checks.hpp"
+#include "core/strategy/placement.hpp"
+#include "core/support/user_error.hpp"
+#include "core/time/cp_model.hpp"
+
+namespace ndsearch {
+namespace {
+
+// Refusal counts by id without building strings per candidate: the ids are
+// the checks' string literals, compared by content (a handful of them).
+struct RefusalTally {
+  std::vector<std::pair<std::string, uint64_t>> counts;
+  void add(const char* id) {
+    for (auto& [name, n] : counts)
+      if (name == id) {
+        ++n;
+        return;
+      }
+    counts.emplace_back(id, 1);  // once per reason and triple
+  }
+};
+
+// What one (tp, pp, cp) triple yields: the unit a thread works on, merged
+// afterwards in triple order so that the threads do not change the result.
+struct TripleResult {
+  uint64_t tested = 0, priced = 0, fit = 0, dropped = 0;
+  RefusalTally refused;
+  std::vector<PricedCandidate> best, pareto, closest;
+};
+
+// Keeps the first `n` of `v` by `before` (all when n is 0), in order.
+template <typename Before>
+void keep_first(std::vector<PricedCandidate>& v, size_t n, Before before) {
+  if (n != 0 && v.size() > n) {
+    std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n), v.end(), before);
+    v.resize(n);
+  } else {
+    std::sort(v.begin(), v.end(), before);
+  }
+}
+
+bool closer_miss(const PricedCandidate& a, const PricedCandidate& b) {
+  return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.index < b.index;
+}
+
+// One thread's evaluators: the memory passes' and CP algorithm's compiled
+// state is per thread, so no plugin is called from two threads on one state.
+struct Worker {
+  std::unique_ptr<MemoryEvaluator> memory;
+  std::unique_ptr<CpModel> cp;
+  std::unique_ptr<TimeModel> time;
+  std::vector<RankMemory> ranks;
+  std::vector<PricedCandidate> fits, misses;
+};
+
+void price_triple(const SearchOptions& o, const Model& model, Worker& w, const OuterTriple& triple,
+                  uint64_t triple_index, TripleResult& out) {
+  w.fits.clear();
+  w.misses.clear();
+  const uint64_t devices = o.space.devices;
+  const int64_t batch = o.space.global_batch;
+  uint64_t inner = 0;
+  out.tested = enumerate_inner(o.space, model, triple, [&](const nds_strategy& s) {
+    const uint64_t index = (triple_index << 32) | inner++;
+    if (const char* refusal = first_refusal_id(s, model, devices, batch)) {
+      out.refused.add(refusal);
+      return;
+    }
+    const Placement placement = place_layers(s, model, false);
+    const nds_candidate candidate = placement.candidate();
+    if (!w.memory->evaluate(candidate, w.ranks).empty()) {
+      out.refused.add("memory-pass");
+      return;
+    }
+    double cp_working_set = 0;  // one layer's attention buffers at a time (docs/cp.md)
+    if (s.cp > 1) {
+      for (uint32_t b = 0; b < model.main.blocks.size(); ++b) {
+        const CpCost cost = w.cp->evaluate(candidate, b);
+        if (!cost.refusal.empty()) {
+          out.refused.add("cp-algorithm");
+          return;
+        }
+        cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
+      }
+    }
+    ++out.priced;
+    double peak = 0;
+    for (const RankMemory& r : w.ranks) peak = std::max(peak, r.peak() + cp_working_set);
+    PricedCandidate priced;
+    priced.strategy = s;
+    priced.peak_bytes = peak;
+    priced.index = index;
+    if (peak > o.budget.budget_bytes) {
+      ++out.dropped;
+      w.misses.push_back(priced);
+      return;
+    }
+    ++out.fit;
+    priced.time = w.time->estimate(candidate, devices);
+    w.fits.push_back(priced);
+  });
+  out.pareto = pareto_front(w.fits);
+  keep_first(w.fits, o.keep, ranks_before);
+  out.best = w.fits;
+  keep_first(w.misses, o.closest_misses, closer_miss);
+  out.closest = w.misses;
+}
+
+// Reference §3.2 batch_reachable: some (tp, pp, cp) leaves a dp that divides
+// the global batch with some micro-batch size, before anything is priced.
+void require_reachable_batch(const SearchSpace& space, const std::vector<OuterTriple>& triples) {
+  std::vector<int64_t> dps;
+  for (const OuterTriple& t : triples) {
+    const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
+    if (space.global_batch % dp == 0) return;
+    if (std::find(dps.begin(), dps.end(), dp) == dps.end()) dps.push_back(dp);
+  }
+  std::sort(dps.begin(), dps.end());
+  throw UserError("E-SEARCH-BATCH",
+                  fmt::format("no strategy can make the global batch {}: dp·mbs·mbn must equal it, and the data-"
+                              "parallel degrees {} devices leave here are {}, none of which divides {}; choose a "
+                              "global batch (-b) that is a multiple of one of them, or other devices (-d)",
+                              space.global_batch, space.devices, fmt::join(dps, ", "), space.global_batch));
+}
+
+}  // namespace
+
+bool ranks_before(const PricedCandidate& a, const PricedCandidate& b) {
+  return a.time.step_s != b.time.step_s ? a.time.step_s < b.time.step_s : a.index < b.index;
+}
+
+std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidates) {
+  // By time, then memory: among equally fast ones the smallest comes first.
+  std::sort(candidates.begin(), candidates.end(), [](const PricedCandidate& a, const PricedCandidate& b) {
+    if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
+    return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.index < b.index;
+  });
+  std::vector<PricedCandidate> front;
+  // Fastest first: one belongs when it needs less memory than every faster one.
+  for (const PricedCandidate& c : candidates)
+    if (front.empty() || c.peak_bytes < front.back().peak_bytes) front.push_back(c);
+  return front;
+}
+
+SearchResult run_search(const PluginRegistry& registry, Model& model, const Device& device,
+                        const SearchOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
+    throw UserError("E-USAGE", "the search needs the global batch: the config states none; give -b");
+  const std::vector<OuterTriple> triples = outer_triples(options.space, model);
+  if (triples.empty())
+    throw UserError("E-SEARCH-EMPTY",
+                    fmt::format("no (tp, pp, cp) divides {} devices within the bounds and --only given; "
+                                "widen --only or change -d",
+                                options.space.devices));
+  require_reachable_batch(options.space, triples);
+
+  uint32_t max_pp = 1;
+  bool any_cp = false;
+  for (const OuterTriple& t : triples) {
+    max_pp = std::max<uint32_t>(max_pp, static_cast<uint32_t>(t.pp));
+    any_cp = any_cp || t.cp > 1;
+  }
+  const unsigned threads = std::clamp<unsigned>(options.threads, 1, static_cast<unsigned>(triples.size()));
+  // Built here, one after another: compiling reads (and caches views of) the model.
+  std::vector<Worker> workers(threads);
+  const std::string cp_algorithm = !options.cp_algorithm.empty()  ? options.cp_algorithm
+                                   : !model.cp_algorithm.empty() ? model.cp_algorithm
+                                                                 : "ring";
+  for (Worker& w : workers) {
+    w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
+    if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);
+    w.time = std::make_unique<TimeModel>(model, device, w.cp.get());
+  }
+
+  std::vector<TripleResult> results(triples.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> failures(threads);
+  auto work = [&](unsigned id) {
+    try {
+      for (size_t i = next++; i < triples.size(); i = next++)
+        price_triple(options, model, workers[id], triples[i], i, results[i]);
+    } catch (...) {
+      failures[id] = std::current_exception();
+      next = triples.size();  // the others stop at their next triple
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned id = 1; id < threads; ++id) pool.emplace_back(work, id);
+  work(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+
+  SearchResult result;
+  std::vector<PricedCandidate> fronts;
+  for (const TripleResult& r : results) {
+    result.counts.tested += r.tested;
+    result.counts.priced += r.priced;
+    result.counts.fit += r.fit;
+    result.counts.dropped += r.dropped;
+    for (const auto& [id, n] : r.refused.counts)
+      result.counts.refused[id == "cp-algorithm" ? "cp-" + cp_algorithm : id] += n;
+    result.ranking.insert(result.ranking.end(), r.best.begin(), r.best.end());
+    fronts.insert(fronts.end(), r.pareto.begin(), r.pareto.end());
+    result.closest.insert(result.closest.end(), r.closest.begin(), r.closest.end());
+  }
+  keep_first(result.ranking, options.keep, ranks_before);
+  result.pareto = pareto_front(std::move(fronts));
+  keep_first(result.closest, options.closest_misses, closer_miss);
+  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// search.hpp: `ndsearch search`'s job (DESIGN §4): enumerate the space, refuse
+// by the checks of DESIGN §8.2 (counted by reason), price the rest with the
+// memory passes and the time model in threads, drop what does not fit the
+// budget and rank by step time. The result is the same whatever the threads.
+#pragma once
+
+#include <ndsearch/nds_model.h>
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/memory/budget.hpp"
+#include "core/model/model.hpp"
+#include "core/search/search_space.hpp"
+#include "core/time/time_model.hpp"
+
+namespace ndsearch {
+
+class PluginRegistry;
+struct Device;
+
+struct SearchOptions {
+  SearchSpace space;
+  Budget budget;
+  std::string cp_algorithm;  // empty: the config's, else ring
+  unsigned threads = 1;
+  size_t keep = 10;           // how many of the ranking to keep (0: all that fit)
+  size_t closest_misses = 5;  // how many dropped candidates to keep, closest first
+};
+
+struct PricedCandidate {
+  nds_strategy strategy{};
+  double peak_bytes = 0;  // the largest pipeline rank's
+  TimeEstimate time;
+  uint64_t index = 0;  // enumeration order: the deterministic tie-break
+};
+
+struct SearchCounts {
+  uint64_t tested = 0;                    // every enumerated candidate (DESIGN §8.8)
+  std::map<std::string, uint64_t> refused;  // by check id (and "memory-pass", "cp-<algo>")
+  uint64_t priced = 0;
+  uint64_t fit = 0;
+  uint64_t dropped = 0;  // priced, over the budget
+};
+
+struct SearchResult {
+  SearchCounts counts;
+  std::vector<PricedCandidate> ranking;   // fastest first, ties by enumeration order
+  std::vector<PricedCandidate> pareto;    // pareto_front of every fitting candidate
+  std::vector<PricedCandidate> closest;   // dropped, smallest peak first
+  double elapsed_s = 0;
+};
+
+// Throws UserError E-SEARCH-BATCH when no (tp, pp, cp, mbs) of the space can
+// make the global batch (reference §3.2 batch_reachable), before any pricing.
+SearchResult run_search(const PluginRegistry& registry, Model& model, const Device& device,
+                        const SearchOptions& options);
+
+// The candidates no other dominates (at least as fast and as small, and
+// better in one; of exact twins the first enumerated stays), fastest first.
+std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidates);
+
+// Orders by step time, then enumeration index.
+bool ranks_before(const PricedCandidate& a, const PricedCandidate& b);
+
+}  // namespace ndsearch

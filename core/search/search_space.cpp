@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/search/search_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace {
+
+constexpr int32_t U = NDS_UNKNOWN;
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t i = 1; i * i <= n; ++i) {
+    if (n % i != 0) continue;
+    out.push_back(i);
+    if (i != n / i) out.push_back(n / i);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "mp") s = "tp";
+  if (s == "mb") s = "mbn";
+  return s;
+}
+
+const std::set<std::string> kKnown = {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "op", "mbs", "mbn", "recompute"};
+
+// The values of `key`: `searched` when the dimension is searched, else the
+// one fixed value; --only filters both.
+std::vector<int64_t> values(const SearchSpace& space, const std::string& key, std::vector<int64_t> searched,
+                            int64_t fixed) {
+  std::vector<int64_t> out = space.searched.count(key) != 0 ? std::move(searched) : std::vector<int64_t>{fixed};
+  auto only = space.only.find(key);
+  if (only != space.only.end()) {
+    // --only names the values outright, searched or not (the reference's candidate lists).
+    if (space.searched.count(key) == 0) out = only->second;
+    else
+      out.erase(std::remove_if(out.begin(), out.end(),
+                               [&](int64_t v) {
+                                 return std::find(only->second.begin(), only->second.end(), v) == only->second.end();
+                               }),
+                out.end());
+  }
+  return out;
+}
+
+int64_t stated_or(int32_t stated, int64_t fallback) { return stated != U ? stated : fallback; }
+
+}  // namespace
+
+std::set<std::string> default_dimensions() {
+  return {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "mbs", "mbn", "recompute"};
+}
+
+std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
+  std::set<std::string> dims;
+  std::string token;
+  std::istringstream in(text);
+  while (in >> token) {
+    std::istringstream parts(token);
+    std::string part;
+    while (std::getline(parts, part, ',')) {
+      if (part.empty()) continue;
+      const std::string key = lower(part);
+      if (kKnown.count(key) == 0)
+        throw UserError("E-USAGE", fmt::format("-l {}: not a dimension; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
+                                               "RECOMPUTE (MP = TP, MB = MBN)",
+                                               part));
+      dims.insert(key);
+    }
+  }
+  return dims;
+}
+
+std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::vector<std::string>& items) {
+  std::map<std::string, std::vector<int64_t>> only;
+  for (const std::string& item : items) {
+    // "tp=2,4,8" or several separated by spaces.
+    std::istringstream in(item);
+    std::string assignment;
+    while (in >> assignment) {
+      const size_t eq = assignment.find('=');
+      if (eq == std::string::npos)
+        throw UserError("E-USAGE", fmt::format("--only {}: write KEY=V1,V2 (e.g. tp=2,4,8)", assignment));
+      const std::string key = lower(assignment.substr(0, eq));
+      if (kKnown.count(key) == 0) throw UserError("E-USAGE", fmt::format("--only {}: unknown key \"{}\"", assignment, key));
+      std::istringstream values_in(assignment.substr(eq + 1));
+      std::string v;
+      while (std::getline(values_in, v, ',')) {
+        if (key == "recompute") {
+          const std::string name = lower(v);
+          const int64_t mode = name == "none" ? NDS_RECOMPUTE_NONE
+                               : name == "selective" ? NDS_RECOMPUTE_SELECTIVE
+                               : name == "full" ? NDS_RECOMPUTE_FULL
+                                                : -1;
+          if (mode < 0) throw UserError("E-USAGE", fmt::format("--only recompute={}: none, selective or full", v));
+          only[key].push_back(mode);
+          continue;
+        }
+        char* end = nullptr;
+        const long long number = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || number < 0)
+          throw UserError("E-USAGE", fmt::format("--only {}: \"{}\" is not a whole number", assignment, v));
+        only[key].push_back(number);
+      }
+    }
+  }
+  return only;
+}
+
+std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& model) {
+  const int64_t n = static_cast<int64_t>(space.devices);
+  const nds_strategy& st = model.stated;
+  int64_t kv_bound = 0, layers = model.decoder_layers();
+  for (const ModelBlock& b : model.main.blocks)
+    if (b.c.kind == NDS_BLOCK_DECODER) kv_bound = kv_bound == 0 ? b.c.kv_heads : std::min(kv_bound, b.c.kv_heads);
+  std::vector<OuterTriple> out;
+  // Reference §3.4: TP <= the KV heads; PP <= min(pipeline bound, layers, B).
+  std::vector<int64_t> tps;
+  for (int64_t t : divisors(n))
+    if (t <= kv_bound) tps.push_back(t);
+  for (int64_t tp : values(space, "tp", tps, stated_or(st.tp, 1))) {
+    if (tp < 1 || n % tp != 0) continue;
+    std::vector<int64_t> pps;
+    for (int64_t p : divisors(n / tp))
+      if (p <= static_cast<int64_t>(space.pipeline_bound) && p <= layers && p <= space.global_batch) pps.push_back(p);
+    for (int64_t pp : values(space, "pp", pps, stated_or(st.pp, 1))) {
+      if (pp < 1 || (n / tp) % pp != 0) continue;
+      for (int64_t cp : values(space, "cp", divisors(n / tp / pp), stated_or(st.cp, 1))) {
+        if (cp < 1 || (n / tp / pp) % cp != 0) continue;
+        out.push_back({static_cast<int32_t>(tp), static_cast<int32_t>(pp), static_cast<int32_t>(cp)});
+      }
+    }
+  }
+  return out;
+}
+
+uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& t,
+                         const std::function<void(const nds_strategy&)>& visit) {
+  const nds_strategy& st = model.stated;
+  const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
+  const int64_t batch = space.global_batch;
+  int64_t experts = 0;
+  for (const ModelBlock& b : model.main.blocks) experts = std::max<int64_t>(experts, b.c.experts);
+  const int64_t layers = model.decoder_layers();
+  uint64_t visited = 0;
+  nds_strategy s{};
+  s.struct_size = sizeof(nds_strategy);
+  s.dp = static_cast<int32_t>(dp);
+  s.tp = t.tp;
+  s.pp = t.pp;
+  s.cp = t.cp;
+  // MBS: the divisors of B / dp (the global batch must split over dp); when it
+  // does not, one candidate that the global-batch check refuses and counts.
+  std::vector<int64_t> mbss = batch % dp == 0 ? divisors(batch / dp) : std::vector<int64_t>{1};
+  for (int64_t mbs : values(space, "mbs", mbss, stated_or(st.mbs, 1))) {
+    s.mbs = static_cast<int32_t>(mbs);
+    s.mbn = static_cast<int32_t>(batch % (dp * mbs) == 0 ? batch / (dp * mbs) : std::max<int64_t>(1, batch / (dp * mbs)));
+    if (space.searched.count("mbn") == 0 && st.mbn != U) s.mbn = st.mbn;
+    // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4); a dense model: 1.
+    std::vector<int64_t> eps;
+    if (experts > 0)
+      for (int64_t e : divisors(dp * t.cp * t.tp))
+        if (e <= experts) eps.push_back(e);
+    for (int64_t ep : values(space, "ep", experts > 0 ? eps : std::vector<int64_t>{1}, stated_or(st.ep, 1))) {
+      s.ep = static_cast<int32_t>(ep);
+      // ETP: 1 or tp for MoE; the same as tp for a dense model (it has no experts to split).
+      std::vector<int64_t> etps = experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp};
+      for (int64_t etp : values(space, "etp", etps, stated_or(st.etp, t.tp))) {
+        s.etp = static_cast<int32_t>(etp);
+        std::vector<int64_t> vpps{1};
+        for (int64_t v = 2; t.pp > 1 && v <= std::min<int64_t>(4, layers / t.pp); ++v) vpps.push_back(v);
+        for (int64_t vpp : values(space, "vpp", vpps, stated_or(st.vpp, 1))) {
+          s.vpp = static_cast<int32_t>(vpp);
+          s.schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
+          if (space.searched.count("vpp") == 0 && st.schedule != U &&
+              (st.schedule == NDS_SCHEDULE_ZB_V ? vpp == 2 : (vpp > 1) == (st.schedule == NDS_SCHEDULE_INTERLEAVED)))
+            s.schedule = st.schedule;
+          for (int64_t sp : values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
+                                   stated_or(st.sp, t.tp > 1 ? 1 : 0))) {
+            s.sp = static_cast<int32_t>(sp);
+            for (int64_t zero : values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1))) {
+              s.zero = static_cast<int32_t>(zero);
+              for (int64_t op : values(space, "op", divisors(dp * t.cp), stated_or(st.op, dp * t.cp))) {
+                s.op = static_cast<int32_t>(op);
+                for (int64_t mode : values(space, "recompute",
+                                           {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
+                                           stated_or(st.recompute, NDS_RECOMPUTE_NONE))) {
+                  s.recompute = static_cast<nds_recompute_mode>(mode);
+                  visit(s);
+                  ++visited;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return visited;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// search_space.hpp: the strategies `ndsearch search` enumerates: the loop nest
+// and bounds of the reference (reference/nd_behaviour.md §3.2-3.4) over the
+// dimensions searched (DESIGN §8.1), each restricted by --only.
+#pragma once
+
+#include <ndsearch/nds_model.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/model/model.hpp"
+
+namespace ndsearch {
+
+struct SearchSpace {
+  uint64_t devices = 0;
+  int64_t global_batch = 0;
+  uint64_t pipeline_bound = 0;      // the machine's (reference §3.7)
+  std::set<std::string> searched;   // "dp", "tp", ... (lower case)
+  std::map<std::string, std::vector<int64_t>> only;  // --only: allowed values per key
+
+  // -l "DP TP PP ..." (any case; MP = tp, MB = mbn; commas or spaces) and
+  // --only "tp=2,4,8 pp=1,2" (several --only allowed). Throws UserError E-USAGE.
+  static std::set<std::string> parse_dimensions(const std::string& text);
+  static std::map<std::string, std::vector<int64_t>> parse_only(const std::vector<std::string>& items);
+};
+
+// The dimensions searched without -l (DESIGN §8.1).
+std::set<std::string> default_dimensions();
+
+// The outer loop's (tp, pp, cp) triples, in order: the unit of work a thread
+// takes. Each yields its candidates through enumerate_inner, in order.
+struct OuterTriple {
+  int32_t tp, pp, cp;
+};
+std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& model);
+
+// Calls `visit` for every candidate of one triple, in a fixed order; every
+// key is set (not searched: the config's stated value, else DESIGN §8.1's
+// default). Returns how many it visited.
+uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& triple,
+                         const std::function<void(const nds_strategy&)>& visit);
+
+}  // namespace ndsearch

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/search_verb.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <thread>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/hardware/machine.hpp"
+#include "core/search/search.hpp"
+#include "core/model/model_json.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/user_error.hpp"
+#include "hosts/cli/model_options.hpp"
+#include "hosts/cli/strategy_json.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+using nlohmann::json;
+constexpr int kSchemaVersion = 1;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct SearchArgs {
+  ModelFlags model;
+  std::string device;
+  uint64_t devices = 0;
+  std::string dimensions;
+  std::vector<std::string> only;
+  unsigned threads = 0;
+  size_t top = 10;
+  std::optional<std::string> max_memory, reserve_mem;
+  std::string cp_algo;
+  bool pareto = false;
+  std::string format = "table";
+};
+
+// The time parts in the order the table prints them.
+std::vector<std::pair<const char*, double>> parts(const TimeParts& p) {
+  return {{"forward", p.forward}, {"backward", p.backward}, {"recompute", p.recompute},
+          {"optimizer", p.optimizer}, {"tp", p.tp}, {"cp", p.cp},
+          {"ep", p.ep}, {"dp", p.dp}, {"pp", p.pp},
+          {"bubble", p.bubble}};
+}
+
+json candidate_json(size_t rank, const PricedCandidate& c) {
+  json time_parts = json::object();
+  for (const auto& [name, seconds] : parts(c.time.parts)) time_parts[name] = seconds;
+  return {{"rank", rank},
+          {"strategy", strategy_json(c.strategy)},
+          {"memory", {{"peak_bytes", static_cast<int64_t>(std::llround(c.peak_bytes))}}},
+          {"time", {{"step_s", c.time.step_s}, {"parts", time_parts}}},
+          {"mfu", c.time.mfu},
+          {"hfu", c.time.hfu},
+          {"tokens_per_s", c.time.tokens_per_s}};
+}
+
+json miss_json(const PricedCandidate& c, double budget) {
+  return {{"strategy", strategy_json(c.strategy)},
+          {"peak_bytes", static_cast<int64_t>(std::llround(c.peak_bytes))},
+          {"miss_bytes", static_cast<int64_t>(std::llround(c.peak_bytes - budget))}};
+}
+
+// The degrees the table shows: those searched, in DESIGN §8.1's order.
+std::vector<std::string> shown_keys(const SearchSpace& space) {
+  std::vector<std::string> keys;
+  for (const char* k : {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "op", "mbs", "mbn"})
+    if (space.searched.count(k) != 0 || space.only.count(k) != 0) keys.emplace_back(k);
+  return keys;
+}
+
+void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<std::string>& keys) {
+  std::string header = fmt::format("  {:>4}", "rank");
+  for (const std::string& k : keys) header += fmt::format(" {:>4}", k);
+  header += fmt::format(" {:>9} {:>8} {:>8} {:>5} {:>10}", "recompute", "peak GiB", "step s", "MFU%", "tokens/s");
+  for (const auto& [name, seconds] : parts(TimeParts{})) {
+    (void)seconds;
+    header += fmt::format(" {:>5}", std::string(name).substr(0, 5));
+  }
+  std::cout << header << "   (parts: % of step)\n";
+  for (size_t i = 0; i < list.size(); ++i) {
+    const PricedCandidate& c = list[i];
+    const json s = strategy_json(c.strategy);
+    std::string line = fmt::format("  {:>4}", i + 1);
+    for (const std::string& k : keys) line += fmt::format(" {:>4}", s[k].dump());
+    line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}", recompute_name(c.strategy.recompute),
+                        c.peak_bytes / kGiB, c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
+    for (const auto& [name, seconds] : parts(c.time.parts)) {
+      (void)name;
+      line += fmt::format(" {:>5.1f}", 100 * seconds / c.time.step_s);
+    }
+    std::cout << line << "\n";
+  }
+}
+
+void print_misses(const std::vector<PricedCandidate>& misses, double budget) {
+  for (const PricedCandidate& c : misses)
+    std::cout << fmt::format("    {}: peak {:.2f} GiB, {:.3f} GiB over\n", strategy_text(c.strategy),
+                             c.peak_bytes / kGiB, (c.peak_bytes - budget) / kGiB);
+}
+
+std::string refused_text(const SearchCounts& counts) {
+  uint64_t total = 0;
+  std::string reasons;
+  for (const auto& [id, n] : counts.refused) {
+    total += n;
+    reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", id, n);
+  }
+  return reasons.empty() ? "0" : fmt::format("{} ({})", total, reasons);
+}
+
+int search(const PluginFlags& flags, const SearchArgs& args) {
+  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
+  note_skipped(registry, catalog.warnings().size(), flags);
+  Model model = parse_config(registry, args.model.config, args.model.parse);
+
+  uint64_t devices = args.devices;
+  if (devices == 0) {  // the device count the config's strategy states
+    const nds_strategy& st = model.stated;
+    if (st.dp == NDS_UNKNOWN || st.tp == NDS_UNKNOWN || st.pp == NDS_UNKNOWN)
+      throw UserError("E-USAGE", fmt::format("{} states no device count (dp·tp·pp·cp); give -d N", model.file));
+    devices = static_cast<uint64_t>(st.dp) * st.tp * st.pp * (st.cp == NDS_UNKNOWN ? 1 : st.cp);
+  }
+  const Machine machine = make_machine(catalog, args.device, devices);
+
+  SearchOptions options;
+  options.space.devices = devices;
+  options.space.global_batch = model.training.global_batch;
+  options.space.pipeline_bound = machine.pipeline_bound();
+  options.space.searched =
+      args.dimensions.empty() ? default_dimensions() : SearchSpace::parse_dimensions(args.dimensions);
+  options.space.only = SearchSpace::parse_only(args.only);
+  options.budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
+  options.cp_algorithm = args.cp_algo;
+  options.threads = args.threads != 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  options.keep = args.top;
+  options.closest_misses = flags.verbosity >= 2 ? 0 : 5;
+
+  const SearchResult r = run_search(registry, model, *machine.device, options);
+  const std::string name = model.main.name.empty() ? model.file : model.main.name;
+  const double per_s = r.elapsed_s > 0 ? static_cast<double>(r.counts.tested) / r.elapsed_s : 0;
+  const double budget = options.budget.budget_bytes;
+
+  if (args.format == "json") {
+    json refused = json::object();
+    for (const auto& [id, n] : r.counts.refused) refused[id] = n;
+    json ranking = json::array(), pareto = json::array(), closest = json::array();
+    for (size_t i = 0; i < r.ranking.size(); ++i) ranking.push_back(candidate_json(i + 1, r.ranking[i]));
+    for (size_t i = 0; i < r.pareto.size(); ++i) pareto.push_back(candidate_json(i + 1, r.pareto[i]));
+    for (const PricedCandidate& c : r.closest) closest.push_back(miss_json(c, budget));
+    const json j = {{"schema_version", kSchemaVersion},
+                    {"model", name},
+                    {"device", machine.device->id},
+                    {"devices", devices},
+                    {"global_batch", options.space.global_batch},
+                    {"budget_bytes", budget},
+                    {"counts",
+                     {{"tested", r.counts.tested},
+                      {"refused", refused},
+                      {"priced", r.counts.priced},
+                      {"fit", r.counts.fit},
+                      {"dropped", r.counts.dropped}}},
+                    {"elapsed_s", r.elapsed_s},
+                    {"candidates_per_s", per_s},
+                    {"ranking", ranking},
+                    {"pareto", pareto},
+                    {"closest_misses", closest}};
+    std::cout << j.dump(2) << "\n";
+  } else if (flags.verbosity >= 1) {
+    std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
+                             machine.device->id, options.space.global_batch, budget / kGiB);
+    std::cout << fmt::format("  bounds: tp <= the KV heads, pp <= {} (the machine's pipeline bound, the layers "
+                             "and the batch), ep <= the routed experts (reference §3.4)\n",
+                             options.space.pipeline_bound);
+    if (!r.ranking.empty()) print_ranking(r.ranking, shown_keys(options.space));
+    if (args.pareto && !r.pareto.empty()) {
+      std::cout << "  Pareto set (no other strategy is both faster and smaller):\n";
+      print_ranking(r.pareto, shown_keys(options.space));
+    }
+    std::cout << fmt::format("  tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget)\n",
+                             r.counts.tested, refused_text(r.counts), r.counts.priced, r.counts.fit,
+                             r.counts.dropped);
+    if (r.counts.dropped > 0 && r.counts.fit > 0) {
+      std::cout << fmt::format("  {} closest dropped:\n", flags.verbosity >= 2 ? "every" : "the");
+      print_misses(r.closest, budget);
+    }
+    std::cout << fmt::format("  {:.3f} s, {:.0f} candidates/s with {} threads\n", r.elapsed_s, per_s,
+                             options.threads);
+  }
+  if (r.counts.fit == 0) {
+    std::cerr << fmt::format("ndsearch: error [E-SEARCH-NO-FIT]: none of the {} candidates priced fits {:.2f} GiB "
+                             "per device.{}\n",
+                             r.counts.priced, budget / kGiB,
+                             r.closest.empty() ? " Every candidate was refused by a check (counts above)."
+                                               : " The closest:");
+    for (const PricedCandidate& c : r.closest)
+      std::cerr << fmt::format("    {}: peak {:.2f} GiB, {:.3f} GiB over\n", strategy_text(c.strategy),
+                               c.peak_bytes / kGiB, (c.peak_bytes - budget) / kGiB);
+    std::cerr << "  To fit: more devices (-d), recompute (-l ... RECOMPUTE), a smaller micro-batch, ZeRO "
+                 "(-l ... ZERO), or more memory (-M).\n";
+    return kExitNoFit;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
+  auto args = std::make_shared<SearchArgs>();
+  CLI::App* verb = app.add_subcommand("search", "Enumerate, check, price and rank every strategy");
+  add_model_flags(*verb, args->model);
+  verb->add_option("-A,--device", args->device, "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
+      ->required();
+  verb->add_option("-d,--devices", args->devices, "How many devices (default: what the config's strategy states)")
+      ->check(CLI::PositiveNumber);
+  verb->add_option("-l,--dimensions", args->dimensions,
+                   "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS MBN "
+                   "RECOMPUTE; MP = TP, MB = MBN); the others keep the config's value");
+  verb->add_option("--only", args->only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
+  verb->add_option("-j,--threads", args->threads, "Pricing threads (default: every core)")
+      ->check(CLI::Range(1, 4096));
+  verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  verb->add_option("-M,--max-memory", args->max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
+  verb->add_option("--reserve-mem", args->reserve_mem, "Memory to keep free beside the runtime's reserve");
+  verb->add_option("--cp-algo", args->cp_algo,
+                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
+  verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
+  verb->add_option("--format", args->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  verb->callback([&run, &flags, args] { run = [&flags, args] { return search(flags, *args); }; });
+}
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// search_verb.hpp: `ndsearch search CONFIG -A DEVICE -d N -b GBS`: every
+// strategy enumerated, checked, priced and ranked (DESIGN §4, §8).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "hosts/cli/plugin_options.hpp"
+
+namespace ndsearch::cli {
+
+void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run);
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_search.cpp: `ndsearch search` end to end on configs we wrote: counts
+// by reason against a hand enumeration, the same bytes whatever -j, --only,
+// the batch-unreachable and nothing-fits paths, the JSON keys, and the Pareto
+// set on a hand-checked case.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/search/search.hpp"
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/run_command.hpp"
+
+using ndsearch::PricedCandidate;
+using ndsearch::test::cli;
+using ndsearch::test::run_command;
+using nlohmann::json;
+
+namespace {
+std::string hf(const std::string& name) {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/" + name + ".json";
+}
+std::string example(const std::string& path) { return std::string(NDS_TEST_EXAMPLES) + "/" + path; }
+
+struct Search {
+  int exit_code;
+  json j;
+  std::string out, err;
+};
+Search search(const std::string& config, const std::string& args, bool as_json = true) {
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " search " + config + (as_json ? " --format json " : " ") +
+                       args);
+  INFO(r.out << r.err);
+  return {r.exit_code, as_json && r.exit_code != 2 ? json::parse(r.out) : json(), r.out, r.err};
+}
+}  // namespace
+
+TEST_CASE("search counts every candidate and each refusal as a hand enumeration does") {
+  // tiny-4-layers: 4 layers, 2 KV heads; 8 devices, global batch 4, -l "TP PP VPP".
+  // By hand (reference §3.4 bounds: tp | 8 and tp <= 2 KV heads; pp | 8/tp,
+  // pp <= 4 layers; vpp 2..min(4, layers/pp) when pp > 1):
+  //   tp=1: pp=1 (dp 8: 8·1·mbn cannot be 4 -> global-batch), pp=2 (dp 4, mbn 1:
+  //         vpp 1 ok, vpp 2 needs mbn % pp == 0 -> vpp), pp=4 (dp 2, vpp 1 ok)
+  //   tp=2: pp=1 (dp 4, mbn 1), pp=2 (dp 2, mbn 2: vpp 1 and 2 ok), pp=4 (dp 1)
+  // = 8 tested, 1 global-batch, 1 vpp, 6 priced; the tiny model fits all.
+  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 4 --seq-len 1024 -l \"TP PP VPP\" -j 1 -t 100");
+  REQUIRE(s.exit_code == 0);
+  const json& c = s.j["counts"];
+  CHECK(c["tested"] == 8);
+  CHECK(c["refused"] == json({{"global-batch", 1}, {"vpp", 1}}));
+  CHECK(c["priced"] == 6);
+  CHECK(c["fit"] == 6);
+  CHECK(c["dropped"] == 0);
+  REQUIRE(s.j["ranking"].size() == 6);
+  for (size_t i = 1; i < s.j["ranking"].size(); ++i)
+    CHECK(s.j["ranking"][i - 1]["time"]["step_s"].get<double>() <= s.j["ranking"][i]["time"]["step_s"].get<double>());
+}
+
+TEST_CASE("search ranks as eval prices: the winner's step time and peak are eval's") {
+  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 1");
+  REQUIRE(s.exit_code == 0);
+  const json& best = s.j["ranking"][0];
+  std::string keys;
+  for (const auto& [k, v] : best["strategy"].items())
+    keys += (keys.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " eval " + example("llama-3.1-70b/config.json") +
+                       " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 --format json --strategy " + keys);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const json e = json::parse(r.out);
+  CHECK(e["time"]["step_s"].get<double>() == Approx(best["time"]["step_s"].get<double>()));
+  CHECK(e["memory"]["peak_bytes"].get<double>() == Approx(best["memory"]["peak_bytes"].get<double>()).epsilon(1e-9));
+  CHECK(e["mfu"].get<double>() == Approx(best["mfu"].get<double>()));
+}
+
+TEST_CASE("search writes the same JSON whatever -j") {
+  const std::string args = "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 50 --only recompute=none,full";
+  Search one = search(example("llama-3.1-70b/config.json"), args + " -j 1");
+  Search two = search(example("llama-3.1-70b/config.json"), args + " -j 2");
+  Search three = search(example("llama-3.1-70b/config.json"), args + " -j 3");
+  for (Search* s : {&one, &two, &three}) {
+    REQUIRE(s->exit_code == 0);
+    s->j.erase("elapsed_s");
+    s->j.erase("candidates_per_s");
+  }
+  CHECK(one.j.dump() == two.j.dump());
+  CHECK(one.j.dump() == three.j.dump());
+  CHECK(one.j["counts"]["tested"].get<int>() > 1000);
+}
+
+TEST_CASE("search --only restricts a dimension to the listed values") {
+  // tp in {1, 2}, pp fixed to 2: two candidates (dp 4 and 2).
+  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -l \"TP PP\" --only pp=2");
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.j["counts"]["tested"] == 2);
+  for (const json& r : s.j["ranking"]) CHECK(r["strategy"]["pp"] == 2);
+  Search bad = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --only pp=two");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--only pp=two") && Catch::Contains("whole number"));
+  Search unknown = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 -l \"TP QQ\"");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("-l QQ"));
+}
+
+TEST_CASE("A global batch no candidate can make stops before pricing") {
+  // --only tp=1, pp=1,2 on 8 devices leaves dp 8 and 4; neither divides 3.
+  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 3 --seq-len 1024 -l \"TP PP\" --only tp=1 --only pp=1,2");
+  CHECK(s.exit_code == 2);
+  CHECK_THAT(s.err, Catch::Contains("E-SEARCH-BATCH") && Catch::Contains("4, 8") && Catch::Contains("global batch 3"));
+}
+
+TEST_CASE("Nothing fits: exit 3 with the closest misses") {
+  // Llama-3.1-70B on 8 devices in 10 GiB: its bf16 weights alone are 131 GiB / 8.
+  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 8192 -M 10GB -l \"TP PP\"");
+  CHECK(s.exit_code == 3);
+  CHECK(s.j["counts"]["fit"] == 0);
+  CHECK(s.j["ranking"].empty());
+  REQUIRE(s.j["closest_misses"].size() == 5);
+  const double budget = s.j["budget_bytes"].get<double>();
+  CHECK(budget == 8.0 * 1024 * 1024 * 1024);  // 10 GiB less H100's 2 GiB reserve
+  for (const json& m : s.j["closest_misses"])
+    CHECK(m["miss_bytes"].get<double>() == Approx(m["peak_bytes"].get<double>() - budget));
+  CHECK_THAT(s.err, Catch::Contains("E-SEARCH-NO-FIT"));
+}
+
+TEST_CASE("search JSON carries the documented keys") {
+  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -t 2");
+  REQUIRE(s.exit_code == 0);
+  for (const char* key : {"schema_version", "model", "device", "devices", "global_batch", "budget_bytes", "counts",
+                          "elapsed_s", "candidates_per_s", "ranking", "pareto", "closest_misses"})
+    CHECK(s.j.contains(key));
+  for (const char* key : {"tested", "refused", "priced", "fit", "dropped"}) CHECK(s.j["counts"].contains(key));
+  const json& r = s.j["ranking"][0];
+  for (const char* key : {"rank", "strategy", "memory", "time", "mfu", "hfu", "tokens_per_s"}) CHECK(r.contains(key));
+  CHECK(r["rank"] == 1);
+  CHECK(r["time"]["parts"].size() == 10);
+  CHECK(s.j["ranking"].size() == 2);
+}
+
+TEST_CASE("The Pareto set keeps what nothing beats on both time and memory") {
+  // (step s, peak bytes) by hand: E (0.5, 20) is fastest; A (1, 10) is slower but
+  // smaller; B (2, 5) smaller still; C (2, 8) loses to B on memory at the same
+  // time; D (3, 5) loses to B on time at the same memory; F is B's twin,
+  // enumerated later. Front: E, A, B.
+  auto make = [](uint64_t index, double step, double peak) {
+    PricedCandidate c;
+    c.index = index;
+    c.time.step_s = step;
+    c.peak_bytes = peak;
+    return c;
+  };
+  const std::vector<PricedCandidate> all = {make(0, 1, 10), make(1, 2, 5),   make(2, 2, 8),
+                                            make(3, 3, 5),  make(4, 0.5, 20), make(5, 2, 5)};
+  const std::vector<PricedCandidate> front = ndsearch::pareto_front(all);
+  REQUIRE(front.size() == 3);
+  CHECK(front[0].index == 4);
+  CHECK(front[1].index == 0);
+  CHECK(front[2].index == 1);
+}
+
+TEST_CASE("The search's Pareto set is the front of its fitting candidates") {
+  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\"");
+  REQUIRE(s.exit_code == 0);
+  const json& p = s.j["pareto"];
+  REQUIRE(p.size() >= 2);
+  CHECK(p[0]["time"]["step_s"] == s.j["ranking"][0]["time"]["step_s"]);  // the fastest is on it
+  for (size_t i = 1; i < p.size(); ++i) {  // each slower one needs less memory
+    CHECK(p[i]["time"]["step_s"].get<double>() >= p[i - 1]["time"]["step_s"].get<double>());
+    CHECK(p[i]["memory"]["peak_bytes"].get<double>() < p[i - 1]["memory"]["peak_bytes"].get<double>());
+  }
+}
