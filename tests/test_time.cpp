@@ -11,6 +11,7 @@
 #include "core/model/params.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
+#include "core/time/collectives.hpp"
 #include "core/time/time_model.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/shipped.hpp"
@@ -85,18 +86,87 @@ TEST_CASE("1F1B and GPipe idle p - 1 micro-batch slots and interleaving divides 
   CHECK(interleaved.parts.bubble < one.parts.bubble);
 }
 
-TEST_CASE("ZB-V fills the bubble but for the forward beyond half the backward") {
-  // Qi et al. 2024: ZB-V idles (p - 1)·(T_F + T_B - 2·T_W) with the backward
-  // split into input (T_B) and weight (T_W) gradients of half the backward
-  // each: (p - 1)·max(0, T_F - T_backward/2). Without recompute the backward
-  // is twice the forward, so nothing idles.
+TEST_CASE("ZB-V fills the bubble but for F + B - 2W, communication in F and B") {
+  // Qi et al. 2024: ZB-V idles (p - 1)·(T_F + T_B - 2·T_W) per micro-batch
+  // slot. W (weight gradients) is half the backward compute and sends
+  // nothing; F carries the forward's TP collectives, B the input gradients'
+  // and the recompute that precedes them: T_F + T_B - 2·T_W = forward +
+  // recompute + tp + cp + ep - backward/2.
   const Model m = gpt();
+  // Without TP, CP, EP or recompute the backward is twice the forward: nothing idles.
+  const TimeEstimate pure = estimate(m, "dp=4,tp=1,pp=4,vpp=2,mbs=1,schedule=zb-v");
+  CHECK(pure.parts.bubble == Approx(0.0).margin(1e-12));
+  // With tp = 2 the TP collectives are what idles: 3 stages' worth of one slot's.
   const TimeEstimate zbv = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v");
-  CHECK(zbv.parts.bubble == Approx(0.0).margin(1e-12));
-  // With full recompute the forward runs twice: T_F + T_R - T_B/2 = T_F per micro-batch.
+  REQUIRE(zbv.parts.tp > 0);
+  CHECK(zbv.parts.bubble == Approx(3 * zbv.parts.tp / 32));
   const TimeEstimate recomputed = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v,recompute=full");
-  CHECK(recomputed.parts.bubble ==
-        Approx(3 * (recomputed.parts.forward + recomputed.parts.recompute - recomputed.parts.backward / 2) / 32));
+  const TimeParts& r = recomputed.parts;
+  CHECK(r.bubble == Approx(3 * (r.forward + r.recompute + r.tp - r.backward / 2) / 32));
+}
+
+TEST_CASE("A ring that crosses nodes goes at the slowest hop's pace") {
+  // H100 DGX: 8 GPUs on NVSwitch (450 GB/s per GPU), then 50 GB/s NICs; both
+  // at the 80 % NCCL reaches. 8 ranks at stride 2 span 16 GPUs: two nodes.
+  const Device& d = h100();
+  const double bytes = 64e6;
+  const double inside = collective_seconds(d, Collective::send_recv, 8, 1, bytes);
+  const double across = collective_seconds(d, Collective::send_recv, 8, 2, bytes);
+  CHECK(inside == Approx(d.levels[0].latency_s + bytes / (0.8 * 450e9)));
+  CHECK(across == Approx(d.levels[1].latency_s + bytes / (0.8 * 50e9)));
+  // A pipeline neighbour (n = 2) at stride 8 is in the next node too.
+  CHECK(collective_seconds(d, Collective::send_recv, 2, 8, bytes) == Approx(across));
+  CHECK(collective_seconds(d, Collective::send_recv, 2, 4, bytes) == Approx(inside));
+}
+
+namespace {
+// 8 layers of an 8-expert top-2 MoE (Mixtral's shape at 1/4 width: 1024
+// hidden, experts 3584 wide, SwiGLU), seq 2048, global batch 64.
+Model moe() {
+  Model m;
+  m.file = "test";
+  ModelBuilder b(m, "test", false);
+  auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+  REQUIRE(b.begin_block("decoder", 8, "t") == nullptr);
+  set("hidden_size", int64_t{1024});
+  set("heads", int64_t{8});
+  set("ffn", std::string("swiglu"));
+  set("ffn_hidden_size", int64_t{0});
+  set("experts", int64_t{8});
+  set("experts_per_token", int64_t{2});
+  set("moe_ffn_hidden_size", int64_t{3584});
+  set("grouped_gemm", int64_t{1});
+  REQUIRE(b.end_block() == nullptr);
+  set("vocab_size", int64_t{32000});
+  set("seq_len", int64_t{2048});
+  set("global_batch", int64_t{64});
+  set("params_dtype", std::string("bf16"));
+  set("compute_dtype", std::string("bf16"));
+  set("grads_dtype", std::string("fp32"));
+  finalize_model(m);
+  return m;
+}
+}  // namespace
+
+TEST_CASE("Expert work per device is the same whatever etp: tokens/tp of it") {
+  const Model m = moe();
+  const TimeEstimate etp1 = estimate(m, "dp=8,tp=2,ep=8,etp=1,mbs=1,sp=1");
+  const TimeEstimate etp2 = estimate(m, "dp=8,tp=2,ep=8,etp=2,mbs=1,sp=1");
+  CHECK(etp1.parts.forward == Approx(etp2.parts.forward));
+  CHECK(etp1.parts.backward == Approx(etp2.parts.backward));
+  CHECK(etp1.model_flops_per_step == Approx(etp2.model_flops_per_step));
+}
+
+TEST_CASE("EP all-to-alls carry the tokens a device routes: tokens/tp") {
+  // tp = 2, ep = 8, etp = 1 on 16 H100: per layer and micro-batch a device
+  // routes 2048/2 tokens x top-2 x 1024 hidden x 2 bytes, dispatched and
+  // combined (2 all-to-alls over 8 ranks at stride 1), forward and backward
+  // (2 passes): 4 all-to-alls, 8 layers, 4 micro-batches (64 / dp 8 / mbs 2).
+  const Model m = moe();
+  const TimeEstimate e = estimate(m, "dp=8,tp=2,ep=8,etp=1,mbs=2,sp=1");
+  const double routed = 2 * 2048 / 2 * 2 * 1024 * 2.0;  // mbs 2 sequences
+  const double per_layer = 4 * collective_seconds(h100(), Collective::all_to_all, 8, 1, routed);
+  CHECK(e.parts.ep == Approx(per_layer * 8 * 4));
 }
 
 TEST_CASE("Model FLOPs follow DESIGN 8.7 and HFU adds the recomputed forward") {

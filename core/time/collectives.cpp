@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+
 #include "core/hardware/topology.hpp"
 #include "core/time/collectives.hpp"
 
@@ -13,8 +15,14 @@ constexpr double kAchievableFraction = 0.8;
 
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride, double bytes) {
   if (kind == Collective::send_recv) {
-    const TopologyLevel& level = device.levels[level_spanned(device, 2, stride)];
-    return level.latency_s + bytes / (kAchievableFraction * group_bandwidth_bytes_per_s(device, 2, stride));
+    // One message to the next rank of a ring of n at `stride` (n = 2: a
+    // pipeline neighbour). Every hop moves in step, so the slowest sets the
+    // pace: the one that crosses the outermost level the ring spans, a pair
+    // as far apart as half the ring.
+    const uint64_t ring = std::max<uint64_t>(n, 2);
+    const TopologyLevel& level = device.levels[level_spanned(device, ring, stride)];
+    const uint64_t hop_stride = ring / 2 * stride;
+    return level.latency_s + bytes / (kAchievableFraction * group_bandwidth_bytes_per_s(device, 2, hop_stride));
   }
   if (n <= 1 || bytes <= 0) return 0;
   const TopologyLevel& level = device.levels[level_spanned(device, n, stride)];

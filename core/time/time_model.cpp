@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/model/model_json.hpp"
 #include "core/time/collectives.hpp"
@@ -156,8 +157,11 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
     const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
     const double routed_tokens = tokens * d(l.experts_per_token) * capacity;
     const double local_experts = std::max(1.0, d(l.experts) / s.ep);
+    // With SP the router splits the micro-batch's tokens over the tp ranks and
+    // each expert's weights over etp: a device multiplies tokens/tp of them
+    // whatever etp is (etp < tp only changes who holds which expert).
     const double expert_flops =
-        2 * routed_tokens * h * d(l.moe_ffn_hidden_size) * mlp_matrices / s.etp;
+        2 * routed_tokens * h * d(l.moe_ffn_hidden_size) * mlp_matrices / tp;
     // One GEMM per local expert, or one grouped GEMM.
     const double gemms = l.grouped_gemm == 1 ? 1 : local_experts;
     for (double g = 0; g < gemms; ++g) add(expert_flops / gemms);
@@ -172,7 +176,7 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
       tokens * h * (kElementwiseHidden + (l.hidden_dropout > 0 ? kDropoutHidden : 0)) / split;
   const double ffn_width =
       d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp +
-      (l.experts > 0 ? d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / s.etp : 0);
+      (l.experts > 0 ? d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0);
   elements += tokens * ffn_width * (gated ? 3 : 2);
   double softmax = 0;
   if (model_.main.flash_attention == 0)
@@ -200,11 +204,19 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   const double passes = 2 + (is_recomputed && s.recompute == NDS_RECOMPUTE_FULL ? 1 : 0);
   r.tp += passes * tp_layer * tp_exposed;
   if (l.experts > 0 && s.ep > 1) {
-    // Dispatch and combine all-to-alls of the routed tokens, each way.
-    const double routed = tokens * d(l.experts_per_token) * h * b;
-    r.ep += 2 * passes *
-            collective_seconds(device_, Collective::all_to_all, static_cast<uint64_t>(s.ep),
-                               static_cast<uint64_t>(s.etp), routed);
+    // Dispatch and combine all-to-alls of the tokens a device routes (its
+    // tokens/tp share, as Megatron's sequence-parallel MoE dispatch sends),
+    // each way; with etp > 1 an all-gather over the etp ranks before the
+    // experts and a reduce-scatter after.
+    const double routed = tokens / tp * d(l.experts_per_token) * h * b;
+    double ep_layer = 2 * collective_seconds(device_, Collective::all_to_all, static_cast<uint64_t>(s.ep),
+                                             static_cast<uint64_t>(s.etp), routed);
+    if (s.etp > 1)
+      ep_layer += collective_seconds(device_, Collective::all_gather, static_cast<uint64_t>(s.etp), 1,
+                                     routed * s.etp) +
+                  collective_seconds(device_, Collective::reduce_scatter, static_cast<uint64_t>(s.etp), 1,
+                                     routed * s.etp);
+    r.ep += passes * ep_layer;
   }
   if (s.cp > 1 && cp_ != nullptr) {
     const CpCost cost = cp_->evaluate(c, block);
@@ -217,17 +229,21 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
           : comm.collective == NDS_COLLECTIVE_ALL_REDUCE     ? Collective::all_reduce
                                                              : Collective::send_recv;
       const double exposed = 1 - comm.overlap_fraction;
-      for (double bytes : {comm.forward_bytes, comm.backward_bytes}) {
+      // A fully recomputed layer runs its forward, and so its CP exchange, twice.
+      const double forward_runs = is_recomputed && s.recompute == NDS_RECOMPUTE_FULL ? 2 : 1;
+      for (const auto& [bytes, pass_steps, runs] :
+           {std::tuple{comm.forward_bytes, comm.forward_steps, forward_runs},
+            std::tuple{comm.backward_bytes, comm.backward_steps, 1.0}}) {
         if (kind == Collective::send_recv) {
           // The bytes arrive in steps around the ring, each a message.
-          const double steps = std::max<uint32_t>(1, comm.forward_steps);
-          r.cp += exposed * steps *
-                  collective_seconds(device_, kind, 2, comm.group_stride, bytes / steps);
+          const double steps = std::max<uint32_t>(1, pass_steps);
+          r.cp += runs * exposed * steps *
+                  collective_seconds(device_, kind, comm.group_size, comm.group_stride, bytes / steps);
         } else {
           // The plugin states what one device sends; a ring moves (n-1)/n of the whole.
           const double n = comm.group_size;
           const double whole = n > 1 ? bytes * n / (n - 1) : 0;
-          r.cp += exposed *
+          r.cp += runs * exposed *
                   collective_seconds(device_, kind, comm.group_size, comm.group_stride, whole);
         }
       }
@@ -361,8 +377,11 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
   switch (s.schedule) {
     case NDS_SCHEDULE_INTERLEAVED: t.bubble = (p - 1) / v * slot; break;
     case NDS_SCHEDULE_ZB_V:
-      t.bubble =
-          (p - 1) * std::max(0.0, (slowest.forward + slowest.recompute) - slowest.backward / 2);
+      // F and B carry the layer's TP, CP and EP communication and B the
+      // recompute that precedes it; W (the weight gradients) communicates
+      // nothing: T_F + T_B - 2·T_W = forward + recompute + comm - backward/2.
+      t.bubble = (p - 1) * std::max(0.0, slowest.forward + slowest.recompute + slowest.tp + slowest.cp +
+                                                 slowest.ep - slowest.backward / 2);
       break;
     default: t.bubble = (p - 1) * slot; break;
   }
