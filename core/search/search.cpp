@@ -64,6 +64,7 @@ struct Worker {
   std::unique_ptr<CpModel> cp;
   std::unique_ptr<TimeModel> time;
   std::vector<RankMemory> ranks;
+  Placement placement;  // reused: no allocation per candidate
   std::vector<PricedCandidate> fits, misses;
 };
 
@@ -80,8 +81,8 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
       out.refused.add(refusal);
       return;
     }
-    const Placement placement = place_layers(s, model, false);
-    const nds_candidate candidate = placement.candidate();
+    place_layers_into(s, model, false, w.placement);
+    const nds_candidate candidate = w.placement.candidate();
     if (!w.memory->evaluate(candidate, w.ranks).empty()) {
       out.refused.add("memory-pass");
       return;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "core/support/user_error.hpp"
@@ -21,41 +22,50 @@ nds_candidate Placement::candidate() const {
           chunk_recomputed_layers.data(), in_flight.data()};
 }
 
-std::vector<uint32_t> default_split(uint32_t layers, uint32_t pp, uint32_t vpp) {
-  // offset[chunk][stage], as the reference's balancing adapter builds it.
-  std::vector<std::vector<int64_t>> offset(vpp, std::vector<int64_t>(pp, 0));
+void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<uint32_t>& split,
+                        std::vector<int64_t>& offset) {
+  // offset[chunk·pp + stage] (row-major), as the reference's balancing adapter builds it.
   const uint32_t chunks = pp * vpp;
+  offset.assign(chunks, 0);
+  auto at = [&](int64_t row, int64_t col) -> int64_t& { return offset[static_cast<size_t>(row * pp + col)]; };
   int64_t rest = layers % chunks;
   if (vpp > 1) {
     for (int64_t row = static_cast<int64_t>(vpp) - 2; row >= 0 && rest > 0; --row)
-      for (int64_t col = static_cast<int64_t>(pp) - 2; col >= 0 && rest > 0; --col, --rest)
-        offset[static_cast<size_t>(row)][static_cast<size_t>(col)] = 1;
-    if (offset[0][0] == 1) {
-      offset[0][0] = 0;
-      offset[vpp - 1][pp - 1] += 1;
+      for (int64_t col = static_cast<int64_t>(pp) - 2; col >= 0 && rest > 0; --col, --rest) at(row, col) = 1;
+    if (at(0, 0) == 1) {
+      at(0, 0) = 0;
+      at(vpp - 1, pp - 1) += 1;
     }
   }
   // make_valid: bring the sum to L % (p·v), smallest entries first (largest
   // first when over), in row-major order.
-  std::vector<int64_t> flat;
-  for (const auto& row : offset) flat.insert(flat.end(), row.begin(), row.end());
-  int64_t delta = static_cast<int64_t>(layers % chunks) - std::accumulate(flat.begin(), flat.end(), int64_t{0});
+  int64_t delta = static_cast<int64_t>(layers % chunks) - std::accumulate(offset.begin(), offset.end(), int64_t{0});
   while (delta != 0) {
-    auto it = delta > 0 ? std::min_element(flat.begin(), flat.end()) : std::max_element(flat.begin(), flat.end());
+    auto it = delta > 0 ? std::min_element(offset.begin(), offset.end()) : std::max_element(offset.begin(), offset.end());
     *it += delta > 0 ? 1 : -1;
     delta += delta > 0 ? -1 : 1;
   }
   const uint32_t per = layers / chunks;
-  std::vector<uint32_t> split(chunks);
-  for (uint32_t chunk = 0; chunk < vpp; ++chunk)
-    for (uint32_t stage = 0; stage < pp; ++stage)
-      split[chunk * pp + stage] = per + static_cast<uint32_t>(flat[chunk * pp + stage]);
+  split.resize(chunks);
+  for (uint32_t i = 0; i < chunks; ++i) split[i] = per + static_cast<uint32_t>(offset[i]);
+}
+
+std::vector<uint32_t> default_split(uint32_t layers, uint32_t pp, uint32_t vpp) {
+  std::vector<uint32_t> split;
+  std::vector<int64_t> offset;
+  default_split_into(layers, pp, vpp, split, offset);
   return split;
 }
 
 std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s) {
+  std::vector<uint32_t> held;
+  micro_batches_in_flight_into(s, held);
+  return held;
+}
+
+void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& held) {
   const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp), m = static_cast<uint32_t>(s.mbn);
-  std::vector<uint32_t> held(static_cast<size_t>(p) * v, 0);
+  held.assign(static_cast<size_t>(p) * v, 0);
   for (uint32_t r = 0; r < p; ++r) {
     uint32_t* rank = &held[static_cast<size_t>(r) * v];
     switch (s.schedule) {
@@ -65,9 +75,14 @@ std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s) {
       case NDS_SCHEDULE_INTERLEAVED: {
         // Megatron's interleaved warm-up runs (p - r - 1)·2 + (v - 1)·p forward
         // chunk steps, then one more at the peak; step k runs chunk (k / p) mod v.
+        // Counted in closed form: each full cycle of p·v steps gives every
+        // chunk p; the rest R gives chunk c min(p, R - c·p) when positive.
         const uint32_t steps = std::min((p - r - 1) * 2 + (v - 1) * p + 1, m * v);
-        for (uint32_t k = 0; k < steps; ++k) rank[(k / p) % v] += 1;
-        for (uint32_t c = 0; c < v; ++c) rank[c] = std::min(rank[c], m);
+        const uint32_t cycles = steps / (p * v), rest = steps % (p * v);
+        for (uint32_t c = 0; c < v; ++c) {
+          const uint32_t partial = rest > c * p ? std::min(p, rest - c * p) : 0;
+          rank[c] = std::min(cycles * p + partial, m);
+        }
         break;
       }
       case NDS_SCHEDULE_ZB_V:
@@ -81,13 +96,19 @@ std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s) {
         break;
     }
   }
-  return held;
 }
 
 Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config) {
+  Placement out;
+  place_layers_into(s, model, layers_from_config, out);
+  return out;
+}
+
+void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config, Placement& out) {
   const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
   const auto layers = static_cast<uint32_t>(model.decoder_layers());
-  std::vector<uint32_t> split;  // [virtual stage]
+  std::vector<uint32_t>& split = out.scratch_split;  // [virtual stage]
+  split.clear();
   if (layers_from_config && !model.stage_layers.empty()) {
     if (model.stage_layers.size() != static_cast<size_t>(p) * v) {
       throw UserError("E-PLACEMENT",
@@ -109,7 +130,12 @@ Placement place_layers(const nds_strategy& s, const Model& model, bool layers_fr
       split.push_back(static_cast<uint32_t>(per + offset));
     }
   } else {
-    split = default_split(layers, p, v);
+    // The split depends on (layers, pp, vpp) alone: the search keeps it while they stay.
+    if (out.split_key != std::array<uint32_t, 3>{layers, p, v}) {
+      default_split_into(layers, p, v, out.default_split, out.scratch_offset);
+      out.split_key = {layers, p, v};
+    }
+    split = out.default_split;
   }
   const uint32_t placed = std::accumulate(split.begin(), split.end(), 0u);
   if (placed != layers) {
@@ -117,13 +143,13 @@ Placement place_layers(const nds_strategy& s, const Model& model, bool layers_fr
                                                "model has {}; fix the config's stage layers or offsets",
                                                placed, layers));
   }
-  Placement out;
   out.strategy = s;
   const size_t chunks = static_cast<size_t>(p) * v;
   out.chunk_layers.resize(chunks);
   out.chunk_first_layer.resize(chunks);
   out.chunk_recomputed_layers.resize(chunks);
-  std::vector<uint32_t> first_of_virtual(chunks, 0);
+  std::vector<uint32_t>& first_of_virtual = out.scratch_first;
+  first_of_virtual.assign(chunks, 0);
   for (size_t vs = 1; vs < chunks; ++vs) first_of_virtual[vs] = first_of_virtual[vs - 1] + split[vs - 1];
   // Recomputed layers per stage as the config states them (spread over the
   // chunks: f / v each, the first f % v chunks one more), else all of them.
@@ -144,8 +170,7 @@ Placement place_layers(const nds_strategy& s, const Model& model, bool layers_fr
       out.chunk_recomputed_layers[i] = recomputed;
     }
   }
-  out.in_flight = micro_batches_in_flight(s);
-  return out;
+  micro_batches_in_flight_into(s, out.in_flight);
 }
 
 }  // namespace ndsearch

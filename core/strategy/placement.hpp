@@ -6,6 +6,7 @@
 
 #include <ndsearch/nds_candidate.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct Placement {
   std::vector<uint32_t> chunk_first_layer;        // model-order index of the chunk's first layer
   std::vector<uint32_t> chunk_recomputed_layers;
   std::vector<uint32_t> in_flight;
+  // Working space of place_layers_into, kept so that reuse allocates nothing.
+  std::vector<uint32_t> scratch_split, scratch_first;
+  std::vector<int64_t> scratch_offset;
+  std::vector<uint32_t> default_split;       // the last default split computed,
+  std::array<uint32_t, 3> split_key{};       // for (layers, pp, vpp)
 
   // The ABI view; valid while this Placement lives unchanged.
   nds_candidate candidate() const;
@@ -31,14 +37,20 @@ struct Placement {
 // extra layers placed from chunk v-2, rank p-2 backwards (vpp = 1: the first
 // L % p stages get one more). Indexed [virtual stage].
 std::vector<uint32_t> default_split(uint32_t layers, uint32_t pp, uint32_t vpp);
+void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<uint32_t>& split,
+                        std::vector<int64_t>& offset);
 
 // The micro-batches whose activations of each chunk its rank holds at its
 // peak (DESIGN §8.6), [rank·vpp + chunk].
 std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s);
+void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& held);
 
 // Needs a strategy that passed the checks. `layers_from_config`: the config's
 // stated per-stage layer counts or offsets instead of the default split.
 // Throws UserError E-PLACEMENT when a stated split does not fit the strategy.
 Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config);
+// The same into `out`, reusing its vectors: no allocation once they have room
+// (the search's per-candidate path).
+void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config, Placement& out);
 
 }  // namespace ndsearch

@@ -4,6 +4,7 @@
 #include <ndsearch/sdk/model_math.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -51,6 +52,15 @@ struct TimeModel::Rank {
   double dense_params = 0, expert_params = 0;  // held by this rank (its shard of TP/EP)
   double recomputed_flops = 0;                 // matmul FLOPs recomputed per micro-batch
   double total() const { return forward + backward + recompute + tp + cp + ep + pp; }
+};
+
+// A layer's work depends on its block, whether it is recomputed and the
+// strategy, not on its rank: one estimate prices each pair once (models with
+// more blocks than this price the rest every time).
+struct TimeModel::LayerCache {
+  static constexpr uint32_t kBlocks = 16;
+  std::array<Rank, 2 * kBlocks> work{};
+  std::array<bool, 2 * kBlocks> known{};
 };
 
 TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp)
@@ -255,7 +265,7 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   return r;
 }
 
-TimeModel::Rank TimeModel::rank_work(const nds_candidate& c, int32_t rank) const {
+TimeModel::Rank TimeModel::rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = act_bytes_;
   const double seq = d(model_.training.seq_len);
@@ -277,7 +287,18 @@ TimeModel::Rank TimeModel::rank_work(const nds_candidate& c, int32_t rank) const
       const uint32_t boundary = is_recomputed ? first + recomputed : first + count;
       const uint32_t run_end = std::min(boundary, run_end_[layer]);
       const double n = run_end - layer;
-      const Rank one = layer_work(c, *layer_block_[layer], block_index_[layer], is_recomputed);
+      const uint32_t block = block_index_[layer];
+      const size_t slot = 2 * static_cast<size_t>(block) + (is_recomputed ? 1 : 0);
+      Rank computed;
+      const bool cached = block < LayerCache::kBlocks;
+      if (!cached || !cache.known[slot]) {
+        computed = layer_work(c, *layer_block_[layer], block, is_recomputed);
+        if (cached) {
+          cache.work[slot] = computed;
+          cache.known[slot] = true;
+        }
+      }
+      const Rank& one = cached ? cache.work[slot] : computed;
       r.forward += n * one.forward;
       r.backward += n * one.backward;
       r.recompute += n * one.recompute;
@@ -353,8 +374,9 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
   // the rank with the most to reduce or update sets DP and the optimizer.
   Rank slowest;
   double dp = 0, optimizer = 0;
+  LayerCache cache;
   for (int32_t index = 0; index < s.pp; ++index) {
-    const Rank r = rank_work(c, index);
+    const Rank r = rank_work(c, index, cache);
     if (index == 0 || r.total() > slowest.total()) slowest = r;
     const auto [rank_dp, rank_optimizer] = data_parallel_and_optimizer(s, r);
     dp = std::max(dp, rank_dp);

@@ -45,7 +45,8 @@ class TimeModel {
 
  private:
   struct Rank;  // one pipeline rank's per-micro-batch work
-  Rank rank_work(const nds_candidate& c, int32_t rank) const;
+  struct LayerCache;  // one estimate's layer_work per (block, recomputed)
+  Rank rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
   // One layer of `block` (model block index `block`) for one micro-batch.
   Rank layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block,
                   bool is_recomputed) const;
