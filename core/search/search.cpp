@@ -23,10 +23,10 @@ namespace {
 // Refusal counts by id without building strings per candidate: the ids are
 // the checks' string literals, compared by content (a handful of them).
 struct RefusalTally {
-  std::vector<std::pair<std::string, uint64_t>> counts;
+  std::vector<std::pair<const char*, uint64_t>> counts;  // ids of static storage
   void add(const char* id) {
     for (auto& [name, n] : counts)
-      if (name == id) {
+      if (name == id || std::strcmp(name, id) == 0) {
         ++n;
         return;
       }
@@ -215,7 +215,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     result.counts.fit += r.fit;
     result.counts.dropped += r.dropped;
     for (const auto& [id, n] : r.refused.counts)
-      result.counts.refused[id == "cp-algorithm" ? "cp-" + cp_algorithm : id] += n;
+      result.counts.refused[std::strcmp(id, "cp-algorithm") == 0 ? "cp-" + cp_algorithm : std::string(id)] += n;
     result.ranking.insert(result.ranking.end(), r.best.begin(), r.best.end());
     fronts.insert(fronts.end(), r.pareto.begin(), r.pareto.end());
     result.closest.insert(result.closest.end(), r.closest.begin(), r.closest.end());

@@ -89,6 +89,11 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp)
   act_bytes_ = sdk::dtype_bytes(model.training.compute_dtype == NDS_DTYPE_UNKNOWN
                                     ? NDS_DTYPE_BF16
                                     : model.training.compute_dtype);
+  // What DESIGN §8.7's model FLOPs need of the layers, the same for every candidate.
+  for (const nds_layer_block* l : layer_block_) {
+    active_params_ += sdk::layer_parameters(*l).active();
+    attention_width_ += d(l->heads * l->head_dim);
+  }
 }
 
 double TimeModel::gemm_seconds(double flops) const {
@@ -417,11 +422,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
       d(model_.training.global_batch != NDS_UNKNOWN ? model_.training.global_batch
                                                     : static_cast<int64_t>(s.dp) * s.mbs * s.mbn) *
       d(model_.training.seq_len);
-  double active = 0, attention_width = 0;
-  for (const nds_layer_block* l : layer_block_) {
-    active += sdk::layer_parameters(*l).active();
-    attention_width += d(l->heads * l->head_dim);
-  }
+  const double active = active_params_, attention_width = attention_width_;
   const double vocab = d(model_.main.vocab_size != NDS_UNKNOWN ? model_.main.vocab_size
                                                                : model_.main.padded_vocab_size);
   const double h = d(layer_block_.front()->hidden_size);

@@ -67,6 +67,7 @@ class TimeModel {
   std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
   double peak_flops_per_s_ = 0;
+  double active_params_ = 0, attention_width_ = 0;  // summed over the decoder layers
   const Curve* efficiency_ = nullptr;
   double act_bytes_ = 2;  // bytes of the compute dtype
 };

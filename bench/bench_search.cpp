@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench_search.cpp: the whole search, as `ndsearch search` runs it: DeepSeek-V3
+// (tests/fixtures/configs/hf/deepseek-v3.json, 671B MoE) on 2048 H100, global
+// batch 4096, seq 4096, every default dimension; about 3 million candidates
+// enumerated, checked, priced and ranked. Items/s is candidates/s (DESIGN
+// §8.8: every candidate tested, refused or not). Arg: threads (-j).
+//   build/bench/bench_search
+#include <benchmark/benchmark.h>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/hardware/machine.hpp"
+#include "core/model/parse_config.hpp"
+#include "core/search/search.hpp"
+
+namespace {
+
+using namespace ndsearch;
+
+void BM_SearchDeepSeekV3On2048H100(benchmark::State& state) {
+  PluginSearch search;
+  search.install_dir = NDS_BENCH_PLUGINS;
+  const PluginRegistry registry = PluginRegistry::load(search);
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, false);
+  ParseOptions parse;
+  parse.overrides.seq_len = 4096;
+  parse.overrides.global_batch = 4096;
+  Model model = parse_config(registry, NDS_BENCH_CONFIG, parse);
+  const Machine machine = make_machine(catalog, "nvidia-h100-sxm", 2048);
+  SearchOptions options;
+  options.space.devices = 2048;
+  options.space.global_batch = 4096;
+  options.space.pipeline_bound = machine.pipeline_bound();
+  options.space.searched = default_dimensions();
+  options.budget = memory_budget(*machine.device, model, std::nullopt, std::nullopt);
+  options.threads = static_cast<unsigned>(state.range(0));
+  uint64_t tested = 0;
+  for (auto _ : state) {
+    const SearchResult r = run_search(registry, model, *machine.device, options);
+    tested += r.counts.tested;
+    benchmark::DoNotOptimize(r.ranking.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(tested));
+}
+BENCHMARK(BM_SearchDeepSeekV3On2048H100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
