@@ -4,6 +4,7 @@
 // the batch-unreachable and nothing-fits paths, the JSON keys, and the Pareto
 // set on a hand-checked case.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/search/search.hpp"
@@ -167,4 +168,28 @@ TEST_CASE("The search's Pareto set is the front of its fitting candidates") {
     CHECK(p[i]["time"]["step_s"].get<double>() >= p[i - 1]["time"]["step_s"].get<double>());
     CHECK(p[i]["memory"]["peak_bytes"].get<double>() < p[i - 1]["memory"]["peak_bytes"].get<double>());
   }
+}
+
+TEST_CASE("Each closest miss says which single change makes it fit, priced as eval prices it") {
+  // Llama-3.1-70B on 64 H100 in 40 GiB (38 usable), tp 8, pp searched, no
+  // recompute: nothing fits. The closest (pp 8, dp 1) fits with full
+  // recompute; ZeRO-3 is no fix with dp·cp = 1.
+  const std::string config = example("llama-3.1-70b/config.json");
+  Search s = search(config, "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -M 40GB -l \"TP PP\" --only tp=8");
+  REQUIRE(s.exit_code == 3);
+  const json& closest = s.j["closest_misses"][0];
+  CHECK(closest["strategy"]["pp"] == 8);
+  REQUIRE(closest["fits_with"].size() >= 1);
+  const std::string fix = closest["fits_with"][0].get<std::string>();
+  CHECK_THAT(fix, Catch::StartsWith("recompute=full: "));
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " eval " + config +
+                       " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -M 40GB --format json "
+                       "--strategy tp=8,pp=8,dp=1,mbs=1,recompute=full");
+  REQUIRE(r.exit_code == 0);
+  const json e = json::parse(r.out);
+  CHECK(e["memory"]["fits"] == true);
+  CHECK(fix == fmt::format("recompute=full: {:.2f} GiB", e["memory"]["peak_bytes"].get<double>() / (1024.0 * 1024 * 1024)));
+  for (const json& m : s.j["closest_misses"])
+    for (const json& f : m["fits_with"]) CHECK_THAT(f.get<std::string>(), !Catch::StartsWith("zero=3") || !Catch::Contains("op=1)"));
+  CHECK_THAT(s.err, Catch::Contains("fits with recompute=full"));
 }

@@ -68,50 +68,56 @@ struct Worker {
   std::vector<PricedCandidate> fits, misses;
 };
 
+// A candidate's peak bytes (the largest rank's, with the CP algorithm's
+// working set), or the refusal that stops it: a check's id, "memory-pass" or
+// "cp-algorithm". Leaves the candidate in w.placement for the time model.
+struct Peak {
+  const char* refusal = nullptr;
+  double bytes = 0;
+};
+Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devices, int64_t batch) {
+  if (const char* refusal = first_refusal_id(s, model, devices, batch)) return {refusal, 0};
+  place_layers_into(s, model, false, w.placement);
+  const nds_candidate candidate = w.placement.candidate();
+  if (!w.memory->evaluate(candidate, w.ranks).empty()) return {"memory-pass", 0};
+  double cp_working_set = 0;  // one layer's attention buffers at a time (docs/cp.md)
+  if (s.cp > 1) {
+    for (uint32_t b = 0; b < model.main.blocks.size(); ++b) {
+      const CpCost cost = w.cp->evaluate(candidate, b);
+      if (!cost.refusal.empty()) return {"cp-algorithm", 0};
+      cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
+    }
+  }
+  double peak = 0;
+  for (const RankMemory& r : w.ranks) peak = std::max(peak, r.peak() + cp_working_set);
+  return {nullptr, peak};
+}
+
 void price_triple(const SearchOptions& o, const Model& model, Worker& w, const OuterTriple& triple,
                   uint64_t triple_index, TripleResult& out) {
   w.fits.clear();
   w.misses.clear();
   const uint64_t devices = o.space.devices;
-  const int64_t batch = o.space.global_batch;
   uint64_t inner = 0;
   out.tested = enumerate_inner(o.space, model, triple, [&](const nds_strategy& s) {
     const uint64_t index = (triple_index << 32) | inner++;
-    if (const char* refusal = first_refusal_id(s, model, devices, batch)) {
-      out.refused.add(refusal);
+    const Peak peak = peak_of(w, model, s, devices, o.space.global_batch);
+    if (peak.refusal != nullptr) {
+      out.refused.add(peak.refusal);
       return;
-    }
-    place_layers_into(s, model, false, w.placement);
-    const nds_candidate candidate = w.placement.candidate();
-    if (!w.memory->evaluate(candidate, w.ranks).empty()) {
-      out.refused.add("memory-pass");
-      return;
-    }
-    double cp_working_set = 0;  // one layer's attention buffers at a time (docs/cp.md)
-    if (s.cp > 1) {
-      for (uint32_t b = 0; b < model.main.blocks.size(); ++b) {
-        const CpCost cost = w.cp->evaluate(candidate, b);
-        if (!cost.refusal.empty()) {
-          out.refused.add("cp-algorithm");
-          return;
-        }
-        cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
-      }
     }
     ++out.priced;
-    double peak = 0;
-    for (const RankMemory& r : w.ranks) peak = std::max(peak, r.peak() + cp_working_set);
     PricedCandidate priced;
     priced.strategy = s;
-    priced.peak_bytes = peak;
+    priced.peak_bytes = peak.bytes;
     priced.index = index;
-    if (peak > o.budget.budget_bytes) {
+    if (peak.bytes > o.budget.budget_bytes) {
       ++out.dropped;
       w.misses.push_back(priced);
       return;
     }
     ++out.fit;
-    priced.time = w.time->estimate(candidate, devices);
+    priced.time = w.time->estimate(w.placement.candidate(), devices);
     w.fits.push_back(priced);
   });
   out.pareto = pareto_front(w.fits);
@@ -136,6 +142,49 @@ void require_reachable_batch(const SearchSpace& space, const std::vector<OuterTr
                               "parallel degrees {} devices leave here are {}, none of which divides {}; choose a "
                               "global batch (-b) that is a multiple of one of them, or other devices (-d)",
                               space.global_batch, space.devices, fmt::join(dps, ", "), space.global_batch));
+}
+
+// What would make a dropped candidate fit, each change alone, re-checked and
+// re-priced: full recompute, ZeRO-3 over dp·cp, a micro-batch of one, twice
+// the devices (dp doubled, the global batch kept).
+std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOptions& o, const nds_strategy& miss) {
+  struct Variant {
+    std::string what;
+    nds_strategy s;
+    uint64_t devices;
+  };
+  std::vector<Variant> variants;
+  if (miss.recompute != NDS_RECOMPUTE_FULL) {
+    nds_strategy s = miss;
+    s.recompute = NDS_RECOMPUTE_FULL;
+    variants.push_back({"recompute=full", s, o.space.devices});
+  }
+  if (miss.zero < 3 && static_cast<int64_t>(miss.dp) * miss.cp > 1) {
+    nds_strategy s = miss;
+    s.zero = 3;
+    s.op = miss.dp * miss.cp;
+    variants.push_back({fmt::format("zero=3 (op={})", s.op), s, o.space.devices});
+  }
+  if (miss.mbs > 1) {
+    nds_strategy s = miss;
+    s.mbn = miss.mbn * miss.mbs;
+    s.mbs = 1;
+    variants.push_back({fmt::format("mbs=1 (mbn={})", s.mbn), s, o.space.devices});
+  }
+  if (miss.mbn % 2 == 0) {
+    nds_strategy s = miss;
+    s.dp = miss.dp * 2;
+    s.mbn = miss.mbn / 2;
+    if (s.op == miss.dp * miss.cp) s.op = s.dp * s.cp;
+    variants.push_back({fmt::format("{} devices (dp={})", 2 * o.space.devices, s.dp), s, 2 * o.space.devices});
+  }
+  std::vector<std::string> fixes;
+  for (const Variant& v : variants) {
+    const Peak peak = peak_of(w, model, v.s, v.devices, o.space.global_batch);
+    if (peak.refusal == nullptr && peak.bytes <= o.budget.budget_bytes)
+      fixes.push_back(fmt::format("{}: {:.2f} GiB", v.what, peak.bytes / (1024.0 * 1024.0 * 1024.0)));
+  }
+  return fixes;
 }
 
 }  // namespace
@@ -223,6 +272,8 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   keep_first(result.ranking, options.keep, ranks_before);
   result.pareto = pareto_front(std::move(fronts));
   keep_first(result.closest, options.closest_misses, closer_miss);
+  for (size_t i = 0; i < result.closest.size() && i < 5; ++i)
+    result.closest_fixes.push_back(fixes_for(workers[0], model, options, result.closest[i].strategy));
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

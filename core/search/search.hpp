@@ -52,6 +52,9 @@ struct SearchResult {
   std::vector<PricedCandidate> ranking;   // fastest first, ties by enumeration order
   std::vector<PricedCandidate> pareto;    // pareto_front of every fitting candidate
   std::vector<PricedCandidate> closest;   // dropped, smallest peak first
+  // For the first five of `closest`: each single change that makes it fit
+  // ("recompute=full: 61.20 GiB"), re-checked and re-priced; empty: none alone.
+  std::vector<std::vector<std::string>> closest_fixes;
   double elapsed_s = 0;
 };
 

@@ -95,10 +95,18 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
   }
 }
 
-void print_misses(const std::vector<PricedCandidate>& misses, double budget) {
-  for (const PricedCandidate& c : misses)
-    std::cout << fmt::format("    {}: peak {:.2f} GiB, {:.3f} GiB over\n", strategy_text(c.strategy),
-                             c.peak_bytes / kGiB, (c.peak_bytes - budget) / kGiB);
+std::string fixes_text(const SearchResult& r, size_t i) {
+  if (i >= r.closest_fixes.size()) return "";
+  if (r.closest_fixes[i].empty()) return "\n      no single change fits (tried recompute=full, zero=3, mbs=1, 2x devices)";
+  return fmt::format("\n      fits with {}", fmt::join(r.closest_fixes[i], "; or "));
+}
+
+void print_misses(std::ostream& out, const SearchResult& r, double budget) {
+  for (size_t i = 0; i < r.closest.size(); ++i) {
+    const PricedCandidate& c = r.closest[i];
+    out << fmt::format("    {}: peak {:.2f} GiB, {:.3f} GiB over{}\n", strategy_text(c.strategy), c.peak_bytes / kGiB,
+                       (c.peak_bytes - budget) / kGiB, fixes_text(r, i));
+  }
 }
 
 std::string refused_text(const SearchCounts& counts) {
@@ -150,7 +158,10 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
     json ranking = json::array(), pareto = json::array(), closest = json::array();
     for (size_t i = 0; i < r.ranking.size(); ++i) ranking.push_back(candidate_json(i + 1, r.ranking[i]));
     for (size_t i = 0; i < r.pareto.size(); ++i) pareto.push_back(candidate_json(i + 1, r.pareto[i]));
-    for (const PricedCandidate& c : r.closest) closest.push_back(miss_json(c, budget));
+    for (size_t i = 0; i < r.closest.size(); ++i) {
+      closest.push_back(miss_json(r.closest[i], budget));
+      if (i < r.closest_fixes.size()) closest.back()["fits_with"] = r.closest_fixes[i];
+    }
     const json j = {{"schema_version", kSchemaVersion},
                     {"model", name},
                     {"device", machine.device->id},
@@ -185,7 +196,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
                              r.counts.dropped);
     if (r.counts.dropped > 0 && r.counts.fit > 0) {
       std::cout << fmt::format("  {} closest dropped:\n", flags.verbosity >= 2 ? "every" : "the");
-      print_misses(r.closest, budget);
+      print_misses(std::cout, r, budget);
     }
     std::cout << fmt::format("  {:.3f} s, {:.0f} candidates/s with {} threads\n", r.elapsed_s, per_s,
                              options.threads);
@@ -196,11 +207,8 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
                              r.counts.priced, budget / kGiB,
                              r.closest.empty() ? " Every candidate was refused by a check (counts above)."
                                                : " The closest:");
-    for (const PricedCandidate& c : r.closest)
-      std::cerr << fmt::format("    {}: peak {:.2f} GiB, {:.3f} GiB over\n", strategy_text(c.strategy),
-                               c.peak_bytes / kGiB, (c.peak_bytes - budget) / kGiB);
-    std::cerr << "  To fit: more devices (-d), recompute (-l ... RECOMPUTE), a smaller micro-batch, ZeRO "
-                 "(-l ... ZERO), or more memory (-M).\n";
+    print_misses(std::cerr, r, budget);
+    std::cerr << "  Otherwise: more devices (-d), more memory per device (-M), or more dimensions searched (-l).\n";
     return kExitNoFit;
   }
   return kExitOk;
