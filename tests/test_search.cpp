@@ -7,6 +7,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "core/search/search.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -192,4 +196,63 @@ TEST_CASE("Each closest miss says which single change makes it fit, priced as ev
   for (const json& m : s.j["closest_misses"])
     for (const json& f : m["fits_with"]) CHECK_THAT(f.get<std::string>(), !Catch::StartsWith("zero=3") || !Catch::Contains("op=1)"));
   CHECK_THAT(s.err, Catch::Contains("fits with recompute=full"));
+}
+
+namespace {
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream cells_in(line);
+    for (std::string cell; std::getline(cells_in, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+size_t column(const std::vector<std::string>& header, const std::string& name) {
+  const auto it = std::find(header.begin(), header.end(), name);
+  REQUIRE(it != header.end());
+  return static_cast<size_t>(it - header.begin());
+}
+}  // namespace
+
+TEST_CASE("search -o writes every fitting, dropped and (at -v 3) priced candidate as CSV") {
+  const std::string dir = std::string(NDS_TEST_FIXTURES) + "/search-output";
+  std::filesystem::remove_all(dir);
+  Search s = search(example("llama-3.1-70b/config.json"),
+                    "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" -t 3 -v 3 -o " + dir);
+  REQUIRE(s.exit_code == 0);
+  const json& c = s.j["counts"];
+  REQUIRE(c["dropped"].get<int>() > 0);
+  const auto ranking = read_csv(dir + "/ranking.csv");
+  const auto dropped = read_csv(dir + "/dropped.csv");
+  const auto priced = read_csv(dir + "/priced.csv");
+  // One header row, then one row per candidate of each kind.
+  CHECK(ranking.size() == c["fit"].get<size_t>() + 1);
+  CHECK(dropped.size() == c["dropped"].get<size_t>() + 1);
+  CHECK(priced.size() == c["priced"].get<size_t>() + 1);
+  CHECK(s.j["ranking"].size() == 3);  // the screen keeps -t
+  // The first row is the JSON's winner; the step times rise; the terms sum to the peak.
+  const auto& h = ranking[0];
+  CHECK(std::stod(ranking[1][column(h, "step_s")]) == Approx(s.j["ranking"][0]["time"]["step_s"].get<double>()));
+  const size_t rows = std::min<size_t>(ranking.size(), 300);  // enough to see the order and sums
+  for (size_t i = 2; i < rows; ++i)
+    CHECK(std::stod(ranking[i][column(h, "step_s")]) >= std::stod(ranking[i - 1][column(h, "step_s")]));
+  for (size_t i = 1; i < rows; ++i) {
+    double sum = 0;
+    for (const char* term : {"params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes",
+                             "comm_buffers_bytes", "other_bytes"})
+      sum += std::stod(ranking[i][column(h, term)]);
+    CHECK(sum == Approx(std::stod(ranking[i][column(h, "peak_bytes")])).margin(6));  // six roundings
+  }
+  const double budget = s.j["budget_bytes"].get<double>();
+  for (size_t i = 1; i < std::min<size_t>(dropped.size(), 300); ++i)
+    CHECK(std::stod(dropped[i][column(dropped[0], "peak_bytes")]) > budget);
+}
+
+TEST_CASE("search names the output it cannot write") {
+  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --ranking-csv /nonexistent/dir/r.csv");
+  CHECK(s.exit_code == 2);
+  CHECK_THAT(s.err, Catch::Contains("E-OUTPUT") && Catch::Contains("/nonexistent/dir/r.csv"));
 }

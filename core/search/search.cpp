@@ -74,6 +74,7 @@ struct Worker {
 struct Peak {
   const char* refusal = nullptr;
   double bytes = 0;
+  std::array<double, NDS_MEMORY_TERM_COUNT_V1> terms{};  // the peak rank's
 };
 Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devices, int64_t batch) {
   if (const char* refusal = first_refusal_id(s, model, devices, batch)) return {refusal, 0};
@@ -88,9 +89,15 @@ Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devi
       cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
     }
   }
-  double peak = 0;
-  for (const RankMemory& r : w.ranks) peak = std::max(peak, r.peak() + cp_working_set);
-  return {nullptr, peak};
+  Peak peak;
+  for (const RankMemory& r : w.ranks) {
+    const double bytes = r.peak() + cp_working_set;
+    if (bytes <= peak.bytes) continue;
+    peak.bytes = bytes;
+    peak.terms = r.bytes;
+    peak.terms[NDS_MEMORY_COMM_BUFFERS] += cp_working_set;
+  }
+  return peak;
 }
 
 void price_triple(const SearchOptions& o, const Model& model, Worker& w, const OuterTriple& triple,
@@ -110,6 +117,7 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
     PricedCandidate priced;
     priced.strategy = s;
     priced.peak_bytes = peak.bytes;
+    priced.peak_terms = peak.terms;
     priced.index = index;
     if (peak.bytes > o.budget.budget_bytes) {
       ++out.dropped;

@@ -5,6 +5,7 @@
 // budget and rank by step time. The result is the same whatever the threads.
 #pragma once
 
+#include <ndsearch/nds_memory.h>
 #include <ndsearch/nds_model.h>
 
 #include <array>
@@ -35,6 +36,7 @@ struct SearchOptions {
 struct PricedCandidate {
   nds_strategy strategy{};
   double peak_bytes = 0;  // the largest pipeline rank's
+  std::array<double, NDS_MEMORY_TERM_COUNT_V1> peak_terms{};  // that rank's bytes by nds_memory_term
   TimeEstimate time;
   uint64_t index = 0;  // enumeration order: the deterministic tie-break
 };

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -14,6 +16,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/strategy_json.hpp"
 
 namespace ndsearch::cli {
@@ -35,7 +38,21 @@ struct SearchArgs {
   std::string cp_algo;
   bool pareto = false;
   std::string format = "table";
+  std::string ranking_csv, out_dir;
 };
+
+// The first n of v (all when shorter).
+std::vector<PricedCandidate> first(const std::vector<PricedCandidate>& v, size_t n) {
+  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
+}
+
+void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+  std::ofstream out(path);
+  if (out) write(out);
+  if (!out)
+    throw UserError("E-OUTPUT", fmt::format("cannot write {}; check that the directory exists and is writable",
+                                            path.string()));
+}
 
 // The time parts in the order the table prints them.
 std::vector<std::pair<const char*, double>> parts(const TimeParts& p) {
@@ -144,15 +161,37 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   options.budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
   options.cp_algorithm = args.cp_algo;
   options.threads = args.threads != 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
-  options.keep = args.top;
-  options.closest_misses = flags.verbosity >= 2 ? 0 : 5;
+  // Files list every fitting (and, with -o, every dropped) candidate; the
+  // screen shows the top -t and the five closest misses (all at -v 2).
+  const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
+  options.keep = all_fits ? 0 : args.top;
+  options.closest_misses = flags.verbosity >= 2 || !args.out_dir.empty() ? 0 : 5;
 
-  const SearchResult r = run_search(registry, model, *machine.device, options);
+  SearchResult r = run_search(registry, model, *machine.device, options);
+  if (!args.ranking_csv.empty())
+    write_file(args.ranking_csv, [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+  if (!args.out_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(args.out_dir, error);
+    if (error)
+      throw UserError("E-OUTPUT", fmt::format("-o {}: cannot create the directory: {}", args.out_dir, error.message()));
+    const std::filesystem::path dir(args.out_dir);
+    write_file(dir / "ranking.csv", [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+    write_file(dir / "dropped.csv",
+               [&](std::ostream& out) { write_dropped_csv(out, r.closest, options.budget.budget_bytes); });
+    if (flags.verbosity >= 3)
+      write_file(dir / "priced.csv",
+                 [&](std::ostream& out) { write_priced_csv(out, r, options.budget.budget_bytes); });
+  }
+  r.ranking = first(r.ranking, args.top);
+  if (flags.verbosity < 2) r.closest = first(r.closest, 5);
   const std::string name = model.main.name.empty() ? model.file : model.main.name;
   const double per_s = r.elapsed_s > 0 ? static_cast<double>(r.counts.tested) / r.elapsed_s : 0;
   const double budget = options.budget.budget_bytes;
 
-  if (args.format == "json") {
+  if (args.format == "csv") {
+    write_ranking_csv(std::cout, r.ranking);
+  } else if (args.format == "json") {
     json refused = json::object();
     for (const auto& [id, n] : r.counts.refused) refused[id] = n;
     json ranking = json::array(), pareto = json::array(), closest = json::array();
@@ -237,9 +276,12 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--cp-algo", args->cp_algo,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
-  verb->add_option("--format", args->format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
+  verb->add_option("--format", args->format, "Output format (csv: the ranking's top -t)")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
+  verb->add_option("--ranking-csv", args->ranking_csv, "Write every fitting strategy, in rank order, to FILE");
+  verb->add_option("-o,--output-dir", args->out_dir,
+                   "Write ranking.csv and dropped.csv to DIR (and priced.csv, every priced candidate, at -v 3)");
   verb->callback([&run, &flags, args] { run = [&flags, args] { return search(flags, *args); }; });
 }
 

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/search_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/model/model_json.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+constexpr const char* kStrategyHeader = "dp,tp,pp,cp,ep,etp,vpp,sp,zero,op,mbs,mbn,recompute,schedule";
+constexpr const char* kTermsHeader =
+    "params_bytes,grads_bytes,optimizer_bytes,activations_bytes,comm_buffers_bytes,other_bytes";
+constexpr const char* kTimeHeader =
+    "step_s,forward_s,backward_s,recompute_s,optimizer_s,tp_s,cp_s,ep_s,dp_s,pp_s,bubble_s,mfu,hfu,tokens_per_s";
+
+std::string strategy_cells(const nds_strategy& s) {
+  const char* recompute = recompute_name(s.recompute);
+  const char* schedule = schedule_name(s.schedule);
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", s.dp, s.tp, s.pp, s.cp, s.ep, s.etp, s.vpp, s.sp,
+                     s.zero, s.op, s.mbs, s.mbn, recompute ? recompute : "", schedule ? schedule : "");
+}
+
+// Bytes as whole numbers (the passes sum fractions of bytes), as eval prints them.
+std::string terms_cells(const PricedCandidate& c) {
+  std::string cells;
+  for (double bytes : c.peak_terms) cells += fmt::format("{}{}", cells.empty() ? "" : ",", std::llround(bytes));
+  return cells;
+}
+
+std::string time_cells(const TimeEstimate& e) {
+  const TimeParts& p = e.parts;
+  // {} prints the shortest text that reads back to the same double.
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", e.step_s, p.forward, p.backward, p.recompute,
+                     p.optimizer, p.tp, p.cp, p.ep, p.dp, p.pp, p.bubble, e.mfu, e.hfu, e.tokens_per_s);
+}
+
+}  // namespace
+
+void write_ranking_csv(std::ostream& out, const std::vector<PricedCandidate>& ranking) {
+  out << "rank," << kStrategyHeader << ",peak_bytes," << kTermsHeader << "," << kTimeHeader << "\n";
+  for (size_t i = 0; i < ranking.size(); ++i) {
+    const PricedCandidate& c = ranking[i];
+    out << fmt::format("{},{},{},{},{}\n", i + 1, strategy_cells(c.strategy), std::llround(c.peak_bytes),
+                       terms_cells(c), time_cells(c.time));
+  }
+}
+
+void write_dropped_csv(std::ostream& out, const std::vector<PricedCandidate>& dropped, double budget_bytes) {
+  out << kStrategyHeader << ",peak_bytes,miss_bytes," << kTermsHeader << "\n";
+  for (const PricedCandidate& c : dropped)
+    out << fmt::format("{},{},{},{}\n", strategy_cells(c.strategy), std::llround(c.peak_bytes),
+                       std::llround(c.peak_bytes - budget_bytes), terms_cells(c));
+}
+
+void write_priced_csv(std::ostream& out, const SearchResult& result, double budget_bytes) {
+  std::vector<std::pair<const PricedCandidate*, bool>> all;  // (candidate, fits)
+  for (const PricedCandidate& c : result.ranking) all.emplace_back(&c, true);
+  for (const PricedCandidate& c : result.closest) all.emplace_back(&c, false);
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first->index < b.first->index; });
+  out << kStrategyHeader << ",fits,peak_bytes,miss_bytes," << kTermsHeader << "," << kTimeHeader << "\n";
+  for (const auto& [c, fits] : all)
+    out << fmt::format("{},{},{},{},{},{}\n", strategy_cells(c->strategy), fits ? 1 : 0, std::llround(c->peak_bytes),
+                       std::max<long long>(0, std::llround(c->peak_bytes - budget_bytes)), terms_cells(*c),
+                       fits ? time_cells(c->time) : std::string(",,,,,,,,,,,,,"));
+}
+
+}  // namespace ndsearch::cli
