@@ -256,3 +256,52 @@ TEST_CASE("search names the output it cannot write") {
   CHECK(s.exit_code == 2);
   CHECK_THAT(s.err, Catch::Contains("E-OUTPUT") && Catch::Contains("/nonexistent/dir/r.csv"));
 }
+
+TEST_CASE("explain shows every check, and with -l the strategy's rank and why the faster ones win") {
+  const std::string config = example("llama-3.1-70b/config.json");
+  const std::string common = " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" --format json";
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + config + common +
+                       " --strategy tp=8,pp=4,dp=2,mbs=1,recompute=full");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const json e = json::parse(r.out);
+  REQUIRE(e["checks"].size() == 12);  // DESIGN §8.2's checks, in order
+  CHECK(e["checks"][0]["id"] == "degrees");
+  for (const json& c : e["checks"]) CHECK(c["passed"] == true);
+  // Its rank is its place in the search's ranking with the same flags.
+  Search s = search(config, "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" -t 100");
+  REQUIRE(s.exit_code == 0);
+  size_t place = 0;
+  for (const json& row : s.j["ranking"])
+    if (row["strategy"] == e["strategy"]) place = row["rank"].get<size_t>();
+  REQUIRE(place > 1);
+  CHECK(e["search"]["rank"] == place);
+  CHECK(e["search"]["fit"] == s.j["counts"]["fit"]);
+  // The winner beats it most on the part where the winner saves the most seconds.
+  const json& winner = e["search"]["beaten_by"][0];
+  CHECK(winner["rank"] == 1);
+  const json& a = s.j["ranking"][place - 1]["time"]["parts"];
+  const json& b = s.j["ranking"][0]["time"]["parts"];
+  std::string best;
+  double saving = -1;
+  for (const auto& [part, seconds] : a.items())
+    if (seconds.get<double>() - b[part].get<double>() > saving) {
+      saving = seconds.get<double>() - b[part].get<double>();
+      best = part;
+    }
+  CHECK_THAT(winner["reason"].get<std::string>(), Catch::StartsWith(best + " "));
+  CHECK(winner["step_s"].get<double>() == Approx(s.j["ranking"][0]["time"]["step_s"].get<double>()));
+}
+
+TEST_CASE("explain of a refused strategy names the failing check and exits 2") {
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + example("llama-3.1-70b/config.json") +
+                       " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 --format json --strategy tp=8,pp=4,dp=2,vpp=2,schedule=1f1b");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  const json e = json::parse(r.out);
+  CHECK(e["valid"] == false);
+  // 1F1B runs one chunk per rank: the schedule check fails, the others pass.
+  for (const json& c : e["checks"]) CHECK(c["passed"] == (c["id"] != "schedule"));
+  CHECK(e["refusal"]["id"] == "schedule");
+  CHECK_THAT(r.err, Catch::Contains("E-STRATEGY-REFUSED"));
+}

@@ -82,15 +82,20 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
       }))
     return;
 
-  if (!check("sp-cp", !(s.sp == 1 && s.cp > 1) || (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0, [&] {
+  const bool sp_cp_ok = !(s.sp == 1 && s.cp > 1) || (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0;
+  if (!check("sp-cp", sp_cp_ok, [&] {
+        if (sp_cp_ok) return std::string("sequence and context parallelism combine here");
         return fmt::format("{} cannot combine sequence parallelism with context parallelism (sp = 1 with cp = {}); "
                            "set sp=0 or cp=1",
                            m.framework, s.cp);
       }))
     return;
 
-  if (!check("tp-pow2", (m.training.capabilities & NDS_NEEDS_POW2_TP) == 0 || power_of_two(s.tp),
-             [&] { return fmt::format("{} needs tp to be a power of two; tp = {}", m.framework, s.tp); }))
+  const bool needs_pow2 = (m.training.capabilities & NDS_NEEDS_POW2_TP) != 0;
+  if (!check("tp-pow2", !needs_pow2 || power_of_two(s.tp), [&] {
+        if (!needs_pow2) return fmt::format("{} takes any tp", m.framework);
+        return fmt::format("{} needs tp to be a power of two; tp = {}", m.framework, s.tp);
+      }))
     return;
 
   const bool vpp_ok = s.vpp == 1 || (s.pp > 1 && s.mbn % s.pp == 0);

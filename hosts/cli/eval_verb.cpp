@@ -26,18 +26,6 @@ using nlohmann::json;
 constexpr int kSchemaVersion = 1;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-struct EvalArgs {
-  ModelFlags model;
-  std::string device;
-  uint64_t devices = 0;
-  std::string strategy;
-  std::optional<std::string> max_memory, reserve_mem;
-  bool layers_from_config = false;
-  bool swap_optimizer = false;
-  std::string cp_algo;
-  std::optional<int> cp_ulysses;
-  std::string format = "table";
-};
 
 // Bytes as whole numbers at the edge (the passes sum fractions of bytes).
 int64_t whole(double bytes) {
@@ -64,7 +52,9 @@ json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
 
 void print_memory_footer(const json& m);
 
-void print_table(const json& j) {
+}  // namespace
+
+void print_eval_table(const json& j) {
   std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(),
                            j["devices"].get<uint64_t>(), j["device"].get<std::string>());
   std::string keys;
@@ -105,6 +95,8 @@ void print_table(const json& j) {
   }
 }
 
+namespace {
+
 void print_memory_footer(const json& m) {
   std::cout << fmt::format(
       "  peak {:.2f} GiB of a {:.2f} GiB budget ({:.2f} GiB from {}, less {:.2f} GiB reserved{}): "
@@ -119,15 +111,9 @@ void print_memory_footer(const json& m) {
       m["fits"].get<bool>() ? "fits" : "DOES NOT FIT");
 }
 
-int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
-  PluginFlags flags = base_flags;
-  if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
-  if (args.cp_ulysses) flags.verb_options["cp-ulysses"] = std::to_string(*args.cp_ulysses);
-  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
-  const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
-  note_skipped(registry, catalog.warnings().size(), flags);
-  Model model = parse_config(registry, args.model.config, args.model.parse);
-  const Machine machine = make_machine(catalog, args.device, args.devices == 0 ? 1 : args.devices);
+}  // namespace
+
+json eval_json(const PluginRegistry& registry, Model& model, const Machine& machine, const EvalArgs& args) {
   const nds_strategy given =
       args.strategy.empty() ? unset_strategy() : parse_strategy(args.strategy);
   StrategySources sources;
@@ -140,6 +126,7 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
             {"device", machine.device->id},
             {"devices", args.devices},
             {"strategy", strategy_json(s)},
+            {"strategy_text", strategy_text(s)},
             {"strategy_sources", sources}};
   const auto refusal = first_refusal(s, model, args.devices, model.training.global_batch);
   j["valid"] = !refusal.has_value();
@@ -224,17 +211,40 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
         fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
                     "language model only",
                     tower.name, tower.blocks.size()));
+  return j;
+}
+
+PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
+  PluginFlags flags = base;
+  if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
+  if (args.cp_ulysses) flags.verb_options["cp-ulysses"] = std::to_string(*args.cp_ulysses);
+  return flags;
+}
+
+int report_refusal(const json& j) {
+  if (j["valid"].get<bool>()) return kExitOk;
+  std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", j["strategy_text"].get<std::string>(),
+                           j["refusal"]["id"].get<std::string>(), j["refusal"]["reason"].get<std::string>());
+  return kExitUsage;
+}
+
+namespace {
+
+int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
+  const PluginFlags flags = eval_plugin_flags(base_flags, args);
+  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
+  note_skipped(registry, catalog.warnings().size(), flags);
+  Model model = parse_config(registry, args.model.config, args.model.parse);
+  const Machine machine = make_machine(catalog, args.device, args.devices == 0 ? 1 : args.devices);
+  json j = eval_json(registry, model, machine, args);
+  const int exit_code = report_refusal(j);
+  j.erase("strategy_text");
   if (args.format == "json")
     std::cout << j.dump(2) << "\n";
   else
-    print_table(j);
-  if (!j["valid"].get<bool>()) {
-    std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n",
-                             strategy_text(s), j["refusal"]["id"].get<std::string>(),
-                             j["refusal"]["reason"].get<std::string>());
-    return kExitUsage;
-  }
-  return kExitOk;
+    print_eval_table(j);
+  return exit_code;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/support/logging.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
+#include "hosts/cli/explain_verb.hpp"
 #include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/hardware_verb.hpp"
 #include "hosts/cli/model_verb.hpp"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   cli::add_eval_verb(app, plugin_flags, run);
   cli::add_search_verb(app, plugin_flags, run);
+  cli::add_explain_verb(app, plugin_flags, run);
   cli::add_model_verb(app, plugin_flags, run);
   cli::add_hardware_verb(app, plugin_flags, run);
   cli::add_plugins_verb(app, plugin_flags, run);
