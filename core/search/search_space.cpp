@@ -164,8 +164,9 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   std::vector<int64_t> mbss = batch % dp == 0 ? divisors(batch / dp) : std::vector<int64_t>{1};
   for (int64_t mbs : values(space, "mbs", mbss, stated_or(st.mbs, 1))) {
     s.mbs = static_cast<int32_t>(mbs);
+    // MBN is the search's own, B / (dp·mbs), searched or not (reference §3.3:
+    // MB is always appended); a config's stated mbn belongs to its stated dp.
     s.mbn = static_cast<int32_t>(batch % (dp * mbs) == 0 ? batch / (dp * mbs) : std::max<int64_t>(1, batch / (dp * mbs)));
-    if (space.searched.count("mbn") == 0 && st.mbn != U) s.mbn = st.mbn;
     // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4); a dense model: 1.
     std::vector<int64_t> eps;
     if (experts > 0)
