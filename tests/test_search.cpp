@@ -138,6 +138,11 @@ TEST_CASE("search JSON carries the documented keys") {
   for (const char* key : {"rank", "strategy", "memory", "time", "mfu", "hfu", "tokens_per_s"}) CHECK(r.contains(key));
   CHECK(r["rank"] == 1);
   CHECK(r["time"]["parts"].size() == 10);
+  // One stage per pipeline rank (DESIGN §8.8), the largest the peak.
+  REQUIRE(r["memory"]["stages"].size() == static_cast<size_t>(r["strategy"]["pp"].get<int>()));
+  int64_t largest = 0;
+  for (const json& stage : r["memory"]["stages"]) largest = std::max(largest, stage["peak_bytes"].get<int64_t>());
+  CHECK(static_cast<double>(largest) == Approx(r["memory"]["peak_bytes"].get<double>()).margin(6));
   CHECK(s.j["ranking"].size() == 2);
 }
 

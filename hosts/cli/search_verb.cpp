@@ -15,6 +15,7 @@
 #include "core/model/model_json.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/strategy_json.hpp"
@@ -195,8 +196,21 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
     json refused = json::object();
     for (const auto& [id, n] : r.counts.refused) refused[id] = n;
     json ranking = json::array(), pareto = json::array(), closest = json::array();
-    for (size_t i = 0; i < r.ranking.size(); ++i) ranking.push_back(candidate_json(i + 1, r.ranking[i]));
-    for (size_t i = 0; i < r.pareto.size(); ++i) pareto.push_back(candidate_json(i + 1, r.pareto[i]));
+    // Each listed strategy's stages, priced again as eval prices them (a few
+    // dozen rows; the search itself keeps only the peak rank's terms).
+    auto with_stages = [&](size_t rank, const PricedCandidate& c) {
+      EvalArgs one;
+      one.strategy = strategy_text(c.strategy);
+      one.devices = devices;
+      one.max_memory = args.max_memory;
+      one.reserve_mem = args.reserve_mem;
+      one.cp_algo = args.cp_algo;
+      json row = candidate_json(rank, c);
+      row["memory"]["stages"] = eval_json(registry, model, machine, one)["memory"]["stages"];
+      return row;
+    };
+    for (size_t i = 0; i < r.ranking.size(); ++i) ranking.push_back(with_stages(i + 1, r.ranking[i]));
+    for (size_t i = 0; i < r.pareto.size(); ++i) pareto.push_back(with_stages(i + 1, r.pareto[i]));
     for (size_t i = 0; i < r.closest.size(); ++i) {
       closest.push_back(miss_json(r.closest[i], budget));
       if (i < r.closest_fixes.size()) closest.back()["fits_with"] = r.closest_fixes[i];
