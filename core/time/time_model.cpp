@@ -50,7 +50,6 @@ double d(int64_t v) {
 struct TimeModel::Rank {
   double forward = 0, backward = 0, recompute = 0, tp = 0, cp = 0, ep = 0, pp = 0;
   double dense_params = 0, expert_params = 0;  // held by this rank (its shard of TP/EP)
-  double recomputed_flops = 0;                 // matmul FLOPs recomputed per micro-batch
   double total() const { return forward + backward + recompute + tp + cp + ep + pp; }
 };
 
@@ -126,11 +125,8 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   const bool gated = l.ffn == NDS_FFN_SWIGLU;
   const double mlp_matrices = gated ? 3 : 2;
   // Forward matmul FLOPs of this device, each GEMM priced at its own size.
-  double gemm = 0, core = 0, flops = 0;
-  auto add = [&](double f) {
-    gemm += gemm_seconds(f);
-    flops += f;
-  };
+  double gemm = 0, core = 0;
+  auto add = [&](double f) { gemm += gemm_seconds(f); };
   // Scores (QK^T) and values (PV) over every key, no causal halving. Flash
   // attention runs them as one fused kernel; without it they are batched
   // GEMMs, one per head and sequence, each s_q x s x d: priced by roofline,
@@ -144,7 +140,6 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
                          : gemm_seconds(f);
     gemm += t;
     core += t;
-    flops += f;
   };
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = d(l.qk_nope_head_dim + l.qk_rope_head_dim), ql = d(l.q_lora_rank),
@@ -202,7 +197,6 @@ TimeModel::Rank TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   r.backward += 2 * gemm + 2 * memory;  // input and weight gradients
   if (is_recomputed && s.recompute == NDS_RECOMPUTE_FULL) {
     r.recompute += forward;
-    r.recomputed_flops += flops;
   } else if (is_recomputed && s.recompute == NDS_RECOMPUTE_SELECTIVE) {
     r.recompute += core + softmax;  // the attention core (Korthikanti et al. 2022 §5)
   }
@@ -312,7 +306,6 @@ TimeModel::Rank TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       r.ep += n * one.ep;
       r.dense_params += n * one.dense_params;
       r.expert_params += n * one.expert_params;
-      r.recomputed_flops += n * one.recomputed_flops;
       layer = run_end;
     }
     // The output head's logits on the chunk holding the last layer; the
