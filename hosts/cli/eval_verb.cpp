@@ -56,7 +56,7 @@ void print_memory_footer(const json& m);
 
 void print_eval_table(const json& j) {
   std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(),
-                           j["devices"].get<uint64_t>(), j["device"].get<std::string>());
+                           j["devices"].is_null() ? std::string("?") : j["devices"].dump(), j["device"].get<std::string>());
   std::string keys;
   for (const auto& [key, value] : j["strategy"].items())
     keys += fmt::format("{}{}={}", keys.empty() ? "" : ",", key,
@@ -124,7 +124,11 @@ json eval_json(const PluginRegistry& registry, Model& model, const Machine& mach
             {"config", model.file},
             {"framework", model.framework},
             {"device", machine.device->id},
-            {"devices", args.devices},
+            // Without -d: the devices the strategy uses (null while a degree is unknown).
+            {"devices", args.devices != 0 ? json(args.devices)
+                        : s.dp != NDS_UNKNOWN && s.tp != NDS_UNKNOWN && s.pp != NDS_UNKNOWN && s.cp != NDS_UNKNOWN
+                            ? json(static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp)
+                            : json(nullptr)},
             {"strategy", strategy_json(s)},
             {"strategy_text", strategy_text(s)},
             {"strategy_sources", sources}};
