@@ -3,6 +3,7 @@
 // bubble of each schedule (Narayanan et al. 2021 §2.2; Qi et al. 2024 for
 // ZB-V), model FLOPs as DESIGN §8.7 defines them, and eval's time JSON.
 #include <catch2/catch.hpp>
+#include <ndsearch/sdk/model_math.hpp>
 #include <nlohmann/json.hpp>
 
 #include "core/hardware/device_catalog.hpp"
@@ -167,6 +168,45 @@ TEST_CASE("EP all-to-alls carry the tokens a device routes: tokens/tp") {
   const double routed = 2 * 2048 / 2 * 2 * 1024 * 2.0;  // mbs 2 sequences
   const double per_layer = 4 * collective_seconds(h100(), Collective::all_to_all, 8, 1, routed);
   CHECK(e.parts.ep == Approx(per_layer * 8 * 4));
+}
+
+TEST_CASE("MTP modules are priced: a layer, its projection and the output head again") {
+  // gpt() plus one MTP module of the same layer (DeepSeek-V3 §2.2). Model FLOPs
+  // per step grow by tokens x (6 x (the layer's parameters + the 2h x h
+  // projection) + 6 h V for the head + 12 s h_attn for attention).
+  Model plain = gpt();
+  Model with_mtp;
+  with_mtp.file = "test";
+  {
+    ModelBuilder b(with_mtp, "test", false);
+    auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+    for (const char* kind : {"decoder", "mtp"}) {
+      REQUIRE(b.begin_block(kind, kind == std::string("decoder") ? 16 : 1, "t") == nullptr);
+      set("hidden_size", int64_t{2048});
+      set("heads", int64_t{16});
+      set("ffn", std::string("gelu"));
+      set("ffn_hidden_size", int64_t{8192});
+      set("norm", std::string("layernorm"));
+      REQUIRE(b.end_block() == nullptr);
+    }
+    set("vocab_size", int64_t{50000});
+    set("tied_embeddings", int64_t{1});
+    set("seq_len", int64_t{2048});
+    set("global_batch", int64_t{64});
+    set("params_dtype", std::string("bf16"));
+    set("compute_dtype", std::string("bf16"));
+    set("grads_dtype", std::string("fp32"));
+    finalize_model(with_mtp);
+  }
+  const char* strategy = "dp=4,tp=2,pp=2,mbs=1";
+  const TimeEstimate a = estimate(plain, strategy), b = estimate(with_mtp, strategy);
+  const double h = 2048, V = 50000, s = 2048, tokens = 64 * s;
+  const double layer = sdk::layer_parameters(plain.main.blocks[0].c).active();
+  CHECK(b.model_flops_per_step - a.model_flops_per_step ==
+        Approx(tokens * (6 * (layer + 2 * h * h) + 6 * h * V + 12 * s * h)));
+  // The last rank carries it: 8 layers and a head become 9 layers, a projection and two heads.
+  CHECK(b.parts.forward > a.parts.forward * 1.1);
+  CHECK(b.parts.backward > a.parts.backward * 1.1);
 }
 
 TEST_CASE("Model FLOPs follow DESIGN 8.7 and HFU adds the recomputed forward") {

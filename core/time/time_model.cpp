@@ -66,6 +66,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp)
     : model_(model), device_(device), cp_(cp) {
   for (size_t i = 0; i < model.main.blocks.size(); ++i) {
     const nds_layer_block& b = model.main.blocks[i].c;
+    if (b.kind == NDS_BLOCK_MTP) mtp_blocks_.push_back(static_cast<uint32_t>(i));
     if (b.kind != NDS_BLOCK_DECODER) continue;
     const uint32_t end = static_cast<uint32_t>(layer_block_.size() + static_cast<size_t>(b.layers));
     layer_block_.insert(layer_block_.end(), static_cast<size_t>(b.layers), &b);
@@ -92,6 +93,15 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp)
   for (const nds_layer_block* l : layer_block_) {
     active_params_ += sdk::layer_parameters(*l).active();
     attention_width_ += d(l->heads * l->head_dim);
+  }
+  // MTP modules (DeepSeek-V3 §2.2) train on every token too: each a layer plus
+  // its [h; h] -> h projection, and another pass through the output head.
+  for (uint32_t i : mtp_blocks_) {
+    const nds_layer_block& b = model.main.blocks[i].c;
+    const double h = d(b.hidden_size), layers = d(b.layers);
+    active_params_ += layers * (sdk::layer_parameters(b).active() + 2 * h * h);
+    attention_width_ += layers * d(b.heads * b.head_dim);
+    mtp_heads_ += layers;
   }
 }
 
@@ -315,6 +325,21 @@ TimeModel::Rank TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       r.forward += gemm_seconds(logits);
       r.backward += 2 * gemm_seconds(logits);
       r.dense_params += vocab * d(layer_block_.back()->hidden_size) / tp;
+      // The MTP modules follow the last layer on its rank (Megatron's and
+      // MindSpeed's placement): each a layer, its projection and the head again.
+      for (uint32_t block : mtp_blocks_) {
+        const nds_layer_block& l = model_.main.blocks[block].c;
+        const double h = d(l.hidden_size), n = d(l.layers);
+        const Rank one = layer_work(c, l, block, false);
+        const double extra = gemm_seconds(2 * tokens * 2 * h * h / tp) + gemm_seconds(logits);
+        r.forward += n * (one.forward + extra);
+        r.backward += n * (one.backward + 2 * extra);
+        r.tp += n * one.tp;
+        r.cp += n * one.cp;
+        r.ep += n * one.ep;
+        r.dense_params += n * (one.dense_params + 2 * h * h / tp);
+        r.expert_params += n * one.expert_params;
+      }
     }
     if (count > 0 && first == 0)
       r.dense_params += vocab * d(layer_block_.front()->hidden_size) / tp;
@@ -420,7 +445,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
                                                                : model_.main.padded_vocab_size);
   const double h = d(layer_block_.front()->hidden_size);
   e.model_flops_per_step =
-      tokens * (6 * active + 6 * h * vocab + 12 * d(model_.training.seq_len) * attention_width);
+      tokens * (6 * active + 6 * h * vocab * (1 + mtp_heads_) + 12 * d(model_.training.seq_len) * attention_width);
   // HFU adds what recomputation runs again: full recompute a forward of the
   // recomputed layers, selective the attention core's forward (4·s·h_attn).
   double recomputed_share = 0, layers_total = static_cast<double>(layer_block_.size());

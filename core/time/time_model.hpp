@@ -67,7 +67,9 @@ class TimeModel {
   std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
   double peak_flops_per_s_ = 0;
-  double active_params_ = 0, attention_width_ = 0;  // summed over the decoder layers
+  double active_params_ = 0, attention_width_ = 0;  // summed over the decoder and MTP layers
+  std::vector<uint32_t> mtp_blocks_;                 // model.main.blocks indices of MTP blocks
+  double mtp_heads_ = 0;                             // MTP layers: each passes the output head again
   const Curve* efficiency_ = nullptr;
   double act_bytes_ = 2;  // bytes of the compute dtype
 };
