@@ -209,6 +209,19 @@ TEST_CASE("MTP modules are priced: a layer, its projection and the output head a
   CHECK(b.parts.backward > a.parts.backward * 1.1);
 }
 
+TEST_CASE("ZeRO-3 gathers the parameters before every micro-batch's forward and backward") {
+  // ZeRO-1 gathers once a step after the optimizer; ZeRO-3 keeps a shard and
+  // gathers 2·mbn times (Rajbhandari et al. 2020 §5.3), one gather costing G:
+  // dp(zero 3, mbn 4) - dp(zero 1, mbn 4) = (8 - 1)·G and
+  // dp(zero 3, mbn 8) - dp(zero 3, mbn 4) = (16 - 8)·G.
+  const Model m = gpt();
+  const double z1 = estimate(m, "dp=8,tp=2,mbs=2,zero=1").parts.dp;
+  const double z3_4 = estimate(m, "dp=8,tp=2,mbs=2,zero=3").parts.dp;
+  const double z3_8 = estimate(m, "dp=8,tp=2,mbs=1,zero=3").parts.dp;
+  REQUIRE(z3_4 > z1);
+  CHECK((z3_8 - z3_4) / (z3_4 - z1) == Approx(8.0 / 7.0));
+}
+
 TEST_CASE("Model FLOPs follow DESIGN 8.7 and HFU adds the recomputed forward") {
   const Model m = gpt();
   // Per token: 6 x non-embedding parameters (16 layers of 12h^2 + 13h:

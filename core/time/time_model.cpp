@@ -357,11 +357,12 @@ TimeModel::Rank TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
 
 std::pair<double, double> TimeModel::data_parallel_and_optimizer(const nds_strategy& s,
                                                                  const Rank& r) const {
-  // Data parallelism, once per step: gradients reduced over the dp·cp
+  // Data parallelism: gradients reduced once per step over the dp·cp
   // replicas of each dense parameter (reduce-scatter with ZeRO, all-reduce
   // without) and over the expert-data-parallel group for experts; ZeRO-1/2
-  // then all-gather the updated parameters, ZeRO-3 gathers them per layer and
-  // use (forward, backward) and reduce-scatters the gradients.
+  // then all-gather the updated parameters once; ZeRO-3 keeps only its shard,
+  // so it gathers every parameter before each micro-batch's forward and again
+  // before its backward: 2·mbn gathers a step.
   const double grad_bytes = sdk::dtype_bytes(model_.training.grads_dtype);
   const double param_bytes = sdk::dtype_bytes(model_.training.params_dtype);
   const uint64_t replicas = static_cast<uint64_t>(s.dp) * s.cp;
@@ -370,21 +371,24 @@ std::pair<double, double> TimeModel::data_parallel_and_optimizer(const nds_strat
   const uint64_t dense_stride = static_cast<uint64_t>(s.tp);
   const uint64_t expert_stride = static_cast<uint64_t>(s.ep) * s.etp;
   const Collective reduce = s.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-  double rank_dp =
+  double reduction =
       collective_seconds(device_, reduce, replicas, dense_stride, r.dense_params * grad_bytes) +
       collective_seconds(device_, reduce, expert_replicas, expert_stride,
                          r.expert_params * grad_bytes);
-  if (s.zero >= 1) {
-    const double gathers = s.zero >= 3 ? 2 : 1;  // ZeRO-3: before forward and backward
-    rank_dp += gathers * (collective_seconds(device_, Collective::all_gather, replicas,
-                                             dense_stride, r.dense_params * param_bytes) +
-                          collective_seconds(device_, Collective::all_gather, expert_replicas,
-                                             expert_stride, r.expert_params * param_bytes));
-  }
   // Megatron-LM overlaps the gradient reduction with the last micro-batch's
-  // backward when the config says so (--overlap-grad-reduce).
+  // backward when the config says so (--overlap-grad-reduce); the gathers
+  // after the optimizer step have nothing to hide behind.
   if ((model_.training.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0)
-    rank_dp = std::max(0.0, rank_dp - r.backward);
+    reduction = std::max(0.0, reduction - r.backward);
+  double gathers = 0;
+  if (s.zero >= 1) {
+    const double count = s.zero >= 3 ? 2.0 * s.mbn : 1.0;
+    gathers = count * (collective_seconds(device_, Collective::all_gather, replicas, dense_stride,
+                                          r.dense_params * param_bytes) +
+                       collective_seconds(device_, Collective::all_gather, expert_replicas,
+                                          expert_stride, r.expert_params * param_bytes));
+  }
+  const double rank_dp = reduction + gathers;
   const double shard = s.zero >= 1 ? s.op : 1;
   const double params =
       r.dense_params / shard + r.expert_params / std::max(1.0, shard * s.tp / (s.ep * s.etp));
