@@ -270,7 +270,7 @@ TEST_CASE("explain shows every check, and with -l the strategy's rank and why th
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const json e = json::parse(r.out);
-  REQUIRE(e["checks"].size() == 12);  // DESIGN §8.2's checks, in order
+  REQUIRE(e["checks"].size() == 14);  // DESIGN §8.2's checks and the trainer's zero and etp, in order
   CHECK(e["checks"][0]["id"] == "degrees");
   for (const json& c : e["checks"]) CHECK(c["passed"] == true);
   // Its rank is its place in the search's ranking with the same flags.
@@ -309,4 +309,38 @@ TEST_CASE("explain of a refused strategy names the failing check and exits 2") {
   for (const json& c : e["checks"]) CHECK(c["passed"] == (c["id"] != "schedule"));
   CHECK(e["refusal"]["id"] == "schedule");
   CHECK_THAT(r.err, Catch::Contains("E-STRATEGY-REFUSED"));
+}
+
+TEST_CASE("search refuses ZeRO-3 where the trainer cannot shard parameters") {
+  // small_gpt.sh is a Megatron-LM launch without FSDP: capabilities.zero3 is 0.
+  // -l ZERO alone: zero 0, 1, 2, 3 on the config's stated strategy (16 devices);
+  // the one zero=3 candidate is refused by the "zero" check.
+  Search s = search(std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/small_gpt.sh", "-A nvidia-h100-sxm -l ZERO");
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.j["devices"] == 16);  // -d defaults to the stated dp·tp·pp·cp
+  CHECK(s.j["counts"]["tested"] == 4);
+  CHECK(s.j["counts"]["refused"] == json({{"zero", 1}}));
+  for (const json& r : s.j["ranking"]) CHECK(r["strategy"]["zero"] != 3);
+}
+
+TEST_CASE("search rejects values it cannot use, without crashing") {
+  const std::string tiny = hf("tiny-4-layers");
+  for (const char* args : {"--only mbs=0", "--only dp=2", "--only mbn=4", "--only tp=", "-d 4294967296"}) {
+    Search s = search(tiny, std::string("-A nvidia-h100-sxm -b 8 ") + (std::string(args).rfind("-d", 0) == 0 ? "" : "-d 8 ") + args);
+    INFO(args);
+    CHECK(s.exit_code == 2);
+    CHECK_THAT(s.err, Catch::Contains("E-USAGE"));
+  }
+  // Mixtral's 8 experts: ep must divide them; --only ep=3 leaves nothing to test.
+  Search empty = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 16 --seq-len 4096 --only ep=3");
+  CHECK(empty.exit_code == 2);
+  CHECK_THAT(empty.err, Catch::Contains("E-SEARCH-EMPTY"));
+}
+
+TEST_CASE("The batch check before pricing respects a fixed micro-batch size") {
+  // 8 devices leave dp 8, 4, 2 or 1 (tp <= 2 KV heads, pp <= 4 layers); with mbs
+  // fixed to 3, dp·3 would have to divide 16, and 3 does not.
+  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 16 --seq-len 1024 -l \"TP PP\" --only mbs=3");
+  CHECK(s.exit_code == 2);
+  CHECK_THAT(s.err, Catch::Contains("E-SEARCH-BATCH") && Catch::Contains("(3)"));
 }

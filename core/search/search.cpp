@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -137,19 +138,29 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
 
 // Reference §3.2 batch_reachable: some (tp, pp, cp) leaves a dp that divides
 // the global batch with some micro-batch size, before anything is priced.
-void require_reachable_batch(const SearchSpace& space, const std::vector<OuterTriple>& triples) {
+void require_reachable_batch(const SearchSpace& space, const Model& model, const std::vector<OuterTriple>& triples) {
+  // The micro-batch sizes the space allows: any (1 divides) when searched,
+  // else --only's or the config's.
+  std::vector<int64_t> mbss{1};
+  if (space.only.count("mbs") != 0) mbss = space.only.at("mbs");
+  else if (space.searched.count("mbs") == 0 && model.stated.mbs != NDS_UNKNOWN) mbss = {model.stated.mbs};
   std::vector<int64_t> dps;
   for (const OuterTriple& t : triples) {
     const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
-    if (space.global_batch % dp == 0) return;
+    for (int64_t mbs : mbss)
+      if (space.global_batch % (dp * mbs) == 0) return;
     if (std::find(dps.begin(), dps.end(), dp) == dps.end()) dps.push_back(dp);
   }
   std::sort(dps.begin(), dps.end());
+  const size_t shown = std::min<size_t>(dps.size(), 12);
   throw UserError("E-SEARCH-BATCH",
-                  fmt::format("no strategy can make the global batch {}: dp·mbs·mbn must equal it, and the data-"
-                              "parallel degrees {} devices leave here are {}, none of which divides {}; choose a "
-                              "global batch (-b) that is a multiple of one of them, or other devices (-d)",
-                              space.global_batch, space.devices, fmt::join(dps, ", "), space.global_batch));
+                  fmt::format("no strategy can make the global batch {}: dp·mbs·mbn must equal it, and no data-"
+                              "parallel degree {} devices leave here ({}{}) times a micro-batch size allowed ({}) "
+                              "divides it; choose a global batch (-b) that is a multiple of one, other devices (-d), "
+                              "or other micro-batch sizes",
+                              space.global_batch, space.devices,
+                              fmt::join(dps.begin(), dps.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                              shown < dps.size() ? ", ..." : "", fmt::join(mbss, ", ")));
 }
 
 // What would make a dropped candidate fit, each change alone, re-checked and
@@ -198,15 +209,13 @@ std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOp
 }  // namespace
 
 bool ranks_before(const PricedCandidate& a, const PricedCandidate& b) {
-  return a.time.step_s != b.time.step_s ? a.time.step_s < b.time.step_s : a.index < b.index;
+  if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
+  return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.index < b.index;
 }
 
 std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidates) {
   // By time, then memory: among equally fast ones the smallest comes first.
-  std::sort(candidates.begin(), candidates.end(), [](const PricedCandidate& a, const PricedCandidate& b) {
-    if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
-    return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.index < b.index;
-  });
+  std::sort(candidates.begin(), candidates.end(), ranks_before);
   std::vector<PricedCandidate> front;
   // Fastest first: one belongs when it needs less memory than every faster one.
   for (const PricedCandidate& c : candidates)
@@ -219,13 +228,17 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   const auto start = std::chrono::steady_clock::now();
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
     throw UserError("E-USAGE", "the search needs the global batch: the config states none; give -b");
+  // Degrees and micro-batch counts are int32 in the ABI's nds_strategy.
+  if (options.space.devices > INT32_MAX || options.space.global_batch > INT32_MAX)
+    throw UserError("E-USAGE", fmt::format("-d {} / -b {}: at most {} devices and sequences per step",
+                                           options.space.devices, options.space.global_batch, INT32_MAX));
   const std::vector<OuterTriple> triples = outer_triples(options.space, model);
   if (triples.empty())
     throw UserError("E-SEARCH-EMPTY",
                     fmt::format("no (tp, pp, cp) divides {} devices within the bounds and --only given; "
                                 "widen --only or change -d",
                                 options.space.devices));
-  require_reachable_batch(options.space, triples);
+  require_reachable_batch(options.space, model, triples);
 
   uint32_t max_pp = 1;
   bool any_cp = false;
@@ -277,6 +290,9 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     fronts.insert(fronts.end(), r.pareto.begin(), r.pareto.end());
     result.closest.insert(result.closest.end(), r.closest.begin(), r.closest.end());
   }
+  if (result.counts.tested == 0)
+    throw UserError("E-SEARCH-EMPTY", "the space holds no candidate: --only or the config's fixed values leave no "
+                                      "value of some dimension within its bounds (docs/cli.md); widen --only or -l");
   keep_first(result.ranking, options.keep, ranks_before);
   result.pareto = pareto_front(std::move(fronts));
   keep_first(result.closest, options.closest_misses, closer_miss);

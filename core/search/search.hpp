@@ -51,7 +51,7 @@ struct SearchCounts {
 
 struct SearchResult {
   SearchCounts counts;
-  std::vector<PricedCandidate> ranking;   // fastest first, ties by enumeration order
+  std::vector<PricedCandidate> ranking;   // fastest first; equal times: smaller peak, then enumeration order
   std::vector<PricedCandidate> pareto;    // pareto_front of every fitting candidate
   std::vector<PricedCandidate> closest;   // dropped, smallest peak first
   // For the first five of `closest`: each single change that makes it fit
@@ -69,7 +69,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
 // better in one; of exact twins the first enumerated stays), fastest first.
 std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidates);
 
-// Orders by step time, then enumeration index.
+// Orders by step time, then peak memory, then enumeration index.
 bool ranks_before(const PricedCandidate& a, const PricedCandidate& b);
 
 }  // namespace ndsearch

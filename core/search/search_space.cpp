@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <sstream>
 
 #include "core/support/user_error.hpp"
@@ -93,6 +94,12 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
         throw UserError("E-USAGE", fmt::format("--only {}: write KEY=V1,V2 (e.g. tp=2,4,8)", assignment));
       const std::string key = lower(assignment.substr(0, eq));
       if (kKnown.count(key) == 0) throw UserError("E-USAGE", fmt::format("--only {}: unknown key \"{}\"", assignment, key));
+      if (key == "dp" || key == "mbn")
+        throw UserError("E-USAGE", fmt::format("--only {}: {} follows from the others (dp = devices / (tp·pp·cp), "
+                                               "mbn = global batch / (dp·mbs)); restrict tp, pp, cp or mbs instead",
+                                               assignment, key));
+      if (eq + 1 == assignment.size())
+        throw UserError("E-USAGE", fmt::format("--only {}: no values; write {}=V1,V2", assignment, key));
       std::istringstream values_in(assignment.substr(eq + 1));
       std::string v;
       while (std::getline(values_in, v, ',')) {
@@ -108,8 +115,13 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
         }
         char* end = nullptr;
         const long long number = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || number < 0)
+        if (v.empty() || *end != '\0')
           throw UserError("E-USAGE", fmt::format("--only {}: \"{}\" is not a whole number", assignment, v));
+        // sp and zero start at 0; the degrees at 1; all fit the ABI's int32.
+        const long long least = key == "sp" || key == "zero" ? 0 : 1;
+        if (number < least || number > INT32_MAX)
+          throw UserError("E-USAGE", fmt::format("--only {}: {} is out of range; {} takes {} to {}", assignment, v, key,
+                                                 least, key == "sp" ? 1 : key == "zero" ? 3 : INT32_MAX));
         only[key].push_back(number);
       }
     }
@@ -152,6 +164,47 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   int64_t experts = 0;
   for (const ModelBlock& b : model.main.blocks) experts = std::max<int64_t>(experts, b.c.experts);
   const int64_t layers = model.decoder_layers();
+  const int64_t shardable = dp * t.cp;
+  // Every list once per triple: nothing below allocates per candidate.
+  // MBS: divisors of B / dp that leave at least pp micro-batches (reference
+  // §3.4: MB >= PP); when B does not split over dp, one candidate that the
+  // global-batch check refuses and counts.
+  std::vector<int64_t> mbss;
+  if (batch % dp == 0)
+    for (int64_t m : divisors(batch / dp))
+      if (batch / dp / m >= t.pp) mbss.push_back(m);
+  if (mbss.empty()) mbss.push_back(1);
+  mbss = values(space, "mbs", mbss, stated_or(st.mbs, 1));
+  // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4); a dense model: 1.
+  std::vector<int64_t> eps{1};
+  if (experts > 0) {
+    eps.clear();
+    for (int64_t e : divisors(dp * t.cp * t.tp))
+      if (e <= experts) eps.push_back(e);
+  }
+  eps = values(space, "ep", eps, stated_or(st.ep, 1));
+  // ETP: 1 or tp for MoE; the same as tp for a dense model (it has no experts to split).
+  const std::vector<int64_t> etps = values(
+      space, "etp", experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp},
+      stated_or(st.etp, t.tp));
+  // VPP: 1..min(4, pp, layers / pp) (reference §3.4).
+  std::vector<int64_t> vpps{1};
+  for (int64_t v = 2; t.pp > 1 && v <= std::min<int64_t>({4, t.pp, layers / t.pp}); ++v) vpps.push_back(v);
+  vpps = values(space, "vpp", vpps, stated_or(st.vpp, 1));
+  const std::vector<int64_t> sps =
+      values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}, stated_or(st.sp, t.tp > 1 ? 1 : 0));
+  const std::vector<int64_t> zeros = values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1));
+  // OP not searched: the config's group when it states a partial one that
+  // divides dp·cp, else all of dp·cp (a stated full group follows dp·cp, as mbn does).
+  int64_t fixed_op = shardable;
+  if (st.op != U && st.dp != U && st.op != static_cast<int64_t>(st.dp) * stated_or(st.cp, 1) && shardable % st.op == 0)
+    fixed_op = st.op;
+  const std::vector<int64_t> ops = values(space, "op", divisors(shardable), fixed_op);
+  const std::vector<int64_t> no_sharding{space.searched.count("op") != 0 ? 1 : fixed_op};
+  const std::vector<int64_t> modes =
+      values(space, "recompute", {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
+             stated_or(st.recompute, NDS_RECOMPUTE_NONE));
+
   uint64_t visited = 0;
   nds_strategy s{};
   s.struct_size = sizeof(nds_strategy);
@@ -159,43 +212,29 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   s.tp = t.tp;
   s.pp = t.pp;
   s.cp = t.cp;
-  // MBS: the divisors of B / dp (the global batch must split over dp); when it
-  // does not, one candidate that the global-batch check refuses and counts.
-  std::vector<int64_t> mbss = batch % dp == 0 ? divisors(batch / dp) : std::vector<int64_t>{1};
-  for (int64_t mbs : values(space, "mbs", mbss, stated_or(st.mbs, 1))) {
+  for (int64_t mbs : mbss) {
     s.mbs = static_cast<int32_t>(mbs);
     // MBN is the search's own, B / (dp·mbs), searched or not (reference §3.3:
     // MB is always appended); a config's stated mbn belongs to its stated dp.
     s.mbn = static_cast<int32_t>(batch % (dp * mbs) == 0 ? batch / (dp * mbs) : std::max<int64_t>(1, batch / (dp * mbs)));
-    // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4); a dense model: 1.
-    std::vector<int64_t> eps;
-    if (experts > 0)
-      for (int64_t e : divisors(dp * t.cp * t.tp))
-        if (e <= experts) eps.push_back(e);
-    for (int64_t ep : values(space, "ep", experts > 0 ? eps : std::vector<int64_t>{1}, stated_or(st.ep, 1))) {
+    for (int64_t ep : eps) {
       s.ep = static_cast<int32_t>(ep);
-      // ETP: 1 or tp for MoE; the same as tp for a dense model (it has no experts to split).
-      std::vector<int64_t> etps = experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp};
-      for (int64_t etp : values(space, "etp", etps, stated_or(st.etp, t.tp))) {
+      for (int64_t etp : etps) {
         s.etp = static_cast<int32_t>(etp);
-        std::vector<int64_t> vpps{1};
-        for (int64_t v = 2; t.pp > 1 && v <= std::min<int64_t>(4, layers / t.pp); ++v) vpps.push_back(v);
-        for (int64_t vpp : values(space, "vpp", vpps, stated_or(st.vpp, 1))) {
+        for (int64_t vpp : vpps) {
           s.vpp = static_cast<int32_t>(vpp);
           s.schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
           if (space.searched.count("vpp") == 0 && st.schedule != U &&
               (st.schedule == NDS_SCHEDULE_ZB_V ? vpp == 2 : (vpp > 1) == (st.schedule == NDS_SCHEDULE_INTERLEAVED)))
             s.schedule = st.schedule;
-          for (int64_t sp : values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
-                                   stated_or(st.sp, t.tp > 1 ? 1 : 0))) {
+          for (int64_t sp : sps) {
             s.sp = static_cast<int32_t>(sp);
-            for (int64_t zero : values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1))) {
+            for (int64_t zero : zeros) {
               s.zero = static_cast<int32_t>(zero);
-              for (int64_t op : values(space, "op", divisors(dp * t.cp), stated_or(st.op, dp * t.cp))) {
+              // Without ZeRO there is no optimizer shard: one op, not one per divisor.
+              for (int64_t op : zero == 0 ? no_sharding : ops) {
                 s.op = static_cast<int32_t>(op);
-                for (int64_t mode : values(space, "recompute",
-                                           {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
-                                           stated_or(st.recompute, NDS_RECOMPUTE_NONE))) {
+                for (int64_t mode : modes) {
                   s.recompute = static_cast<nds_recompute_mode>(mode);
                   visit(s);
                   ++visited;

@@ -139,8 +139,22 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   const int64_t shardable = static_cast<int64_t>(s.dp) * s.cp;
-  check("op", shardable % s.op == 0, [&] {
-    return fmt::format("op = {} (the optimizer sharding group) must divide dp·cp = {}", s.op, shardable);
+  if (!check("op", shardable % s.op == 0, [&] {
+        return fmt::format("op = {} (the optimizer sharding group) must divide dp·cp = {}", s.op, shardable);
+      }))
+    return;
+
+  const bool zero3 = (m.training.capabilities & NDS_CAN_ZERO3) != 0;
+  if (!check("zero", s.zero < 3 || zero3, [&] {
+        if (s.zero < 3 || zero3) return fmt::format("zero = {} is within what {} shards", s.zero, m.framework);
+        return fmt::format("{} cannot shard parameters (zero = 3); use zero 0-2", m.framework);
+      }))
+    return;
+
+  const bool expert_tp = (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0;
+  check("etp", experts == 0 || s.etp == 1 || expert_tp, [&] {
+    if (experts == 0 || s.etp == 1 || expert_tp) return std::string("the experts' tensor split is supported");
+    return fmt::format("{} cannot split experts over tensor ranks (etp = {}); set etp=1", m.framework, s.etp);
   });
 }
 

@@ -236,9 +236,17 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
-    std::cout << fmt::format("  bounds: tp <= the KV heads, pp <= {} (the machine's pipeline bound, the layers "
-                             "and the batch), ep <= the routed experts (reference §3.4)\n",
-                             options.space.pipeline_bound);
+    int64_t kv_heads = 0, experts = 0;
+    for (const ModelBlock& b : model.main.blocks) {
+      if (b.c.kind != NDS_BLOCK_DECODER) continue;
+      kv_heads = kv_heads == 0 ? b.c.kv_heads : std::min(kv_heads, b.c.kv_heads);
+      experts = std::max(experts, b.c.experts);
+    }
+    std::cout << fmt::format("  bounds (reference §3.4): tp <= {} KV heads; pp <= min({} the machine allows, {} "
+                             "layers, batch {}); {}vpp <= min(4, pp, layers / pp); mbn >= pp\n",
+                             kv_heads, options.space.pipeline_bound, model.decoder_layers(),
+                             options.space.global_batch,
+                             experts > 0 ? fmt::format("ep <= {} routed experts; ", experts) : std::string());
     if (!r.ranking.empty()) print_ranking(r.ranking, shown_keys(options.space));
     if (args.pareto && !r.pareto.empty()) {
       std::cout << "  Pareto set (no other strategy is both faster and smaller):\n";
