@@ -18,7 +18,7 @@ extern "C" {
  * is added or an interface is added. Any minor loads in both directions: every
  * struct that crosses starts with `struct_size`, and a reader only reads the
  * fields that fit inside it (NDS_HAS_FIELD). abi/CHANGELOG.md has one line per
- * minor. Version 1.0 is provisional until `ndsearch search` is complete. */
+ * minor. Version 1.0 is final (abi/CHANGELOG.md): from here on, append-only. */
 #define NDS_ABI_MAJOR 1
 #define NDS_ABI_MINOR 0
 #define NDS_ABI_VERSION_STRING "1.0"
