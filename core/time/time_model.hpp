@@ -8,6 +8,7 @@
 
 #include <ndsearch/nds_candidate.h>
 
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,19 @@ struct TimeParts {
     return forward + backward + recompute + optimizer + tp + cp + ep + dp + pp + bubble;
   }
 };
+
+// The parts with their names, in the order every output lists them.
+inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 10> kTimeParts{{
+    {"forward", &TimeParts::forward},
+    {"backward", &TimeParts::backward},
+    {"recompute", &TimeParts::recompute},
+    {"optimizer", &TimeParts::optimizer},
+    {"tp", &TimeParts::tp},
+    {"cp", &TimeParts::cp},
+    {"ep", &TimeParts::ep},
+    {"dp", &TimeParts::dp},
+    {"pp", &TimeParts::pp},
+    {"bubble", &TimeParts::bubble}}};
 
 struct TimeEstimate {
   TimeParts parts;

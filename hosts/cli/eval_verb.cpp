@@ -18,6 +18,7 @@
 #include "core/time/time_model.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/strategy_json.hpp"
+#include "hosts/cli/time_json.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -179,19 +180,7 @@ json eval_json(const PluginRegistry& registry, Model& model, const Machine& mach
       const TimeEstimate e = time.estimate(
           candidate,
           args.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : args.devices);
-      const TimeParts& p = e.parts;
-      j["time"] = {{"step_s", e.step_s},
-                   {"parts",
-                    {{"forward", p.forward},
-                     {"backward", p.backward},
-                     {"recompute", p.recompute},
-                     {"optimizer", p.optimizer},
-                     {"tp", p.tp},
-                     {"cp", p.cp},
-                     {"ep", p.ep},
-                     {"dp", p.dp},
-                     {"pp", p.pp},
-                     {"bubble", p.bubble}}}};
+      j["time"] = {{"step_s", e.step_s}, {"parts", time_parts_json(e.parts)}};
       j["model_flops_per_step"] = e.model_flops_per_step;
       j["hardware_flops_per_step"] = e.hardware_flops_per_step;
       j["mfu"] = e.mfu;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "core/hardware/device_catalog.hpp"
@@ -30,21 +31,18 @@ struct ExplainArgs {
 
 // The time part where `other` saves the most over `self`: why it ranks higher.
 std::string main_reason(const TimeEstimate& self, const TimeEstimate& other) {
-  const TimeParts& a = self.parts;
-  const TimeParts& b = other.parts;
-  const std::pair<const char*, double> parts[] = {
-      {"forward", a.forward - b.forward}, {"backward", a.backward - b.backward},
-      {"recompute", a.recompute - b.recompute}, {"optimizer", a.optimizer - b.optimizer},
-      {"tp", a.tp - b.tp}, {"cp", a.cp - b.cp}, {"ep", a.ep - b.ep}, {"dp", a.dp - b.dp},
-      {"pp", a.pp - b.pp}, {"bubble", a.bubble - b.bubble}};
-  const double TimeParts::*members[] = {&TimeParts::forward, &TimeParts::backward, &TimeParts::recompute,
-                                         &TimeParts::optimizer, &TimeParts::tp, &TimeParts::cp,
-                                         &TimeParts::ep, &TimeParts::dp, &TimeParts::pp, &TimeParts::bubble};
   size_t best = 0;
-  for (size_t i = 1; i < std::size(parts); ++i)
-    if (parts[i].second > parts[best].second) best = i;
-  return fmt::format("{} {:.1f} % vs {:.1f} % of the step ({:.3f} s less)", parts[best].first,
-                     100 * a.*members[best] / self.step_s, 100 * b.*members[best] / other.step_s, parts[best].second);
+  double most = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < kTimeParts.size(); ++i) {
+    const double saving = self.parts.*kTimeParts[i].second - other.parts.*kTimeParts[i].second;
+    if (saving > most) {
+      most = saving;
+      best = i;
+    }
+  }
+  const auto& [name, member] = kTimeParts[best];
+  return fmt::format("{} {:.1f} % vs {:.1f} % of the step ({:.3f} s less)", name, 100 * self.parts.*member / self.step_s,
+                     100 * other.parts.*member / other.step_s, most);
 }
 
 bool same_strategy(const nds_strategy& a, const nds_strategy& b) {

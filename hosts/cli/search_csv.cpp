@@ -32,10 +32,10 @@ std::string terms_cells(const PricedCandidate& c) {
 }
 
 std::string time_cells(const TimeEstimate& e) {
-  const TimeParts& p = e.parts;
   // {} prints the shortest text that reads back to the same double.
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", e.step_s, p.forward, p.backward, p.recompute,
-                     p.optimizer, p.tp, p.cp, p.ep, p.dp, p.pp, p.bubble, e.mfu, e.hfu, e.tokens_per_s);
+  std::string cells = fmt::format("{}", e.step_s);
+  for (const auto& [name, member] : kTimeParts) cells += fmt::format(",{}", e.parts.*member);
+  return cells + fmt::format(",{},{},{}", e.mfu, e.hfu, e.tokens_per_s);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/strategy_json.hpp"
+#include "hosts/cli/time_json.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -55,21 +56,11 @@ void write_file(const std::filesystem::path& path, const std::function<void(std:
                                             path.string()));
 }
 
-// The time parts in the order the table prints them.
-std::vector<std::pair<const char*, double>> parts(const TimeParts& p) {
-  return {{"forward", p.forward}, {"backward", p.backward}, {"recompute", p.recompute},
-          {"optimizer", p.optimizer}, {"tp", p.tp}, {"cp", p.cp},
-          {"ep", p.ep}, {"dp", p.dp}, {"pp", p.pp},
-          {"bubble", p.bubble}};
-}
-
 json candidate_json(size_t rank, const PricedCandidate& c) {
-  json time_parts = json::object();
-  for (const auto& [name, seconds] : parts(c.time.parts)) time_parts[name] = seconds;
   return {{"rank", rank},
           {"strategy", strategy_json(c.strategy)},
           {"memory", {{"peak_bytes", static_cast<int64_t>(std::llround(c.peak_bytes))}}},
-          {"time", {{"step_s", c.time.step_s}, {"parts", time_parts}}},
+          {"time", {{"step_s", c.time.step_s}, {"parts", time_parts_json(c.time.parts)}}},
           {"mfu", c.time.mfu},
           {"hfu", c.time.hfu},
           {"tokens_per_s", c.time.tokens_per_s}};
@@ -93,10 +84,7 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
   std::string header = fmt::format("  {:>4}", "rank");
   for (const std::string& k : keys) header += fmt::format(" {:>4}", k);
   header += fmt::format(" {:>9} {:>8} {:>8} {:>5} {:>10}", "recompute", "peak GiB", "step s", "MFU%", "tokens/s");
-  for (const auto& [name, seconds] : parts(TimeParts{})) {
-    (void)seconds;
-    header += fmt::format(" {:>5}", std::string(name).substr(0, 5));
-  }
+  for (const auto& [name, member] : kTimeParts) header += fmt::format(" {:>5.5}", name);
   std::cout << header << "   (parts: % of step)\n";
   for (size_t i = 0; i < list.size(); ++i) {
     const PricedCandidate& c = list[i];
@@ -105,10 +93,7 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
     for (const std::string& k : keys) line += fmt::format(" {:>4}", s[k].dump());
     line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}", recompute_name(c.strategy.recompute),
                         c.peak_bytes / kGiB, c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
-    for (const auto& [name, seconds] : parts(c.time.parts)) {
-      (void)name;
-      line += fmt::format(" {:>5.1f}", 100 * seconds / c.time.step_s);
-    }
+    for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
     std::cout << line << "\n";
   }
 }
