@@ -6,7 +6,6 @@
 
 #include <iostream>
 #include <limits>
-#include <thread>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/search/search.hpp"
@@ -14,6 +13,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
+#include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/strategy_json.hpp"
 
 namespace ndsearch::cli {
@@ -23,9 +23,7 @@ using nlohmann::json;
 
 struct ExplainArgs {
   EvalArgs eval;
-  std::string dimensions;
-  std::vector<std::string> only;
-  unsigned threads = 0;
+  SpaceFlags space;
   size_t beaten_by = 3;
 };
 
@@ -52,16 +50,8 @@ bool same_strategy(const nds_strategy& a, const nds_strategy& b) {
 // Runs the search the flags describe and places `s` in it.
 json rank_in_search(const PluginRegistry& registry, Model& model, const Machine& machine, const ExplainArgs& args,
                     const nds_strategy& s) {
-  SearchOptions options;
-  options.space.devices = machine.devices;
-  options.space.global_batch = model.training.global_batch;
-  options.space.pipeline_bound = machine.pipeline_bound();
-  options.space.searched =
-      args.dimensions.empty() ? default_dimensions() : SearchSpace::parse_dimensions(args.dimensions);
-  options.space.only = SearchSpace::parse_only(args.only);
-  options.budget = memory_budget(*machine.device, model, args.eval.max_memory, args.eval.reserve_mem);
-  options.cp_algorithm = args.eval.cp_algo;
-  options.threads = args.threads != 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  SearchOptions options = search_options(model, machine, args.space, args.eval.max_memory,
+                                         args.eval.reserve_mem, args.eval.cp_algo);
   options.keep = 0;  // every fitting strategy: the rank is a position among them
   options.closest_misses = 5;
   const SearchResult r = run_search(registry, model, *machine.device, options);
@@ -105,7 +95,7 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   for (const CheckOutcome& c : run_checks(s, model, args.eval.devices, model.training.global_batch))
     checks.push_back({{"id", c.id}, {"passed", c.passed}, {"message", c.message}});
   j["checks"] = checks;
-  const bool search_flags = !args.dimensions.empty() || !args.only.empty();
+  const bool search_flags = !args.space.dimensions.empty() || !args.space.only.empty();
   if (search_flags && j["valid"].get<bool>()) {
     if (args.eval.devices == 0) throw UserError("E-USAGE", "explain with search flags needs -d N");
     j["search"] = rank_in_search(registry, model, machine, args, s);
@@ -152,9 +142,7 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("-M,--max-memory", args->eval.max_memory, "Device memory to use instead of the device's");
   verb->add_option("--reserve-mem", args->eval.reserve_mem, "Memory to keep free beside the runtime's reserve");
   verb->add_option("--cp-algo", args->eval.cp_algo, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
-  verb->add_option("-l,--dimensions", args->dimensions, "Search these dimensions and rank the strategy among them");
-  verb->add_option("--only", args->only, "Restrict a searched dimension, e.g. tp=2,4,8 (repeatable)");
-  verb->add_option("-j,--threads", args->threads, "Search threads (default: every core)")->check(CLI::Range(1, 4096));
+  add_space_flags(*verb, args->space);  // with -l or --only: rank the strategy in that search
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

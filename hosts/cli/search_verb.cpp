@@ -32,9 +32,7 @@ struct SearchArgs {
   ModelFlags model;
   std::string device;
   uint64_t devices = 0;
-  std::string dimensions;
-  std::vector<std::string> only;
-  unsigned threads = 0;
+  SpaceFlags space;
   size_t top = 10;
   std::optional<std::string> max_memory, reserve_mem;
   std::string cp_algo;
@@ -137,16 +135,8 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   }
   const Machine machine = make_machine(catalog, args.device, devices);
 
-  SearchOptions options;
-  options.space.devices = devices;
-  options.space.global_batch = model.training.global_batch;
-  options.space.pipeline_bound = machine.pipeline_bound();
-  options.space.searched =
-      args.dimensions.empty() ? default_dimensions() : SearchSpace::parse_dimensions(args.dimensions);
-  options.space.only = SearchSpace::parse_only(args.only);
-  options.budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
-  options.cp_algorithm = args.cp_algo;
-  options.threads = args.threads != 0 ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  SearchOptions options =
+      search_options(model, machine, args.space, args.max_memory, args.reserve_mem, args.cp_algo);
   // Files list every fitting (and, with -o, every dropped) candidate; the
   // screen shows the top -t and the five closest misses (all at -v 2).
   const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
@@ -262,6 +252,30 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
 
 }  // namespace
 
+void add_space_flags(CLI::App& verb, SpaceFlags& flags) {
+  verb.add_option("-l,--dimensions", flags.dimensions,
+                  "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS MBN "
+                  "RECOMPUTE; MP = TP, MB = MBN); the others keep the config's value");
+  verb.add_option("--only", flags.only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
+  verb.add_option("-j,--threads", flags.threads, "Pricing threads (default: every core)")->check(CLI::Range(1, 4096));
+}
+
+SearchOptions search_options(const Model& model, const Machine& machine, const SpaceFlags& space,
+                             const std::optional<std::string>& max_memory,
+                             const std::optional<std::string>& reserve_mem, const std::string& cp_algo) {
+  SearchOptions options;
+  options.space.devices = machine.devices;
+  options.space.global_batch = model.training.global_batch;
+  options.space.pipeline_bound = machine.pipeline_bound();
+  options.space.searched =
+      space.dimensions.empty() ? default_dimensions() : SearchSpace::parse_dimensions(space.dimensions);
+  options.space.only = SearchSpace::parse_only(space.only);
+  options.budget = memory_budget(*machine.device, model, max_memory, reserve_mem);
+  options.cp_algorithm = cp_algo;
+  options.threads = space.threads != 0 ? space.threads : std::max(1u, std::thread::hardware_concurrency());
+  return options;
+}
+
 void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
   auto args = std::make_shared<SearchArgs>();
   CLI::App* verb = app.add_subcommand("search", "Enumerate, check, price and rank every strategy");
@@ -270,12 +284,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
       ->required();
   verb->add_option("-d,--devices", args->devices, "How many devices (default: what the config's strategy states)")
       ->check(CLI::PositiveNumber);
-  verb->add_option("-l,--dimensions", args->dimensions,
-                   "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS MBN "
-                   "RECOMPUTE; MP = TP, MB = MBN); the others keep the config's value");
-  verb->add_option("--only", args->only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
-  verb->add_option("-j,--threads", args->threads, "Pricing threads (default: every core)")
-      ->check(CLI::Range(1, 4096));
+  add_space_flags(*verb, args->space);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   verb->add_option("-M,--max-memory", args->max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
