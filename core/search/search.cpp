@@ -82,13 +82,11 @@ Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devi
   place_layers_into(s, model, false, w.placement);
   const nds_candidate candidate = w.placement.candidate();
   if (!w.memory->evaluate(candidate, w.ranks).empty()) return {"memory-pass", 0};
-  double cp_working_set = 0;  // one layer's attention buffers at a time (docs/cp.md)
+  double cp_working_set = 0;
   if (s.cp > 1) {
-    for (uint32_t b = 0; b < model.main.blocks.size(); ++b) {
-      const CpCost cost = w.cp->evaluate(candidate, b);
-      if (!cost.refusal.empty()) return {"cp-algorithm", 0};
-      cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
-    }
+    const CpBuffers buffers = w.cp->buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
+    if (!buffers.refusal.empty()) return {"cp-algorithm", 0};
+    cp_working_set = buffers.bytes;
   }
   Peak peak;
   for (const RankMemory& r : w.ranks) {
@@ -249,9 +247,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   const unsigned threads = std::clamp<unsigned>(options.threads, 1, static_cast<unsigned>(triples.size()));
   // Built here, one after another: compiling reads (and caches views of) the model.
   std::vector<Worker> workers(threads);
-  const std::string cp_algorithm = !options.cp_algorithm.empty()  ? options.cp_algorithm
-                                   : !model.cp_algorithm.empty() ? model.cp_algorithm
-                                                                 : "ring";
+  const std::string cp_algorithm = CpModel::choose_algorithm(options.cp_algorithm, model);
   for (Worker& w : workers) {
     w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
     if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/time/cp_model.hpp"
 
+#include <algorithm>
+
 #include <ndsearch/sdk/hardware.hpp>  // DeviceTable
 
 #include <fmt/format.h>
@@ -33,6 +35,24 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
 
 CpModel::~CpModel() {
   if (compiled_ != nullptr && table_->release != nullptr) table_->release(compiled_);
+}
+
+std::string CpModel::choose_algorithm(const std::string& requested, const Model& model) {
+  if (!requested.empty()) return requested;
+  return !model.cp_algorithm.empty() ? model.cp_algorithm : "ring";
+}
+
+CpBuffers CpModel::buffers(const nds_candidate& candidate, uint32_t block_count) const {
+  CpBuffers out;
+  for (uint32_t b = 0; b < block_count; ++b) {
+    CpCost cost = evaluate(candidate, b);
+    out.bytes = std::max(out.bytes, cost.extra_activation_bytes);
+    if (!cost.refusal.empty()) {
+      out.refusal = std::move(cost.refusal);
+      break;
+    }
+  }
+  return out;
 }
 
 CpCost CpModel::evaluate(const nds_candidate& candidate, uint32_t block_index) const {

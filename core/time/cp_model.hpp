@@ -22,11 +22,20 @@ struct CpCost {
   double extra_activation_bytes = 0;
 };
 
+// What a candidate's CP attention holds beside the activations: the largest
+// block's buffers (one layer's at a time, docs/cp.md), or the first refusal.
+struct CpBuffers {
+  std::string refusal;  // empty when every block is accepted
+  double bytes = 0;
+};
+
 class CpModel {
  public:
-  // `algorithm`: --cp-algo, else the config's stated one, else "ring". Throws
-  // UserError E-CP-ALGO (no loaded plugin offers it, listing those that are)
-  // or E-CP-COMPILE.
+  // --cp-algo (`requested`), else the config's stated algorithm, else "ring".
+  static std::string choose_algorithm(const std::string& requested, const Model& model);
+
+  // `algorithm`: as choose_algorithm picks it. Throws UserError E-CP-ALGO (no
+  // loaded plugin offers it, listing those that are) or E-CP-COMPILE.
   CpModel(const PluginRegistry& registry, Model& model, const Device& device, std::string algorithm);
   CpModel(const CpModel&) = delete;
   CpModel& operator=(const CpModel&) = delete;
@@ -34,6 +43,8 @@ class CpModel {
 
   const std::string& algorithm() const { return algorithm_; }
   CpCost evaluate(const nds_candidate& candidate, uint32_t block_index) const;
+  // Every block of the model's `block_count` asked in turn; stops at a refusal.
+  CpBuffers buffers(const nds_candidate& candidate, uint32_t block_count) const;
 
  private:
   std::string algorithm_;

@@ -147,20 +147,15 @@ json eval_json(const PluginRegistry& registry, Model& model, const Machine& mach
                       fmt::format("a memory pass refused {}: {}", strategy_text(s), refused));
     // Time: the CP model only matters (and is only loaded) with cp > 1.
     std::unique_ptr<CpModel> cp;
-    double cp_working_set = 0;  // one layer's attention buffers at a time (docs/cp.md)
+    double cp_working_set = 0;
     if (s.cp > 1) {
-      const std::string algorithm = !args.cp_algo.empty()         ? args.cp_algo
-                                    : !model.cp_algorithm.empty() ? model.cp_algorithm
-                                                                  : "ring";
+      const std::string algorithm = CpModel::choose_algorithm(args.cp_algo, model);
       cp = std::make_unique<CpModel>(registry, model, *machine.device, algorithm);
-      for (size_t b = 0; b < model.main.blocks.size(); ++b) {
-        const CpCost cost = cp->evaluate(candidate, static_cast<uint32_t>(b));
-        cp_working_set = std::max(cp_working_set, cost.extra_activation_bytes);
-        if (!cost.refusal.empty()) {
-          j["valid"] = false;
-          j["refusal"] = {{"id", "cp-" + algorithm}, {"reason", cost.refusal}};
-          break;
-        }
+      const CpBuffers buffers = cp->buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
+      cp_working_set = buffers.bytes;
+      if (!buffers.refusal.empty()) {
+        j["valid"] = false;
+        j["refusal"] = {{"id", "cp-" + algorithm}, {"reason", buffers.refusal}};
       }
     }
     // The CP algorithm's buffers: one layer's at a time, on every rank.
