@@ -2,6 +2,7 @@
 #include "core/search/search.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/units.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -199,7 +200,7 @@ std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOp
   for (const Variant& v : variants) {
     const Peak peak = peak_of(w, model, v.s, v.devices, o.space.global_batch);
     if (peak.refusal == nullptr && peak.bytes <= o.budget.budget_bytes)
-      fixes.push_back(fmt::format("{}: {:.2f} GiB", v.what, peak.bytes / (1024.0 * 1024.0 * 1024.0)));
+      fixes.push_back(fmt::format("{}: {:.2f} GiB", v.what, peak.bytes / sdk::kBytesPerGiB));
   }
   return fixes;
 }

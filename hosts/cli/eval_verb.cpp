@@ -2,6 +2,7 @@
 #include "hosts/cli/eval_verb.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/units.hpp>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
@@ -25,7 +26,7 @@ namespace {
 
 using nlohmann::json;
 constexpr int kSchemaVersion = 1;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 
 
 // Bytes as whole numbers at the edge (the passes sum fractions of bytes).

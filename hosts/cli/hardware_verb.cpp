@@ -2,6 +2,7 @@
 #include "hosts/cli/hardware_verb.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/units.hpp>
 
 #include <iostream>
 
@@ -13,7 +14,7 @@ namespace ndsearch::cli {
 namespace {
 
 constexpr int kSchemaVersion = 1;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 
 std::string group_text(uint32_t devices) { return devices == 0 ? "all" : std::to_string(devices); }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/hardware/toml_device/device_file.hpp"
 
+#include <ndsearch/sdk/units.hpp>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -16,7 +17,7 @@
 namespace ndsearch::plugins::toml_device {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 
 // Reads one file, remembering its name for every message.
 class Reader {

@@ -15,6 +15,10 @@
 
 namespace ndsearch::sdk {
 
+// Bytes in a GiB (and in a "GB" as DESIGN §8.5 reads it): what every size
+// printed in GiB is divided by.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 // nullopt when `text` is not a number followed by one of those units (spaces
 // and case are ignored: "58 gb" is 58 GiB).
 inline std::optional<int64_t> memory_size_bytes(std::string_view text) {
@@ -29,8 +33,8 @@ inline std::optional<int64_t> memory_size_bytes(std::string_view text) {
   double scale = 0;
   if (suffix == "kb" || suffix == "kib") scale = 1024.0;
   else if (suffix == "mb" || suffix == "mib") scale = 1024.0 * 1024;
-  else if (suffix == "gb" || suffix == "gib") scale = 1024.0 * 1024 * 1024;
-  else if (suffix == "tb" || suffix == "tib") scale = 1024.0 * 1024 * 1024 * 1024;
+  else if (suffix == "gb" || suffix == "gib") scale = kBytesPerGiB;
+  else if (suffix == "tb" || suffix == "tib") scale = kBytesPerGiB * 1024;
   else return std::nullopt;
   return static_cast<int64_t>(std::llround(number * scale));
 }
