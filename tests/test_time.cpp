@@ -25,29 +25,49 @@ namespace {
 
 const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
 
-// 16 layers of a 2048-wide GPT (MHA, GeLU 4h), seq 2048, global batch 64.
-Model gpt() {
+using Fields = std::vector<std::pair<const char*, Value>>;
+struct Block {
+  const char* kind;
+  int64_t layers;
+  Fields fields;
+};
+
+// A model of `blocks` with `fields`, trained on sequences of 2048, 64 a step,
+// bf16 weights and compute, fp32 gradients.
+Model build(const std::vector<Block>& blocks, Fields fields) {
   Model m;
   m.file = "test";
   ModelBuilder b(m, "test", false);
-  auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
-  REQUIRE(b.begin_block("decoder", 16, "t") == nullptr);
-  set("hidden_size", int64_t{2048});
-  set("heads", int64_t{16});
-  set("ffn", std::string("gelu"));
-  set("ffn_hidden_size", int64_t{8192});
-  set("norm", std::string("layernorm"));
-  REQUIRE(b.end_block() == nullptr);
-  set("vocab_size", int64_t{50000});
-  set("tied_embeddings", int64_t{1});
-  set("seq_len", int64_t{2048});
-  set("global_batch", int64_t{64});
-  set("params_dtype", std::string("bf16"));
-  set("compute_dtype", std::string("bf16"));
-  set("grads_dtype", std::string("fp32"));
+  auto set = [&](const Fields& f) {
+    for (const auto& [key, value] : f) REQUIRE(b.set(key, value, "t") == nullptr);
+  };
+  for (const Block& block : blocks) {
+    REQUIRE(b.begin_block(block.kind, block.layers, "t") == nullptr);
+    set(block.fields);
+    REQUIRE(b.end_block() == nullptr);
+  }
+  fields.insert(fields.end(), {{"seq_len", int64_t{2048}},
+                               {"global_batch", int64_t{64}},
+                               {"params_dtype", std::string("bf16")},
+                               {"compute_dtype", std::string("bf16")},
+                               {"grads_dtype", std::string("fp32")}});
+  set(fields);
   finalize_model(m);
   return m;
 }
+
+// One layer of a 2048-wide GPT (MHA, GeLU 4h).
+Fields gpt_layer() {
+  return {{"hidden_size", int64_t{2048}},
+          {"heads", int64_t{16}},
+          {"ffn", std::string("gelu")},
+          {"ffn_hidden_size", int64_t{8192}},
+          {"norm", std::string("layernorm")}};
+}
+const Fields kGptVocabulary = {{"vocab_size", int64_t{50000}}, {"tied_embeddings", int64_t{1}}};
+
+// 16 layers of that GPT.
+Model gpt() { return build({{"decoder", 16, gpt_layer()}}, kGptVocabulary); }
 
 TimeEstimate estimate(const Model& m, const char* text) {
   const nds_strategy s = resolve_strategy(parse_strategy(text), m, 16, 64);
@@ -124,28 +144,16 @@ namespace {
 // 8 layers of an 8-expert top-2 MoE (Mixtral's shape at 1/4 width: 1024
 // hidden, experts 3584 wide, SwiGLU), seq 2048, global batch 64.
 Model moe() {
-  Model m;
-  m.file = "test";
-  ModelBuilder b(m, "test", false);
-  auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
-  REQUIRE(b.begin_block("decoder", 8, "t") == nullptr);
-  set("hidden_size", int64_t{1024});
-  set("heads", int64_t{8});
-  set("ffn", std::string("swiglu"));
-  set("ffn_hidden_size", int64_t{0});
-  set("experts", int64_t{8});
-  set("experts_per_token", int64_t{2});
-  set("moe_ffn_hidden_size", int64_t{3584});
-  set("grouped_gemm", int64_t{1});
-  REQUIRE(b.end_block() == nullptr);
-  set("vocab_size", int64_t{32000});
-  set("seq_len", int64_t{2048});
-  set("global_batch", int64_t{64});
-  set("params_dtype", std::string("bf16"));
-  set("compute_dtype", std::string("bf16"));
-  set("grads_dtype", std::string("fp32"));
-  finalize_model(m);
-  return m;
+  return build({{"decoder", 8,
+                 {{"hidden_size", int64_t{1024}},
+                  {"heads", int64_t{8}},
+                  {"ffn", std::string("swiglu")},
+                  {"ffn_hidden_size", int64_t{0}},
+                  {"experts", int64_t{8}},
+                  {"experts_per_token", int64_t{2}},
+                  {"moe_ffn_hidden_size", int64_t{3584}},
+                  {"grouped_gemm", int64_t{1}}}}},
+               {{"vocab_size", int64_t{32000}}});
 }
 }  // namespace
 
@@ -174,30 +182,8 @@ TEST_CASE("MTP modules are priced: a layer, its projection and the output head a
   // gpt() plus one MTP module of the same layer (DeepSeek-V3 §2.2). Model FLOPs
   // per step grow by tokens x (6 x (the layer's parameters + the 2h x h
   // projection) + 6 h V for the head + 12 s h_attn for attention).
-  Model plain = gpt();
-  Model with_mtp;
-  with_mtp.file = "test";
-  {
-    ModelBuilder b(with_mtp, "test", false);
-    auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
-    for (const char* kind : {"decoder", "mtp"}) {
-      REQUIRE(b.begin_block(kind, kind == std::string("decoder") ? 16 : 1, "t") == nullptr);
-      set("hidden_size", int64_t{2048});
-      set("heads", int64_t{16});
-      set("ffn", std::string("gelu"));
-      set("ffn_hidden_size", int64_t{8192});
-      set("norm", std::string("layernorm"));
-      REQUIRE(b.end_block() == nullptr);
-    }
-    set("vocab_size", int64_t{50000});
-    set("tied_embeddings", int64_t{1});
-    set("seq_len", int64_t{2048});
-    set("global_batch", int64_t{64});
-    set("params_dtype", std::string("bf16"));
-    set("compute_dtype", std::string("bf16"));
-    set("grads_dtype", std::string("fp32"));
-    finalize_model(with_mtp);
-  }
+  const Model plain = gpt();
+  const Model with_mtp = build({{"decoder", 16, gpt_layer()}, {"mtp", 1, gpt_layer()}}, kGptVocabulary);
   const char* strategy = "dp=4,tp=2,pp=2,mbs=1";
   const TimeEstimate a = estimate(plain, strategy), b = estimate(with_mtp, strategy);
   const double h = 2048, V = 50000, s = 2048, tokens = 64 * s;
