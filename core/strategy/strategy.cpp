@@ -177,4 +177,10 @@ std::string strategy_text(const nds_strategy& s) {
   return text + fmt::format(",recompute={},schedule={}", recompute ? recompute : "?", schedule ? schedule : "?");
 }
 
+bool same_keys(const nds_strategy& a, const nds_strategy& b) {
+  return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.etp == b.etp &&
+         a.vpp == b.vpp && a.sp == b.sp && a.zero == b.zero && a.op == b.op && a.mbs == b.mbs && a.mbn == b.mbn &&
+         a.recompute == b.recompute && a.schedule == b.schedule;
+}
+
 }  // namespace ndsearch

@@ -38,4 +38,7 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
 // "dp=2,tp=8,pp=4,cp=1,ep=1,etp=8,vpp=1,sp=1,zero=1,op=2,mbs=1,mbn=32,recompute=full,schedule=1f1b"
 std::string strategy_text(const nds_strategy& s);
 
+// Whether two strategies have the same keys (struct_size aside).
+bool same_keys(const nds_strategy& a, const nds_strategy& b);
+
 }  // namespace ndsearch

@@ -43,10 +43,6 @@ std::string main_reason(const TimeEstimate& self, const TimeEstimate& other) {
                      100 * other.parts.*member / other.step_s, most);
 }
 
-bool same_strategy(const nds_strategy& a, const nds_strategy& b) {
-  return strategy_json(a) == strategy_json(b);
-}
-
 // Runs the search the flags describe and places `s` in it.
 json rank_in_search(const PluginRegistry& registry, Model& model, const Machine& machine, const ExplainArgs& args,
                     const nds_strategy& s) {
@@ -58,7 +54,7 @@ json rank_in_search(const PluginRegistry& registry, Model& model, const Machine&
   json out = {{"fit", r.counts.fit}, {"tested", r.counts.tested}};
   size_t position = r.ranking.size();
   for (size_t i = 0; i < r.ranking.size(); ++i)
-    if (same_strategy(r.ranking[i].strategy, s)) position = i;
+    if (same_keys(r.ranking[i].strategy, s)) position = i;
   if (position == r.ranking.size()) {
     out["rank"] = nullptr;
     out["note"] = "not among the fitting strategies of this search: it is outside the space (-l, --only), "
