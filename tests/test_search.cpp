@@ -344,3 +344,18 @@ TEST_CASE("The batch check before pricing respects a fixed micro-batch size") {
   CHECK(s.exit_code == 2);
   CHECK_THAT(s.err, Catch::Contains("E-SEARCH-BATCH") && Catch::Contains("(3)"));
 }
+
+TEST_CASE("search and explain say which missing input they need and the flag that gives it") {
+  // tiny-4-layers.json is an HF config: it states neither devices nor a batch.
+  const std::string tiny = hf("tiny-4-layers");
+  Search no_devices = search(tiny, "-A nvidia-h100-sxm -b 8");
+  CHECK(no_devices.exit_code == 2);
+  CHECK_THAT(no_devices.err, Catch::Contains("tiny-4-layers.json states no device count") && Catch::Contains("-d N"));
+  Search no_batch = search(tiny, "-A nvidia-h100-sxm -d 8");
+  CHECK(no_batch.exit_code == 2);
+  CHECK_THAT(no_batch.err, Catch::Contains("tiny-4-layers.json states no global batch") && Catch::Contains("-b B"));
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + tiny +
+                       " -A nvidia-h100-sxm -b 8 --seq-len 1024 --strategy tp=2,dp=1 -l TP");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("-l or --only") && Catch::Contains("-d N"));
+}

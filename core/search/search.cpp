@@ -226,7 +226,8 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
                         const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
-    throw UserError("E-USAGE", "the search needs the global batch: the config states none; give -b");
+    throw UserError("E-USAGE", fmt::format("{} states no global batch, which the search needs; give -b B",
+                                           model.file.empty() ? std::string("the config") : model.file));
   // Degrees and micro-batch counts are int32 in the ABI's nds_strategy.
   if (options.space.devices > INT32_MAX || options.space.global_batch > INT32_MAX)
     throw UserError("E-USAGE", fmt::format("-d {} / -b {}: at most {} devices and sequences per step",

@@ -93,7 +93,8 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   j["checks"] = checks;
   const bool search_flags = !args.space.dimensions.empty() || !args.space.only.empty();
   if (search_flags && j["valid"].get<bool>()) {
-    if (args.eval.devices == 0) throw UserError("E-USAGE", "explain with search flags needs -d N");
+    if (args.eval.devices == 0) throw UserError("E-USAGE", "explain with -l or --only ranks the strategy in a search, which needs the device "
+                                "count: give -d N");
     j["search"] = rank_in_search(registry, model, machine, args, s);
   }
   const int exit_code = report_refusal(j);
