@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_cli_plugins.cpp: `ndsearch --version`, `plugins list` and `plugins
 // check` end to end, as a user runs them.
+#include <ndsearch/nds_abi.h>  // NDS_ABI_MINOR, NDS_ABI_VERSION_STRING
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -31,7 +32,7 @@ json check_json(const std::string& plugin, const std::string& extra = "") {
 TEST_CASE("The version flag names the program and the plugin ABI") {
   auto r = run_command(cli() + " --version");
   CHECK(r.exit_code == 0);
-  CHECK(r.out == "ndsearch 0.1.0 (plugin ABI 1.0)\n");
+  CHECK(r.out == "ndsearch 0.1.0 (plugin ABI " NDS_ABI_VERSION_STRING ")\n");
 }
 
 TEST_CASE("A usage error exits 2 with E-USAGE") {
@@ -54,8 +55,14 @@ TEST_CASE("plugins list --format json prints the documented object") {
   CHECK(current["version"] == "1.0.0");
   CHECK(current["kinds"] == json::array({"nds.hardware/1"}));
   CHECK(current["abi_major"] == 1);
-  CHECK(current["abi_minor"] == 0);
+  CHECK(current["abi_minor"] == NDS_ABI_MINOR);
   CHECK(current["path"] == fixture("compat_current").string());
+  // A plugin built against the released 1.0 headers lists its own minor.
+  json previous;
+  for (const json& p : j["plugins"])
+    if (p["id"] == "compat-1-0") previous = p;
+  REQUIRE(previous.is_object());
+  CHECK(previous["abi_minor"] == 0);
   std::map<std::string, std::string> skipped;
   for (const json& s : j["skipped"]) skipped[s["path"]] = s["error_id"];
   CHECK(skipped[fixture("wrong_major").string()] == "E-PLUGIN-ABI-MAJOR");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_compat.cpp: one hardware plugin built against the current headers, a
-// synthetic older minor (each struct without its last field) and a newer minor
-// (one more field each): the host reads all three, by struct_size and
-// elem_size, and an older plugin's missing fields take their defaults.
+// synthetic older minor (each struct without its last field), a newer minor
+// (one more field each) and the released 1.0 headers (tests/compat/abi-1.0/):
+// the host reads all four, by struct_size and elem_size, and an older plugin's
+// missing fields take their defaults.
 #include <catch2/catch.hpp>
 
 #include "core/hardware/device.hpp"
@@ -39,6 +40,23 @@ void check_common_figures(const Device& d) {
   CHECK(d.levels[1].group_devices == 0);
   CHECK(d.levels[1].latency_s == 8.0e-6);
 }
+
+// What compat_hardware.c sets in the fields of 1.0 after which 1.1 appended.
+void check_1_0_trailing_fields(const Device& d) {
+  CHECK(d.assumes == "8 devices in a mesh per node");
+  CHECK(d.levels[0].name == "mesh");
+  CHECK(d.levels[1].name == "network");
+  CHECK(d.peaks[0].matmul_efficiency.x == std::vector<double>{1.0e9, 1.0e12});
+  CHECK(d.peaks[0].matmul_efficiency.y == std::vector<double>{0.25, 0.75});
+}
+
+// What it sets in the fields 1.1 appended, except the last of each struct.
+void check_1_1_fields_but_last(const Device& d) {
+  CHECK(d.peaks[0].matmul_small_dim_efficiency.x == std::vector<double>{64, 1024});
+  CHECK(d.peaks[0].matmul_small_dim_efficiency.y == std::vector<double>{0.5, 1.0});
+  CHECK(d.peaks[0].attention_forward_efficiency.y == std::vector<double>{0.4, 0.6});
+  CHECK(d.levels[0].bus_efficiency == 0.75);
+}
 }  // namespace
 
 TEST_CASE("A plugin built against the current headers reads in full") {
@@ -46,18 +64,45 @@ TEST_CASE("A plugin built against the current headers reads in full") {
   Device d = the_device("compat_current", &minor);
   CHECK(minor == NDS_ABI_MINOR);
   check_common_figures(d);
-  CHECK(d.assumes == "8 devices in a mesh per node");
+  check_1_0_trailing_fields(d);
   CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
-  CHECK(d.levels[0].name == "mesh");
-  CHECK(d.peaks[0].matmul_efficiency.x == std::vector<double>{1.0e9, 1.0e12});
+  check_1_1_fields_but_last(d);
+  CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
+  CHECK(d.levels[0].all_reduce_speedup == 1.25);
+  CHECK(d.memory_bandwidth_efficiency == 0.9);
+  CHECK(d.levels[1].bus_efficiency == 0);  // not set: the host's default
 }
 
 TEST_CASE("A plugin built before the last field of each struct loads with defaults") {
   Device d = the_device("compat_older");
   check_common_figures(d);
-  CHECK(d.source == "compat-older");                 // nds_device.source absent: the plugin
-  CHECK(d.levels[0].name.empty());                   // nds_topology_level.name absent
-  CHECK(d.peaks[0].matmul_efficiency.x.empty());     // nds_dtype_peak.matmul_efficiency absent
+  check_1_0_trailing_fields(d);
+  check_1_1_fields_but_last(d);
+  CHECK(d.peaks[0].attention_backward_efficiency.x.empty());  // the last of nds_dtype_peak: absent
+  CHECK(d.levels[0].all_reduce_speedup == 0);                 // the last of nds_topology_level
+  CHECK(d.memory_bandwidth_efficiency == 0);                  // the last of nds_device
+}
+
+TEST_CASE(
+    "A plugin built against the released 1.0 headers loads; 1.1's fields take their defaults") {
+  uint32_t minor = 99;
+  Device d = the_device("compat_1_0", &minor);
+  CHECK(minor == 0);
+  check_common_figures(d);
+  check_1_0_trailing_fields(d);
+  CHECK(d.source == "compat-1-0");
+  // Its structs end where 1.0's did; every field 1.1 appended reads as absent.
+  for (const DtypePeak& p : d.peaks) {
+    CHECK(p.matmul_small_dim_efficiency.x.empty());   // no curve: no small-dimension penalty
+    CHECK(p.attention_forward_efficiency.x.empty());  // no curve: the host's default
+    CHECK(p.attention_backward_efficiency.x.empty());
+  }
+  for (const TopologyLevel& l : d.levels) {
+    CHECK(l.bus_efficiency == 0);      // the host's default, 0.8
+    CHECK(l.all_reduce_speedup == 0);  // no in-network reduction
+  }
+  CHECK(d.memory_bandwidth_efficiency == 0);  // the host's default, 0.85
+  CHECK(device_problems(d).empty());
 }
 
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
@@ -65,6 +110,7 @@ TEST_CASE("A plugin built for a newer minor loads and the fields it added are ig
   Device d = the_device("compat_newer", &minor);
   CHECK(minor == NDS_ABI_MINOR + 1);
   check_common_figures(d);
-  CHECK(d.levels[1].name == "network");
-  CHECK(d.peaks[0].matmul_efficiency.y == std::vector<double>{0.25, 0.75});
+  check_1_0_trailing_fields(d);
+  check_1_1_fields_but_last(d);
+  CHECK(d.memory_bandwidth_efficiency == 0.9);
 }

@@ -2,6 +2,8 @@
 // test_device.cpp: the checks a device description must pass.
 #include <catch2/catch.hpp>
 
+#include <limits>  // quiet_NaN
+
 #include "core/hardware/device.hpp"
 
 using namespace ndsearch;
@@ -56,4 +58,34 @@ TEST_CASE("Reserved memory must leave some memory") {
   Device d = sound_device();
   d.reserved_bytes = d.memory_bytes;
   CHECK(mentions(device_problems(d), "leaves no memory"));
+}
+
+TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction; curves ascending") {
+  Device d = sound_device();
+  d.memory_bandwidth_efficiency = 0.887;  // H100 STREAM triad, 2.97 / 3.35
+  d.levels[0].bus_efficiency = 0.81;      // 365.6 / 450
+  d.levels[0].all_reduce_speedup = 1.29;  // NVLS 473.1 / Ring 365.6
+  d.levels[1].all_reduce_speedup = 1;     // 1 = no in-network reduction, as 0
+  d.peaks[0].matmul_small_dim_efficiency = {{64, 128, 192, 1024}, {0.16, 0.32, 0.48, 1.0}};
+  d.peaks[0].attention_forward_efficiency = {{1024, 8192}, {0.368, 0.692}};
+  CHECK(device_problems(d).empty());
+
+  d.memory_bandwidth_efficiency = 1.2;
+  d.levels[0].bus_efficiency = -0.1;
+  d.levels[1].bus_efficiency = std::numeric_limits<double>::quiet_NaN();
+  d.levels[0].all_reduce_speedup = 0.9;  // a "speedup" below 1
+  d.peaks[0].matmul_small_dim_efficiency = {{128, 64}, {0.5, 0.25}};
+  d.peaks[0].attention_forward_efficiency = {{1024, 8192}, {0.4, 1.1}};
+  d.peaks[0].attention_backward_efficiency = {{-1, 8192}, {0.2, 0.5}};
+  auto problems = device_problems(d);
+  CHECK(mentions(problems,
+                 "memory_bandwidth_efficiency is 1.2 (must be in (0, 1], or 0 for the default)"));
+  CHECK(mentions(problems, "level 0 bus_efficiency is -0.1"));
+  CHECK(mentions(problems, "level 1 bus_efficiency is nan"));
+  CHECK(mentions(problems, "level 0 all_reduce_speedup is 0.9 (must be >= 1, or 0 for none)"));
+  CHECK(mentions(problems,
+                 "bf16 matmul_small_dim_efficiency x is not strictly ascending at point 1"));
+  CHECK(mentions(problems, "bf16 attention_forward_efficiency y[1] = 1.1 is outside (0, 1]"));
+  CHECK(
+      mentions(problems, "bf16 attention_backward_efficiency x[0] = -1 is negative or not finite"));
 }

@@ -59,6 +59,15 @@ TEST_CASE("hardware --format json lists the seven shipped devices and the exampl
   CHECK(roce["source"] == std::string(NDS_TEST_EXAMPLES) + "/devices/h100-roce-cluster.toml");
   CHECK(roce["levels"][1]["bandwidth_bytes_per_s"] == 25e9);  // overridden: 2 x 100 Gb/s
   CHECK(roce["peak_flops"]["bf16"] == 989.4e12);              // kept from the base
+  CHECK(roce["levels"][0]["all_reduce_speedup"] == 1.29);     // restated: levels replace the base's
+  CHECK(roce["levels"][1]["bus_efficiency"] == 0);            // not stated: the host's default
+  CHECK(roce["memory_bandwidth_efficiency"] == 0.887);        // kept from the base
+  const json& acme = j["devices"][7];
+  CHECK(acme["memory_bandwidth_efficiency"] == 0.85);
+  CHECK(acme["matmul_small_dim_efficiency"]["bf16"]["smallest_dim"] == json::array({64, 128, 256}));
+  CHECK(acme["attention_backward_efficiency"]["bf16"]["fraction"] ==
+        json::array({0.20, 0.40, 0.50}));
+  CHECK(acme["levels"][1]["bus_efficiency"] == 0.75);
 }
 
 TEST_CASE("A TOML device starts from its base and overrides what it states") {
@@ -70,6 +79,9 @@ TEST_CASE("A TOML device starts from its base and overrides what it states") {
   CHECK(d["peak_flops"]["bf16"] == 312e12);                // the A100's
   CHECK(d["name"] == "NVIDIA A100 SXM4 40GB");
   CHECK(d["source"] == device_file("good"));
+  // What the file does not state stays the base's, ABI 1.1 figures included.
+  CHECK(d["levels"][0]["bus_efficiency"] == 0.77);
+  CHECK(d["attention_forward_efficiency"]["bf16"]["seq_len"].size() == 4);
 }
 
 TEST_CASE("A bad device file given with --device-file stops the run naming file and key") {
@@ -80,12 +92,27 @@ TEST_CASE("A bad device file given with --device-file stops the run naming file 
   const Case cases[] = {
       {"malformed", {"malformed.toml:3:", "not valid TOML"}},
       {"missing_key", {"missing_key.toml", "missing key `memory_gib`", "GiB", "base ="}},
-      {"negative_bandwidth", {"negative_bandwidth.toml:12", "`levels[1].device_gb_per_s` = -5",
-                              "GB/s per direction, > 0"}},
-      {"levels_shrink", {"levels_shrink.toml", "`levels[1].devices` = 8 is not more than `levels[0].devices` = 16"}},
-      {"unknown_base", {"unknown_base.toml:2", "`base` = \"nvidia-h300\" is not a shipped device",
-                        "nvidia-h100-sxm"}},
+      {"negative_bandwidth",
+       {"negative_bandwidth.toml:12", "`levels[1].device_gb_per_s` = -5",
+        "GB/s per direction, > 0"}},
+      {"levels_shrink",
+       {"levels_shrink.toml", "`levels[1].devices` = 8 is not more than `levels[0].devices` = 16"}},
+      {"unknown_base",
+       {"unknown_base.toml:2", "`base` = \"nvidia-h300\" is not a shipped device",
+        "nvidia-h100-sxm"}},
       {"unknown_key", {"unknown_key.toml:3", "unknown key `memory_gb`", "memory_gib"}},
+      {"bus_efficiency_above_one",
+       {"bus_efficiency_above_one.toml:9", "`levels[0].bus_efficiency` = 1.5", "in (0, 1]",
+        "leave it out for the default 0.8"}},
+      {"speedup_below_one",
+       {"speedup_below_one.toml:9", "`levels[0].all_reduce_speedup` = 0.5", ">= 1"}},
+      {"attention_descending",
+       {"attention_descending.toml",
+        "`attention_forward_efficiency.bf16.seq_len` must be "
+        "strictly ascending"}},
+      {"bandwidth_efficiency_zero",
+       {"bandwidth_efficiency_zero.toml:3", "`memory_bandwidth_efficiency` = 0",
+        "leave it out for the default 0.85"}},
   };
   for (const Case& c : cases) {
     INFO(c.file);

@@ -110,3 +110,137 @@ TEST_CASE("The default GEMM efficiency curve follows e_max F over F plus e_max p
   // At 1e9 FLOPs the launch cost dominates: 0.80 * 1e9 / 4.9576e9 = 0.16137.
   CHECK(bf16->y[1] == Approx(0.16137).epsilon(1e-4));
 }
+
+namespace {
+const DtypePeak& peak_entry(const Device& d, const std::string& dtype) {
+  for (const auto& p : d.peaks)
+    if (p.dtype == dtype) return p;
+  FAIL("no " << dtype << " peak on " << d.id);
+  return d.peaks.front();
+}
+
+// The last point of a default curve (1e13 FLOPs) lies just under e_max:
+// e_max · 1e13 / (1e13 + e_max · peak · 5 us), e.g. B200 fp8 0.763 · 1e13 /
+// (1e13 + 0.763 · 4.5e15 · 5e-6) = 0.7617.
+double plateau(double best_fraction, double peak_flops_per_s) {
+  return best_fraction * 1e13 / (1e13 + best_fraction * peak_flops_per_s * 5e-6);
+}
+void check_best_fraction(const Device& d, const std::string& dtype, double best_fraction) {
+  INFO(d.id << " " << dtype);
+  const DtypePeak& p = peak_entry(d, dtype);
+  CHECK(p.matmul_efficiency.y.back() ==
+        Approx(plateau(best_fraction, p.peak_flops_per_s)).epsilon(1e-12));
+}
+}  // namespace
+
+TEST_CASE("GEMM best fractions are the measured maximum achievable matmul FLOPS") {
+  // stas00/ml-engineering MAMF table (reference/microbenchmarks.md §1a).
+  auto devices = shipped_devices();
+  const Device& h100 = devices.at("nvidia-h100-sxm");
+  check_best_fraction(h100, "bf16", 0.80);   // 794.5 / 989.4 = 0.803
+  check_best_fraction(h100, "tf32", 0.80);   // no row of its own: bf16's
+  check_best_fraction(h100, "fp8", 0.709);   // 1402.6 / 1978.9
+  check_best_fraction(devices.at("nvidia-h200"), "bf16", 0.80);   // "H200 is the same"
+  check_best_fraction(devices.at("nvidia-h200"), "fp8", 0.734);   // 1453.4 / 1978.9
+  check_best_fraction(devices.at("nvidia-a100-80g"), "bf16", 0.869);  // 271.2 / 312
+  check_best_fraction(devices.at("nvidia-a100-80g"), "fp16", 0.869);
+  check_best_fraction(devices.at("nvidia-b200"), "bf16", 0.776);  // 1745 / 2250
+  check_best_fraction(devices.at("nvidia-b200"), "fp8", 0.763);   // 3432.5 / 4500
+}
+
+TEST_CASE("Thin GEMMs: the skinny 802816x192x768 cuBLASLt row sets the 192 point") {
+  // Azure/AI-benchmarking-guide (reference/microbenchmarks.md §1b): H100 FP8
+  // 0.357 ms where its roofline allows 0.311 ms (925 MB at 2.97 TB/s): 0.873;
+  // A100 FP16 157.8 of its compute roofline 256.5 = 0.615. Below 192 the loss
+  // grows as 192/d: 1 - (1 - f)·192/d (at least 0.1); 1 from 1024 up.
+  auto devices = shipped_devices();
+  const Curve& h100 = peak_entry(devices.at("nvidia-h100-sxm"), "fp8").matmul_small_dim_efficiency;
+  CHECK(h100.x == std::vector<double>{64, 128, 192, 1024});
+  REQUIRE(h100.y.size() == 4);
+  CHECK(h100.y[0] == Approx(1 - 0.127 * 3));    // 0.619
+  CHECK(h100.y[1] == Approx(1 - 0.127 * 1.5));  // 0.8095
+  CHECK(h100.y[2] == Approx(0.873));
+  CHECK(h100.y[3] == 1.0);
+  const Curve& a100 = peak_entry(devices.at("nvidia-a100-80g"), "bf16").matmul_small_dim_efficiency;
+  REQUIRE(a100.y.size() == 4);
+  CHECK(a100.y[0] == Approx(0.1));  // 1 - 0.385·3 < 0.1: the floor
+  CHECK(a100.y[1] == Approx(1 - 0.385 * 1.5));
+  CHECK(a100.y[2] == Approx(0.615));
+  CHECK(peak_entry(devices.at("nvidia-b200"), "bf16").matmul_small_dim_efficiency.y == h100.y);
+  // Non-tensor fp32 has no tile: no curve.
+  CHECK(peak_entry(devices.at("nvidia-h100-sxm"), "fp32").matmul_small_dim_efficiency.x.empty());
+}
+
+TEST_CASE("Attention curves: FlashAttention causal kernels over the block length") {
+  auto devices = shipped_devices();
+  const std::vector<double> lengths = {1024, 2048, 4096, 8192};
+  // H100 FA3 bf16 (tritonbench PR #1267, §2c): 8k forward 4817.44 us for
+  // 2·8192²·128·48·4 = 3.2985e12 causal FLOPs = 684.7 TFLOP/s = 0.692 of 989.4;
+  // 1k backward 709.66 us for 2.5 · 5.1540e10 FLOPs = 181.6 TFLOP/s = 0.184.
+  const DtypePeak& h100 = peak_entry(devices.at("nvidia-h100-sxm"), "bf16");
+  CHECK(h100.attention_forward_efficiency.x == lengths);
+  CHECK(h100.attention_forward_efficiency.y.back() ==
+        Approx(2.0 * 8192 * 8192 * 128 * 48 * 4 / 4817.44e-6 / 989.4e12).epsilon(1e-3));
+  CHECK(h100.attention_backward_efficiency.y.front() ==
+        Approx(2.5 * 2.0 * 1024 * 1024 * 128 * 48 * 4 / 709.66e-6 / 989.4e12).epsilon(3e-3));
+  CHECK(h100.attention_backward_efficiency.y[2] == Approx(0.449));  // 444 / 989.4
+  // H200: the same kernel within 4 % (flash-attention issue #1438): H100's curves.
+  CHECK(peak_entry(devices.at("nvidia-h200"), "fp16").attention_forward_efficiency.y ==
+        h100.attention_forward_efficiency.y);
+  // A100 FA2 "up to 230 TFLOP/s" = 0.737 of 312 at 8k, H100's shape (derived):
+  // 1k forward 230 / 312 · 0.368 / 0.692 = 0.392, 8k backward 230 / 312 · 0.545 / 0.692 = 0.5806.
+  const DtypePeak& a100 = peak_entry(devices.at("nvidia-a100-80g"), "bf16");
+  CHECK(a100.attention_forward_efficiency.y.back() == Approx(230.0 / 312.0));
+  CHECK(a100.attention_forward_efficiency.y.front() == Approx(0.392).epsilon(1e-3));
+  CHECK(a100.attention_backward_efficiency.y.back() == Approx(0.5806).epsilon(1e-3));
+  // B200 FA4 (flash-attention PR #2280): 8k causal forward 1418.1 and backward
+  // 1208.6 of 2250; 1k forward scaled by PR #2605's 1540 / 1837: 0.630 · 0.838 = 0.528.
+  const DtypePeak& b200 = peak_entry(devices.at("nvidia-b200"), "bf16");
+  CHECK(b200.attention_forward_efficiency.y.back() == Approx(1418.1 / 2250));
+  CHECK(b200.attention_backward_efficiency.y.back() == Approx(1208.6 / 2250));
+  CHECK(b200.attention_forward_efficiency.y.front() == Approx(0.528).epsilon(1e-3));
+  // fp8 attention and other vendors: no curve (the host's default).
+  CHECK(peak_entry(devices.at("nvidia-h100-sxm"), "fp8").attention_forward_efficiency.x.empty());
+  CHECK(peak_entry(devices.at("amd-mi300x"), "bf16").attention_forward_efficiency.x.empty());
+  CHECK(peak_entry(devices.at("ascend-a3"), "bf16").attention_backward_efficiency.x.empty());
+}
+
+TEST_CASE("Memory bandwidth efficiency is the STREAM triad over the data sheet's bandwidth") {
+  // Azure/AI-benchmarking-guide STREAM (reference/microbenchmarks.md §4).
+  auto devices = shipped_devices();
+  CHECK(devices.at("nvidia-h100-sxm").memory_bandwidth_efficiency ==
+        Approx(2.97 / 3.35).epsilon(1e-3));
+  CHECK(devices.at("nvidia-h200").memory_bandwidth_efficiency == Approx(4.15 / 4.8).epsilon(1e-3));
+  CHECK(devices.at("nvidia-a100-80g").memory_bandwidth_efficiency ==
+        Approx(1.70 / 2.039).epsilon(1e-3));
+  // No STREAM figure found for B200, MI300X or Ascend: 0, the host's default.
+  for (const char* id : {"nvidia-b200", "amd-mi300x", "ascend-a2", "ascend-a3"})
+    CHECK(devices.at(id).memory_bandwidth_efficiency == 0);
+}
+
+TEST_CASE("Level bus efficiencies and NVLS speedups are nccl-tests bus bandwidths") {
+  auto devices = shipped_devices();
+  // H200 8-GPU 8 GiB all-reduce, forced Ring 365.6 GB/s of 450, NVLS 473.1
+  // (stas00/ml-engineering "SHARP", §3b); H100 has the same NVLink 4.
+  for (const char* id : {"nvidia-h100-sxm", "nvidia-h200"}) {
+    INFO(id);
+    const TopologyLevel& nvlink = devices.at(id).levels.at(0);
+    CHECK(nvlink.bus_efficiency == Approx(365.6 / 450).epsilon(5e-3));        // 0.81
+    CHECK(nvlink.all_reduce_speedup == Approx(473.1 / 365.6).epsilon(5e-3));  // 1.29
+    CHECK(devices.at(id).levels.at(1).bus_efficiency == 0.92);  // 46 of 50 GB/s per NDR NIC (nccl-tests #290)
+    CHECK(devices.at(id).levels.at(1).all_reduce_speedup == 0);
+  }
+  // A100 NVLink 3: 231.58 of 300 GB/s at 8 GB (Azure, §3a), no NVLS; HDR
+  // 84.8 of 100 GB/s (nccl-tests issue #119, §3c).
+  const Device& a100 = devices.at("nvidia-a100-80g");
+  CHECK(a100.levels.at(0).bus_efficiency == Approx(231.58 / 300).epsilon(3e-3));
+  CHECK(a100.levels.at(0).all_reduce_speedup == 0);
+  CHECK(a100.levels.at(1).bus_efficiency == Approx(0.848).epsilon(3e-3));
+  // B200 NVLink 5: Ring 682.2 of 900, NVLS 838.0 (§3b).
+  const Device& b200 = devices.at("nvidia-b200");
+  CHECK(b200.levels.at(0).bus_efficiency == Approx(682.2 / 900).epsilon(1e-3));
+  CHECK(b200.levels.at(0).all_reduce_speedup == Approx(838.0 / 682.2).epsilon(3e-3));
+  // AMD and Ascend cite no bus bandwidth: the host's default.
+  for (const char* id : {"amd-mi300x", "ascend-a2", "ascend-a3"})
+    for (const TopologyLevel& l : devices.at(id).levels) CHECK(l.bus_efficiency == 0);
+}

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <functional>  // the problem sink curve_problems reports to
 #include <string_view>
 
 #include "core/support/user_error.hpp"
@@ -50,6 +51,13 @@ DtypePeak copy_peak(const nds_dtype_peak& p, std::string_view source) {
   peak.peak_flops_per_s = p.peak_flops_per_s;
   if (NDS_HAS_FIELD(&p, nds_dtype_peak, matmul_efficiency))
     peak.matmul_efficiency = copy_curve(p.matmul_efficiency);
+  // 1.1; a 1.0 plugin's peak has no such curves (the host's defaults apply).
+  if (NDS_HAS_FIELD(&p, nds_dtype_peak, matmul_small_dim_efficiency))
+    peak.matmul_small_dim_efficiency = copy_curve(p.matmul_small_dim_efficiency);
+  if (NDS_HAS_FIELD(&p, nds_dtype_peak, attention_forward_efficiency))
+    peak.attention_forward_efficiency = copy_curve(p.attention_forward_efficiency);
+  if (NDS_HAS_FIELD(&p, nds_dtype_peak, attention_backward_efficiency))
+    peak.attention_backward_efficiency = copy_curve(p.attention_backward_efficiency);
   return peak;
 }
 
@@ -62,10 +70,34 @@ TopologyLevel copy_level(const nds_topology_level& l, std::string_view source) {
   level.device_bandwidth_bytes_per_s = l.device_bandwidth_bytes_per_s;
   level.latency_s = l.latency_s;
   if (NDS_HAS_FIELD(&l, nds_topology_level, name)) level.name = text(l.name);
+  // 1.1; absent reads as 0, "the host's default".
+  if (NDS_HAS_FIELD(&l, nds_topology_level, bus_efficiency))
+    level.bus_efficiency = l.bus_efficiency;
+  if (NDS_HAS_FIELD(&l, nds_topology_level, all_reduce_speedup))
+    level.all_reduce_speedup = l.all_reduce_speedup;
   return level;
 }
 
 bool positive_finite(double v) { return std::isfinite(v) && v > 0; }
+
+// An efficiency of the ABI 1.1 fields: 0 means "absent", otherwise a fraction.
+bool absent_or_fraction(double v) {
+  return std::isfinite(v) && v >= 0 && v <= 1;
+}
+
+// A curve's x finite, not negative (FLOPs, dimensions, tokens) and strictly
+// ascending, every y in (0, 1]; `name` says which curve for the message.
+void curve_problems(const Curve& c, std::string_view dtype, std::string_view name,
+                    const std::function<void(std::string)>& problem) {
+  for (size_t i = 0; i < c.x.size(); ++i) {
+    if (!std::isfinite(c.x[i]) || c.x[i] < 0)
+      problem(fmt::format("{} {} x[{}] = {} is negative or not finite", dtype, name, i, c.x[i]));
+    else if (i > 0 && !(c.x[i] > c.x[i - 1]))
+      problem(fmt::format("{} {} x is not strictly ascending at point {}", dtype, name, i));
+    if (!(c.y[i] > 0 && c.y[i] <= 1))
+      problem(fmt::format("{} {} y[{}] = {} is outside (0, 1]", dtype, name, i, c.y[i]));
+  }
+}
 
 }  // namespace
 
@@ -93,6 +125,8 @@ Device copy_device(const nds_device& d, std::string_view source) {
   if (NDS_HAS_FIELD(&d, nds_device, assumes)) device.assumes = text(d.assumes);
   if (NDS_HAS_FIELD(&d, nds_device, source)) device.source = text(d.source);
   if (device.source.empty()) device.source = std::string(source);
+  if (NDS_HAS_FIELD(&d, nds_device, memory_bandwidth_efficiency))  // 1.1; absent: 0
+    device.memory_bandwidth_efficiency = d.memory_bandwidth_efficiency;
   return device;
 }
 
@@ -117,14 +151,17 @@ std::vector<std::string> device_problems(const Device& d) {
     if (!known) problem(fmt::format("peak dtype \"{}\" is not one of fp32, tf32, bf16, fp16, fp8", p.dtype));
     if (!positive_finite(p.peak_flops_per_s))
       problem(fmt::format("{} peak_flops_per_s is {} (must be > 0)", p.dtype, p.peak_flops_per_s));
-    const Curve& c = p.matmul_efficiency;
-    for (size_t i = 0; i < c.x.size(); ++i) {
-      if (i > 0 && !(c.x[i] > c.x[i - 1]))
-        problem(fmt::format("{} matmul_efficiency x is not strictly ascending at point {}", p.dtype, i));
-      if (!(c.y[i] > 0 && c.y[i] <= 1))
-        problem(fmt::format("{} matmul_efficiency y[{}] = {} is outside (0, 1]", p.dtype, i, c.y[i]));
-    }
+    curve_problems(p.matmul_efficiency, p.dtype, "matmul_efficiency", problem);
+    curve_problems(p.matmul_small_dim_efficiency, p.dtype, "matmul_small_dim_efficiency", problem);
+    curve_problems(p.attention_forward_efficiency, p.dtype, "attention_forward_efficiency",
+                   problem);
+    curve_problems(p.attention_backward_efficiency, p.dtype, "attention_backward_efficiency",
+                   problem);
   }
+  if (!absent_or_fraction(d.memory_bandwidth_efficiency))
+    problem(
+        fmt::format("memory_bandwidth_efficiency is {} (must be in (0, 1], or 0 for the default)",
+                    d.memory_bandwidth_efficiency));
   if (d.levels.empty()) problem("states no topology level");
   uint32_t previous = 0;
   for (size_t i = 0; i < d.levels.size(); ++i) {
@@ -142,6 +179,13 @@ std::vector<std::string> device_problems(const Device& d) {
       problem(fmt::format("level {} bandwidths must be > 0 bytes/s", i));
     if (!(l.latency_s >= 0) || !std::isfinite(l.latency_s))
       problem(fmt::format("level {} latency_s is {} (must be >= 0)", i, l.latency_s));
+    if (!absent_or_fraction(l.bus_efficiency))
+      problem(fmt::format("level {} bus_efficiency is {} (must be in (0, 1], or 0 for the default)",
+                          i, l.bus_efficiency));
+    if (!std::isfinite(l.all_reduce_speedup) || l.all_reduce_speedup < 0 ||
+        (l.all_reduce_speedup > 0 && l.all_reduce_speedup < 1))
+      problem(fmt::format("level {} all_reduce_speedup is {} (must be >= 1, or 0 for none)", i,
+                          l.all_reduce_speedup));
     previous = l.group_devices;
   }
   return problems;

@@ -2,6 +2,21 @@
 #include "core/plugins/sample_inputs.hpp"
 
 namespace ndsearch {
+namespace {
+
+// A switch level; the fields a later minor appends stay zero (their defaults).
+void set_level(nds_topology_level& level, uint32_t group_devices, double link_bytes_per_s,
+               double device_bytes_per_s, double latency_s, const char* name) {
+  level.struct_size = sizeof(nds_topology_level);
+  level.group_devices = group_devices;
+  level.link_kind = NDS_LINK_SWITCH;
+  level.link_bandwidth_bytes_per_s = link_bytes_per_s;
+  level.device_bandwidth_bytes_per_s = device_bytes_per_s;
+  level.latency_s = latency_s;
+  level.name = name;
+}
+
+}  // namespace
 
 SampleInputs::SampleInputs() {
   stated_ = {sizeof(nds_strategy), 2, 2, 2, 1, 1, 2, 1, 1, 1, 2, 1, 4, NDS_RECOMPUTE_NONE,
@@ -44,6 +59,8 @@ SampleInputs::SampleInputs() {
   training_.stated_strategy = &stated_;
   training_.device_memory_bytes = NDS_UNKNOWN;
   training_.capabilities = NDS_CAN_SP_WITH_CP | NDS_CAN_INTERLEAVE;
+  training_.activation_dtype = NDS_DTYPE_BF16;
+  training_.fp8_recipe = NDS_FP8_NONE;
 
   model_.struct_size = sizeof(nds_model);
   model_.name = "gpt2-small (sample)";
@@ -61,9 +78,11 @@ SampleInputs::SampleInputs() {
   model_.submodel_elem_size = sizeof(nds_model);
 
   // A made-up device with round figures; not any vendor's.
-  peak_ = {sizeof(nds_dtype_peak), "bf16", 1.0e15, {0, nullptr, nullptr}};
-  levels_[0] = {sizeof(nds_topology_level), 8, NDS_LINK_SWITCH, 100.0e9, 400.0e9, 3.0e-6, "node"};
-  levels_[1] = {sizeof(nds_topology_level), 0, NDS_LINK_SWITCH, 50.0e9, 50.0e9, 8.0e-6, "network"};
+  peak_.struct_size = sizeof(nds_dtype_peak);
+  peak_.dtype = "bf16";
+  peak_.peak_flops_per_s = 1.0e15;
+  set_level(levels_[0], 8, 100.0e9, 400.0e9, 3.0e-6, "node");
+  set_level(levels_[1], 0, 50.0e9, 50.0e9, 8.0e-6, "network");
   device_.struct_size = sizeof(nds_device);
   device_.id = "sample-device";
   device_.name = "Sample device";

@@ -46,24 +46,48 @@ void print_table(const std::vector<Device>& devices) {
   }
 }
 
+// ", <what> 0.16 at 64 <unit> up to 1.00 at 1024 <unit>", or "" for an absent curve.
+std::string curve_text(const Curve& c, const char* what, const char* unit) {
+  if (c.x.empty()) return "";
+  return fmt::format(", {} {:.2f} at {:g} {} up to {:.2f} at {:g} {}", what, c.y.front(),
+                     c.x.front(), unit, c.y.back(), c.x.back(), unit);
+}
+
+// "0.887", or "default" for an efficiency of 0 (the host's default applies).
+std::string efficiency_text(double efficiency) {
+  return efficiency > 0 ? fmt::format("{:.3g}", efficiency) : std::string("default");
+}
+
 void print_device(const Device& d) {
   std::cout << fmt::format("{} ({}, {})\n", d.name, d.id, d.vendor);
-  std::cout << fmt::format("  memory          {:.1f} GiB HBM at {:.2f} TB/s; {:.1f} GiB reserved by the runtime\n",
-                           static_cast<double>(d.memory_bytes) / kGiB, d.memory_bandwidth_bytes_per_s / 1e12,
-                           static_cast<double>(d.reserved_bytes) / kGiB);
+  std::cout << fmt::format(
+      "  memory          {:.1f} GiB HBM at {:.2f} TB/s (achieved fraction: {}); {:.1f} GiB "
+      "reserved by the runtime\n",
+      static_cast<double>(d.memory_bytes) / kGiB, d.memory_bandwidth_bytes_per_s / 1e12,
+      efficiency_text(d.memory_bandwidth_efficiency), static_cast<double>(d.reserved_bytes) / kGiB);
   for (const DtypePeak& p : d.peaks) {
     const Curve& c = p.matmul_efficiency;
-    std::cout << fmt::format("  peak {:<10} {:.1f} TFLOP/s dense{}\n", p.dtype, p.peak_flops_per_s / 1e12,
-                             c.x.empty() ? ", no GEMM efficiency curve (the default applies)"
-                                         : fmt::format(", GEMM efficiency {:.2f} at {:.0e} FLOPs up to {:.2f} at {:.0e}",
-                                                       c.y.front(), c.x.front(), c.y.back(), c.x.back()));
+    std::cout << fmt::format(
+        "  peak {:<10} {:.1f} TFLOP/s dense{}{}{}{}\n", p.dtype, p.peak_flops_per_s / 1e12,
+        c.x.empty() ? ", no GEMM efficiency curve (the default applies)"
+                    : fmt::format(", GEMM efficiency {:.2f} at {:.0e} FLOPs up to {:.2f} at {:.0e}",
+                                  c.y.front(), c.x.front(), c.y.back(), c.x.back()),
+        curve_text(p.matmul_small_dim_efficiency, "thin GEMMs x", "min dim"),
+        curve_text(p.attention_forward_efficiency, "attention forward", "tokens"),
+        curve_text(p.attention_backward_efficiency, "backward", "tokens"));
   }
   for (size_t i = 0; i < d.levels.size(); ++i) {
     const TopologyLevel& l = d.levels[i];
-    std::cout << fmt::format("  level {}         {} devices, {}: {:g} GB/s per link, {:g} GB/s per device, {:g} us; {}\n",
-                             i, group_text(l.group_devices), l.link_kind == NDS_LINK_MESH ? "mesh" : "switch",
-                             l.link_bandwidth_bytes_per_s / 1e9, l.device_bandwidth_bytes_per_s / 1e9,
-                             l.latency_s * 1e6, l.name);
+    std::cout << fmt::format(
+        "  level {}         {} devices, {}: {:g} GB/s per link, {:g} GB/s per device, {:g} us, "
+        "bus efficiency {}{}; {}\n",
+        i, group_text(l.group_devices), l.link_kind == NDS_LINK_MESH ? "mesh" : "switch",
+        l.link_bandwidth_bytes_per_s / 1e9, l.device_bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
+        efficiency_text(l.bus_efficiency),
+        l.all_reduce_speedup > 1
+            ? fmt::format(", in-network all-reduce x{:g}", l.all_reduce_speedup)
+            : std::string(),
+        l.name);
   }
   std::cout << fmt::format("  host link       {:g} GB/s per direction\n", d.host_link_bytes_per_s / 1e9);
   std::cout << fmt::format("  assumes         {}\n", d.assumes);

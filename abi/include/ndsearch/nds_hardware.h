@@ -32,6 +32,18 @@ typedef struct nds_dtype_peak {
   /* Fraction of the peak (0, 1] a single GEMM reaches, over the FLOPs of that
    * one GEMM (2·m·n·k). No curve: the host uses a documented default. */
   nds_curve matmul_efficiency;
+  /* 1.1: multiplier in (0, 1] of matmul_efficiency over the GEMM's smaller
+   * output dimension min(m, n), for GEMMs too thin to fill the tiles (a short
+   * k only lowers the arithmetic intensity, which the host's roofline
+   * counts). No curve: 1 (no penalty). */
+  nds_curve matmul_small_dim_efficiency;
+  /* 1.1: fraction of this dtype's peak (0, 1] a fused (flash) causal attention
+   * forward reaches, over the block's sequence length in tokens (queries =
+   * keys), counting the causal FLOPs (half of 4·s²·d·heads). No curve: the
+   * host's documented default. */
+  nds_curve attention_forward_efficiency;
+  /* 1.1: the same for the backward (2.5x the forward's FLOPs). */
+  nds_curve attention_backward_efficiency;
   /* Add fields only at the end. */
 } nds_dtype_peak;
 
@@ -53,6 +65,12 @@ typedef struct nds_topology_level {
   double device_bandwidth_bytes_per_s; /* all of one device's links at this level, one direction */
   double latency_s;                    /* one message, end to end */
   const char* name;                    /* e.g. "NVLink 4 via NVSwitch"; NULL reads as "" */
+  /* 1.1: fraction (0, 1] of device_bandwidth_bytes_per_s that large collectives
+   * reach (nccl-tests bus bandwidth); 0 = the host's default, 0.8. */
+  double bus_efficiency;
+  /* 1.1: in-network reduction (NVLS, SHARP) at this level: all-reduce bus
+   * bandwidth over the ring's; 0 or 1 = none, otherwise >= 1. */
+  double all_reduce_speedup;
   /* Add fields only at the end. */
 } nds_topology_level;
 
@@ -78,6 +96,9 @@ typedef struct nds_device {
   /* Where the description came from when it is not the plugin's own code (a
    * device file, say); NULL or "" reads as the plugin's id. */
   const char* source;
+  /* 1.1: achieved fraction (0, 1] of memory_bandwidth_bytes_per_s (STREAM
+   * triad); 0 = the host's default, 0.85. */
+  double memory_bandwidth_efficiency;
   /* Add fields only at the end. */
 } nds_device;
 

@@ -3,15 +3,20 @@
 
 namespace ndsearch::plugins::nvidia {
 
-std::vector<sdk::TopologyLevel> dgx_levels(double nvlink_link_bytes_per_s,
-                                           double nvlink_device_bytes_per_s,
-                                           const char* nvlink_name, double nic_bytes_per_s,
-                                           const char* nic_name) {
-  return {
-      {8, NDS_LINK_SWITCH, nvlink_link_bytes_per_s, nvlink_device_bytes_per_s, kNvlinkLatencyS,
-       nvlink_name},
-      {0, NDS_LINK_SWITCH, nic_bytes_per_s, nic_bytes_per_s, kInfinibandLatencyS, nic_name},
+std::vector<sdk::TopologyLevel> dgx_levels(const DgxLink& nvlink, const DgxLink& network) {
+  auto level = [](uint32_t group_devices, const DgxLink& link, double latency_s) {
+    sdk::TopologyLevel l;
+    l.group_devices = group_devices;
+    l.link_kind = NDS_LINK_SWITCH;
+    l.link_bandwidth_bytes_per_s = link.link_bytes_per_s;
+    l.device_bandwidth_bytes_per_s = link.device_bytes_per_s;
+    l.latency_s = latency_s;
+    l.name = link.name;
+    l.bus_efficiency = link.bus_efficiency;
+    l.all_reduce_speedup = link.all_reduce_speedup;
+    return l;
   };
+  return {level(8, nvlink, kNvlinkLatencyS), level(0, network, kInfinibandLatencyS)};
 }
 
 }  // namespace ndsearch::plugins::nvidia

@@ -1,26 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0
 // h100.cpp: NVIDIA H100 SXM5 80GB in a DGX H100.
 // Source: NVIDIA H100 Tensor Core GPU data sheet (SXM column) and the NVIDIA
-// H100 architecture whitepaper unless noted.
-#include "plugins/common/gemm_efficiency.hpp"
+// H100 architecture whitepaper unless noted; measured efficiencies from
+// reference/microbenchmarks.md (section numbers below).
 #include "plugins/common/devices/nvidia.hpp"
 
 namespace ndsearch::plugins::nvidia {
 
 namespace {
-// Best bf16 GEMM measured on H100 SXM: 792 TFLOP/s = 0.80 of peak
-// (stas00/ml-engineering, maximum achievable matmul FLOPS table).
+// Best bf16 GEMM measured on H100 SXM: 794.5 TFLOP/s of 989.4 = 0.803, taken
+// as 0.80 (maximum achievable matmul FLOPS, stas00/ml-engineering @744d01e,
+// torch 2.7.0+cu126, §1a; "H200 is the same"). tf32 and fp16 have no row of
+// their own: the bf16 fraction.
 constexpr double kBestFraction = 0.80;
+// Best fp8 (e4m3) GEMM on H100 SXM: 1402.6 of 1978.9 TFLOP/s = 0.709 (same
+// table, §1a).
+constexpr double kFp8BestFraction = 0.709;
+
+// STREAM triad on H100 SXM 80GB: 2.97 of 3.35 TB/s = 0.887 (Azure/
+// AI-benchmarking-guide ND H100 v5, §4).
+constexpr double kMemoryBandwidthEfficiency = 0.887;
+
+// NVLink 4 inside a DGX H100/H200: an 8-GPU all-reduce of 8 GiB with Ring
+// forced reaches 365.6 GB/s busbw, 365.6 / 450 = 0.81; NVLS (NVLink SHARP)
+// reaches 473.1, 473.1 / 365.6 = 1.29 times the ring (H200, nccl-tests,
+// stas00/ml-engineering "SHARP", §3b; same NVLink 4 and NVSwitch as H100).
+constexpr double kNvlinkBusEfficiency = 0.81;
+constexpr double kNvlsAllReduceSpeedup = 1.29;
 }  // namespace
 
-std::vector<sdk::DtypePeak> gh100_peaks() {
+std::vector<sdk::DtypePeak> gh100_peaks(double fp8_best_fraction) {
   // Dense tensor-core peaks; the data sheet prints sparse figures (x2).
+  constexpr double kSmall = kHopperSmallDimFractionAt192;
   return {
       {"fp32", 66.9e12, {}},  // non-tensor FP32
-      {"tf32", 494.7e12, gemm_efficiency_curve(494.7e12, kBestFraction, kGemmFixedCostS)},
-      {"bf16", 989.4e12, gemm_efficiency_curve(989.4e12, kBestFraction, kGemmFixedCostS)},
-      {"fp16", 989.4e12, gemm_efficiency_curve(989.4e12, kBestFraction, kGemmFixedCostS)},
-      {"fp8", 1978.9e12, gemm_efficiency_curve(1978.9e12, kBestFraction, kGemmFixedCostS)},
+      tensor_peak("tf32", 494.7e12, kBestFraction, kSmall),
+      with_attention(tensor_peak("bf16", 989.4e12, kBestFraction, kSmall), hopper_attention()),
+      with_attention(tensor_peak("fp16", 989.4e12, kBestFraction, kSmall), hopper_attention()),
+      tensor_peak("fp8", 1978.9e12, fp8_best_fraction, kSmall),
   };
 }
 
@@ -28,8 +45,9 @@ std::vector<sdk::DtypePeak> gh100_peaks() {
 // link; DGX H100/H200: 8 GPUs on NVSwitch, 8 ConnectX-7 400 Gb/s NDR
 // InfiniBand NICs (one per GPU) = 50e9 bytes/s per direction.
 std::vector<sdk::TopologyLevel> dgx_h100_levels() {
-  return dgx_levels(25.0e9, 450.0e9, "NVLink 4 through NVSwitch", 50.0e9,
-                    "NDR InfiniBand, one 400 Gb/s NIC per GPU");
+  return dgx_levels(
+      {25.0e9, 450.0e9, "NVLink 4 through NVSwitch", kNvlinkBusEfficiency, kNvlsAllReduceSpeedup},
+      {50.0e9, 50.0e9, "NDR InfiniBand, one 400 Gb/s NIC per GPU", kNic400BusEfficiency, 0});
 }
 
 sdk::Device h100_sxm() {
@@ -39,9 +57,10 @@ sdk::Device h100_sxm() {
   d.vendor = "NVIDIA";
   d.memory_bytes = uint64_t{80} << 30;  // "80GB HBM3", read as GiB (DESIGN §8.5)
   d.memory_bandwidth_bytes_per_s = 3.35e12;  // 3.35 TB/s
+  d.memory_bandwidth_efficiency = kMemoryBandwidthEfficiency;
   d.reserved_bytes = kCudaReservedBytes;
   d.host_link_bytes_per_s = 64.0e9;  // PCIe Gen5 x16, per direction
-  d.peaks = gh100_peaks();
+  d.peaks = gh100_peaks(kFp8BestFraction);
   d.levels = dgx_h100_levels();
   d.assumes =
       "DGX H100 node: 8 GPUs on NVSwitch (NVLink 4, 450 GB/s per direction per GPU); one "

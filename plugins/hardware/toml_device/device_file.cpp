@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <regex>
 #include <set>
@@ -51,27 +52,34 @@ class Reader {
     return node->value<std::string>();
   }
 
-  // A number (integer or float) > 0, or >= 0 when `zero_ok`.
+  // A number (integer or float) > 0, or >= 0 when `zero_ok`, and at most `at_most`.
   std::optional<double> number(const toml::table& t, const char* key, const std::string& where,
-                               const char* expected, bool zero_ok = false) const {
+                               const char* expected, bool zero_ok = false,
+                               double at_most = std::numeric_limits<double>::infinity()) const {
     const toml::node* node = t.get(key);
     if (node == nullptr) return std::nullopt;
     std::optional<double> value = node->value<double>();
-    if (!value || !std::isfinite(*value) || *value < 0 || (*value == 0 && !zero_ok)) {
-      std::ostringstream shown;
-      node->visit([&shown](const auto& v) { shown << v; });
-      fail(node, "`" + where + key + "` = " + shown.str() + ": expected " + expected);
-    }
+    if (!value || !std::isfinite(*value) || *value < 0 || (*value == 0 && !zero_ok) ||
+        *value > at_most)
+      bad_value(node, where + key, expected);
     return value;
   }
 
-  sdk::Curve curve(const toml::table& t, const std::string& where) const {
-    only_known(t, {"gemm_flops", "fraction"}, where);
+  [[noreturn]] void bad_value(const toml::node* node, const std::string& key,
+                              const char* expected) const {
+    std::ostringstream shown;
+    node->visit([&shown](const auto& v) { shown << v; });
+    fail(node, "`" + key + "` = " + shown.str() + ": expected " + expected);
+  }
+
+  // A curve table: `x_key` (ascending, > 0) and `fraction` (each in (0, 1]).
+  sdk::Curve curve(const toml::table& t, const std::string& where, const std::string& x_key) const {
+    only_known(t, {x_key, "fraction"}, where);
     sdk::Curve c;
-    for (const char* key : {"gemm_flops", "fraction"}) {
+    for (const std::string& key : {x_key, std::string("fraction")}) {
       const toml::array* values = t.get_as<toml::array>(key);
       if (values == nullptr) fail(&t, "`" + where + key + "` must be an array of numbers");
-      auto& out = std::string(key) == "gemm_flops" ? c.x : c.y;
+      auto& out = key == x_key ? c.x : c.y;
       for (const toml::node& v : *values) {
         std::optional<double> x = v.value<double>();
         if (!x) fail(&v, "`" + where + key + "` holds a value that is not a number");
@@ -79,12 +87,42 @@ class Reader {
       }
     }
     if (c.x.size() != c.y.size() || c.x.empty())
-      fail(&t, "`" + where + "gemm_flops` and `" + where + "fraction` must have the same number (> 0) of points");
+      fail(&t, "`" + where + x_key + "` and `" + where +
+                   "fraction` must have the same number (> 0) of points");
     for (size_t i = 0; i < c.x.size(); ++i) {
-      if (i > 0 && !(c.x[i] > c.x[i - 1])) fail(&t, "`" + where + "gemm_flops` must be strictly ascending");
+      if (!(c.x[i] > 0) || !std::isfinite(c.x[i]))
+        fail(&t, "`" + where + x_key + "` values must be > 0");
+      if (i > 0 && !(c.x[i] > c.x[i - 1]))
+        fail(&t, "`" + where + x_key + "` must be strictly ascending");
       if (!(c.y[i] > 0 && c.y[i] <= 1)) fail(&t, "`" + where + "fraction` values must be in (0, 1]");
     }
     return c;
+  }
+
+  // [<name>.<dtype>] curve tables, each for a dtype of [peak_tflops] (or of the base).
+  void dtype_curves(const toml::table& root, const char* name, const std::string& x_key,
+                    sdk::Curve sdk::DtypePeak::*member, std::vector<sdk::DtypePeak>& peaks) const {
+    const toml::node* node = root.get(name);
+    if (node == nullptr) return;
+    const toml::table* curves = node->as_table();
+    if (curves == nullptr)
+      fail(node, "`" + std::string(name) + "` must be a table of [" + name + ".<dtype>] tables");
+    for (const auto& [dtype, value] : *curves) {
+      const std::string key = std::string(name) + "." + std::string(dtype.str());
+      auto it = std::find_if(peaks.begin(), peaks.end(),
+                             [&](const auto& p) { return p.dtype == dtype.str(); });
+      if (it == peaks.end())
+        fail(&value,
+             "`" + key + "` has no peak: add `" + std::string(dtype.str()) + "` to [peak_tflops]");
+      if (!value.is_table()) fail(&value, "`" + key + "` must be a table");
+      (*it).*member = curve(*value.as_table(), key + ".", x_key);
+    }
+  }
+
+  // An efficiency in (0, 1]: leaving the key out, not 0, asks for the default.
+  std::optional<double> fraction(const toml::table& t, const char* key, const std::string& where,
+                                 const char* expected) const {
+    return number(t, key, where, expected, false, 1.0);
   }
 
   std::vector<sdk::TopologyLevel> levels(const toml::array& array) const {
@@ -93,7 +131,10 @@ class Reader {
       const std::string where = "levels[" + std::to_string(i) + "].";
       const toml::table* t = array.get(i)->as_table();
       if (t == nullptr) fail(array.get(i), "`levels` must be an array of tables ([[levels]])");
-      only_known(*t, {"devices", "kind", "link_gb_per_s", "device_gb_per_s", "latency_us", "name"}, where);
+      only_known(*t,
+                 {"devices", "kind", "link_gb_per_s", "device_gb_per_s", "latency_us", "name",
+                  "bus_efficiency", "all_reduce_speedup"},
+                 where);
       sdk::TopologyLevel level;
       const std::optional<double> devices =
           number(*t, "devices", where, "a whole number of devices (0 = unbounded)", true);
@@ -113,6 +154,16 @@ class Reader {
       level.device_bandwidth_bytes_per_s = *device * 1e9;
       level.latency_s = number(*t, "latency_us", where, "a latency in microseconds, >= 0", true).value_or(0) * 1e-6;
       level.name = text(*t, "name", where).value_or("");
+      static constexpr char kBusEfficiency[] =
+          "the fraction of device_gb_per_s large collectives reach (nccl-tests busbw), in (0, 1]; "
+          "leave it out for the default 0.8";
+      level.bus_efficiency = fraction(*t, "bus_efficiency", where, kBusEfficiency).value_or(0);
+      static constexpr char kSpeedup[] =
+          "the all-reduce bus bandwidth with in-network reduction (NVLS, SHARP) over the ring's, "
+          ">= 1; leave it out for none";
+      level.all_reduce_speedup = number(*t, "all_reduce_speedup", where, kSpeedup).value_or(0);
+      if (level.all_reduce_speedup > 0 && level.all_reduce_speedup < 1)
+        bad_value(t->get("all_reduce_speedup"), where + "all_reduce_speedup", kSpeedup);
       if (!levels.empty()) {
         const uint32_t previous = levels.back().group_devices;
         if (previous == 0)
@@ -137,9 +188,11 @@ class Reader {
               << ": not valid TOML: " << e.description();
       throw DeviceFileError(message.str());
     }
-    only_known(root, {"id", "base", "name", "vendor", "memory_gib", "reserved_gib",
-                      "memory_bandwidth_gb_per_s", "host_link_gb_per_s", "assumes", "peak_tflops",
-                      "matmul_efficiency", "levels"},
+    only_known(root,
+               {"id", "base", "name", "vendor", "memory_gib", "reserved_gib",
+                "memory_bandwidth_gb_per_s", "memory_bandwidth_efficiency", "host_link_gb_per_s",
+                "assumes", "peak_tflops", "matmul_efficiency", "matmul_small_dim_efficiency",
+                "attention_forward_efficiency", "attention_backward_efficiency", "levels"},
                "");
     sdk::Device d;
     const std::optional<std::string> base = text(root, "base", "");
@@ -169,6 +222,11 @@ class Reader {
       d.reserved_bytes = static_cast<uint64_t>(std::llround(*v * kGiB));
     if (auto v = number(root, "memory_bandwidth_gb_per_s", "", "an HBM bandwidth in GB/s, > 0"))
       d.memory_bandwidth_bytes_per_s = *v * 1e9;
+    if (auto v =
+            fraction(root, "memory_bandwidth_efficiency", "",
+                     "the fraction of memory_bandwidth_gb_per_s a STREAM triad reaches, in (0, 1]; "
+                     "leave it out for the default 0.85"))
+      d.memory_bandwidth_efficiency = *v;
     if (auto v = number(root, "host_link_gb_per_s", "", "a host link bandwidth in GB/s per direction, >= 0", true))
       d.host_link_bytes_per_s = *v * 1e9;
     if (const toml::node* node = root.get("peak_tflops")) {
@@ -184,18 +242,14 @@ class Reader {
         it->peak_flops_per_s = tflops * 1e12;
       }
     }
-    if (const toml::node* node = root.get("matmul_efficiency")) {
-      const toml::table* curves = node->as_table();
-      if (curves == nullptr) fail(node, "`matmul_efficiency` must be a table of [matmul_efficiency.<dtype>] tables");
-      for (const auto& [dtype, value] : *curves) {
-        const std::string key(dtype.str());
-        const std::string where = "matmul_efficiency." + key + ".";
-        auto it = std::find_if(d.peaks.begin(), d.peaks.end(), [&](const auto& p) { return p.dtype == key; });
-        if (it == d.peaks.end()) fail(&value, "`matmul_efficiency." + key + "` has no peak: add `" + key + "` to [peak_tflops]");
-        if (!value.is_table()) fail(&value, "`matmul_efficiency." + key + "` must be a table");
-        it->matmul_efficiency = curve(*value.as_table(), where);
-      }
-    }
+    dtype_curves(root, "matmul_efficiency", "gemm_flops", &sdk::DtypePeak::matmul_efficiency,
+                 d.peaks);
+    dtype_curves(root, "matmul_small_dim_efficiency", "smallest_dim",
+                 &sdk::DtypePeak::matmul_small_dim_efficiency, d.peaks);
+    dtype_curves(root, "attention_forward_efficiency", "seq_len",
+                 &sdk::DtypePeak::attention_forward_efficiency, d.peaks);
+    dtype_curves(root, "attention_backward_efficiency", "seq_len",
+                 &sdk::DtypePeak::attention_backward_efficiency, d.peaks);
     if (const toml::node* node = root.get("levels")) {
       const toml::array* array = node->as_array();
       if (array == nullptr || array->empty()) fail(node, "`levels` must be a non-empty array of tables ([[levels]])");

@@ -22,6 +22,11 @@ struct DtypePeak {
   std::string dtype;  // "fp32", "tf32", "bf16", "fp16", "fp8"
   double peak_flops_per_s = 0;
   Curve matmul_efficiency;  // x: FLOPs of one GEMM; y: fraction of peak
+  // ABI 1.1; an empty curve is "absent" (nds_hardware.h says what the host
+  // assumes). The `{}` keeps `{dtype, peak, curve}` initializers warning-free.
+  Curve matmul_small_dim_efficiency{};   // x: min(m, n); y: multiplier of matmul_efficiency
+  Curve attention_forward_efficiency{};  // x: sequence length (tokens); y: fraction of peak, causal
+  Curve attention_backward_efficiency{};  // the same for the backward
 };
 
 struct TopologyLevel {
@@ -31,6 +36,9 @@ struct TopologyLevel {
   double device_bandwidth_bytes_per_s = 0;
   double latency_s = 0;
   std::string name;
+  // ABI 1.1; 0 = absent (the host's default).
+  double bus_efficiency = 0;      // fraction of device_bandwidth_bytes_per_s collectives reach
+  double all_reduce_speedup = 0;  // NVLS/SHARP all-reduce over ring; 0 or 1 = none
 };
 
 struct Device {
@@ -43,6 +51,7 @@ struct Device {
   std::vector<TopologyLevel> levels;
   std::string assumes;
   std::string source;  // a device file, say; empty: the plugin's id
+  double memory_bandwidth_efficiency = 0;  // ABI 1.1: STREAM triad fraction; 0 = absent
 };
 
 }  // namespace ndsearch::sdk

@@ -18,12 +18,10 @@ class DeviceTable {
  public:
   void add(Device device) {
     for (const DtypePeak& p : device.peaks) {  // checked before anything is kept
-      const Curve& c = p.matmul_efficiency;
-      if (c.x.size() != c.y.size())
-        throw Error(NDS_INVALID_ARGUMENT,
-                    "device " + device.id + ": the " + p.dtype + " matmul_efficiency curve has " +
-                        std::to_string(c.x.size()) + " x values but " +
-                        std::to_string(c.y.size()) + " y values");
+      check_curve(device, p, "matmul_efficiency", p.matmul_efficiency);
+      check_curve(device, p, "matmul_small_dim_efficiency", p.matmul_small_dim_efficiency);
+      check_curve(device, p, "attention_forward_efficiency", p.attention_forward_efficiency);
+      check_curve(device, p, "attention_backward_efficiency", p.attention_backward_efficiency);
     }
     Owned& owned = owned_.emplace_back();
     owned.source = std::move(device);
@@ -33,8 +31,10 @@ class DeviceTable {
       c.struct_size = sizeof(nds_dtype_peak);
       c.dtype = p.dtype.c_str();
       c.peak_flops_per_s = p.peak_flops_per_s;
-      c.matmul_efficiency = {p.matmul_efficiency.x.size(), p.matmul_efficiency.x.data(),
-                             p.matmul_efficiency.y.data()};
+      c.matmul_efficiency = view(p.matmul_efficiency);
+      c.matmul_small_dim_efficiency = view(p.matmul_small_dim_efficiency);
+      c.attention_forward_efficiency = view(p.attention_forward_efficiency);
+      c.attention_backward_efficiency = view(p.attention_backward_efficiency);
       owned.peaks.push_back(c);
     }
     for (const TopologyLevel& l : d.levels) {
@@ -46,6 +46,8 @@ class DeviceTable {
       c.device_bandwidth_bytes_per_s = l.device_bandwidth_bytes_per_s;
       c.latency_s = l.latency_s;
       c.name = l.name.c_str();
+      c.bus_efficiency = l.bus_efficiency;
+      c.all_reduce_speedup = l.all_reduce_speedup;
       owned.levels.push_back(c);
     }
     nds_device& c = owned.device;
@@ -66,12 +68,23 @@ class DeviceTable {
     c.level_elem_size = sizeof(nds_topology_level);
     c.assumes = d.assumes.c_str();
     c.source = d.source.c_str();
+    c.memory_bandwidth_efficiency = d.memory_bandwidth_efficiency;
     pointers_.push_back(&c);
   }
   const nds_device* const* data() const noexcept { return pointers_.data(); }
   size_t size() const noexcept { return pointers_.size(); }
 
  private:
+  static void check_curve(const Device& device, const DtypePeak& peak, const char* name,
+                          const Curve& c) {
+    if (c.x.size() != c.y.size())
+      throw Error(NDS_INVALID_ARGUMENT, "device " + device.id + ": the " + peak.dtype + " " + name +
+                                            " curve has " + std::to_string(c.x.size()) +
+                                            " x values but " + std::to_string(c.y.size()) +
+                                            " y values");
+  }
+  static nds_curve view(const Curve& c) noexcept { return {c.x.size(), c.x.data(), c.y.data()}; }
+
   struct Owned {
     Device source;
     std::vector<nds_dtype_peak> peaks;
