@@ -2,10 +2,13 @@
 // test_memory.cpp: the memory passes against published formulas, through the
 // core's evaluator and the shipped plugins: Korthikanti et al. 2022 Table 2,
 // Megatron-LM's distributed-optimizer bytes per parameter, the ZeRO paper's
-// model states, and DESIGN §8.6's micro-batches in flight.
+// model states, Transformer Engine's fp8 weight copies, and DESIGN §8.6's
+// micro-batches in flight.
 #include <catch2/catch.hpp>
 
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/memory/memory_evaluator.hpp"
@@ -30,6 +33,9 @@ struct Shape {
   const char* grads;
   const char* master;        // "none" or "fp32"
   int64_t optimizer_states;
+  const char* compute = nullptr;      // default: dtype
+  const char* fp8_recipe = nullptr;   // default: none stated
+  const char* activations = nullptr;  // default: none stated
 };
 
 // A GPT-style model (MHA, GeLU, LayerNorm, biases, dropout 0.1, no flash
@@ -56,7 +62,9 @@ Model gpt(const Shape& s) {
   set("flash_attention", int64_t{0});
   set("seq_len", s.seq);
   set("params_dtype", std::string(s.dtype));
-  set("compute_dtype", std::string(s.dtype));
+  set("compute_dtype", std::string(s.compute != nullptr ? s.compute : s.dtype));
+  if (s.fp8_recipe != nullptr) set("fp8_recipe", std::string(s.fp8_recipe));
+  if (s.activations != nullptr) set("activation_dtype", std::string(s.activations));
   set("grads_dtype", std::string(s.grads));
   set("master_dtype", std::string(s.master));
   set("optimizer_dtype", std::string("fp32"));
@@ -103,9 +111,10 @@ constexpr double s = 2048, h = 12288, a = 96;
 // The activations of the middle rank of three, one layer each, one micro-batch
 // in flight (1F1B, p = 3, mbn = 1: rank 1 holds min(3 - 1, 1) = 1): exactly one
 // layer's, without the embedding's or the head's.
-double one_layer(const char* text) {
-  Model m = gpt(kGpt3);
-  return memory(m, strategy(text), {1, 1, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+double one_layer(const char* text, const Shape& shape = kGpt3,
+                 nds_memory_term kind = NDS_MEMORY_ACTIVATIONS) {
+  Model m = gpt(shape);
+  return memory(m, strategy(text), {1, 1, 1})[1].bytes[kind];
 }
 
 }  // namespace
@@ -173,6 +182,60 @@ TEST_CASE("ZeRO paper: model states of 7.5B parameters on 64 devices") {
   CHECK(bytes_per_parameter(fp16, "dp=64,zero=1,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(31.4).margin(0.05));
   CHECK(bytes_per_parameter(fp16, "dp=64,zero=2,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(16.6).margin(0.05));
   CHECK(bytes_per_parameter(fp16, "dp=64,zero=3,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(1.88).margin(0.01));
+}
+
+TEST_CASE(
+    "fp8 GEMMs keep Korthikanti's activations in bf16; stated fp8 activations take one byte") {
+  // fp8 GEMMs over fp16 parameters: Transformer Engine keeps activations in
+  // bf16 (2 bytes), so Table 2's sbh(34 + 5as/h) holds unchanged.
+  Shape fp8 = kGpt3;
+  fp8.compute = "fp8";
+  CHECK(one_layer("dp=1,tp=1,pp=3,sp=0,mbs=1,mbn=1", fp8) == s * h * (34 + 5 * a * s / h));
+  // Activations stated fp8, b = 1 (the pass's terms with b = 1; the dropout
+  // masks stay 1 byte): norms' inputs 2bh + QKV input bh + MLP input bh + masks
+  // 2h + Q, K, V 3bh + projection input bh + GeLU 2b·4h = 18h per token, and
+  // per key a(b + 1 + b) = 3a: sbh(18 + 3as/h).
+  fp8.activations = "fp8";
+  CHECK(one_layer("dp=1,tp=1,pp=3,sp=0,mbs=1,mbn=1", fp8) == s * h * (18 + 3 * a * s / h));
+}
+
+TEST_CASE("fp8 GEMMs: the TP and PP buffers carry bf16 activations") {
+  // comm_buffers.cpp, tp = 8 with SP, pp = 3, dp = 1 (no gradient bucket):
+  // the all-gathered layer input s·mbs·h·b and a send and a receive buffer of
+  // s·mbs·h·b/t, b = 2 bytes of bf16 (not fp8's 1, what ABI 1.0 read).
+  Shape fp8 = kGpt3;
+  fp8.compute = "fp8";
+  CHECK(one_layer("dp=1,tp=8,pp=3,sp=1,mbs=1,mbn=1", fp8, NDS_MEMORY_COMM_BUFFERS) ==
+        Approx(s * h * 2 + 2 * s * h * 2 / 8));
+}
+
+TEST_CASE("fp8 GEMMs over bf16 parameters keep an fp8 weight and its transpose per linear layer") {
+  // Transformer Engine's fp8 weight workspaces: 1 + 1 bytes per parameter of
+  // the attention and MLP linears. small(): 2 layers, h = 1024, 16 heads, GeLU
+  // f = 4096, biases: attention 4h² + (q + 2k + h) = 4,194,304 + 4,096 =
+  // 4,198,400; MLP 2hf + f + h = 8,393,728; 12,592,128 per layer, 25,184,256
+  // in all (the embedding, head and norms stay bf16 only).
+  const double linear = 2 * 12592128.0;
+  auto params_bytes = [](const Shape& shape, const char* text) {
+    Model m = gpt(shape);
+    const auto ranks = memory(m, strategy(text), {static_cast<uint32_t>(shape.layers)});
+    return std::pair{ranks[0].bytes[NDS_MEMORY_PARAMS], count_parameters(m)->total};
+  };
+  Shape bf16 = small("bf16", "fp32", "fp32", 2);
+  bf16.compute = "fp8";
+  auto [bytes, params] = params_bytes(bf16, "dp=8,zero=1,op=8,mbs=1,mbn=1");
+  CHECK(bytes == Approx(2 * params + 2 * linear));
+  // ZeRO-3: the copies exist for the two gathered layers only (2 x 2 bytes x a layer).
+  std::tie(bytes, params) = params_bytes(bf16, "dp=8,zero=3,op=8,mbs=1,mbn=1");
+  CHECK(bytes == Approx(2 * params / 8 + 2 * 2 * 12592128.0));
+  // fp8 primary weights (Megatron-LM's --fp8-param-gather): the parameters are the copy.
+  Shape primary = small("fp8", "fp32", "fp32", 2);
+  std::tie(bytes, params) = params_bytes(primary, "dp=8,zero=1,op=8,mbs=1,mbn=1");
+  CHECK(bytes == Approx(1 * params));
+  // bf16 GEMMs: no copy.
+  std::tie(bytes, params) =
+      params_bytes(small("bf16", "fp32", "fp32", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1");
+  CHECK(bytes == Approx(2 * params));
 }
 
 TEST_CASE("Micro-batches in flight: 1F1B GPipe and interleaved") {

@@ -49,6 +49,17 @@ const std::string& as_text(const Value& v) { return std::get<std::string>(v); }
 const std::vector<Choice> kDtypes = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
                                      {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
                                      {"fp8", NDS_DTYPE_FP8},   {"none", NDS_DTYPE_NONE}};
+// Activations always exist: no "none".
+const std::vector<Choice> kActivationDtypes = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
+                                               {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
+                                               {"fp8", NDS_DTYPE_FP8}};
+// How fp8 GEMMs scale (NDS_FP8_*). "tensorwise" is Megatron-LM's and torchao's
+// name for per-tensor scales from the current amax: the current recipe.
+const std::vector<Choice> kFp8Recipes = [] {
+  std::vector<Choice> choices;
+  for (const Fp8RecipeName& r : fp8_recipe_names()) choices.push_back({r.name, r.recipe});
+  return choices;
+}();
 const std::vector<Choice> kRecompute = {{"none", NDS_RECOMPUTE_NONE},
                                         {"selective", NDS_RECOMPUTE_SELECTIVE},
                                         {"full", NDS_RECOMPUTE_FULL}};
@@ -139,6 +150,8 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_TRAINING("grads_dtype", Kind::choice, training.grads_dtype, kDtypes),
       NDS_TRAINING("optimizer_dtype", Kind::choice, training.optimizer_dtype, kDtypes),
       NDS_TRAINING("master_dtype", Kind::choice, training.master_dtype, kDtypes),
+      NDS_TRAINING("activation_dtype", Kind::choice, training.activation_dtype, kActivationDtypes),
+      NDS_TRAINING("fp8_recipe", Kind::choice, training.fp8_recipe, kFp8Recipes),
       NDS_TRAINING("optimizer", Kind::choice, training.optimizer,
                    {{"adam", NDS_OPTIMIZER_ADAM}, {"adamw", NDS_OPTIMIZER_ADAMW},
                     {"muon", NDS_OPTIMIZER_MUON}, {"sgd", NDS_OPTIMIZER_SGD}}),
@@ -170,12 +183,14 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BIT("overlap.tp_comm", overlap, NDS_OVERLAP_TP_COMM),
       NDS_BIT("overlap.moe_a2a", overlap, NDS_OVERLAP_MOE_A2A),
       NDS_BIT("overlap.p2p", overlap, NDS_OVERLAP_P2P),
+      NDS_BIT("overlap.cp", overlap, NDS_OVERLAP_CP),
       NDS_TRAINING("device_memory_bytes", Kind::count, training.device_memory_bytes, {}),
       NDS_BIT("capabilities.sp_with_cp", capabilities, NDS_CAN_SP_WITH_CP),
       NDS_BIT("capabilities.needs_pow2_tp", capabilities, NDS_NEEDS_POW2_TP),
       NDS_BIT("capabilities.interleave", capabilities, NDS_CAN_INTERLEAVE),
       NDS_BIT("capabilities.zero3", capabilities, NDS_CAN_ZERO3),
       NDS_BIT("capabilities.expert_tp", capabilities, NDS_CAN_EXPERT_TP),
+      NDS_BIT("capabilities.no_zero2", capabilities, NDS_NO_ZERO2),
   };
   return keys;
 }

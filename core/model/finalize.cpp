@@ -95,6 +95,65 @@ void finalize_block(Model& m, ModelBlock& b, const std::string& part_name) {
   }
 }
 
+// A value the config itself states: not a trainer's default, not derived and
+// not a command-line flag.
+bool stated_by_config(const Model& m, const char* key) {
+  auto it = m.training_provenance.find(key);
+  if (it == m.training_provenance.end()) return false;
+  const std::string& from = it->second;
+  return from.rfind("default:", 0) != 0 && from.rfind("derived", 0) != 0 && from.rfind("-", 0) != 0;
+}
+
+// The precision recipe's settings a config may leave unstated (ABI 1.1).
+void finalize_precision(Model& m) {
+  nds_training& t = m.training;
+  auto& provenance = m.training_provenance;
+  if (t.compute_dtype != NDS_DTYPE_FP8) {
+    // The recipe only says how fp8 GEMMs scale: none without fp8 GEMMs.
+    // Megatron-LM, too, reads --fp8-recipe only when --fp8-format turns fp8 on.
+    auto stated = provenance.find("fp8_recipe");
+    if (stated != provenance.end() && t.fp8_recipe != NDS_FP8_NONE)
+      stated->second = fmt::format(
+          "derived: none (compute_dtype is not fp8; the recipe stated at {} is not used)",
+          stated->second);
+    else if (stated == provenance.end())
+      provenance["fp8_recipe"] = "derived: none (compute_dtype is not fp8)";
+    t.fp8_recipe = NDS_FP8_NONE;
+  } else {
+    if (t.fp8_recipe == NDS_FP8_NONE) {
+      // Megatron-LM's --fp8-recipe default, Transformer Engine's DelayedScaling.
+      t.fp8_recipe = NDS_FP8_DELAYED;
+      provenance["fp8_recipe"] = "default:megatron (--fp8-recipe delayed; no fp8 recipe stated)";
+    }
+    // fp8 GEMMs with fp8 parameters the config did not state as such (a flag
+    // or default saying "fp8" for everything): the recipes keep bf16
+    // parameters and cast them per GEMM; fp8 primary weights must be stated
+    // (Megatron-LM's --fp8-param-gather).
+    if (t.params_dtype == NDS_DTYPE_FP8 && !stated_by_config(m, "params_dtype")) {
+      t.params_dtype = NDS_DTYPE_BF16;
+      provenance["params_dtype"] =
+          "derived: bf16 (fp8 GEMMs cast bf16 parameters; fp8 primary weights are not stated, as "
+          "with "
+          "Megatron-LM's --fp8-param-gather)";
+    }
+  }
+  if (t.activation_dtype == NDS_DTYPE_UNKNOWN && t.compute_dtype != NDS_DTYPE_UNKNOWN) {
+    if (t.compute_dtype == NDS_DTYPE_FP8) {
+      // Transformer Engine (Megatron-LM, NeMo) and TorchTitan's float8 run
+      // only the GEMMs in fp8: the activations kept for backward and the
+      // TP/CP/PP collectives stay bf16 (NVIDIA NeMo, "Mixed Precision
+      // Training"; DeepSeek-V3 report §3.3.1 caches only some in fp8).
+      t.activation_dtype = NDS_DTYPE_BF16;
+      provenance["activation_dtype"] =
+          "derived: bf16 (fp8 GEMMs keep bf16 activations and collectives: Transformer Engine, "
+          "torchao float8)";
+    } else {
+      t.activation_dtype = t.compute_dtype;
+      provenance["activation_dtype"] = "derived: compute_dtype";
+    }
+  }
+}
+
 }  // namespace
 
 void finalize_model(Model& m) {
@@ -107,6 +166,7 @@ void finalize_model(Model& m) {
   for (ModelBlock& b : m.main.blocks) finalize_block(m, b, "");
   for (ModelPart& tower : m.submodels)
     for (ModelBlock& b : tower.blocks) finalize_block(m, b, tower.name);
+  finalize_precision(m);
   // Values a model needs whose absence is worth a warning (DESIGN §8.5: null, not 0).
   auto unknown = [&](bool missing, const char* key) {
     if (missing) m.warnings.push_back(fmt::format("{}: {} is unknown (null); give it on the command line if needed", m.file, key));

@@ -29,12 +29,42 @@ Model::Model() {
   training.overlap = 0;
   training.device_memory_bytes = NDS_UNKNOWN;
   training.capabilities = 0;
+  training.activation_dtype = NDS_DTYPE_UNKNOWN;  // finalize_model decides it
+  training.fp8_recipe = NDS_FP8_NONE;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})
     *key = NDS_UNKNOWN;
   stated.recompute = NDS_UNKNOWN;
   stated.schedule = NDS_UNKNOWN;
+}
+
+const std::vector<OverlapSwitch>& overlap_switches() {
+  static const std::vector<OverlapSwitch> switches = {
+      {"overlap.grad_reduce", "grad_reduce", "dp", "the gradient reduce", NDS_OVERLAP_GRAD_REDUCE},
+      {"overlap.param_gather", "param_gather", "param", "the parameter all-gather",
+       NDS_OVERLAP_PARAM_GATHER},
+      {"overlap.tp_comm", "tp_comm", "tp", "the TP/SP collectives", NDS_OVERLAP_TP_COMM},
+      {"overlap.moe_a2a", "moe_a2a", "ep", "the MoE all-to-all", NDS_OVERLAP_MOE_A2A},
+      {"overlap.p2p", "p2p", "pp", "the pipeline send/recv", NDS_OVERLAP_P2P},
+      {"overlap.cp", "cp", "cp", "the context-parallel KV exchange", NDS_OVERLAP_CP},
+  };
+  return switches;
+}
+
+const std::vector<Fp8RecipeName>& fp8_recipe_names() {
+  static const std::vector<Fp8RecipeName> names = {{"delayed", NDS_FP8_DELAYED},
+                                                   {"current", NDS_FP8_CURRENT},
+                                                   {"tensorwise", NDS_FP8_CURRENT},
+                                                   {"blockwise", NDS_FP8_BLOCKWISE},
+                                                   {"mxfp8", NDS_FP8_MXFP8}};
+  return names;
+}
+
+bool overlap_stated(const Model& model) {
+  for (const OverlapSwitch& s : overlap_switches())
+    if (model.training_provenance.count(s.key) != 0) return true;
+  return false;
 }
 
 int64_t Model::decoder_layers() const {

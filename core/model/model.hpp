@@ -66,4 +66,30 @@ class Model {
 // A block with every field NDS_UNKNOWN (enumerations too), struct_size set.
 nds_layer_block unknown_block(nds_block_kind kind, int64_t layers);
 
+// One overlap switch: its builder key ("overlap.tp_comm"), its name in the
+// model JSON ("tp_comm"), its item in --overlap ("tp"), what it hides and its
+// NDS_OVERLAP_* bit.
+struct OverlapSwitch {
+  const char* key;
+  const char* name;
+  const char* item;
+  const char* what;
+  uint64_t bit;
+};
+// Every overlap switch of nds_training.overlap, in bit order.
+const std::vector<OverlapSwitch>& overlap_switches();
+
+// The fp8 recipes by name (builder key fp8_recipe, --fp8-recipe, model JSON):
+// delayed, current, tensorwise (= current), blockwise, mxfp8.
+struct Fp8RecipeName {
+  const char* name;
+  int32_t recipe;  // NDS_FP8_*
+};
+const std::vector<Fp8RecipeName>& fp8_recipe_names();
+
+// True when the config (or its trainer's documented default, or --overlap)
+// stated any overlap switch, false when nothing did (an HF config.json names no
+// trainer): the time model then assumes a well-tuned run and says so.
+bool overlap_stated(const Model& model);
+
 }  // namespace ndsearch

@@ -74,6 +74,15 @@ std::string fmt_block_key(size_t index, const std::string& key) {
   return "blocks[" + std::to_string(index) + "]." + key;
 }
 
+// Each overlap switch: true/false where something stated it, null where nothing did.
+json overlap_json(const Model& m) {
+  json j = json::object();
+  for (const OverlapSwitch& s : overlap_switches())
+    j[s.name] = m.training_provenance.count(s.key) == 0 ? json(nullptr)
+                                                        : json((m.training.overlap & s.bit) != 0);
+  return j;
+}
+
 json stated_json(const nds_strategy& s) {
   auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
   return {{"dp", k(s.dp)},     {"tp", k(s.tp)},   {"pp", k(s.pp)},         {"cp", k(s.cp)},
@@ -95,6 +104,12 @@ const char* dtype_name(nds_dtype dtype) {
     case NDS_DTYPE_FP8: return "fp8";
     default: return nullptr;
   }
+}
+const char* fp8_recipe_name(int32_t recipe) {
+  if (recipe == NDS_FP8_NONE) return "none";
+  for (const Fp8RecipeName& r : fp8_recipe_names())  // "current" comes before its alias
+    if (r.recipe == recipe) return r.name;
+  return nullptr;
 }
 const char* recompute_name(nds_recompute_mode mode) {
   switch (mode) {
@@ -168,16 +183,20 @@ json model_to_json(const Model& m) {
             {"dtypes",
              {{"params", named(dtype_name(m.training.params_dtype))},
               {"compute", named(dtype_name(m.training.compute_dtype))},
+              {"activations", named(dtype_name(m.training.activation_dtype))},
               {"grads", named(dtype_name(m.training.grads_dtype))},
               {"optimizer_states", named(dtype_name(m.training.optimizer_dtype))},
               {"master_weights", named(dtype_name(m.training.master_dtype))}}},
+            {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
+            {"overlap", overlap_json(m)},
             {"optimizer_states", known(m.training.optimizer_states)},
             {"capabilities",
              {{"sp_with_cp", (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0},
               {"needs_pow2_tp", (m.training.capabilities & NDS_NEEDS_POW2_TP) != 0},
               {"interleave", (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0},
               {"zero3", (m.training.capabilities & NDS_CAN_ZERO3) != 0},
-              {"expert_tp", (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0}}}};
+              {"expert_tp", (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0},
+              {"zero2", (m.training.capabilities & NDS_NO_ZERO2) == 0}}}};
   json blocks = json::array();
   for (const ModelBlock& b : m.main.blocks) blocks.push_back(block_json(b.c));
   j["blocks"] = blocks;

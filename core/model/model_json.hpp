@@ -13,6 +13,7 @@ nlohmann::json model_to_json(const Model& model);
 
 // The names the JSON uses for enumerations ("bf16", "swiglu", "interleaved"...).
 const char* dtype_name(nds_dtype dtype);
+const char* fp8_recipe_name(int32_t recipe);  // NDS_FP8_*: "none", "delayed", ...
 const char* recompute_name(nds_recompute_mode mode);
 const char* schedule_name(nds_schedule schedule);
 

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+#include <optional>
+
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
 #include "core/plugins/status.hpp"
@@ -69,8 +72,105 @@ std::string error_id_for(nds_status_code code) {
   }
 }
 
+using Note = std::function<void(std::map<std::string, std::string>&, const std::string&,
+                                const std::string&)>;
+
+// --dtype and --fp8-recipe. fp8 means fp8 GEMMs: the recipes (Transformer
+// Engine, torchao float8) keep bf16 parameters and activations and cast each
+// GEMM's operands, so --dtype fp8 sets those to bf16, not everything to fp8.
+void apply_precision(Model& model, const TrainingOverrides& o, const Note& note) {
+  nds_training& t = model.training;
+  std::optional<int32_t> recipe;
+  if (o.fp8_recipe) {
+    std::string names;
+    for (const Fp8RecipeName& r : fp8_recipe_names()) {
+      if (*o.fp8_recipe == r.name) recipe = r.recipe;
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", r.name);
+    }
+    if (!recipe)
+      throw UserError("E-USAGE", fmt::format("--fp8-recipe {}: not an fp8 recipe; give one of {} "
+                                             "(tensorwise is current)",
+                                             *o.fp8_recipe, names));
+    if (o.dtype && *o.dtype != "fp8")
+      throw UserError("E-USAGE",
+                      fmt::format("--fp8-recipe {} with --dtype {}: a recipe scales fp8 GEMMs; "
+                                  "drop --dtype or give --dtype fp8",
+                                  *o.fp8_recipe, *o.dtype));
+  }
+  if (o.dtype) {
+    static const std::pair<const char*, nds_dtype> kDtypes[] = {{"fp32", NDS_DTYPE_FP32},
+                                                                {"tf32", NDS_DTYPE_TF32},
+                                                                {"bf16", NDS_DTYPE_BF16},
+                                                                {"fp16", NDS_DTYPE_FP16},
+                                                                {"fp8", NDS_DTYPE_FP8}};
+    std::optional<nds_dtype> dtype;
+    for (const auto& [name, value] : kDtypes)
+      if (*o.dtype == name) dtype = value;
+    if (!dtype)
+      throw UserError("E-USAGE",
+                      fmt::format("--dtype {}: expected fp32, tf32, bf16, fp16 or fp8", *o.dtype));
+    const bool fp8 = *dtype == NDS_DTYPE_FP8;
+    const std::string flag =
+        fp8 ? "--dtype fp8 (fp8 GEMMs, bf16 parameters and activations)" : "--dtype";
+    t.compute_dtype = *dtype;
+    t.params_dtype = t.activation_dtype = fp8 ? NDS_DTYPE_BF16 : *dtype;
+    note(model.training_provenance, "params_dtype", flag);
+    note(model.training_provenance, "compute_dtype", flag);
+    note(model.training_provenance, "activation_dtype", flag);
+    if (fp8 && !recipe) {
+      t.fp8_recipe = NDS_FP8_DELAYED;  // Megatron-LM's --fp8-recipe default
+      note(model.training_provenance, "fp8_recipe",
+           "--dtype fp8 (delayed scaling, Megatron-LM's default recipe)");
+    }
+  }
+  if (recipe) {
+    if (t.compute_dtype != NDS_DTYPE_FP8) {
+      t.compute_dtype = NDS_DTYPE_FP8;
+      note(model.training_provenance, "compute_dtype", "--fp8-recipe");
+    }
+    t.fp8_recipe = *recipe;
+    note(model.training_provenance, "fp8_recipe", "--fp8-recipe");
+  }
+}
+
+// --overlap: every switch set, on or off, provenance "--overlap".
+void apply_overlap(Model& model, const std::string& list, const Note& note) {
+  const auto& switches = overlap_switches();
+  std::string valid;
+  for (const OverlapSwitch& s : switches)
+    valid += fmt::format("{}{} ({})", valid.empty() ? "" : ", ", s.item, s.what);
+  uint64_t on = 0;
+  if (list == "all") {
+    for (const OverlapSwitch& s : switches) on |= s.bit;
+  } else if (list != "none") {
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t end = list.find(',', start);
+      if (end == std::string::npos) end = list.size();
+      const std::string item = list.substr(start, end - start);
+      start = end + 1;
+      const OverlapSwitch* found = nullptr;
+      for (const OverlapSwitch& s : switches)
+        if (item == s.item) found = &s;
+      if (found == nullptr)
+        throw UserError("E-USAGE",
+                        fmt::format("--overlap {}: \"{}\" is not an overlap switch; give none, all "
+                                    "or a comma list of {}",
+                                    list, item, valid));
+      on |= found->bit;
+    }
+  }
+  uint64_t all = 0;
+  for (const OverlapSwitch& s : switches) {
+    all |= s.bit;
+    note(model.training_provenance, s.key, "--overlap");
+  }
+  model.training.overlap = (model.training.overlap & ~all) | on;
+}
+
 void apply_overrides(Model& model, const TrainingOverrides& o) {
-  auto note = [&](std::map<std::string, std::string>& provenance, const std::string& key, const std::string& flag) {
+  const Note note = [](std::map<std::string, std::string>& provenance, const std::string& key,
+                       const std::string& flag) {
     auto it = provenance.find(key);
     provenance[key] = it == provenance.end() ? flag : fmt::format("{} (overrides {})", flag, it->second);
   };
@@ -90,21 +190,8 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
     model.main.vocab_size = *o.vocab_size;
     note(model.main.provenance, "vocab_size", "--vocab-size");
   }
-  if (o.dtype) {
-    static const std::pair<const char*, nds_dtype> kDtypes[] = {
-        {"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32}, {"bf16", NDS_DTYPE_BF16},
-        {"fp16", NDS_DTYPE_FP16}, {"fp8", NDS_DTYPE_FP8}};
-    bool known = false;
-    for (const auto& [name, dtype] : kDtypes) {
-      if (*o.dtype != name) continue;
-      known = true;
-      model.training.params_dtype = model.training.compute_dtype = dtype;
-    }
-    if (!known)
-      throw UserError("E-USAGE", fmt::format("--dtype {}: expected fp32, tf32, bf16, fp16 or fp8", *o.dtype));
-    note(model.training_provenance, "params_dtype", "--dtype");
-    note(model.training_provenance, "compute_dtype", "--dtype");
-  }
+  apply_precision(model, o, note);
+  if (o.overlap) apply_overlap(model, *o.overlap, note);
 }
 
 }  // namespace

@@ -21,7 +21,13 @@ struct TrainingOverrides {
   std::optional<int64_t> global_batch;  // -b / --global-batch
   std::optional<int64_t> micro_batch_size;  // --mbs
   std::optional<int64_t> vocab_size;    // --vocab-size
-  std::optional<std::string> dtype;     // --dtype: params and compute dtype
+  // --dtype: params, compute and activation dtype; fp8 is fp8 GEMMs with the
+  // delayed recipe around bf16 parameters and activations.
+  std::optional<std::string> dtype;
+  std::optional<std::string> fp8_recipe;  // --fp8-recipe: fp8 GEMMs with this recipe
+  // --overlap: "none", "all" or a comma list of tp,dp,param,ep,pp,cp (each
+  // on, the rest off), replacing the config's overlap switches.
+  std::optional<std::string> overlap;
 };
 
 struct ParseOptions {
@@ -30,9 +36,9 @@ struct ParseOptions {
   TrainingOverrides overrides;
 };
 
-// Throws UserError: E-PARSE-FILE (no such file), E-PARSE-FRAMEWORK (unknown
-// -f), E-PARSE-FORMAT (no parser recognises the file), the builder's or the
-// parser's error (E-PARSE-FIELD, E-PARSE-VALUE, E-PARSE-UNKNOWN-FIELD, ...),
+// Throws UserError: E-USAGE (a bad --dtype, --fp8-recipe or --overlap), E-PARSE-FILE (no such
+// file), E-PARSE-FRAMEWORK (unknown -f), E-PARSE-FORMAT (no parser recognises the file), the
+// builder's or the parser's error (E-PARSE-FIELD, E-PARSE-VALUE, E-PARSE-UNKNOWN-FIELD, ...),
 // E-PARSE-NO-MODEL, E-MODEL-SHAPE.
 Model parse_config(const PluginRegistry& registry, const std::filesystem::path& config,
                    const ParseOptions& options);

@@ -145,7 +145,12 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   const bool zero3 = (m.training.capabilities & NDS_CAN_ZERO3) != 0;
-  if (!check("zero", s.zero < 3 || zero3, [&] {
+  const bool zero2 = (m.training.capabilities & NDS_NO_ZERO2) == 0;
+  if (!check("zero", (s.zero < 3 || zero3) && (s.zero != 2 || zero2), [&] {
+        if (s.zero == 2 && !zero2)
+          return fmt::format("{} cannot shard gradients without parameters (zero = 2): its distributed "
+                             "optimizer is zero 1, its FSDP zero 3",
+                             m.framework);
         if (s.zero < 3 || zero3) return fmt::format("zero = {} is within what {} shards", s.zero, m.framework);
         return fmt::format("{} cannot shard parameters (zero = 3); use zero 0-2", m.framework);
       }))

@@ -17,8 +17,17 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags) {
   verb.add_option("-b,--global-batch", o.global_batch, "Global batch (sequences per step)")
       ->check(CLI::PositiveNumber);
   verb.add_option("--mbs", o.micro_batch_size, "Micro-batch size (sequences)")->check(CLI::Range(1, 1 << 24));
-  verb.add_option("--dtype", o.dtype, "Parameter and compute dtype")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16", "fp8"}));
+  verb.add_option(
+      "--dtype", o.dtype,
+      "Parameter, compute and activation dtype: fp32, tf32, bf16, fp16, or fp8 (fp8 GEMMs with the "
+      "delayed recipe, bf16 parameters and activations)");
+  verb.add_option(
+      "--fp8-recipe", o.fp8_recipe,
+      "fp8 GEMMs with this scaling recipe: delayed, current (tensorwise), blockwise or mxfp8");
+  verb.add_option(
+      "--overlap", o.overlap,
+      "What the trainer overlaps, replacing the config's settings: none, all, or a comma list of "
+      "tp, dp, param, ep, pp, cp (those on, the rest off)");
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size")->check(CLI::PositiveNumber);
 }
 

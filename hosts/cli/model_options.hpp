@@ -16,8 +16,9 @@ struct ModelFlags {
   ParseOptions parse;
 };
 
-// Adds CONFIG, -f, --strict, --seq-len, -b/--global-batch, --mbs, --dtype and
-// --vocab-size to `verb`.
+// Adds CONFIG, -f, --strict, --seq-len, -b/--global-batch, --mbs, --dtype,
+// --fp8-recipe, --overlap and --vocab-size to `verb`. The core checks the
+// values of --dtype, --fp8-recipe and --overlap (E-USAGE names the valid ones).
 void add_model_flags(CLI::App& verb, ModelFlags& flags);
 
 }  // namespace ndsearch::cli

@@ -48,9 +48,24 @@ void print_table(const nlohmann::json& j) {
   for (const auto& [key, value] : j["stated_strategy"].items())
     if (!value.is_null()) stated += fmt::format("{}{}={}", stated.empty() ? "" : ",", key, text(value));
   std::cout << fmt::format("  stated        {}\n", stated.empty() ? "nothing" : stated);
-  std::cout << fmt::format("  dtypes        params {}, compute {}, grads {}, optimizer {}, master {}\n",
-                           text(j["dtypes"]["params"]), text(j["dtypes"]["compute"]), text(j["dtypes"]["grads"]),
-                           text(j["dtypes"]["optimizer_states"]), text(j["dtypes"]["master_weights"]));
+  std::cout << fmt::format(
+      "  dtypes        params {}, compute {}, activations {}, grads {}, optimizer {}, master {}\n",
+      text(j["dtypes"]["params"]), text(j["dtypes"]["compute"]), text(j["dtypes"]["activations"]),
+      text(j["dtypes"]["grads"]), text(j["dtypes"]["optimizer_states"]),
+      text(j["dtypes"]["master_weights"]));
+  if (j["fp8_recipe"] != "none")
+    std::cout << fmt::format("  fp8 recipe    {}\n", text(j["fp8_recipe"]));
+  std::string on, off;
+  for (const auto& [name, value] : j["overlap"].items()) {
+    if (value.is_null()) continue;
+    std::string& list = value.get<bool>() ? on : off;
+    list += (list.empty() ? "" : ",") + name;
+  }
+  std::cout << fmt::format(
+      "  overlap       {}\n",
+      on.empty() && off.empty()
+          ? std::string("not stated")
+          : fmt::format("on: {}; off: {}", on.empty() ? "none" : on, off.empty() ? "none" : off));
   for (const auto& w : j["warnings"]) std::cout << "  warning       " << w.get<std::string>() << "\n";
 }
 

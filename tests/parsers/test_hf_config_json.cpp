@@ -143,6 +143,97 @@ TEST_CASE("Training settings on the command line override the config and say so"
   CHECK(j["provenance"]["params_dtype"] == "--dtype (overrides default:ndsearch)");
 }
 
+TEST_CASE("A config.json states no overlap and no fp8 recipe") {
+  // No trainer is named: the core assumes a well-tuned run (time model).
+  json j = model_json("llama-3.1-8b");
+  for (const char* key : {"grad_reduce", "param_gather", "tp_comm", "moe_a2a", "p2p", "cp"})
+    CHECK(j["overlap"][key].is_null());
+  CHECK(j["fp8_recipe"] == "none");
+  CHECK(j["dtypes"]["activations"] == "bf16");
+}
+
+TEST_CASE(
+    "A quantization_config describes the released weights and is not read as the training recipe") {
+  // DeepSeek-V3's release: fp8 e4m3 weights in 128 x 128 blocks.
+  json j = model_json("fp8_release_weights");
+  CHECK(j["dtypes"]["compute"] == "bf16");
+  CHECK(j["fp8_recipe"] == "none");
+  bool noted = false;
+  for (const json& w : j["warnings"]) {
+    const std::string text = w.get<std::string>();
+    noted = noted ||
+            (text.find("fp8_release_weights.json:6: quantization_config") != std::string::npos &&
+             text.find("released weights") != std::string::npos);
+  }
+  CHECK(noted);
+  // Understood, so not an unknown field under --strict.
+  CHECK(model(hf("fp8_release_weights") + " --strict").exit_code == 0);
+}
+
+TEST_CASE(
+    "The flag --dtype fp8 is fp8 GEMMs with the delayed recipe around bf16 parameters and "
+    "activations") {
+  json j = model_json("llama-3.1-8b", "--dtype fp8");
+  CHECK(j["dtypes"]["compute"] == "fp8");
+  CHECK(j["dtypes"]["params"] == "bf16");
+  CHECK(j["dtypes"]["activations"] == "bf16");
+  CHECK(j["fp8_recipe"] == "delayed");
+  CHECK_THAT(j["provenance"]["fp8_recipe"].get<std::string>(), Catch::StartsWith("--dtype fp8"));
+  // --fp8-recipe chooses the recipe (tensorwise is current) and turns fp8 on.
+  json current = model_json("llama-3.1-8b", "--fp8-recipe tensorwise");
+  CHECK(current["dtypes"]["compute"] == "fp8");
+  CHECK(current["fp8_recipe"] == "current");
+  CHECK(current["dtypes"]["params"] == "bf16");  // the config's (default:ndsearch)
+  CHECK(current["provenance"]["fp8_recipe"] == "--fp8-recipe");
+  CHECK(model_json("llama-3.1-8b", "--dtype fp8 --fp8-recipe mxfp8")["fp8_recipe"] == "mxfp8");
+}
+
+TEST_CASE("The flag --overlap states each overlap switch on or off") {
+  json some = model_json("llama-3.1-8b", "--overlap tp,cp");
+  CHECK(some["overlap"]["tp_comm"] == true);
+  CHECK(some["overlap"]["cp"] == true);
+  CHECK(some["overlap"]["grad_reduce"] == false);
+  CHECK(some["overlap"]["param_gather"] == false);
+  CHECK(some["overlap"]["moe_a2a"] == false);
+  CHECK(some["overlap"]["p2p"] == false);
+  CHECK(some["provenance"]["overlap.cp"] == "--overlap");
+  json all = model_json("llama-3.1-8b", "--overlap all");
+  json none = model_json("llama-3.1-8b", "--overlap none");
+  for (const char* key : {"grad_reduce", "param_gather", "tp_comm", "moe_a2a", "p2p", "cp"}) {
+    CHECK(all["overlap"][key] == true);
+    CHECK(none["overlap"][key] == false);
+  }
+  // It replaces what a trainer's config states.
+  const std::string megatron =
+      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/small_gpt.sh";
+  auto r = model(megatron + " --format json --overlap dp");
+  REQUIRE(r.exit_code == 0);
+  json m = json::parse(r.out);
+  CHECK(m["overlap"]["grad_reduce"] == true);
+  CHECK(m["overlap"]["p2p"] == false);
+  CHECK(m["provenance"]["overlap.p2p"] == "--overlap (overrides default:megatron)");
+}
+
+TEST_CASE("A bad --overlap --fp8-recipe or --dtype names the flag the item and the valid ones") {
+  auto overlap = model(hf("llama-3.1-8b") + " --overlap tp,zero");
+  CHECK(overlap.exit_code == 2);
+  CHECK_THAT(overlap.err, Catch::Contains("[E-USAGE]"));
+  CHECK_THAT(overlap.err, Catch::Contains("--overlap tp,zero: \"zero\" is not an overlap switch"));
+  CHECK_THAT(overlap.err, Catch::Contains("tp (the TP/SP collectives)"));
+  CHECK_THAT(overlap.err, Catch::Contains("cp (the context-parallel KV exchange)"));
+  auto recipe = model(hf("llama-3.1-8b") + " --fp8-recipe rowwise");
+  CHECK(recipe.exit_code == 2);
+  CHECK_THAT(recipe.err, Catch::Contains("[E-USAGE]"));
+  CHECK_THAT(recipe.err, Catch::Contains("--fp8-recipe rowwise"));
+  CHECK_THAT(recipe.err, Catch::Contains("delayed, current, tensorwise, blockwise, mxfp8"));
+  auto both = model(hf("llama-3.1-8b") + " --dtype bf16 --fp8-recipe delayed");
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.err, Catch::Contains("--fp8-recipe delayed with --dtype bf16"));
+  auto dtype = model(hf("llama-3.1-8b") + " --dtype int8");
+  CHECK(dtype.exit_code == 2);
+  CHECK_THAT(dtype.err, Catch::Contains("--dtype int8: expected fp32, tf32, bf16, fp16 or fp8"));
+}
+
 TEST_CASE("The framework is found by probing or named with -f") {
   CHECK(model_json("gpt2", "-f hf-config-json")["framework"] == "hf-config-json");
   CHECK(model_json("gpt2", "-f huggingface")["framework"] == "hf-config-json");

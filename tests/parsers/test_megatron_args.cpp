@@ -174,3 +174,56 @@ TEST_CASE("The mindspeed and megatron aliases name this parser") {
     CHECK(json::parse(r.out)["framework"] == "megatron-args");
   }
 }
+
+TEST_CASE("fp8 reads Megatron-LM's recipe and fp8 primary weights and keeps bf16 activations") {
+  // --fp8-format hybrid turns fp8 GEMMs on; --fp8-recipe tensorwise is the
+  // current-scaling recipe; --fp8-param-gather keeps fp8 primary weights.
+  const json m = parsed("fp8_tensorwise.sh");
+  const std::string file = fixture("fp8_tensorwise.sh");
+  CHECK(m["dtypes"]["compute"] == "fp8");
+  CHECK(m["fp8_recipe"] == "current");
+  CHECK(m["provenance"]["fp8_recipe"] == file + ":10: --fp8-recipe");
+  CHECK(m["dtypes"]["params"] == "fp8");
+  CHECK(m["provenance"]["params_dtype"] == file + ":11: --fp8-param-gather");
+  CHECK(m["dtypes"]["master_weights"] ==
+        "fp32");  // the distributed optimizer's fp32 main parameters
+  // Transformer Engine keeps activations and their collectives in bf16.
+  CHECK(m["dtypes"]["activations"] == "bf16");
+  CHECK_THAT(m["provenance"]["activation_dtype"].get<std::string>(),
+             Catch::StartsWith("derived: bf16"));
+  // Megatron-LM's CP runs through Transformer Engine's ring: always overlapped.
+  CHECK(m["overlap"]["cp"] == true);
+  CHECK(m["provenance"]["overlap.cp"] == "default:megatron");
+}
+
+TEST_CASE("fp8 without a recipe takes Megatron-LM's default delayed scaling over bf16 parameters") {
+  const json m = parsed("fp8_default.sh");
+  CHECK(m["dtypes"]["compute"] == "fp8");
+  CHECK(m["fp8_recipe"] == "delayed");
+  CHECK(m["provenance"]["fp8_recipe"] == "default:megatron");
+  CHECK(m["dtypes"]["params"] == "bf16");  // no --fp8-param-gather: bf16 weights cast per GEMM
+  // Without fp8 there is no recipe, and the activations are the compute dtype.
+  const json bf16 = parsed("small_gpt.sh");
+  CHECK(bf16["fp8_recipe"] == "none");
+  CHECK(bf16["dtypes"]["activations"] == "bf16");
+  CHECK(bf16["overlap"]["cp"] == true);
+}
+
+TEST_CASE("An fp8 recipe Megatron-LM does not have is refused with its line and the choices") {
+  const auto r = model("bad_fp8_recipe.sh");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad_fp8_recipe.sh:6: --fp8-recipe 'rowwise'") != std::string::npos);
+  CHECK(r.err.find("delayed, tensorwise, blockwise or mxfp8") != std::string::npos);
+}
+
+TEST_CASE("MindSpeed's ring overlaps its send and receive only with --use-cp-send-recv-overlap") {
+  // MindSpeed (known here by --context-parallel-algo and --use-fused-rmsnorm)
+  // runs its own ring attention: off by default.
+  const json off = parsed("mindspeed_cp.sh");
+  CHECK(off["overlap"]["cp"] == false);
+  CHECK(off["provenance"]["overlap.cp"] == "default:megatron");
+  const json on = parsed("mindspeed_cp_overlap.json");
+  CHECK(on["overlap"]["cp"] == true);
+  CHECK(on["provenance"]["overlap.cp"] ==
+        fixture("mindspeed_cp_overlap.json") + ":11: use_cp_send_recv_overlap");
+}

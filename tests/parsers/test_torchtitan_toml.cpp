@@ -279,3 +279,46 @@ TEST_CASE("The torchtitan alias selects the parser") {
   REQUIRE(r.exit_code == 0);
   CHECK(json::parse(r.out)["framework"] == "torchtitan-toml");
 }
+
+TEST_CASE(
+    "TorchTitan's float8 recipes: tensorwise by default and rowwise priced as blockwise and MX as "
+    "mxfp8") {
+  // Float8Linear without recipe_name: torchao's default, dynamic tensorwise
+  // scaling from the current amax.
+  json tensorwise = model_json("llama3_405b_float8");
+  CHECK(tensorwise["fp8_recipe"] == "current");
+  CHECK(tensorwise["provenance"]["fp8_recipe"] == "default:torchtitan");
+  CHECK(tensorwise["dtypes"]["activations"] == "bf16");  // float8 converts the GEMMs only
+  CHECK(tensorwise["dtypes"]["params"] == "fp32");       // FSDP2's sharded fp32 parameters
+  json rowwise = model_json("float8_rowwise");
+  CHECK(rowwise["fp8_recipe"] == "blockwise");
+  CHECK_THAT(rowwise["provenance"]["fp8_recipe"].get<std::string>(),
+             Catch::Contains("float8_rowwise.toml:11: quantize.linear.float8.recipe_name"));
+  CHECK(model_json("mxfp8")["fp8_recipe"] == "mxfp8");
+  // Float8 grouped GEMMs only (MoE experts): rowwise scaling, blockwise.
+  json grouped = model_json("grouped_mm_float8");
+  CHECK(grouped["dtypes"]["compute"] == "fp8");
+  CHECK(grouped["fp8_recipe"] == "blockwise");
+  // Without a converter: bf16 GEMMs, no recipe.
+  CHECK(model_json("pipeline_zbv")["fp8_recipe"] == "none");
+}
+
+TEST_CASE("A float8 recipe_name torchao does not have is an error naming the field") {
+  auto r = model(titan("bad_float8_recipe"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("bad_float8_recipe.toml:8: quantize.linear.float8.recipe_name") !=
+        std::string::npos);
+  CHECK(r.err.find("\"rowwise_with_gw_hp\"") != std::string::npos);
+}
+
+TEST_CASE(
+    "TorchTitan overlaps FSDP's collectives and the CP exchange and states no pipeline or MoE "
+    "overlap") {
+  json j = model_json("context_parallel");
+  CHECK(j["overlap"]["cp"] == true);
+  CHECK(j["provenance"]["overlap.cp"] == "default:torchtitan");
+  CHECK(j["overlap"]["grad_reduce"] == true);
+  CHECK(j["overlap"]["param_gather"] == true);
+  CHECK(j["overlap"]["tp_comm"] == false);  // enable_async_tensor_parallel defaults off
+  CHECK(j["overlap"]["p2p"].is_null());
+}

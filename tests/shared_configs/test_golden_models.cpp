@@ -44,7 +44,7 @@ const char* kSummaryKeys[] = {
     "mtp_layers", "q_lora_rank", "kv_lora_rank", "params_total", "params_active", "params_mtp",
     "global_batch", "micro_batch_size", "stated_strategy", "recompute", "recompute_layers",
     "stage_layers", "stage_layer_offsets", "cp_algorithm", "device_memory_bytes", "dtypes",
-    "optimizer_states", "capabilities"};
+    "fp8_recipe", "overlap", "optimizer_states", "capabilities"};
 
 json summary(const json& model) {
   json s = json::object();

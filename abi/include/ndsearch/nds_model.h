@@ -69,6 +69,16 @@ enum {
   NDS_SCHEDULE_ZB_V = 3
 };
 
+/* 1.1: how fp8 GEMMs scale their operands (nds_training.fp8_recipe). */
+typedef int32_t nds_fp8_recipe;
+enum {
+  NDS_FP8_NONE = 0,      /* compute_dtype is not fp8 */
+  NDS_FP8_DELAYED = 1,   /* per-tensor scales from an amax history (Transformer Engine's default) */
+  NDS_FP8_CURRENT = 2,   /* per-tensor scales from the current amax ("tensorwise") */
+  NDS_FP8_BLOCKWISE = 3, /* one scale per block of a tensor (DeepSeek-V3's 1x128 / 128x128) */
+  NDS_FP8_MXFP8 = 4      /* OCP microscaling: one e8m0 scale per 32 elements */
+};
+
 /* Selective recompute op set (bit flags). */
 #define NDS_RECOMPUTE_OP_CORE_ATTENTION (UINT64_C(1) << 0)
 #define NDS_RECOMPUTE_OP_MLP (UINT64_C(1) << 1)
@@ -82,6 +92,8 @@ enum {
 #define NDS_OVERLAP_TP_COMM (UINT64_C(1) << 2)
 #define NDS_OVERLAP_MOE_A2A (UINT64_C(1) << 3)
 #define NDS_OVERLAP_P2P (UINT64_C(1) << 4)
+/* 1.1: the CP ring/all-to-all overlapped with the attention blocks. */
+#define NDS_OVERLAP_CP (UINT64_C(1) << 5)
 
 /* What the trainer can do (bit flags); the validity checks read them. */
 #define NDS_CAN_SP_WITH_CP (UINT64_C(1) << 0)
@@ -89,6 +101,10 @@ enum {
 #define NDS_CAN_INTERLEAVE (UINT64_C(1) << 2)
 #define NDS_CAN_ZERO3 (UINT64_C(1) << 3)
 #define NDS_CAN_EXPERT_TP (UINT64_C(1) << 4)
+/* 1.1: the trainer has no ZeRO-2 (gradients sharded, parameters whole):
+ * Megatron-LM's distributed optimizer shards the optimizer states only, its
+ * FSDP everything. */
+#define NDS_NO_ZERO2 (UINT64_C(1) << 5)
 
 /* ---- Strategy -----------------------------------------------------------------
  * The keys of DESIGN §8.1. In a stated strategy a key nobody stated is
@@ -173,6 +189,13 @@ typedef struct nds_training {
   uint64_t overlap;         /* NDS_OVERLAP_* */
   int64_t device_memory_bytes;
   uint64_t capabilities;    /* NDS_CAN_* / NDS_NEEDS_* */
+  /* 1.1: the dtype of the activations kept for backward and of the TP/CP/PP
+   * collectives that carry them; NDS_DTYPE_UNKNOWN (or a 1.0 writer) reads as
+   * compute_dtype, what 1.0 assumed. */
+  nds_dtype activation_dtype;
+  /* 1.1: NDS_FP8_*, how fp8 GEMMs scale; NDS_FP8_NONE when compute_dtype is not
+   * fp8 (and what a 1.0 writer reads as). */
+  int32_t fp8_recipe;
   /* Add fields only at the end. */
 } nds_training;
 

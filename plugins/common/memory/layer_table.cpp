@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/common/memory/layer_table.hpp"
 
+#include <algorithm>
+#include <cstring>  // memcpy of the writer's nds_training
 #include <string>
 
 namespace ndsearch::plugins::memory {
@@ -31,7 +33,20 @@ LayerTable LayerTable::compile(const nds_model& model) {
     t.learned_positions = static_cast<double>(model.max_position_embeddings);
   t.flash_attention = model.flash_attention != 0;  // unknown: on (DESIGN §8.5)
   if (model.training == nullptr) throw sdk::Error(NDS_INVALID_ARGUMENT, "the model has no training settings");
-  t.training = *model.training;
+  // Only what the writer's struct holds (a 1.0 host's is shorter); the fields
+  // past it read as 1.0 meant them (below).
+  const nds_training& training = *model.training;
+  std::memcpy(&t.training, &training, std::min(training.struct_size, sizeof(nds_training)));
+  const nds_dtype compute =
+      training.compute_dtype == NDS_DTYPE_UNKNOWN ? NDS_DTYPE_BF16 : training.compute_dtype;
+  const bool has_activation = NDS_HAS_FIELD(&training, nds_training, activation_dtype) &&
+                              training.activation_dtype != NDS_DTYPE_UNKNOWN &&
+                              training.activation_dtype != NDS_DTYPE_NONE;
+  t.activation_dtype = has_activation ? training.activation_dtype : compute;
+  t.fp8_recipe =
+      NDS_HAS_FIELD(&training, nds_training, fp8_recipe) && training.compute_dtype == NDS_DTYPE_FP8
+          ? training.fp8_recipe
+          : NDS_FP8_NONE;
   if (model.training->stated_strategy != nullptr) t.stated = *model.training->stated_strategy;
   return t;
 }

@@ -24,8 +24,13 @@ struct LayerTable {
   bool tied_embeddings = false;
   double learned_positions = 0;  // max_position_embeddings when positions are learned
   bool flash_attention = true;
-  nds_training training{};
+  nds_training training{};  // as far as the writer's struct_size reaches; zero past it
   nds_strategy stated{};
+  // The dtype of the activations kept for backward and of the buffers that
+  // carry them: activation_dtype where the writer has it (1.1) and states it,
+  // else compute_dtype (1.0's meaning), else bf16.
+  nds_dtype activation_dtype = NDS_DTYPE_BF16;
+  int32_t fp8_recipe = NDS_FP8_NONE;  // NDS_FP8_*; NONE unless compute is fp8 (and a 1.0 writer)
 
   // Throws sdk::Error naming what the model lacks.
   static LayerTable compile(const nds_model& model);

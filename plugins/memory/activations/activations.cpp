@@ -6,7 +6,8 @@
 //
 // Per layer and token, after Korthikanti et al. 2022 ("Reducing Activation
 // Recomputation in Large Transformer Models", §4, Table 2), generalised: with
-// b bytes per element of the compute dtype and 1-byte dropout masks,
+// b bytes per element of the activation dtype (bf16 around fp8 GEMMs; the
+// compute dtype before ABI 1.1) and 1-byte dropout masks,
 //   kept on every TP rank (divided by t only with sequence parallelism):
 //     the two norms' inputs 2bh, the QKV input bh, the MLP input bh, and a
 //     dropout mask h after attention and after the MLP;
@@ -20,7 +21,11 @@
 // 2sbh (the layer input) under full recompute: Table 2, checked in tests.
 // MoE layers keep the router's fp32 logits and, per routed token (top-k ×
 // capacity factor, 1 when dropless), the expert's input and intermediates /
-// etp. Context parallelism divides the tokens by cp (the keys stay s).
+// etp. Under an fp8 recipe each fp8 linear layer keeps its input as the fp8
+// copy its weight-gradient GEMM reads (Transformer Engine saves the cast,
+// transposed input, not the bf16 one): the QKV, output-projection, MLP and
+// expert inputs take 1 byte per element (Korthikanti's 34 becomes 27 for
+// GPT-3 with TP+SP). Context parallelism divides the tokens by cp (the keys stay s).
 // The output head keeps the final norm's and the head's inputs and the fp32
 // softmax of the vocabulary-parallel cross entropy (4V/t per token).
 // Under full recompute the backward of a layer rebuilds its activations, one
@@ -59,39 +64,43 @@ struct Coefficients {
   }
 };
 
-double mlp_intermediates(const nds_layer_block& l, double width, double b) {
-  return (l.ffn == NDS_FFN_SWIGLU ? 3 : 2) * b * width;
+// The MLP's intermediates: the up projection's output(s) and the second
+// GEMM's input, `lin` bytes (the fp8 copy under an fp8 recipe).
+double mlp_intermediates(const nds_layer_block& l, double width, double b, double lin) {
+  return ((l.ffn == NDS_FFN_SWIGLU ? 2 : 1) * b + lin) * width;
 }
 
-Coefficients layer_coefficients(const nds_layer_block& l, double b, bool flash) {
+// `b`: bytes of an activation; `lin`: of a kept linear-layer input.
+Coefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash) {
   const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
   const double mask_hidden = l.hidden_dropout > 0 ? 1 : 0, mask_attention = l.attention_dropout > 0 ? 1 : 0;
   Coefficients c;
   c.input = b * h;
-  c.replicated = 2 * b * h + b * h + b * h + 2 * mask_hidden * h;  // norms, QKV input, MLP input, masks
+  c.replicated = 2 * b * h + lin * h + lin * h + 2 * mask_hidden * h;  // norms, QKV input, MLP input, masks
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
     const double ql = static_cast<double>(l.q_lora_rank), kvl = static_cast<double>(l.kv_lora_rank);
     c.replicated += b * (2 * ql + kvl + static_cast<double>(l.qk_rope_head_dim) + kvl);  // latents, their norms
-    c.tp_split += b * heads * (2 * qk + 2 * static_cast<double>(l.v_head_dim));       // Q, K, V, output input
+    c.tp_split += b * heads * (2 * qk + static_cast<double>(l.v_head_dim)) +
+                  lin * heads * static_cast<double>(l.v_head_dim);  // Q, K, V, output input
   } else {
     const double q = heads * static_cast<double>(l.head_dim), k = static_cast<double>(l.kv_heads * l.head_dim);
     const double v = static_cast<double>(l.kv_heads * l.v_head_dim), o = heads * static_cast<double>(l.v_head_dim);
-    c.tp_split += b * (q + k + v + o);
+    c.tp_split += b * (q + k + v) + lin * o;
   }
   if (flash) c.tp_split += 4 * heads;  // the fp32 log-sum-exp per row
   else c.per_key = heads * (b + mask_attention * (1 + b));
-  if (l.ffn_hidden_size > 0) c.tp_split += mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b);
+  if (l.ffn_hidden_size > 0) c.tp_split += mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
   if (l.experts > 0) {
     c.replicated += 4 * static_cast<double>(l.experts);  // fp32 router logits
     const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
     const double routed_tokens = static_cast<double>(l.experts_per_token) * capacity;
-    c.routed = routed_tokens * mlp_intermediates(l, static_cast<double>(l.moe_ffn_hidden_size), b);
-    c.routed_input = routed_tokens * b * h;
+    c.routed = routed_tokens * mlp_intermediates(l, static_cast<double>(l.moe_ffn_hidden_size), b, lin);
+    c.routed_input = routed_tokens * lin * h;
   }
   if (l.shared_experts > 0)
     c.tp_split += static_cast<double>(l.shared_experts) *
-                  mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b);
+                  mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b, lin);
   return c;
 }
 
@@ -104,11 +113,11 @@ class Activations {
     if (t.training.seq_len == NDS_UNKNOWN)
       throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "the sequence length is unknown; give --seq-len");
     a->seq_ = static_cast<double>(t.training.seq_len);
-    a->b_ = ndsearch::sdk::dtype_bytes(t.training.compute_dtype == NDS_DTYPE_UNKNOWN ? NDS_DTYPE_BF16
-                                                                                     : t.training.compute_dtype);
+    a->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // bf16 around fp8 GEMMs (ABI 1.1)
+    const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
     a->prefix_.assign(t.layers() + 1, Coefficients{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
-      const Coefficients c = layer_coefficients(t.block(i), a->b_, t.flash_attention);
+      const Coefficients c = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention);
       a->prefix_[i + 1] = a->prefix_[i];
       a->prefix_[i + 1] += c;
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
@@ -121,7 +130,7 @@ class Activations {
     a->head_.tp_split = 4 * t.vocab;             // fp32 softmax of the cross entropy
     if (t.has_mtp) {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
-      Coefficients m = layer_coefficients(t.mtp, a->b_, t.flash_attention);
+      Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention);
       m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
       m.tp_split += 4 * t.vocab;
       const double n = static_cast<double>(t.mtp_layers);

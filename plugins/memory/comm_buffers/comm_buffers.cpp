@@ -35,8 +35,7 @@ class CommBuffers {
       throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "the sequence length is unknown; give --seq-len");
     c->seq_ = static_cast<double>(t.training.seq_len);
     c->hidden_ = t.hidden;
-    c->b_ = ndsearch::sdk::dtype_bytes(t.training.compute_dtype == NDS_DTYPE_UNKNOWN ? NDS_DTYPE_BF16
-                                                                                     : t.training.compute_dtype);
+    c->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // what the TP/EP/CP/PP buffers carry
     c->grad_bytes_ = ndsearch::sdk::dtype_bytes(t.training.grads_dtype);
     for (const nds_layer_block& b : t.blocks) {
       c->top_k_ = std::max(c->top_k_, static_cast<double>(b.experts > 0 ? b.experts_per_token : 0));

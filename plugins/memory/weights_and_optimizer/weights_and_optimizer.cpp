@@ -12,6 +12,16 @@
 // + fp32 master + Adam: 2 + 4 + (4 + 8) = 18, or 6 + 12/d with ZeRO-1 over d
 // (Megatron-LM's distributed optimizer); ZeRO (Rajbhandari et al. 2020):
 // (2 + 2 + K) per parameter with K = 12, divided by N_d stage by stage.
+//
+// fp8 GEMMs (an fp8 recipe) over bf16/fp16 parameters: Transformer Engine
+// casts each fp8 linear layer's weight once per step and keeps the fp8 copy
+// and its transpose for the micro-batches' forward and backward GEMMs (its
+// weight workspaces; Hopper's fp8 GEMMs take only the TN layout, so the
+// backward needs the transposed copy; MXFP8 keeps a row- and a column-wise
+// copy likewise): 1 + 1 bytes per local parameter of the attention, MLP and
+// expert linears, not of the embedding, output head, norms or router, which
+// stay in high precision. Counted as parameters. With fp8 primary weights
+// (params fp8, Megatron-LM's --fp8-param-gather) the parameters are that copy.
 #include <ndsearch/sdk/memory.hpp>
 #include <ndsearch/sdk/model_math.hpp>
 
@@ -27,12 +37,16 @@ using ndsearch::plugins::memory::LayerTable;
 using ndsearch::sdk::layer_parameters;
 using ndsearch::sdk::MemoryOut;
 
-// Parameters of one layer by how they shard.
+// Parameters of one layer by how they shard. tp_split and routed are the
+// layer's linear layers (biases and MLA's small norms counted with them).
 struct LayerShares {
   double tp_split = 0;    // attention projections, dense MLP, shared experts: / tp
   double replicated = 0;  // norms and router: on every TP rank
   double routed = 0;      // routed experts: / (ep · etp)
 };
+
+// The fp8 weight and its transpose, per parameter of an fp8 linear layer.
+constexpr double kFp8WeightCopyBytes = 1 + 1;
 
 LayerShares shares_of(const nds_layer_block& b) {
   const auto p = layer_parameters(b);
@@ -78,6 +92,10 @@ class WeightsAndOptimizer {
     const double states = tr.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(tr.optimizer_states);
     c->state_bytes_ = states * ndsearch::sdk::dtype_bytes(tr.optimizer_dtype);
     c->swap_optimizer_ = ndsearch::sdk::host().option("swap-optimizer").value_or("0") == "1";
+    const bool high_precision_params =
+        tr.params_dtype == NDS_DTYPE_BF16 || tr.params_dtype == NDS_DTYPE_FP16;
+    c->fp8_copy_bytes_ =
+        t.fp8_recipe != NDS_FP8_NONE && high_precision_params ? kFp8WeightCopyBytes : 0;
     return c;
   }
 
@@ -92,6 +110,7 @@ class WeightsAndOptimizer {
     const uint32_t layers = table_.layers();
     for (int32_t rank = 0; rank < s.pp; ++rank) {
       double dense = 0, expert = 0;
+      double linear = 0;  // the rank's local parameters of fp8 linear layers
       bool holds_layers = false;
       bool has_embedding = false, has_head = false;
       for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
@@ -101,6 +120,7 @@ class WeightsAndOptimizer {
         const LayerShares& b = prefix_[first + count];
         dense += (b.tp_split - a.tp_split) / tp + (b.replicated - a.replicated);
         expert += (b.routed - a.routed) / expert_split;
+        linear += (b.tp_split - a.tp_split) / tp + (b.routed - a.routed) / expert_split;
         has_embedding = has_embedding || ndsearch::plugins::memory::holds_embedding(c, i);
         has_head = has_head || ndsearch::plugins::memory::holds_head(c, i, layers);
         holds_layers = holds_layers || count > 0;
@@ -112,12 +132,15 @@ class WeightsAndOptimizer {
         dense += head_.replicated;
         dense += mtp_.tp_split / tp + mtp_.replicated;
         expert += mtp_.routed / expert_split;
+        linear += mtp_.tp_split / tp + mtp_.routed / expert_split;
         // MTP's copy of the embedding (a tied head already is that table).
         if (table_.has_mtp && !has_embedding && !table_.tied_embeddings) dense += embedding_.tp_split / tp;
       }
       const double params_shard = s.zero >= 3 ? op_dense : 1, params_shard_e = s.zero >= 3 ? op_expert : 1;
       const double grads_shard = s.zero >= 2 ? op_dense : 1, grads_shard_e = s.zero >= 2 ? op_expert : 1;
       out.add(rank, NDS_MEMORY_PARAMS, param_bytes_ * (dense / params_shard + expert / params_shard_e));
+      // ZeRO-3/FSDP: the fp8 copies exist only for the gathered layers (below).
+      if (s.zero < 3) out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
       out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense / grads_shard + expert / grads_shard_e));
       if (!swap_optimizer_)
         out.add(rank, NDS_MEMORY_OPTIMIZER,
@@ -128,6 +151,8 @@ class WeightsAndOptimizer {
         const LayerShares& l = largest_layer_;
         out.add(rank, NDS_MEMORY_COMM_BUFFERS,
                 2 * param_bytes_ * (l.tp_split / tp + l.replicated + l.routed / expert_split));
+        out.add(rank, NDS_MEMORY_PARAMS,
+                2 * fp8_copy_bytes_ * (l.tp_split / tp + l.routed / expert_split));
       }
     }
   }
@@ -138,6 +163,8 @@ class WeightsAndOptimizer {
   LayerShares embedding_, head_, mtp_;
   LayerShares largest_layer_;  // the layer with the most parameters
   double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
+  double fp8_copy_bytes_ =
+      0;  // per fp8 linear parameter; 0 without fp8 GEMMs or with fp8 primary weights
   bool swap_optimizer_ = false;
 };
 

@@ -3,7 +3,9 @@
 // config.json (Llama, Qwen2/2.5/3, Qwen3-MoE, Mixtral, DeepSeek-V3, GPT-2 and
 // the VL models' text and vision configs). It states the model only: the
 // training settings take ndsearch's defaults (DESIGN §8.5) with provenance
-// default:ndsearch; --seq-len and -b give the rest.
+// default:ndsearch; --seq-len and -b give the rest. No trainer is named, so it
+// states no overlap switch and no fp8 recipe (the core then assumes a
+// well-tuned Megatron-Core run and says so; --overlap and --fp8-recipe state them).
 #include <ndsearch/sdk/parser.hpp>
 
 #include <nlohmann/json.hpp>
@@ -53,6 +55,27 @@ void training_defaults(Builder& b) {
     b.set(can, 1, d);
 }
 
+// A quantization_config (DeepSeek-V3's fp8 weights in 128 x 128 blocks, say)
+// describes how the released checkpoint stores its weights, not how the
+// model was or will be trained: the training recipe stays ndsearch's default
+// (bf16), and a warning says so.
+void released_weights_note(const json& config, const std::string& path,
+                           const std::map<std::string, int64_t>& lines, Builder& b) {
+  const auto q = config.find("quantization_config");
+  if (q == config.end() || !q->is_object()) return;
+  std::string how;
+  if (const auto method = q->find("quant_method"); method != q->end() && method->is_string())
+    how = " (" + method->get<std::string>() + ")";
+  const auto line = lines.find("quantization_config");
+  const Where w{path, line == lines.end() ? NDS_UNKNOWN : line->second, "quantization_config", ""};
+  b.set_unknown(
+      "fp8_recipe",
+      "quantization_config" + how +
+          " describes how the released weights are stored, not how the model trains; ndsearch "
+          "prices bf16 training, or fp8 GEMMs with --fp8-recipe or --dtype fp8",
+      w);
+}
+
 class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
  public:
   HfConfigJson() : ParserPlugin("Hugging Face config.json", kAliases) {}
@@ -86,6 +109,7 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
     ndsearch::plugins::HfSource source{path, "", &line_of, &lines};
     ndsearch::plugins::read_hf_model(config, source, b);
     training_defaults(b);
+    released_weights_note(config, path, lines, b);
   }
 
  private:

@@ -228,6 +228,26 @@ void put_shape(Reader& r, const LayerShape& s, bool moe) {
   r.put("capacity_factor", s.capacity_factor);
 }
 
+// --fp8-recipe, read when --fp8-format turns fp8 on (Megatron-LM reads it only
+// then): delayed (its default, Transformer Engine's DelayedScaling),
+// tensorwise (per-tensor scales from the current amax: "current"), blockwise,
+// mxfp8.
+void fp8_recipe(Reader& r) {
+  const Value<std::string> recipe = r.text({"--fp8-recipe"});
+  if (recipe.state == State::absent) {
+    r.builder().set_string("fp8_recipe", "delayed",
+                           trainer_default(r.args().file(), "--fp8-recipe (delayed)"));
+    return;
+  }
+  if (recipe.known() && recipe.value != "delayed" && recipe.value != "tensorwise" &&
+      recipe.value != "blockwise" && recipe.value != "mxfp8")
+    r.bad(*r.args().find({"--fp8-recipe"}).occurrence, 0,
+          "delayed, tensorwise, blockwise or mxfp8");
+  Value<std::string> ours = recipe;
+  if (ours.known() && ours.value == "tensorwise") ours.value = "current";
+  r.put("fp8_recipe", ours);
+}
+
 // Comma- or space-separated whole numbers ("61,62,63", "17,20,22,21").
 std::optional<std::vector<int64_t>> number_list(const std::string& text) {
   std::vector<int64_t> values;
@@ -582,22 +602,36 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   } else {
     params_dtype = known_value<std::string>("fp32", fallback("--bf16/--fp16 (fp32)"));
   }
-  r.put("params_dtype", params_dtype);
   const Value<std::string> fp8 = r.text({"--fp8-format"});
+  // --fp8-param-gather keeps the parameters as fp8 primary copies (Transformer
+  // Engine Float8Tensors) instead of bf16 cast per GEMM; it needs fp8 on.
+  const Value<int64_t> fp8_params = r.flag({"--fp8-param-gather"});
+  if (fp8.known() && fp8_params.known())
+    r.put("params_dtype", known_value<std::string>("fp8", fp8_params.where));
+  else
+    r.put("params_dtype", params_dtype);
   if (fp8.known()) {
     b.set_string("compute_dtype", "fp8", fp8.where);
+    fp8_recipe(r);
   } else {
     r.put("compute_dtype", fp8.state == State::unknown ? Value<std::string>{State::unknown, "", fp8.where, fp8.why}
                                                       : params_dtype);
   }
   const bool mixed = params_dtype.known() && params_dtype.value != "fp32";
-  // Megatron-LM keeps fp32 main gradients for bf16/fp16 unless told otherwise.
+  // Megatron-LM keeps fp32 main gradients for bf16 unless told otherwise
+  // (bf16 forces --accumulate-allreduce-grads-in-fp32); fp16 gradients are
+  // accumulated and reduced in fp16 unless that flag is given.
   const Value<int64_t> grad_bf16 = r.flag({"--grad-reduce-in-bf16"});
+  const Value<int64_t> grad_fp32 = r.flag({"--accumulate-allreduce-grads-in-fp32"});
   const Value<std::string> fsdp_grads = r.text({"--megatron-fsdp-main-grads-dtype", "--main-grads-dtype"});
   if (fsdp_grads.known() && (fsdp_grads.value == "bf16" || fsdp_grads.value == "fp32" || fsdp_grads.value == "fp16")) {
     b.set_string("grads_dtype", fsdp_grads.value, fsdp_grads.where);
   } else if (grad_bf16.known()) {
     b.set_string("grads_dtype", "bf16", grad_bf16.where);
+  } else if (grad_fp32.known()) {
+    b.set_string("grads_dtype", "fp32", grad_fp32.where);
+  } else if (params_dtype.known() && params_dtype.value == "fp16") {
+    b.set_string("grads_dtype", "fp16", fallback("--accumulate-allreduce-grads-in-fp32 (off: fp16 gradients)"));
   } else {
     b.set_string("grads_dtype", "fp32", fallback("--grad-reduce-in-bf16 (fp32 main gradients)"));
   }
@@ -869,12 +903,36 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
           "--overlap-moe-expert-parallel-comm");
   const Value<int64_t> no_p2p = r.flag({"--no-overlap-p2p-communication"});
   b.set("overlap.p2p", no_p2p.known() ? 0 : 1, no_p2p.known() ? no_p2p.where : fallback("--overlap-p2p-communication"));
+  // The CP exchange. Megatron-LM runs CP through Transformer Engine, whose
+  // ring attention always sends the next KV block while it computes on this
+  // one (no flag turns it off). MindSpeed runs its own ring, which overlaps
+  // only with --use-cp-send-recv-overlap (off by default); a MindSpeed script
+  // is known by flags Megatron-LM does not have.
+  const Value<int64_t> cp_overlap = r.flag({"--use-cp-send-recv-overlap"});
+  const bool mindspeed =
+      args.find({"--context-parallel-algo", "--use-fused-ring-attention-update",
+                 "--use-fused-rmsnorm", "--use-fused-swiglu", "--use-fused-rotary-pos-emb",
+                 "--use-ascend-coc", "--reuse-fp32-param", "--moe-tp-extend-ep"})
+          .state != State::absent;
+  if (cp_overlap.state == State::unknown) {
+    r.put("overlap.cp", cp_overlap);
+  } else if (cp_overlap.known()) {
+    b.set("overlap.cp", 1, cp_overlap.where);
+  } else if (mindspeed) {
+    b.set("overlap.cp", 0, fallback("--use-cp-send-recv-overlap (MindSpeed: off)"));
+  } else {
+    b.set("overlap.cp", 1,
+          fallback("Transformer Engine's ring attention overlaps the KV exchange"));
+  }
 
   // What Megatron-LM and MindSpeed can do.
   const Where caps = fallback("Megatron-LM / MindSpeed");
   b.set("capabilities.sp_with_cp", 1, caps);
   b.set("capabilities.interleave", 1, caps);
   b.set("capabilities.expert_tp", 1, caps);
+  // The distributed optimizer shards the optimizer states (zero 1), FSDP
+  // everything (zero 3); nothing shards the gradients alone.
+  b.set("capabilities.no_zero2", 1, caps);
 
   // Data-parallel degree: Megatron derives dp = world / (tp·pp·cp); the world
   // is what the launch command starts (processes per node × nodes).

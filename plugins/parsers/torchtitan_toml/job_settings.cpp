@@ -251,12 +251,60 @@ const char* dtype_of(const JobFile& job, const char* field, const std::string& n
   job.fail(field, "expected \"bfloat16\" or \"float32\"");
 }
 
-// float8 (torchao Float8Linear / grouped GEMMs) and mx (MXFP8, MX's only
-// recipe at this commit) converters compute the converted matmuls in fp8.
-bool is_fp8_converter(const std::string& name) {
+// TorchTitan's converters that run matmuls in fp8 (model.converters):
+// torchao's Float8Linear ("float8", "quantize.linear.float8"), its rowwise
+// scaled grouped GEMMs for MoE experts ("quantize.grouped_mm.float8") and
+// MXFP8 ("mx", "mxfloat8", "quantize.linear.mx", "quantize.grouped_mm.mx";
+// MXFP8 is MX's only training recipe at this commit).
+enum class Fp8Converter { none, linear, grouped_mm, mx };
+
+Fp8Converter fp8_converter(const std::string& name) {
   const std::string n = lower(name);
-  return n.find("float8") != std::string::npos || n == "mx" ||
-         (n.size() > 3 && n.compare(n.size() - 3, 3, ".mx") == 0);
+  const auto ends_with = [&](const std::string& tail) {
+    return n.size() >= tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (n == "mx" || n == "mxfloat8" || ends_with(".mx")) return Fp8Converter::mx;
+  if (n == "quantize.grouped_mm.float8") return Fp8Converter::grouped_mm;
+  if (n.find("float8") != std::string::npos) return Fp8Converter::linear;
+  return Fp8Converter::none;
+}
+
+// The fp8 recipe of the converters named. Float8Linear's recipe_name
+// ([quantize.linear.float8], [float8] before the quantize tables): unset or
+// "tensorwise" is torchao's default, dynamic per-tensor scales from the
+// current amax ("current"); "rowwise" and "rowwise_with_gw_hp" scale each row
+// of each operand (axiswise), priced as "blockwise": one scale per 1 x K
+// block, like DeepSeek-V3's 1 x 128 tiles, the nearest recipe ndsearch knows
+// (rowwise_with_gw_hp also keeps the weight-gradient GEMM in bf16, which is
+// not modelled). The grouped GEMMs scale rowwise too. A linear converter
+// decides the recipe over a grouped-GEMM one (it converts most GEMMs of a
+// dense model, and both are rowwise-or-finer for MoE).
+void fp8_recipe(const JobFile& job, Fp8Converter converter, sdk::Builder& b) {
+  const Where converters = job.where("model.converters");
+  if (converter == Fp8Converter::mx) {
+    b.set_string("fp8_recipe", "mxfp8", converters);
+    return;
+  }
+  if (converter == Fp8Converter::grouped_mm) {
+    b.set_string(
+        "fp8_recipe", "blockwise",
+        job.derived("model.converters", "rowwise scaled grouped GEMMs, priced as blockwise"));
+    return;
+  }
+  for (const char* field : {"quantize.linear.float8.recipe_name", "float8.recipe_name"}) {
+    const auto name = job.text(field);
+    if (!name) continue;
+    if (*name == "tensorwise")
+      b.set_string("fp8_recipe", "current", job.where(field));
+    else if (*name == "rowwise" || *name == "rowwise_with_gw_hp")
+      b.set_string("fp8_recipe", "blockwise",
+                   job.derived(field, "a scale per row, priced as blockwise"));
+    else
+      job.fail(field, "expected \"tensorwise\", \"rowwise\" or \"rowwise_with_gw_hp\"");
+    return;
+  }
+  b.set_string("fp8_recipe", "current",
+               torchtitan_default());  // recipe_name None: tensorwise dynamic scaling
 }
 
 void dtypes(const JobFile& job, sdk::Builder& b) {
@@ -264,11 +312,15 @@ void dtypes(const JobFile& job, sdk::Builder& b) {
   const char* reduce_field = "training.mixed_precision_reduce";
   const char* compute = dtype_of(job, param_field, job.text(param_field).value_or("bfloat16"));
   Where compute_from = source(job, param_field);
+  Fp8Converter recipe_from = Fp8Converter::none;
   if (const auto converters = job.texts("model.converters")) {
     for (const std::string& c : *converters) {
-      if (is_fp8_converter(c)) {
+      const Fp8Converter kind = fp8_converter(c);
+      if (kind != Fp8Converter::none) {
         compute = "fp8";
         compute_from = job.where("model.converters");
+        if (recipe_from == Fp8Converter::none || recipe_from == Fp8Converter::grouped_mm)
+          recipe_from = kind;
       } else {
         b.unknown_field(job.derived("model.converters", "converter \"" + c + "\""));
       }
@@ -280,6 +332,7 @@ void dtypes(const JobFile& job, sdk::Builder& b) {
   // mixed_precision_reduce; AdamW's states are fp32.
   b.set_string("params_dtype", "fp32", titan);
   b.set_string("compute_dtype", compute, compute_from);
+  if (recipe_from != Fp8Converter::none) fp8_recipe(job, recipe_from, b);
   b.set_string("grads_dtype",
                dtype_of(job, reduce_field, job.text(reduce_field).value_or("float32")),
                source(job, reduce_field));
@@ -355,6 +408,9 @@ void context_and_overlap(const JobFile& job, sdk::Builder& b) {
   // FSDP2 prefetches the next all-gather and reduce-scatters on its own stream.
   b.set("overlap.param_gather", 1, torchtitan_default());
   b.set("overlap.grad_reduce", 1, torchtitan_default());
+  // PyTorch's context-parallel SDPA exchanges the next KV shards while it
+  // computes attention on the ones it holds, either rotate method.
+  b.set("overlap.cp", 1, torchtitan_default());
 }
 
 }  // namespace

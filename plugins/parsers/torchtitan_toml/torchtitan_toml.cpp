@@ -89,7 +89,8 @@ const std::set<std::string> kIgnored = {
 
 // Whole sections that bear on no training cost: bookkeeping, logging,
 // checkpoints, schedules of the learning rate, and the converters' options
-// (a converter acts only when model.converters names it).
+// (a converter acts only when model.converters names it; of those options
+// job_settings.cpp reads Float8Linear's recipe_name, the fp8 recipe).
 const std::set<std::string> kIgnoredSections = {
     "job",        "profiling",         "metrics",         "lr_scheduler", "checkpoint", "comm",
     "validation", "memory_estimation", "fault_tolerance", "experimental", "compile",    "float8",
