@@ -14,6 +14,7 @@ packages=(
   catch2                         # Catch2 v2 tests
   libbenchmark-dev               # Google Benchmark programs in bench/
   abigail-tools                  # abidw/abidiff: the ABI check
+  libeigen3-dev                  # least squares of the trainer-overhead fitter (core/calibration)
 )
 
 missing=()

@@ -130,14 +130,18 @@ TEST_CASE("Nothing fits: exit 3 with the closest misses") {
 TEST_CASE("search JSON carries the documented keys") {
   Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -t 2");
   REQUIRE(s.exit_code == 0);
-  for (const char* key : {"schema_version", "model", "device", "devices", "global_batch", "budget_bytes", "counts",
-                          "elapsed_s", "candidates_per_s", "ranking", "pareto", "closest_misses"})
+  for (const char* key : {"schema_version", "model", "device", "devices", "global_batch", "budget_bytes", "assumptions",
+                          "counts", "elapsed_s", "candidates_per_s", "ranking", "pareto", "closest_misses"})
     CHECK(s.j.contains(key));
   for (const char* key : {"tested", "refused", "priced", "fit", "dropped"}) CHECK(s.j["counts"].contains(key));
   const json& r = s.j["ranking"][0];
-  for (const char* key : {"rank", "strategy", "memory", "time", "mfu", "hfu", "tokens_per_s"}) CHECK(r.contains(key));
+  for (const char* key : {"rank", "strategy", "memory", "time", "mfu", "mfu_causal", "hfu", "tokens_per_s"})
+    CHECK(r.contains(key));
   CHECK(r["rank"] == 1);
-  CHECK(r["time"]["parts"].size() == 10);
+  CHECK(r["time"]["parts"].size() == 11);  // kTimeParts, overhead the last
+  CHECK(r["time"]["hidden"].size() == 5);  // tp, cp, ep, dp, pp
+  // An HF config states no trainer: the assumptions say what was taken.
+  CHECK_THAT(s.j["assumptions"][0].get<std::string>(), Catch::Contains("well-tuned Megatron-Core"));
   // One stage per pipeline rank (DESIGN §8.8), the largest the peak.
   REQUIRE(r["memory"]["stages"].size() == static_cast<size_t>(r["strategy"]["pp"].get<int>()));
   int64_t largest = 0;
@@ -312,15 +316,16 @@ TEST_CASE("explain of a refused strategy names the failing check and exits 2") {
 }
 
 TEST_CASE("search refuses ZeRO-3 where the trainer cannot shard parameters") {
-  // small_gpt.sh is a Megatron-LM launch without FSDP: capabilities.zero3 is 0.
+  // small_gpt.sh is a Megatron-LM launch without FSDP: capabilities.zero3 is 0,
+  // and Megatron has no ZeRO-2 (its distributed optimizer is zero 1).
   // -l ZERO alone: zero 0, 1, 2, 3 on the config's stated strategy (16 devices);
-  // the one zero=3 candidate is refused by the "zero" check.
+  // the zero=2 and zero=3 candidates are refused by the "zero" check.
   Search s = search(std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/small_gpt.sh", "-A nvidia-h100-sxm -l ZERO");
   REQUIRE(s.exit_code == 0);
   CHECK(s.j["devices"] == 16);  // -d defaults to the stated dp·tp·pp·cp
   CHECK(s.j["counts"]["tested"] == 4);
-  CHECK(s.j["counts"]["refused"] == json({{"zero", 1}}));
-  for (const json& r : s.j["ranking"]) CHECK(r["strategy"]["zero"] != 3);
+  CHECK(s.j["counts"]["refused"] == json({{"zero", 2}}));
+  for (const json& r : s.j["ranking"]) CHECK(r["strategy"]["zero"].get<int>() <= 1);
 }
 
 TEST_CASE("search rejects values it cannot use, without crashing") {

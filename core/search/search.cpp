@@ -253,7 +253,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   for (Worker& w : workers) {
     w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
     if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);
-    w.time = std::make_unique<TimeModel>(model, device, w.cp.get());
+    w.time = std::make_unique<TimeModel>(model, device, w.cp.get(), options.overheads);
   }
 
   std::vector<TripleResult> results(triples.size());
@@ -296,6 +296,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   keep_first(result.closest, options.closest_misses, closer_miss);
   for (size_t i = 0; i < result.closest.size() && i < 5; ++i)
     result.closest_fixes.push_back(fixes_for(workers[0], model, options, result.closest[i].strategy));
+  result.assumptions = workers[0].time->assumptions();
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct SearchOptions {
   unsigned threads = 1;
   size_t keep = 10;           // how many of the ranking to keep (0: all that fit)
   size_t closest_misses = 5;  // how many dropped candidates to keep, closest first
+  std::optional<TrainerOverheads> overheads;  // instead of the shipped fit (the validation's refit)
 };
 
 struct PricedCandidate {
@@ -57,6 +59,7 @@ struct SearchResult {
   // For the first five of `closest`: each single change that makes it fit
   // ("recompute=full: 61.20 GiB"), re-checked and re-priced; empty: none alone.
   std::vector<std::vector<std::string>> closest_fixes;
+  std::vector<std::string> assumptions;  // of the time model, the same for every candidate
   double elapsed_s = 0;
 };
 

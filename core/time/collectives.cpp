@@ -1,35 +1,88 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/time/collectives.hpp"
+
 #include <algorithm>
+#include <cmath>
 
 #include "core/hardware/topology.hpp"
-#include "core/time/collectives.hpp"
 
 namespace ndsearch {
 namespace {
-// NCCL's collectives reach about 80 % of a link's line rate: nccl-tests
-// all-reduce bus bandwidth on 8 x A100 over NVSwitch is about 230-240 GB/s of
-// the 300 GB/s per direction, and an NDR NIC moves 46-48 of its 50 GB/s
-// (NVIDIA/nccl-tests issue 290); protocol and synchronisation take the rest.
-constexpr double kAchievableFraction = 0.8;
+
+double efficiency(const TopologyLevel& level) {
+  return level.bus_efficiency > 0 ? level.bus_efficiency : kDefaultBusEfficiency;
+}
+
+// Latency-bound steps of one ring phase over n members; NCCL switches to a
+// tree (about 2·log2 n steps) where the ring's n-1 would cost more.
+double phase_steps(uint64_t n) {
+  const double ring = static_cast<double>(n - 1);
+  const double tree = 2 * std::ceil(std::log2(static_cast<double>(n)));
+  return std::min(ring, tree);
+}
+
+// Bytes/s each member moves in a ring (or in a node-local share) over the
+// level `spanned`: at the innermost level its switch or mesh bandwidth; above
+// it the NICs of the group's members on one node work in parallel, one ring
+// per NIC (NCCL opens a ring per NIC: NVIDIA/nccl issue 601), so g members
+// per node move g times one NIC's rate, capped by the node-local links every
+// byte also crosses.
+double ring_bandwidth(const Device& device, size_t spanned, uint64_t n, uint64_t stride) {
+  const TopologyLevel& level = device.levels[spanned];
+  if (spanned == 0) return efficiency(level) * group_bandwidth_bytes_per_s(device, n, stride);
+  const double pooled = static_cast<double>(members_below(device, spanned, n, stride)) *
+                        efficiency(level) * level.device_bandwidth_bytes_per_s;
+  const TopologyLevel& below = device.levels[spanned - 1];
+  return std::min(pooled, efficiency(below) * below.device_bandwidth_bytes_per_s);
+}
+
 }  // namespace
+
+uint64_t members_below(const Device& device, size_t level, uint64_t n, uint64_t stride) {
+  if (level == 0) return 1;
+  const uint64_t unit = device.levels[level - 1].group_devices;
+  const uint64_t s = std::max<uint64_t>(stride, 1);
+  if (s >= unit) return 1;
+  return std::max<uint64_t>(1, std::min<uint64_t>(n, unit / s));
+}
 
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride, double bytes) {
   if (kind == Collective::send_recv) {
     // One message to the next rank of a ring of n at `stride` (n = 2: a
     // pipeline neighbour). Every hop moves in step, so the slowest sets the
     // pace: the one that crosses the outermost level the ring spans, a pair
-    // as far apart as half the ring.
+    // as far apart as half the ring, over one link or NIC.
     const uint64_t ring = std::max<uint64_t>(n, 2);
-    const TopologyLevel& level = device.levels[level_spanned(device, ring, stride)];
+    const size_t spanned = level_spanned(device, ring, stride);
+    const TopologyLevel& level = device.levels[spanned];
     const uint64_t hop_stride = ring / 2 * stride;
-    return level.latency_s + bytes / (kAchievableFraction * group_bandwidth_bytes_per_s(device, 2, hop_stride));
+    return level.latency_s +
+           bytes / (efficiency(level) * group_bandwidth_bytes_per_s(device, 2, hop_stride));
   }
   if (n <= 1 || bytes <= 0) return 0;
-  const TopologyLevel& level = device.levels[level_spanned(device, n, stride)];
-  const double bandwidth = kAchievableFraction * group_bandwidth_bytes_per_s(device, n, stride);
-  const double fraction = static_cast<double>(n - 1) / static_cast<double>(n);
-  const double steps = static_cast<double>(n - 1);
-  if (kind == Collective::all_reduce) return 2 * steps * level.latency_s + 2 * fraction * bytes / bandwidth;
+  const size_t spanned = level_spanned(device, n, stride);
+  const TopologyLevel& level = device.levels[spanned];
+  const double members = static_cast<double>(n);
+  const double fraction = (members - 1) / members;
+  if (kind == Collective::all_to_all) {
+    // Hierarchical: each member sends (g-1)/n of its data to the members on
+    // its own node over the node's links and (n-g)/n over its own NIC, both
+    // at once; the sends are all posted together (one latency).
+    if (spanned == 0)
+      return level.latency_s + fraction * bytes / ring_bandwidth(device, 0, n, stride);
+    const double g = static_cast<double>(members_below(device, spanned, n, stride));
+    const TopologyLevel& below = device.levels[spanned - 1];
+    const double local = (g - 1) / members * bytes / (efficiency(below) * below.device_bandwidth_bytes_per_s);
+    const double remote = (members - g) / members * bytes / (efficiency(level) * level.device_bandwidth_bytes_per_s);
+    return level.latency_s + std::max(local, remote);
+  }
+  const double bandwidth = ring_bandwidth(device, spanned, n, stride);
+  const double steps = phase_steps(n);
+  if (kind == Collective::all_reduce) {
+    // In-network reduction (NVLS, SHARP) raises the all-reduce's bus bandwidth.
+    const double speedup = level.all_reduce_speedup > 1 ? level.all_reduce_speedup : 1;
+    return 2 * steps * level.latency_s + 2 * fraction * bytes / (bandwidth * speedup);
+  }
   return steps * level.latency_s + fraction * bytes / bandwidth;
 }
 

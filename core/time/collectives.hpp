@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// collectives.hpp: the alpha-beta time of one collective on the topology
-// level its group spans (DESIGN §8.3): latency per step plus bytes over the
-// per-device bandwidth of that level, with ring volumes.
+// collectives.hpp: the time of one collective on the topology levels its
+// group spans (DESIGN §8.3): ring (or tree) latency plus bytes over the
+// bandwidth the group reaches, with the NICs of a node's members pooled when
+// the group crosses nodes and all-to-all split into its intra- and inter-node
+// shares.
 #pragma once
 
 #include <cstdint>
@@ -12,15 +14,25 @@ namespace ndsearch {
 
 enum class Collective { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
 
+// Without a figure from the device, collectives reach this fraction of a
+// level's per-device bandwidth: NCCL's ring all-reduce bus bandwidth on
+// NVSwitch nodes is 0.77-0.81 of the per-direction NVLink rate (nccl-tests on
+// 8 x A100 231.6 of 300 GB/s, 8 x H200 forced Ring 365.6 of 450 GB/s:
+// shared/reference/microbenchmarks.md §3a-3b).
+inline constexpr double kDefaultBusEfficiency = 0.8;
+
 // Seconds for a group of `n` devices `stride` apart to run `kind` on a
 // tensor of `bytes` (the full tensor: gathered size for all-gather and
 // reduce-scatter, each device's data for all-reduce, what each device
 // exchanges for all-to-all, the message for send/recv, n then the ring it
-// goes round: its slowest hop sets the pace). Ring volumes: all-
-// reduce moves 2(n-1)/n of it, all-gather / reduce-scatter / all-to-all
-// (n-1)/n, over n-1 (2(n-1) for all-reduce) latency-bound steps, at 80 % of
-// the level's bandwidth (what NCCL reaches: collectives.cpp). A group of one
-// costs nothing.
+// goes round: its slowest hop sets the pace). Ring volumes: all-reduce moves
+// 2(n-1)/n of it, all-gather / reduce-scatter / all-to-all (n-1)/n. A group
+// of one costs nothing.
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride, double bytes);
+
+// How many of a group's `n` members, `stride` apart, share one unit of
+// topology level `level` (a node, for the level above it): the group's
+// members below that level.
+uint64_t members_below(const Device& device, size_t level, uint64_t n, uint64_t stride);
 
 }  // namespace ndsearch

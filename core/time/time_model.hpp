@@ -1,34 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
 // time_model.hpp: seconds per training step for one candidate, from the
-// device's figures (peak FLOP/s per dtype and GEMM efficiency, HBM and link
-// bandwidths per topology level): compute, communication, pipeline bubble,
+// device's figures (GEMM efficiency by size and shape, attention kernels by
+// block length, achieved HBM bandwidth, link bandwidths per topology level)
+// and the trainer's settings (overlaps, precision recipe, fitted overheads):
+// compute, communication exposed after what hides it, pipeline bubble,
 // optimizer step, each exposed part reported so that they sum to the step
-// time; MFU and HFU as DESIGN §8.7 defines them.
+// time, with the hidden communication beside them; MFU and HFU as DESIGN
+// §8.7 defines them.
 #pragma once
 
 #include <ndsearch/nds_candidate.h>
 
 #include <array>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/hardware/device.hpp"
 #include "core/model/model.hpp"
 #include "core/time/cp_model.hpp"
+#include "core/time/kernels.hpp"
+#include "core/time/trainer_settings.hpp"
 
 namespace ndsearch {
 
 // Exposed seconds of one step by part; they sum to the step time.
 struct TimeParts {
   double forward = 0, backward = 0, recompute = 0, optimizer = 0;
-  double tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, bubble = 0;
+  double tp = 0, cp = 0, ep = 0, dp = 0, pp = 0, bubble = 0, overhead = 0;
   double step() const {
-    return forward + backward + recompute + optimizer + tp + cp + ep + dp + pp + bubble;
+    return forward + backward + recompute + optimizer + tp + cp + ep + dp + pp + bubble + overhead;
   }
 };
 
 // The parts with their names, in the order every output lists them.
-inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 10> kTimeParts{{
+inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 11> kTimeParts{{
     {"forward", &TimeParts::forward},
     {"backward", &TimeParts::backward},
     {"recompute", &TimeParts::recompute},
@@ -38,54 +45,74 @@ inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 10> kTi
     {"ep", &TimeParts::ep},
     {"dp", &TimeParts::dp},
     {"pp", &TimeParts::pp},
-    {"bubble", &TimeParts::bubble}}};
+    {"bubble", &TimeParts::bubble},
+    {"overhead", &TimeParts::overhead}}};
+
+// The communication parts that overlap can hide, by name.
+inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 5> kHiddenParts{{
+    {"tp", &TimeParts::tp},
+    {"cp", &TimeParts::cp},
+    {"ep", &TimeParts::ep},
+    {"dp", &TimeParts::dp},
+    {"pp", &TimeParts::pp}}};
 
 struct TimeEstimate {
-  TimeParts parts;
+  TimeParts parts;   // exposed; sums to step_s
+  TimeParts hidden;  // communication seconds hidden behind compute (tp, cp, ep, dp, pp)
   double step_s = 0;
   double model_flops_per_step = 0;     // DESIGN §8.7
   double hardware_flops_per_step = 0;  // + the recomputed forward passes
   double mfu = 0, hfu = 0;
+  // The same with causal attention counted as the kernels run it (half of
+  // 12·L·s·h_attn per token), the convention of sources that halve it.
+  double model_flops_causal_per_step = 0, mfu_causal = 0;
   double tokens_per_s = 0;
+  double weight_gradients_s = 0;  // of `parts.backward`, the weight-gradient GEMMs (ZB-V's W)
 };
 
 class TimeModel {
  public:
   // `cp`: the context-parallel attention model (may be null when cp is 1).
-  TimeModel(const Model& model, const Device& device, CpModel* cp);
+  // `overheads`: trainer overheads to use instead of the shipped fit.
+  TimeModel(const Model& model, const Device& device, CpModel* cp,
+            const std::optional<TrainerOverheads>& overheads = std::nullopt);
 
   // `devices` and the candidate's strategy must pass the checks.
   TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices) const;
 
+  // Every assumption that moves the estimates, in words (the same for every candidate).
+  const std::vector<std::string>& assumptions() const { return assumptions_; }
+  const TrainerSettings& settings() const { return settings_; }
+
  private:
-  struct Rank;  // one pipeline rank's per-micro-batch work
+  struct Work;        // one layer's (or one rank's) work for one micro-batch
   struct LayerCache;  // one estimate's layer_work per (block, recomputed)
-  Rank rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
+  Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
   // One layer of `block` (model block index `block`) for one micro-batch.
-  Rank layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block,
-                  bool is_recomputed) const;
-  // Seconds of one step's DP reduction (and ZeRO gathers) and optimizer step
-  // for a rank holding `r`'s parameters.
-  std::pair<double, double> data_parallel_and_optimizer(const nds_strategy& s, const Rank& r) const;
-  double gemm_seconds(double flops) const;
-  // A GEMM C[m,n] = A[m,k]·B[k,n], `count` times (a batched GEMM): the
-  // slower of its compute (2mnk at the efficiency for its size) and its
-  // memory traffic (reading A and B, writing C) at HBM bandwidth: a roofline.
-  double gemm_seconds(double m, double n, double k, double count) const;
-  double memory_seconds(double bytes) const;
+  Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block, bool is_recomputed) const;
+  // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
+  // the input- and weight-gradient GEMMs, and the fp8 casts of its inputs.
+  void linear(Work& w, double tokens, double in, double out, double count = 1) const;
+  // Exposed and hidden seconds of one step's DP reduction and parameter
+  // gathers, and the optimizer step, for a rank doing `r`.
+  struct DataParallel {
+    double exposed = 0, hidden = 0, optimizer = 0;
+  };
+  DataParallel data_parallel_and_optimizer(const nds_strategy& s, const Work& r) const;
 
   const Model& model_;
   const Device& device_;
   CpModel* cp_;
+  TrainerSettings settings_;
+  Kernels kernels_;
+  std::vector<std::string> assumptions_;
   std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block
   std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
-  double peak_flops_per_s_ = 0;
   double active_params_ = 0, attention_width_ = 0;  // summed over the decoder and MTP layers
   std::vector<uint32_t> mtp_blocks_;                 // model.main.blocks indices of MTP blocks
   double mtp_heads_ = 0;                             // MTP layers: each passes the output head again
-  const Curve* efficiency_ = nullptr;
-  double act_bytes_ = 2;  // bytes of the compute dtype
+  double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic
 };
 
 }  // namespace ndsearch

@@ -91,9 +91,15 @@ void print_eval_table(const json& j) {
         parts += fmt::format("{}{} {:.1f}%", parts.empty() ? "" : ", ", name,
                              100 * seconds.get<double>() / step);
     std::cout << fmt::format("  step {:.3f} s: {}\n", step, parts);
+    std::string hidden;
+    for (const auto& [name, seconds] : t["hidden"].items())
+      if (seconds.get<double>() > 0)
+        hidden += fmt::format("{}{} {:.1f}%", hidden.empty() ? "" : ", ", name, 100 * seconds.get<double>() / step);
+    if (!hidden.empty()) std::cout << fmt::format("  hidden behind compute: {}\n", hidden);
     std::cout << fmt::format("  MFU {:.1f}%, HFU {:.1f}%, {:.0f} tokens/s\n",
                              100 * j["mfu"].get<double>(), 100 * j["hfu"].get<double>(),
                              j["tokens_per_s"].get<double>());
+    for (const auto& a : j["assumptions"]) std::cout << "  assumes " << a.get<std::string>() << "\n";
   }
 }
 
@@ -176,10 +182,12 @@ json eval_json(const PluginRegistry& registry, Model& model, const Machine& mach
       const TimeEstimate e = time.estimate(
           candidate,
           args.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : args.devices);
-      j["time"] = {{"step_s", e.step_s}, {"parts", time_parts_json(e.parts)}};
+      j["time"] = time_json(e);
+      j["assumptions"] = time.assumptions();
       j["model_flops_per_step"] = e.model_flops_per_step;
       j["hardware_flops_per_step"] = e.hardware_flops_per_step;
       j["mfu"] = e.mfu;
+      j["mfu_causal"] = e.mfu_causal;
       j["hfu"] = e.hfu;
       j["tokens_per_s"] = e.tokens_per_s;
     }

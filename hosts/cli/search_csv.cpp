@@ -14,8 +14,14 @@ namespace {
 constexpr const char* kStrategyHeader = "dp,tp,pp,cp,ep,etp,vpp,sp,zero,op,mbs,mbn,recompute,schedule";
 constexpr const char* kTermsHeader =
     "params_bytes,grads_bytes,optimizer_bytes,activations_bytes,comm_buffers_bytes,other_bytes";
-constexpr const char* kTimeHeader =
-    "step_s,forward_s,backward_s,recompute_s,optimizer_s,tp_s,cp_s,ep_s,dp_s,pp_s,bubble_s,mfu,hfu,tokens_per_s";
+// step_s, the exposed parts in kTimeParts' order (forward_s ... overhead_s),
+// then the hidden communication (hidden_tp_s ... hidden_pp_s).
+const std::string kTimeHeader = [] {
+  std::string header = "step_s";
+  for (const auto& [name, member] : kTimeParts) header += fmt::format(",{}_s", name);
+  for (const auto& [name, member] : kHiddenParts) header += fmt::format(",hidden_{}_s", name);
+  return header + ",mfu,hfu,tokens_per_s";
+}();
 
 std::string strategy_cells(const nds_strategy& s) {
   const char* recompute = recompute_name(s.recompute);
@@ -35,6 +41,7 @@ std::string time_cells(const TimeEstimate& e) {
   // {} prints the shortest text that reads back to the same double.
   std::string cells = fmt::format("{}", e.step_s);
   for (const auto& [name, member] : kTimeParts) cells += fmt::format(",{}", e.parts.*member);
+  for (const auto& [name, member] : kHiddenParts) cells += fmt::format(",{}", e.hidden.*member);
   return cells + fmt::format(",{},{},{}", e.mfu, e.hfu, e.tokens_per_s);
 }
 

@@ -59,8 +59,9 @@ json candidate_json(size_t rank, const PricedCandidate& c) {
   return {{"rank", rank},
           {"strategy", strategy_json(c.strategy)},
           {"memory", {{"peak_bytes", static_cast<int64_t>(std::llround(c.peak_bytes))}}},
-          {"time", {{"step_s", c.time.step_s}, {"parts", time_parts_json(c.time.parts)}}},
+          {"time", time_json(c.time)},
           {"mfu", c.time.mfu},
+          {"mfu_causal", c.time.mfu_causal},
           {"hfu", c.time.hfu},
           {"tokens_per_s", c.time.tokens_per_s}};
 }
@@ -197,6 +198,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
                     {"devices", devices},
                     {"global_batch", options.space.global_batch},
                     {"budget_bytes", budget},
+                    {"assumptions", r.assumptions},
                     {"counts",
                      {{"tested", r.counts.tested},
                       {"refused", refused},
@@ -212,6 +214,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
+    for (const std::string& a : r.assumptions) std::cout << "  assumes " << a << "\n";
     int64_t kv_heads = 0, experts = 0;
     for (const ModelBlock& b : model.main.blocks) {
       if (b.c.kind != NDS_BLOCK_DECODER) continue;

@@ -9,4 +9,10 @@ nlohmann::json time_parts_json(const TimeParts& parts) {
   return out;
 }
 
+nlohmann::json time_json(const TimeEstimate& e) {
+  nlohmann::json hidden = nlohmann::json::object();
+  for (const auto& [name, member] : kHiddenParts) hidden[name] = e.hidden.*member;
+  return {{"step_s", e.step_s}, {"parts", time_parts_json(e.parts)}, {"hidden", hidden}};
+}
+
 }  // namespace ndsearch::cli

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_time_kernels.cpp: the pieces of the time model against hand
+// derivations: GEMMs by shape (roofline, thin outputs, one launch for a
+// batched GEMM), attention kernels (causal half, backward 2.5x the FLOPs),
+// collectives (NICs pooled across nodes, hierarchical all-to-all, NVLS), the
+// overlaps computed from what hides them, the precision recipe, and what the
+// trainer settings assume.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/model/builder.hpp"
+#include "core/model/finalize.hpp"
+#include "core/strategy/placement.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/time/collectives.hpp"
+#include "core/time/kernels.hpp"
+#include "core/time/time_model.hpp"
+#include "core/time/trainer_settings.hpp"
+#include "tests/support/shipped.hpp"
+
+using namespace ndsearch;
+using Value = ModelBuilder::Value;
+
+namespace {
+
+const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
+const Device& a100() { return test::shipped_device("nvidia-a100-80g"); }
+
+using Fields = std::vector<std::pair<const char*, Value>>;
+
+// A Llama-like decoder (GQA 8 KV heads, SwiGLU, RMSNorm, RoPE, no biases,
+// no dropout), `layers` of hidden `h`, vocab 32000, with `extra` training
+// settings (overlaps, precision) on top of bf16 and fp32 gradients.
+Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields& extra) {
+  Model m;
+  m.file = "test";
+  m.framework = "megatron-args";
+  ModelBuilder b(m, "test", false);
+  auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+  REQUIRE(b.begin_block("decoder", layers, "t") == nullptr);
+  set("hidden_size", h);
+  set("heads", h / 128);
+  set("kv_heads", int64_t{8});
+  set("ffn", std::string("swiglu"));
+  set("ffn_hidden_size", h * 7 / 2);
+  set("norm", std::string("rmsnorm"));
+  REQUIRE(b.end_block() == nullptr);
+  set("vocab_size", int64_t{32000});
+  set("position_embedding", std::string("rope"));
+  set("flash_attention", int64_t{1});
+  set("seq_len", seq);
+  set("global_batch", batch);
+  set("params_dtype", std::string("bf16"));
+  set("compute_dtype", std::string("bf16"));
+  set("grads_dtype", std::string("fp32"));
+  for (const auto& [key, value] : extra) set(key, value);
+  finalize_model(m);
+  return m;
+}
+
+const Fields kAllOverlap = {{"overlap.tp_comm", int64_t{1}},     {"overlap.grad_reduce", int64_t{1}},
+                            {"overlap.param_gather", int64_t{1}}, {"overlap.moe_a2a", int64_t{1}},
+                            {"overlap.p2p", int64_t{1}},          {"overlap.cp", int64_t{1}}};
+const Fields kNoOverlap = {{"overlap.tp_comm", int64_t{0}},     {"overlap.grad_reduce", int64_t{0}},
+                           {"overlap.param_gather", int64_t{0}}, {"overlap.moe_a2a", int64_t{0}},
+                           {"overlap.p2p", int64_t{0}},          {"overlap.cp", int64_t{0}}};
+
+TimeEstimate estimate(const Model& m, const char* text, uint64_t devices, const Device& device,
+                      TrainerOverheads overheads = {}) {
+  const nds_strategy s = resolve_strategy(parse_strategy(text), m, devices, m.training.global_batch);
+  const Placement p = place_layers(s, m, false);
+  const TimeModel time(m, device, nullptr, overheads);
+  return time.estimate(p.candidate(), devices);
+}
+
+}  // namespace
+
+TEST_CASE("A GEMM is the slower of its FLOPs at the curve's efficiency and its HBM traffic") {
+  const Device& d = h100();
+  const Kernels k(d, "bf16", "bf16", 2);
+  const GemmRate& r = k.linear();
+  // 8192^3 in bf16: 1.0995e12 FLOPs, between the curve's points at 1e12 and
+  // 1e13 (e(F) = 0.8·F / (F + 0.8·peak·5us), sampled per decade and
+  // interpolated linearly).
+  const double flops = 2.0 * 8192 * 8192 * 8192;
+  auto sampled = [](double f) { return 0.80 * f / (f + 0.80 * 989.4e12 * 5e-6); };
+  const double e = sampled(1e12) + (flops - 1e12) / 9e12 * (sampled(1e13) - sampled(1e12));
+  CHECK(k.gemm(r, 8192, 8192, 8192) == Approx(flops / (989.4e12 * e)).epsilon(2e-3));
+  // 8192 x 8192 x 64: the 64-deep product is memory-bound at the STREAM
+  // triad's 0.887 x 3.35 TB/s (inputs and output in bf16).
+  const double bytes = (8192.0 * 64 + 64 * 8192 + 8192.0 * 8192) * 2;
+  CHECK(k.gemm(r, 8192, 8192, 64) == Approx(bytes / (0.887 * 3.35e12)));
+  // A 128-wide output loses tile fill: the thin-GEMM multiplier 1 - 0.127·1.5.
+  const double thin = k.gemm(r, 65536, 128, 8192), square = k.gemm(r, 65536, 8192, 128);
+  CHECK(thin > square * 0 + 2.0 * 65536 * 128 * 8192 / 989.4e12);  // slower than the peak
+  CHECK(k.gemm(r, 128, 65536, 8192) == Approx(thin));               // min(m, n) is what counts
+}
+
+TEST_CASE("A batched GEMM is one launch: efficiency over all its FLOPs") {
+  const Kernels k(a100(), "fp16", "fp16", 2);
+  const GemmRate& r = k.high();
+  // 384 products of 2048 x 2048 x 96 (a 1.7B GPT's scores at micro-batch
+  // 16): one bmm launch against 384 GEMMs of 5 us launch and tail each.
+  const double one = k.batched_gemm(r, 2048, 2048, 96, 384), many = k.gemm(r, 2048, 2048, 96, 384);
+  CHECK(one < many);
+  CHECK(many - one > 384 * 3e-6);
+}
+
+TEST_CASE("Attention: causal blocks do half the work, the backward 2.5x the FLOPs at its own efficiency") {
+  const Kernels k(h100(), "bf16", "bf16", 2);
+  // 8192 tokens, 64 heads x 1 sequence, head dim 128 (H100 FlashAttention-3
+  // at 8192: 0.692 forward, 0.545 backward of 989.4 TFLOP/s).
+  const double f = 2.0 * 8192 * 8192 * 256 * 64;  // 4·s²·d·heads
+  CHECK(k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true) == Approx(f / 2 / (989.4e12 * 0.692)).epsilon(2e-3));
+  CHECK(k.attention(Pass::backward, 8192, 8192, 128, 128, 64, true) ==
+        Approx(2.5 * f / 2 / (989.4e12 * 0.545)).epsilon(2e-3));
+  // A full (unmasked) 4096 x 4096 block runs at the causal curve's 8192.
+  const double block = 2.0 * 4096 * 4096 * 256 * 64;
+  CHECK(k.attention(Pass::forward, 4096, 4096, 128, 128, 64, false) == Approx(block / (989.4e12 * 0.692)).epsilon(2e-3));
+  // Short blocks are less efficient per FLOP (the curve falls to 0.368 at 1024).
+  const double short_block = k.attention(Pass::forward, 1024, 1024, 128, 128, 64, true) / (1024.0 * 1024);
+  const double long_block = k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true) / (8192.0 * 8192);
+  CHECK(short_block > 1.8 * long_block);
+}
+
+TEST_CASE("A ring across nodes pools the NICs of its members on each node") {
+  const Device& d = h100();
+  const double bytes = 1e9, latency = d.levels[1].latency_s;
+  // 16 ranks at stride 1: two nodes of 8, eight NICs each (one ring per
+  // NIC): min(8 x 0.92 x 50, 0.81 x 450) GB/s, 2·log2(16) = 8 tree steps.
+  const double pooled = std::min(8 * 0.92 * 50e9, 0.81 * 450e9);
+  CHECK(collective_seconds(d, Collective::all_reduce, 16, 1, bytes) ==
+        Approx(2 * 8 * latency + 2 * 15.0 / 16 * bytes / pooled).epsilon(2e-3));
+  // 16 ranks at stride 8: one per node, one NIC.
+  CHECK(collective_seconds(d, Collective::reduce_scatter, 16, 8, bytes) ==
+        Approx(8 * latency + 15.0 / 16 * bytes / (0.92 * 50e9)));
+  // Inside a node NVLS raises the all-reduce's bus bandwidth 1.29x over the ring.
+  const double inside = collective_seconds(d, Collective::all_reduce, 8, 1, bytes);
+  CHECK(inside == Approx(2 * 6 * d.levels[0].latency_s + 2 * 7.0 / 8 * bytes / (0.81 * 450e9 * 1.29)).epsilon(3e-3));
+}
+
+TEST_CASE("All-to-all across nodes sends its node-local share over NVLink and the rest over its own NIC") {
+  const Device& d = h100();
+  const double bytes = 1e9;
+  // 32 ranks, 8 per node: 7/32 stays on the node, 24/32 crosses, both at once.
+  const double local = 7.0 / 32 * bytes / (0.81 * 450e9), remote = 24.0 / 32 * bytes / (0.92 * 50e9);
+  CHECK(collective_seconds(d, Collective::all_to_all, 32, 1, bytes) ==
+        Approx(d.levels[1].latency_s + std::max(local, remote)).epsilon(2e-3));
+  // Inside a node: NVLink only.
+  CHECK(collective_seconds(d, Collective::all_to_all, 8, 1, bytes) ==
+        Approx(d.levels[0].latency_s + 7.0 / 8 * bytes / (0.81 * 450e9)).epsilon(2e-3));
+}
+
+TEST_CASE("Overlap hides only what compute can cover, and the totals stay") {
+  // 8 layers of hidden 8192 on 64 H100: tp 8 in the node, dp 8 across nodes.
+  const Model on = llama(8, 8192, 4096, 64, kAllOverlap), off = llama(8, 8192, 4096, 64, kNoOverlap);
+  const char* s = "tp=8,pp=1,dp=8,mbs=1,zero=1,sp=1";
+  const TimeEstimate a = estimate(on, s, 64, h100()), b = estimate(off, s, 64, h100());
+  // Nothing hidden without overlap.
+  for (const auto& [name, part] : kHiddenParts) CHECK(b.hidden.*part == 0);
+  // With it: exposed + hidden is the whole collective, and TP keeps at least
+  // the quarter of the forward's and half of the backward's that chunking
+  // cannot hide (DoMiNO's measured 75 % / 50 %).
+  CHECK(a.parts.tp + a.hidden.tp == Approx(b.parts.tp));
+  CHECK(a.parts.tp >= 0.25 * b.parts.tp / 2);
+  CHECK(a.hidden.tp > 0);
+  CHECK(a.parts.dp + a.hidden.dp == Approx(b.parts.dp));
+  CHECK(a.hidden.dp > 0);
+  CHECK(a.step_s < b.step_s);
+  // A TP group across nodes (tp 16 on two nodes) gets no userbuffer overlap.
+  const TimeEstimate wide = estimate(on, "tp=16,pp=1,dp=4,mbs=1,zero=1,sp=1", 64, h100());
+  CHECK(wide.hidden.tp == 0);
+  CHECK(wide.parts.tp > 0);
+}
+
+TEST_CASE("A config that states no overlap is priced as a well-tuned Megatron-Core run, and says so") {
+  const Model none = llama(8, 4096, 4096, 64, {});
+  const TrainerSettings t = trainer_settings(none, h100());
+  CHECK(t.overlap_assumed);
+  CHECK(t.overlap == (NDS_OVERLAP_TP_COMM | NDS_OVERLAP_GRAD_REDUCE | NDS_OVERLAP_PARAM_GATHER | NDS_OVERLAP_MOE_A2A |
+                      NDS_OVERLAP_P2P | NDS_OVERLAP_CP));
+  CHECK_THAT(t.assumptions.front(), Catch::Contains("assumed a well-tuned Megatron-Core run"));
+  const TrainerSettings stated = trainer_settings(llama(8, 4096, 4096, 64, kNoOverlap), h100());
+  CHECK_FALSE(stated.overlap_assumed);
+  CHECK(stated.overlap == 0);
+  CHECK_THAT(stated.assumptions.front(), Catch::Contains("as the config states"));
+  // The shipped fit of the device and trainer, named.
+  CHECK_THAT(t.overheads_source, Catch::Contains("fitted for megatron on nvidia-h100-sxm"));
+  // H200 has no fit of its own: H100's, and the output says so.
+  CHECK_THAT(trainer_settings(none, test::shipped_device("nvidia-h200")).overheads_source,
+             Catch::Contains("no fit of this device and trainer of its own"));
+}
+
+TEST_CASE("An fp8 recipe speeds the linear GEMMs only and pays for its casts") {
+  const Fields fp8 = {{"compute_dtype", std::string("fp8")}, {"fp8_recipe", std::string("delayed")}};
+  const Model bf16_model = llama(8, 8192, 4096, 64, kNoOverlap);
+  Fields with_fp8 = kNoOverlap;
+  with_fp8.insert(with_fp8.end(), fp8.begin(), fp8.end());
+  const Model fp8_model = llama(8, 8192, 4096, 64, with_fp8);
+  REQUIRE(fp8_model.training.compute_dtype == NDS_DTYPE_FP8);
+  REQUIRE(fp8_model.training.activation_dtype == NDS_DTYPE_BF16);  // activations and collectives stay bf16
+  const char* s = "tp=8,pp=1,dp=8,mbs=1,zero=1,sp=1";
+  const TimeEstimate a = estimate(bf16_model, s, 64, h100()), b = estimate(fp8_model, s, 64, h100());
+  // Faster, but far from 2x: attention, the head and the casts stay, and
+  // H100's fp8 GEMMs reach 0.709 of their 2x peak where bf16 reaches 0.80.
+  CHECK(b.parts.forward < 0.8 * a.parts.forward);
+  CHECK(b.parts.forward > 0.5 * a.parts.forward);
+  // The TP collectives carry bf16 activations either way.
+  CHECK(b.parts.tp == Approx(a.parts.tp));
+  // MFU counts against the fp8 peak (DESIGN §8.7: the compute dtype's).
+  CHECK(b.mfu == Approx(b.model_flops_per_step / (b.step_s * 64 * 1978.9e12)));
+  // Current scaling reads each input once more for its amax.
+  Fields current = kNoOverlap;
+  current.insert(current.end(), {{"compute_dtype", std::string("fp8")}, {"fp8_recipe", std::string("current")}});
+  CHECK(estimate(llama(8, 8192, 4096, 64, current), s, 64, h100()).parts.forward > b.parts.forward);
+}
+
+TEST_CASE("The trainer's fitted overheads add per layer, per step and to every kernel") {
+  const Model m = llama(8, 4096, 4096, 64, kNoOverlap);
+  const char* s = "tp=1,pp=1,dp=8,mbs=1";  // mbn = 64 / 8 = 8, 8 layers
+  const TimeEstimate base = estimate(m, s, 8, h100());
+  const TimeEstimate layer = estimate(m, s, 8, h100(), {1e-3, 0, 0});
+  CHECK(layer.parts.overhead == Approx(8 * 8 * 1e-3));
+  const TimeEstimate step = estimate(m, s, 8, h100(), {0, 0.05, 0});
+  CHECK(step.step_s == Approx(base.step_s + 0.05));
+  const TimeEstimate slow = estimate(m, s, 8, h100(), {0, 0, 0.25});
+  CHECK(slow.parts.forward == Approx(1.25 * base.parts.forward));
+  CHECK(slow.parts.backward == Approx(1.25 * base.parts.backward));
+}
+
+TEST_CASE("Long context: 128K with CP 16 is less efficient than 8K, as Meta measured for Llama 3") {
+  // Llama 3 405B's shape (126 layers of 16384, 128 heads, 8 KV heads, SwiGLU
+  // 53248) on 16384 H100 (Dubey et al. 2024, Table 4: 8K at TP 8, PP 16,
+  // 41 % MFU; 128K at TP 8, CP 16, PP 16, 38 %), both counting causal
+  // attention as the kernels run it (mfu_causal). The CP ring's short blocks
+  // and exchanges cost what 8K does not pay.
+  auto model = [](int64_t seq, int64_t batch) {
+    Model m;
+    m.file = "llama3-405b";
+    m.framework = "hf-config-json";
+    ModelBuilder b(m, "test", false);
+    auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+    REQUIRE(b.begin_block("decoder", 126, "t") == nullptr);
+    set("hidden_size", int64_t{16384});
+    set("heads", int64_t{128});
+    set("kv_heads", int64_t{8});
+    set("ffn", std::string("swiglu"));
+    set("ffn_hidden_size", int64_t{53248});
+    set("norm", std::string("rmsnorm"));
+    REQUIRE(b.end_block() == nullptr);
+    set("vocab_size", int64_t{128256});
+    set("position_embedding", std::string("rope"));
+    set("flash_attention", int64_t{1});
+    set("seq_len", seq);
+    set("global_batch", batch);
+    finalize_model(m);
+    return m;
+  };
+  const Model short_context = model(8192, 2048), long_context = model(131072, 128);
+  const nds_strategy s8 =
+      resolve_strategy(parse_strategy("tp=8,pp=16,cp=1,mbs=1,vpp=4,zero=1"), short_context, 16384, 2048);
+  const Placement p8 = place_layers(s8, short_context, false);
+  const TimeEstimate e8 = TimeModel(short_context, h100(), nullptr).estimate(p8.candidate(), 16384);
+  Model long_model = long_context;
+  CpModel ring(test::shipped_plugins(), long_model, h100(), "ring");
+  const nds_strategy s128 =
+      resolve_strategy(parse_strategy("tp=8,pp=16,cp=16,mbs=1,vpp=4,zero=1"), long_model, 16384, 128);
+  const Placement p128 = place_layers(s128, long_model, false);
+  const TimeEstimate e128 = TimeModel(long_model, h100(), &ring).estimate(p128.candidate(), 16384);
+  INFO("8K " << e8.mfu_causal << ", 128K " << e128.mfu_causal);
+  CHECK(e128.mfu_causal < e8.mfu_causal);
+  // With attention counted over the full s² (DESIGN §8.7) 128K would look
+  // better: half of its FLOPs are the attention the kernel skips.
+  CHECK(e128.mfu > e128.mfu_causal * 1.3);
+}
+
+TEST_CASE("MFU falls with fewer micro-batches per replica at fixed model parallelism") {
+  // 32 layers of 8192 on 256 H100 at tp 8, pp 4: dp 8; global batch 256,
+  // 128, 64, 32 gives 32, 16, 8, 4 micro-batches: the bubble (p - 1)/(v·m)
+  // and the per-step costs weigh more.
+  double previous = 1;
+  for (int64_t batch : {256, 128, 64, 32}) {
+    const Model m = llama(32, 8192, 4096, batch, {});
+    const TimeEstimate e = estimate(m, "tp=8,pp=4,mbs=1,vpp=2,zero=1", 256, h100());
+    INFO(batch << ": " << e.mfu);
+    CHECK(e.mfu < previous);
+    previous = e.mfu;
+  }
+}

@@ -1,0 +1,23 @@
+#!/bin/bash
+# Megatron-LM 2021, Table 1 (Narayanan et al. 2021), GPT 7.5B on DGX A100 80GB:
+# Megatron-LM of 2021 sends pipeline activations blocking (p2p overlap came with
+# Megatron-Core in 2023).
+# examples/sc21/run_table_1.sh: TP 4, PP 1, MBS 16, GBS 512, DDP torch (torch DDP overlaps the gradient all-reduce with the backward).
+# Written for ndsearch's validation from the published facts of the run;
+# settings the source does not publish are Megatron-LM's defaults.
+
+torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py \
+    --num-layers 36 \
+    --hidden-size 4096 \
+    --num-attention-heads 32 \
+    --seq-length 2048 \
+    --max-position-embeddings 2048 \
+    --vocab-size 51200 \
+    --micro-batch-size 16 \
+    --global-batch-size 512 \
+    --fp16 \
+    --attention-backend unfused \
+    --recompute-granularity full \
+    --recompute-method uniform \
+    --no-overlap-p2p-communication \
+    --overlap-grad-reduce

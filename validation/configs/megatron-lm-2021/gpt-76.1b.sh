@@ -1,0 +1,22 @@
+#!/bin/bash
+# Megatron-LM 2021, Table 1 (Narayanan et al. 2021), GPT 76.1B on DGX A100 80GB:
+# Megatron-LM of 2021 sends pipeline activations blocking (p2p overlap came with
+# Megatron-Core in 2023).
+# examples/sc21/run_table_1.sh: TP 8, PP 4, MBS 2, GBS 1792, DDP local (local DDP: no overlap).
+# Written for ndsearch's validation from the published facts of the run;
+# settings the source does not publish are Megatron-LM's defaults.
+
+torchrun --nproc_per_node 8 --nnodes 128 pretrain_gpt.py \
+    --num-layers 60 \
+    --hidden-size 10240 \
+    --num-attention-heads 80 \
+    --seq-length 2048 \
+    --max-position-embeddings 2048 \
+    --vocab-size 51200 \
+    --micro-batch-size 2 \
+    --global-batch-size 1792 \
+    --fp16 \
+    --attention-backend unfused \
+    --recompute-granularity full \
+    --recompute-method uniform \
+    --no-overlap-p2p-communication
