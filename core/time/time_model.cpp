@@ -38,6 +38,15 @@ constexpr double kCrossEntropyBackwardBytes = 6;
 constexpr double kTpHiddenForward = 0.75;
 constexpr double kTpHiddenBackward = 0.50;
 
+// A collective hidden behind compute still takes SMs from it: NCCL's
+// userbuffer all-gather and reduce-scatter run on 4-5 SMs over NVLink alone
+// and on 16 when they also cross InfiniBand (Megatron-Core's
+// distributed_data_parallel_config.py, microbenchmarks.md §6), of H100's
+// 132: the compute they overlap runs that much slower for as long as they
+// last. Pipeline sends go by copy engine and take none.
+constexpr double kNvlinkSmShare = 4.5 / 132;
+constexpr double kNetworkSmShare = 16.0 / 132;
+
 // Megatron-Core's DDP bucket: max(40M, 1M x dp) parameters
 // (distributed_data_parallel_config.py, microbenchmarks.md §6). The last
 // bucket of the backward (the first of the forward's gathers) has nothing
@@ -434,6 +443,24 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
   return r;
 }
 
+bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) const {
+  const nds_strategy& s = *c.strategy;
+  for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+    const size_t i = static_cast<size_t>(rank) * s.vpp + chunk, before = i - static_cast<size_t>(s.vpp);
+    const uint32_t count = c.chunk_layers[i];
+    if (count != c.chunk_layers[before] || c.chunk_recomputed_layers[i] != c.chunk_recomputed_layers[before])
+      return false;
+    if (count == 0) continue;
+    // Both chunks inside one block each, the same block.
+    const uint32_t first = c.chunk_first_layer[i], other = c.chunk_first_layer[before];
+    const uint32_t block = block_index_[first];
+    if (block_index_[first + count - 1] != block || block_index_[other] != block ||
+        block_index_[other + count - 1] != block)
+      return false;
+  }
+  return true;
+}
+
 TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strategy& s, const Work& r) const {
   // Gradients are reduced once per step over the dp·cp replicas of each
   // dense parameter (reduce-scatter with ZeRO, all-reduce without) and over
@@ -507,6 +534,9 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
   DataParallel dp;
   LayerCache cache;
   for (int32_t index = 0; index < s.pp; ++index) {
+    // A middle rank whose chunks hold the same layers of the same blocks as
+    // the rank before it does the same work: most ranks of an even split.
+    if (index > 1 && index + 1 < s.pp && same_work_as_previous(c, index)) continue;
     const Work r = rank_work(c, index, cache);
     const double slot = r.exposed() + r.layers * o.layer_s;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
@@ -547,8 +577,16 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
   t.dp = dp.exposed;
   t.optimizer = dp.optimizer;
   // Trainer overheads (fitted): per layer and micro-batch, and per step (the
-  // kernels' slowdown is in their times already).
-  t.overhead = m * slowest.layers * o.layer_s + o.step_s;
+  // kernels' slowdown is in their times already); and the SMs the hidden
+  // collectives take from the compute they overlap.
+  auto sm_share = [&](uint64_t n, uint64_t stride) {
+    return n <= 1 ? 0.0 : level_spanned(device_, n, stride) == 0 ? kNvlinkSmShare : kNetworkSmShare;
+  };
+  const uint64_t tp_n = static_cast<uint64_t>(s.tp), cp_n = static_cast<uint64_t>(s.cp);
+  const double interference = e.hidden.tp * sm_share(tp_n, 1) + e.hidden.cp * sm_share(cp_n, tp_n) +
+                              e.hidden.ep * sm_share(static_cast<uint64_t>(s.ep), static_cast<uint64_t>(s.etp)) +
+                              e.hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);
+  t.overhead = m * slowest.layers * o.layer_s + o.step_s + interference;
   e.step_s = t.step();
 
   // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the

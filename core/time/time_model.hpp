@@ -88,6 +88,8 @@ class TimeModel {
   struct Work;        // one layer's (or one rank's) work for one micro-batch
   struct LayerCache;  // one estimate's layer_work per (block, recomputed)
   Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
+  // Whether middle rank `rank` holds the same layers of the same blocks as rank - 1.
+  bool same_work_as_previous(const nds_candidate& c, int32_t rank) const;
   // One layer of `block` (model block index `block`) for one micro-batch.
   Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block, bool is_recomputed) const;
   // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
