@@ -29,10 +29,12 @@ const Device& a100() { return test::shipped_device("nvidia-a100-80g"); }
 
 using Fields = std::vector<std::pair<const char*, Value>>;
 
-// A Llama-like decoder (GQA 8 KV heads, SwiGLU, RMSNorm, RoPE, no biases,
-// no dropout), `layers` of hidden `h`, vocab 32000, with `extra` training
-// settings (overlaps, precision) on top of bf16 and fp32 gradients.
-Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields& extra) {
+// A Llama-like decoder (head dim 128, GQA 8 KV heads, SwiGLU 3.5h unless
+// `ffn` says, RMSNorm, RoPE, no biases, no dropout), `layers` of hidden `h`,
+// vocab `vocab`, with `extra` training settings (overlaps, precision) on top
+// of bf16 and fp32 gradients.
+Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields& extra, int64_t ffn = 0,
+            int64_t vocab = 32000) {
   Model m;
   m.file = "test";
   m.framework = "megatron-args";
@@ -43,10 +45,10 @@ Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields&
   set("heads", h / 128);
   set("kv_heads", int64_t{8});
   set("ffn", std::string("swiglu"));
-  set("ffn_hidden_size", h * 7 / 2);
+  set("ffn_hidden_size", ffn > 0 ? ffn : h * 7 / 2);
   set("norm", std::string("rmsnorm"));
   REQUIRE(b.end_block() == nullptr);
-  set("vocab_size", int64_t{32000});
+  set("vocab_size", vocab);
   set("position_embedding", std::string("rope"));
   set("flash_attention", int64_t{1});
   set("seq_len", seq);
@@ -235,28 +237,7 @@ TEST_CASE("Long context: 128K with CP 16 is less efficient than 8K, as Meta meas
   // 41 % MFU; 128K at TP 8, CP 16, PP 16, 38 %), both counting causal
   // attention as the kernels run it (mfu_causal). The CP ring's short blocks
   // and exchanges cost what 8K does not pay.
-  auto model = [](int64_t seq, int64_t batch) {
-    Model m;
-    m.file = "llama3-405b";
-    m.framework = "hf-config-json";
-    ModelBuilder b(m, "test", false);
-    auto set = [&](const char* key, Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
-    REQUIRE(b.begin_block("decoder", 126, "t") == nullptr);
-    set("hidden_size", int64_t{16384});
-    set("heads", int64_t{128});
-    set("kv_heads", int64_t{8});
-    set("ffn", std::string("swiglu"));
-    set("ffn_hidden_size", int64_t{53248});
-    set("norm", std::string("rmsnorm"));
-    REQUIRE(b.end_block() == nullptr);
-    set("vocab_size", int64_t{128256});
-    set("position_embedding", std::string("rope"));
-    set("flash_attention", int64_t{1});
-    set("seq_len", seq);
-    set("global_batch", batch);
-    finalize_model(m);
-    return m;
-  };
+  auto model = [](int64_t seq, int64_t batch) { return llama(126, 16384, seq, batch, {}, 53248, 128256); };
   const Model short_context = model(8192, 2048), long_context = model(131072, 128);
   const nds_strategy s8 =
       resolve_strategy(parse_strategy("tp=8,pp=16,cp=1,mbs=1,vpp=4,zero=1"), short_context, 16384, 2048);
