@@ -56,6 +56,7 @@ void check_1_1_fields_but_last(const Device& d) {
   CHECK(d.peaks[0].matmul_small_dim_efficiency.y == std::vector<double>{0.5, 1.0});
   CHECK(d.peaks[0].attention_forward_efficiency.y == std::vector<double>{0.4, 0.6});
   CHECK(d.levels[0].bus_efficiency == 0.75);
+  CHECK(d.levels[0].all_reduce_speedup == 1.25);
 }
 }  // namespace
 
@@ -68,9 +69,10 @@ TEST_CASE("A plugin built against the current headers reads in full") {
   CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
   check_1_1_fields_but_last(d);
   CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
-  CHECK(d.levels[0].all_reduce_speedup == 1.25);
+  CHECK(d.levels[0].half_bandwidth_bytes == 4.0e6);
   CHECK(d.memory_bandwidth_efficiency == 0.9);
-  CHECK(d.levels[1].bus_efficiency == 0);  // not set: the host's default
+  CHECK(d.levels[1].bus_efficiency == 0);        // not set: the host's default
+  CHECK(d.levels[1].half_bandwidth_bytes == 0);  // not set: every size at the plateau
 }
 
 TEST_CASE("A plugin built before the last field of each struct loads with defaults") {
@@ -79,12 +81,12 @@ TEST_CASE("A plugin built before the last field of each struct loads with defaul
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);
   CHECK(d.peaks[0].attention_backward_efficiency.x.empty());  // the last of nds_dtype_peak: absent
-  CHECK(d.levels[0].all_reduce_speedup == 0);                 // the last of nds_topology_level
+  CHECK(d.levels[0].half_bandwidth_bytes == 0);               // the last of nds_topology_level
   CHECK(d.memory_bandwidth_efficiency == 0);                  // the last of nds_device
 }
 
 TEST_CASE(
-    "A plugin built against the released 1.0 headers loads; 1.1's fields take their defaults") {
+    "A plugin built against the released 1.0 headers loads, and 1.1's fields take their defaults") {
   uint32_t minor = 99;
   Device d = the_device("compat_1_0", &minor);
   CHECK(minor == 0);
@@ -100,6 +102,7 @@ TEST_CASE(
   for (const TopologyLevel& l : d.levels) {
     CHECK(l.bus_efficiency == 0);      // the host's default, 0.8
     CHECK(l.all_reduce_speedup == 0);  // no in-network reduction
+    CHECK(l.half_bandwidth_bytes == 0);  // every size at the plateau
   }
   CHECK(d.memory_bandwidth_efficiency == 0);  // the host's default, 0.85
   CHECK(device_problems(d).empty());

@@ -60,12 +60,13 @@ TEST_CASE("Reserved memory must leave some memory") {
   CHECK(mentions(device_problems(d), "leaves no memory"));
 }
 
-TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction; curves ascending") {
+TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction, curves ascending") {
   Device d = sound_device();
   d.memory_bandwidth_efficiency = 0.887;  // H100 STREAM triad, 2.97 / 3.35
   d.levels[0].bus_efficiency = 0.81;      // 365.6 / 450
   d.levels[0].all_reduce_speedup = 1.29;  // NVLS 473.1 / Ring 365.6
   d.levels[1].all_reduce_speedup = 1;     // 1 = no in-network reduction, as 0
+  d.levels[0].half_bandwidth_bytes = 12.0e6;  // NVLink 4: half the busbw at 12 MB
   d.peaks[0].matmul_small_dim_efficiency = {{64, 128, 192, 1024}, {0.16, 0.32, 0.48, 1.0}};
   d.peaks[0].attention_forward_efficiency = {{1024, 8192}, {0.368, 0.692}};
   CHECK(device_problems(d).empty());
@@ -74,6 +75,8 @@ TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction; curves 
   d.levels[0].bus_efficiency = -0.1;
   d.levels[1].bus_efficiency = std::numeric_limits<double>::quiet_NaN();
   d.levels[0].all_reduce_speedup = 0.9;  // a "speedup" below 1
+  d.levels[0].half_bandwidth_bytes = -1.0e6;
+  d.levels[1].half_bandwidth_bytes = std::numeric_limits<double>::infinity();
   d.peaks[0].matmul_small_dim_efficiency = {{128, 64}, {0.5, 0.25}};
   d.peaks[0].attention_forward_efficiency = {{1024, 8192}, {0.4, 1.1}};
   d.peaks[0].attention_backward_efficiency = {{-1, 8192}, {0.2, 0.5}};
@@ -83,6 +86,9 @@ TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction; curves 
   CHECK(mentions(problems, "level 0 bus_efficiency is -0.1"));
   CHECK(mentions(problems, "level 1 bus_efficiency is nan"));
   CHECK(mentions(problems, "level 0 all_reduce_speedup is 0.9 (must be >= 1, or 0 for none)"));
+  CHECK(mentions(problems,
+                 "level 0 half_bandwidth_bytes is -1000000 (must be >= 0, or 0 for none)"));
+  CHECK(mentions(problems, "level 1 half_bandwidth_bytes is inf"));
   CHECK(mentions(problems,
                  "bf16 matmul_small_dim_efficiency x is not strictly ascending at point 1"));
   CHECK(mentions(problems, "bf16 attention_forward_efficiency y[1] = 1.1 is outside (0, 1]"));

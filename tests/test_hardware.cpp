@@ -60,6 +60,8 @@ TEST_CASE("hardware --format json lists the seven shipped devices and the exampl
   CHECK(roce["levels"][1]["bandwidth_bytes_per_s"] == 25e9);  // overridden: 2 x 100 Gb/s
   CHECK(roce["peak_flops"]["bf16"] == 989.4e12);              // kept from the base
   CHECK(roce["levels"][0]["all_reduce_speedup"] == 1.29);     // restated: levels replace the base's
+  CHECK(roce["levels"][0]["half_bandwidth_bytes"] == 12.0e6);  // restated too
+  CHECK(roce["levels"][1]["half_bandwidth_bytes"] == 0);       // not stated: every size at the plateau
   CHECK(roce["levels"][1]["bus_efficiency"] == 0);            // not stated: the host's default
   CHECK(roce["memory_bandwidth_efficiency"] == 0.887);        // kept from the base
   const json& acme = j["devices"][7];
@@ -81,6 +83,7 @@ TEST_CASE("A TOML device starts from its base and overrides what it states") {
   CHECK(d["source"] == device_file("good"));
   // What the file does not state stays the base's, ABI 1.1 figures included.
   CHECK(d["levels"][0]["bus_efficiency"] == 0.77);
+  CHECK(d["levels"][0]["half_bandwidth_bytes"] == 16.0e6);
   CHECK(d["attention_forward_efficiency"]["bf16"]["seq_len"].size() == 4);
 }
 
@@ -106,6 +109,9 @@ TEST_CASE("A bad device file given with --device-file stops the run naming file 
         "leave it out for the default 0.8"}},
       {"speedup_below_one",
        {"speedup_below_one.toml:9", "`levels[0].all_reduce_speedup` = 0.5", ">= 1"}},
+      {"half_bandwidth_negative",
+       {"half_bandwidth_negative.toml:9", "`levels[0].half_bandwidth_bytes` = -12000000",
+        "message size in bytes", ">= 0"}},
       {"attention_descending",
        {"attention_descending.toml",
         "`attention_forward_efficiency.bf16.seq_len` must be "

@@ -244,3 +244,38 @@ TEST_CASE("Level bus efficiencies and NVLS speedups are nccl-tests bus bandwidth
   for (const char* id : {"amd-mi300x", "ascend-a2", "ascend-a3"})
     for (const TopologyLevel& l : devices.at(id).levels) CHECK(l.bus_efficiency == 0);
 }
+
+TEST_CASE("Half-bandwidth message sizes reproduce the all-reduce tables by size") {
+  auto devices = shipped_devices();
+  // t = 12 x 3 us + 1.75·(S + S0) / plateau, busbw = 1.75·S / t, against an
+  // 8-GPU all-reduce by size (Azure/AI-benchmarking-guide ND H100 v5 and ND
+  // A100 v4, reference/microbenchmarks.md §3a; nccl-tests sizes are binary).
+  auto busbw = [](double bytes, double s0, double plateau) {
+    return 1.75 * bytes / (12 * 3.0e-6 + 1.75 * (bytes + s0) / plateau);
+  };
+  constexpr double kMiB = 1 << 20;
+  const double sizes[] = {16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB, 8192 * kMiB};
+  // H100 (NVLS) 16 MB ... 8 GB, plateau 480 GB/s: S0 = 12 MB within 12 %.
+  const double h100_table[] = {234.45e9, 361.78e9, 423.38e9, 466.35e9, 478.87e9};
+  for (const char* id : {"nvidia-h100-sxm", "nvidia-h200"}) {
+    INFO(id);
+    const double s0 = devices.at(id).levels.at(0).half_bandwidth_bytes;
+    CHECK(s0 == 12.0e6);
+    for (size_t i = 0; i < 5; ++i) CHECK(busbw(sizes[i], s0, 480e9) == Approx(h100_table[i]).epsilon(0.12));
+  }
+  // A100 (Ring/Tree), plateau 231.6 GB/s: S0 = 16 MB.
+  const double a100_table[] = {109.22e9, 166.63e9, 213.87e9, 228.10e9, 231.58e9};
+  const double a100_s0 = devices.at("nvidia-a100-80g").levels.at(0).half_bandwidth_bytes;
+  CHECK(a100_s0 == 16.0e6);
+  for (size_t i = 0; i < 5; ++i)
+    CHECK(busbw(sizes[i], a100_s0, 231.6e9) == Approx(a100_table[i]).epsilon(0.12));
+  // B200: no table by size (§3b has 8 GiB only): Hopper's 12 MB is assumed.
+  CHECK(devices.at("nvidia-b200").levels.at(0).half_bandwidth_bytes == 12.0e6);
+  // InfiniBand: a 4-node all-reduce is at its plateau, about 94 GB/s busbw, by
+  // 16 MiB (stas00/ml-engineering network/benchmarks/README.md, §3c): 0.
+  for (const char* id : {"nvidia-a100-80g", "nvidia-h100-sxm", "nvidia-h200", "nvidia-b200"})
+    CHECK(devices.at(id).levels.at(1).half_bandwidth_bytes == 0);
+  // AMD and Ascend cite no table by size: every size at the plateau.
+  for (const char* id : {"amd-mi300x", "ascend-a2", "ascend-a3"})
+    for (const TopologyLevel& l : devices.at(id).levels) CHECK(l.half_bandwidth_bytes == 0);
+}

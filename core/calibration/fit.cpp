@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace ndsearch {
 namespace {
@@ -25,7 +26,8 @@ Eigen::VectorXd residuals(const std::vector<size_t>& rows, const PriceRow& price
   if (results) results->clear();
   for (size_t i = 0; i < rows.size(); ++i) {
     RowResult one = price(rows[i], f);
-    r(static_cast<Eigen::Index>(i)) = one.error;
+    // A row no candidate prices (NaN) weighs nothing.
+    r(static_cast<Eigen::Index>(i)) = std::isnan(one.error) ? 0 : one.error;
     if (results) results->push_back(std::move(one));
   }
   return r;
@@ -36,7 +38,12 @@ Eigen::VectorXd residuals(const std::vector<size_t>& rows, const PriceRow& price
 FitOutcome fit_overheads(const std::vector<size_t>& rows, const PriceRow& price) {
   std::array<double, kFactors> x{0, 0, 0};
   FitOutcome out;
-  if (rows.empty()) return out;
+  // Fewer rows than factors determine nothing: no fit (the factors stay 0).
+  if (rows.size() < kFactors) {
+    for (size_t r : rows) out.results.push_back(price(r, out.factors));
+    out.rms_error = std::numeric_limits<double>::quiet_NaN();
+    return out;
+  }
   Eigen::VectorXd r = residuals(rows, price, as_factors(x));
   for (int iteration = 0; iteration < kIterations; ++iteration) {
     Eigen::MatrixXd jacobian(r.size(), kFactors);

@@ -28,7 +28,9 @@ struct FitOutcome {
   double rms_error = 0;
 };
 
-// Fits on `rows` (indices for `price`).
+// Fits on `rows` (indices for `price`); fewer rows than the three factors
+// are no fit (factors 0, rms NaN). Rows whose error is NaN (no candidate)
+// weigh nothing.
 FitOutcome fit_overheads(const std::vector<size_t>& rows, const PriceRow& price);
 
 }  // namespace ndsearch

@@ -183,19 +183,20 @@ std::string validation_markdown(const ValidationReport& report) {
     double sum = 0, largest = 0;
     size_t n = 0;
     for (size_t i = 0; i < report.rows.size(); ++i)
-      if (report.rows[i].source == row.source) {
+      if (report.rows[i].source == row.source && !std::isnan(report.reports[i].result.error)) {
         const double e = std::abs(report.reports[i].result.error);
         sum += e, largest = std::max(largest, e), ++n;
       }
-    out += fmt::format("| {} | {} | {:.1f} % | {:.1f} % |\n", row.source, n, 100 * sum / static_cast<double>(n),
-                       100 * largest);
+    out += fmt::format("| {} | {} | {} | {:.1f} % |\n", row.source, n,
+                       n > 0 ? fmt::format("{:.1f} %", 100 * sum / static_cast<double>(n)) : "—", 100 * largest);
   }
   out += "\n| device | trainer | fitted on | us per layer and micro-batch | ms per step | kernel slowdown | rms error |\n"
          "|---|---|---|---:|---:|---:|---:|\n";
   for (const GroupFit& f : report.fits)
     out += fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.3f} | {} |\n", f.device, f.trainer,
                        fmt::join(f.sources, ", "), 1e6 * f.factors.layer_s, 1e3 * f.factors.step_s,
-                       f.factors.kernel_slowdown, report.fitted ? fmt::format("{:.1f} %", 100 * f.rms_error) : "—");
+                       f.factors.kernel_slowdown,
+                       report.fitted && !std::isnan(f.rms_error) ? fmt::format("{:.1f} %", 100 * f.rms_error) : "—");
   return out;
 }
 

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <memory>
 
 #include "core/memory/budget.hpp"
@@ -50,16 +54,22 @@ Metric parse_metric(const std::string& text, const std::filesystem::path& file, 
                                   text));
 }
 
-template <class T>
-T number(const std::string& text, const char* column, const std::filesystem::path& file, int line) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used != text.size() || !(v > 0)) throw std::invalid_argument(text);
-    return static_cast<T>(v);
-  } catch (const std::exception&) {
+// A positive whole number up to INT32_MAX (a device count, a batch, a length).
+int64_t whole(const std::string& text, const char* column, const std::filesystem::path& file, int line) {
+  int64_t v = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || v <= 0 || v > INT32_MAX)
+    bad_row(file, line, fmt::format("column {}: '{}' is not a whole number from 1 to {}", column, text, INT32_MAX));
+  return v;
+}
+
+// A positive finite number.
+double positive(const std::string& text, const char* column, const std::filesystem::path& file, int line) {
+  double v = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0)
     bad_row(file, line, fmt::format("column {}: '{}' is not a positive number", column, text));
-  }
+  return v;
 }
 
 }  // namespace
@@ -89,6 +99,9 @@ const char* metric_name(Metric metric) {
 
 std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& folder) {
   std::vector<std::filesystem::path> files;
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error))
+    throw UserError("E-VALIDATION-CSV", fmt::format("{}: not a folder of validation CSVs", folder.string()));
   for (const auto& entry : std::filesystem::directory_iterator(folder))
     if (entry.path().extension() == ".csv") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
@@ -97,6 +110,7 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
   std::vector<ValidationRow> rows;
   for (const auto& file : files) {
     std::ifstream in(file);
+    if (!in) throw UserError("E-VALIDATION-CSV", fmt::format("{}: cannot be read", file.string()));
     std::string text;
     int line = 0;
     bool header = true;
@@ -118,12 +132,12 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
       r.name = f[0];
       r.config = file.parent_path() / f[1];
       r.device = f[2];
-      r.devices = number<uint64_t>(f[3], "devices", file, line);
-      r.global_batch = number<int64_t>(f[4], "global_batch", file, line);
-      r.seq_len = number<int64_t>(f[5], "seq_len", file, line);
+      r.devices = static_cast<uint64_t>(whole(f[3], "devices", file, line));
+      r.global_batch = whole(f[4], "global_batch", file, line);
+      r.seq_len = whole(f[5], "seq_len", file, line);
       r.strategy = f[6];
       r.metric = parse_metric(f[7], file, line);
-      r.published = number<double>(f[8], "published", file, line);
+      r.published = positive(f[8], "published", file, line);
       r.search_only = f[9];
       rows.push_back(r);
     }
@@ -159,7 +173,9 @@ void RowPricer::place_candidates() {
                                                                 NDS_RECOMPUTE_FULL};
   MemoryEvaluator memory(registry_, model_, device_, static_cast<uint32_t>(pp));
   budget_bytes_ = memory_budget(device_, model_, std::nullopt, std::nullopt).budget_bytes;
-  if (published.cp != NDS_UNKNOWN && published.cp > 1)
+  // The CP model where the resolved strategy has cp > 1 (the CSV's keys or the config's).
+  const nds_strategy probe = resolve_strategy(published, model_, row_.devices, row_.global_batch);
+  if (probe.cp != NDS_UNKNOWN && probe.cp > 1)
     cp_ = std::make_unique<CpModel>(registry_, model_, device_, CpModel::choose_algorithm("", model_));
   std::vector<RankMemory> ranks;
   for (int32_t vpp : vpps) {
@@ -206,7 +222,8 @@ RowResult RowPricer::price(const std::optional<TrainerOverheads>& overheads) con
     result.predicted = metric_value(row_.metric, e, row_.devices);
     have = true;
   }
-  result.error = row_.published > 0 && have ? result.predicted / row_.published - 1 : 0;
+  // A row no candidate prices has no error to fit: NaN, left out of the fit.
+  result.error = have ? result.predicted / row_.published - 1 : std::numeric_limits<double>::quiet_NaN();
   return result;
 }
 

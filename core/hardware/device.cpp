@@ -75,6 +75,8 @@ TopologyLevel copy_level(const nds_topology_level& l, std::string_view source) {
     level.bus_efficiency = l.bus_efficiency;
   if (NDS_HAS_FIELD(&l, nds_topology_level, all_reduce_speedup))
     level.all_reduce_speedup = l.all_reduce_speedup;
+  if (NDS_HAS_FIELD(&l, nds_topology_level, half_bandwidth_bytes))
+    level.half_bandwidth_bytes = l.half_bandwidth_bytes;
   return level;
 }
 
@@ -186,6 +188,9 @@ std::vector<std::string> device_problems(const Device& d) {
         (l.all_reduce_speedup > 0 && l.all_reduce_speedup < 1))
       problem(fmt::format("level {} all_reduce_speedup is {} (must be >= 1, or 0 for none)", i,
                           l.all_reduce_speedup));
+    if (!std::isfinite(l.half_bandwidth_bytes) || l.half_bandwidth_bytes < 0)
+      problem(fmt::format("level {} half_bandwidth_bytes is {} (must be >= 0, or 0 for none)", i,
+                          l.half_bandwidth_bytes));
     previous = l.group_devices;
   }
   return problems;

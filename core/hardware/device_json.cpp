@@ -28,7 +28,8 @@ nlohmann::json device_to_json(const Device& d) {
                       {"latency_s", l.latency_s},
                       {"name", l.name},
                       {"bus_efficiency", l.bus_efficiency},
-                      {"all_reduce_speedup", l.all_reduce_speedup}});
+                      {"all_reduce_speedup", l.all_reduce_speedup},
+                      {"half_bandwidth_bytes", l.half_bandwidth_bytes}});
   }
   return {{"id", d.id},
           {"name", d.name},

@@ -14,7 +14,8 @@ namespace ndsearch {
 // {dtype: {seq_len, fraction}}, memory_bytes, memory_bandwidth_bytes_per_s,
 // memory_bandwidth_efficiency, reserved_bytes, levels [{devices, kind,
 // link_bandwidth_bytes_per_s, bandwidth_bytes_per_s, latency_s, name,
-// bus_efficiency, all_reduce_speedup}], host_link_bytes_per_s, assumes, source}.
+// bus_efficiency, all_reduce_speedup, half_bandwidth_bytes}], host_link_bytes_per_s,
+// assumes, source}.
 // An efficiency of 0 and an absent curve mean "the host's default" (nds_hardware.h).
 nlohmann::json device_to_json(const Device& device);
 

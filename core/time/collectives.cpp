@@ -9,16 +9,22 @@
 namespace ndsearch {
 namespace {
 
-double efficiency(const TopologyLevel& level) {
-  return level.bus_efficiency > 0 ? level.bus_efficiency : kDefaultBusEfficiency;
+// The fraction of a level's plateau a collective of `bytes` reaches: NCCL
+// moves a message in pipelined chunks, so mid-size messages stay below it,
+// S / (S + S_half) with S_half the level's half-bandwidth size (0: none).
+double efficiency(const TopologyLevel& level, double bytes) {
+  const double plateau = level.bus_efficiency > 0 ? level.bus_efficiency : kDefaultBusEfficiency;
+  const double half = level.half_bandwidth_bytes;
+  return half > 0 && bytes > 0 ? plateau * bytes / (bytes + half) : plateau;
 }
 
-// Latency-bound steps of one ring phase over n members; NCCL switches to a
-// tree (about 2·log2 n steps) where the ring's n-1 would cost more.
-double phase_steps(uint64_t n) {
+// Latency-bound steps of one ring phase over n members; for an all-reduce
+// NCCL switches to a tree (about 2·log2 n steps) where the ring's n-1 would
+// cost more (all-gather and reduce-scatter run rings only).
+double phase_steps(uint64_t n, bool tree_allowed) {
   const double ring = static_cast<double>(n - 1);
   const double tree = 2 * std::ceil(std::log2(static_cast<double>(n)));
-  return std::min(ring, tree);
+  return tree_allowed ? std::min(ring, tree) : ring;
 }
 
 // Bytes/s each member moves in a ring (or in a node-local share) over the
@@ -27,13 +33,13 @@ double phase_steps(uint64_t n) {
 // per NIC (NCCL opens a ring per NIC: NVIDIA/nccl issue 601), so g members
 // per node move g times one NIC's rate, capped by the node-local links every
 // byte also crosses.
-double ring_bandwidth(const Device& device, size_t spanned, uint64_t n, uint64_t stride) {
+double ring_bandwidth(const Device& device, size_t spanned, uint64_t n, uint64_t stride, double bytes) {
   const TopologyLevel& level = device.levels[spanned];
-  if (spanned == 0) return efficiency(level) * group_bandwidth_bytes_per_s(device, n, stride);
+  if (spanned == 0) return efficiency(level, bytes) * group_bandwidth_bytes_per_s(device, n, stride);
   const double pooled = static_cast<double>(members_below(device, spanned, n, stride)) *
-                        efficiency(level) * level.device_bandwidth_bytes_per_s;
+                        efficiency(level, bytes) * level.device_bandwidth_bytes_per_s;
   const TopologyLevel& below = device.levels[spanned - 1];
-  return std::min(pooled, efficiency(below) * below.device_bandwidth_bytes_per_s);
+  return std::min(pooled, efficiency(below, bytes) * below.device_bandwidth_bytes_per_s);
 }
 
 }  // namespace
@@ -57,7 +63,7 @@ double collective_seconds(const Device& device, Collective kind, uint64_t n, uin
     const TopologyLevel& level = device.levels[spanned];
     const uint64_t hop_stride = ring / 2 * stride;
     return level.latency_s +
-           bytes / (efficiency(level) * group_bandwidth_bytes_per_s(device, 2, hop_stride));
+           bytes / (efficiency(level, bytes) * group_bandwidth_bytes_per_s(device, 2, hop_stride));
   }
   if (n <= 1 || bytes <= 0) return 0;
   const size_t spanned = level_spanned(device, n, stride);
@@ -69,15 +75,17 @@ double collective_seconds(const Device& device, Collective kind, uint64_t n, uin
     // its own node over the node's links and (n-g)/n over its own NIC, both
     // at once; the sends are all posted together (one latency).
     if (spanned == 0)
-      return level.latency_s + fraction * bytes / ring_bandwidth(device, 0, n, stride);
+      return level.latency_s + fraction * bytes / ring_bandwidth(device, 0, n, stride, bytes);
     const double g = static_cast<double>(members_below(device, spanned, n, stride));
     const TopologyLevel& below = device.levels[spanned - 1];
-    const double local = (g - 1) / members * bytes / (efficiency(below) * below.device_bandwidth_bytes_per_s);
-    const double remote = (members - g) / members * bytes / (efficiency(level) * level.device_bandwidth_bytes_per_s);
+    const double local =
+        (g - 1) / members * bytes / (efficiency(below, bytes) * below.device_bandwidth_bytes_per_s);
+    const double remote =
+        (members - g) / members * bytes / (efficiency(level, bytes) * level.device_bandwidth_bytes_per_s);
     return level.latency_s + std::max(local, remote);
   }
-  const double bandwidth = ring_bandwidth(device, spanned, n, stride);
-  const double steps = phase_steps(n);
+  const double bandwidth = ring_bandwidth(device, spanned, n, stride, bytes);
+  const double steps = phase_steps(n, kind == Collective::all_reduce);
   if (kind == Collective::all_reduce) {
     // In-network reduction (NVLS, SHARP) raises the all-reduce's bus bandwidth.
     const double speedup = level.all_reduce_speedup > 1 ? level.all_reduce_speedup : 1;

@@ -26,7 +26,8 @@ inline constexpr double kDefaultBusEfficiency = 0.8;
 // reduce-scatter, each device's data for all-reduce, what each device
 // exchanges for all-to-all, the message for send/recv, n then the ring it
 // goes round: its slowest hop sets the pace). Ring volumes: all-reduce moves
-// 2(n-1)/n of it, all-gather / reduce-scatter / all-to-all (n-1)/n. A group
+// 2(n-1)/n of it, all-gather / reduce-scatter / all-to-all (n-1)/n, at each
+// level's bus efficiency times S / (S + its half-bandwidth size). A group
 // of one costs nothing.
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride, double bytes);
 

@@ -44,6 +44,8 @@ class Kernels {
   double batched_gemm(const GemmRate& rate, double m, double n, double k, double count) const;
   const GemmRate& linear() const { return linear_; }  // the linear layers
   const GemmRate& high() const { return high_; }      // attention, head, router
+  // The dtype the linear GEMMs run in: the recipe's, or what the device has.
+  const std::string& linear_dtype() const { return linear_dtype_; }
 
   // A fused (flash) attention pass over `instances` (heads x sequences) of
   // `queries` x `keys`, head dims `qk_dim` and `v_dim`; `causal` for a

@@ -131,18 +131,21 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
   // copy for the other gradient GEMM (Transformer Engine's cast_transpose on
   // Hopper, which needs TN layouts): read the activation, write two fp8
   // copies; current scaling reads it once more for its amax first.
-  if (settings_.linear_dtype == "fp8")
+  if (kernels_.linear_dtype() == "fp8")
     cast_bytes_ = settings_.activation_bytes + 2 + (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
 }
 
-void TimeModel::linear(Work& w, double tokens, double in, double out, double count) const {
+void TimeModel::linear(Work& w, double tokens, double in, double out, double count, bool grouped) const {
   const GemmRate& rate = kernels_.linear();
-  const double forward = kernels_.gemm(rate, tokens, out, in, count);
+  auto gemm = [&](double m, double n, double k) {
+    return grouped ? kernels_.batched_gemm(rate, m, n, k, count) : kernels_.gemm(rate, m, n, k, count);
+  };
+  const double forward = gemm(tokens, out, in);
   // Input gradient [t, out] x [out, in], weight gradient [in, t] x [t, out].
-  const double weights = kernels_.gemm(rate, in, out, tokens, count);
-  const double backward = kernels_.gemm(rate, tokens, in, out, count) + weights;
+  const double weights = gemm(in, out, tokens);
+  const double backward = gemm(tokens, in, out) + weights;
   const double casts_forward = count * kernels_.memory(tokens * in * cast_bytes_);
   const double casts_backward = count * kernels_.memory(tokens * out * cast_bytes_);
   w.forward += forward + casts_forward;
@@ -246,20 +249,18 @@ TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
     const double rows = routed * s.etp, f = d(l.moe_ffn_hidden_size) / s.etp;
     const double local_experts = std::max(1.0, experts / s.ep);
     const double before_f = w.forward, before_b = w.backward;
-    if (l.grouped_gemm == 1) {
-      linear(w, rows, h, up * f);
-      linear(w, rows, f, h);
-    } else {
-      linear(w, rows / local_experts, h, up * f, local_experts);
-      linear(w, rows / local_experts, f, h, local_experts);
-    }
+    // One GEMM per local expert, or one grouped GEMM over all of them (one
+    // launch; every expert's weights read all the same).
+    const bool grouped = l.grouped_gemm == 1;
+    linear(w, rows / local_experts, h, up * f, local_experts, grouped);
+    linear(w, rows / local_experts, f, h, local_experts, grouped);
     w.forward_experts += w.forward - before_f;
     w.backward_experts += w.backward - before_b;
     // Permute before the experts and unpermute after: read and write each
     // routed row, each way; softmax and top-k over the router's fp32 logits.
     routed_elements = 4 * routed * h + 4 * router_tokens * experts;
   }
-  if (l.shared_experts > 0) {
+  if (l.shared_experts > 0 && l.shared_expert_ffn_hidden_size > 0) {
     const double f = d(l.shared_expert_ffn_hidden_size) * d(l.shared_experts);
     linear(w, tokens, h, up * f / tp);
     linear(w, tokens, f / tp, h);
@@ -269,7 +270,8 @@ TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   double elements = tokens * h * (kElementwiseHidden + (l.hidden_dropout > 0 ? kDropoutHidden : 0)) / split;
   const double ffn_width = d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp +
                            (l.experts > 0 ? d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0) +
-                           d(l.shared_expert_ffn_hidden_size) * d(std::max<int64_t>(l.shared_experts, 0)) / tp;
+                           d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
+                               d(std::max<int64_t>(l.shared_experts, 0)) / tp;
   elements += tokens * ffn_width * (gated ? 3 : 2);
   if (model_.main.position_embedding == NDS_POSITION_ROPE) elements += 2 * tokens * qk_rotated;
   elements += routed_elements;
@@ -308,19 +310,20 @@ TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
     w.tp += passes_forward * forward + backward;
     w.tp_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
   }
-  if (l.experts > 0 && s.ep > 1) {
+  if (l.experts > 0 && (s.ep > 1 || s.etp > 1)) {
     // Dispatch and combine all-to-alls of the tokens a device routes (its
     // tokens/tp share), each pass; with etp > 1 an all-gather over the etp
-    // ranks before the experts and a reduce-scatter after. With the MoE
-    // all-to-all overlapped (DualPipe, Megatron-Core's 1F1B A2A overlap)
-    // another micro-batch's non-expert compute of the layer hides it.
+    // ranks before the experts and a reduce-scatter after (with or without
+    // ep). With the MoE all-to-all overlapped (DualPipe, Megatron-Core's
+    // 1F1B A2A overlap) another micro-batch's non-expert compute of the
+    // layer hides it; with one micro-batch there is no other.
     const double routed = tokens / tp * d(l.experts_per_token) * h * b;
     double per_pass = 2 * collective_seconds(device_, Collective::all_to_all, static_cast<uint64_t>(s.ep),
                                              static_cast<uint64_t>(s.etp), routed);
     if (s.etp > 1)
       per_pass += collective_seconds(device_, Collective::all_gather, static_cast<uint64_t>(s.etp), 1, routed * s.etp) +
                   collective_seconds(device_, Collective::reduce_scatter, static_cast<uint64_t>(s.etp), 1, routed * s.etp);
-    const bool overlap = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0;
+    const bool overlap = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
     auto exposed = [&](double window) { return overlap ? std::max(0.0, per_pass - window) : per_pass; };
     const double forward = exposed(w.forward - w.forward_experts), backward = exposed(w.backward - w.backward_experts);
     w.ep += passes_forward * forward + backward;
@@ -423,15 +426,21 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
         r.add(one, d(l.layers));
       }
     }
-    if (count > 0 && first == 0) r.dense_params += vocab * d(layer_block_.front()->hidden_size) / tp;
+    // The embedding on the chunk holding the first layer; tied to the output
+    // head, one copy where one chunk holds both.
+    const bool holds_head = count > 0 && first + count == layers;
+    if (count > 0 && first == 0 && !(holds_head && model_.main.tied_embeddings == 1))
+      r.dense_params += vocab * d(layer_block_.front()->hidden_size) / tp;
   }
   // Pipeline: each micro-batch sends its activations forward and receives
-  // their gradient on every chunk boundary. The interleaved schedule with
-  // p2p overlap posts them while the next chunk computes (Megatron-Core's
+  // their gradient on every chunk boundary, each TP rank its 1/tp of them
+  // (split by SP, or without it by Megatron's scatter-gather of pipeline
+  // tensors: Narayanan et al. 2021 §4.1). The interleaved schedule with p2p
+  // overlap posts them while the next chunk computes (Megatron-Core's
   // overlap_p2p_comm): only their latency stays on the critical path.
   if (s.pp > 1) {
     const double h = d(layer_block_.front()->hidden_size);
-    const double message = tokens * h * b / (s.sp == 1 ? tp : 1);
+    const double message = tokens * h * b / tp;
     const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
     const double total = 2 * s.vpp * collective_seconds(device_, Collective::send_recv, 2, stride, message);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
@@ -445,12 +454,16 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
 
 bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) const {
   const nds_strategy& s = *c.strategy;
+  const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
   for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk, before = i - static_cast<size_t>(s.vpp);
     const uint32_t count = c.chunk_layers[i];
     if (count != c.chunk_layers[before] || c.chunk_recomputed_layers[i] != c.chunk_recomputed_layers[before])
       return false;
     if (count == 0) continue;
+    // Neither holds the embedding, the output head or the MTP modules.
+    for (const size_t k : {i, before})
+      if (c.chunk_first_layer[k] == 0 || c.chunk_first_layer[k] + count == layers) return false;
     // Both chunks inside one block each, the same block.
     const uint32_t first = c.chunk_first_layer[i], other = c.chunk_first_layer[before];
     const uint32_t block = block_index_[first];
@@ -487,12 +500,16 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // Bucketed reduce-scatters start as the last micro-batch's backward frees
   // each bucket's gradients (--overlap-grad-reduce): that backward hides
   // them but for the last bucket.
+  // ZeRO-2 and -3 keep only their shard of the gradients, so every
+  // micro-batch's backward reduce-scatters its own (DeepSpeed ZeRO-2,
+  // FSDP): mbn reductions a step, each behind its own backward.
   const double reduction = both(reduce, grad_bytes);
+  const double reductions = s.zero >= 2 ? s.mbn : 1;
   const double reduction_exposed = (settings_.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0
                                        ? std::max(reduction / buckets, reduction - r.backward)
                                        : reduction;
-  out.exposed += reduction_exposed;
-  out.hidden += reduction - reduction_exposed;
+  out.exposed += reductions * reduction_exposed;
+  out.hidden += reductions * (reduction - reduction_exposed);
   if (s.zero >= 1) {
     const double gather = both(Collective::all_gather, param_bytes);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_PARAM_GATHER) != 0;
@@ -570,7 +587,8 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
       // rest of the backward and communicates nothing: T_F + T_B - 2·T_W =
       // forward + recompute + comm + (backward - W) - 2·W.
       t.bubble = (p - 1) * std::max(0.0, slowest.forward + slowest.recompute + slowest.tp + slowest.cp +
-                                             slowest.ep + slowest.backward - 3 * slowest.weight_gradients);
+                                             slowest.ep + slowest.pp + slowest.layers * o.layer_s +
+                                             slowest.backward - 3 * slowest.weight_gradients);
       break;
     default: t.bubble = (p - 1) * slowest_slot; break;
   }

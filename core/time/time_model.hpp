@@ -94,7 +94,8 @@ class TimeModel {
   Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block, bool is_recomputed) const;
   // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
   // the input- and weight-gradient GEMMs, and the fp8 casts of its inputs.
-  void linear(Work& w, double tokens, double in, double out, double count = 1) const;
+  // `count` such layers (experts), as one grouped GEMM when `grouped`.
+  void linear(Work& w, double tokens, double in, double out, double count = 1, bool grouped = false) const;
   // Exposed and hidden seconds of one step's DP reduction and parameter
   // gathers, and the optimizer step, for a rank doing `r`.
   struct DataParallel {

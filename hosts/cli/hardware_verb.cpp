@@ -80,12 +80,15 @@ void print_device(const Device& d) {
     const TopologyLevel& l = d.levels[i];
     std::cout << fmt::format(
         "  level {}         {} devices, {}: {:g} GB/s per link, {:g} GB/s per device, {:g} us, "
-        "bus efficiency {}{}; {}\n",
+        "bus efficiency {}{}{}; {}\n",
         i, group_text(l.group_devices), l.link_kind == NDS_LINK_MESH ? "mesh" : "switch",
         l.link_bandwidth_bytes_per_s / 1e9, l.device_bandwidth_bytes_per_s / 1e9, l.latency_s * 1e6,
         efficiency_text(l.bus_efficiency),
         l.all_reduce_speedup > 1
             ? fmt::format(", in-network all-reduce x{:g}", l.all_reduce_speedup)
+            : std::string(),
+        l.half_bandwidth_bytes > 0
+            ? fmt::format(", half bandwidth at {:g} MB", l.half_bandwidth_bytes / 1e6)
             : std::string(),
         l.name);
   }

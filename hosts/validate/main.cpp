@@ -29,7 +29,8 @@ void write_doc(const std::string& path, const std::string& table) {
     throw ndsearch::UserError("E-VALIDATION-DOC",
                               fmt::format("{}: the markers '{}' and '{}' are missing", path, kBegin, kEnd));
   doc = doc.substr(0, begin + std::string(kBegin).size()) + "\n" + table + "\n" + doc.substr(end);
-  std::ofstream(path) << doc;
+  std::ofstream out(path);
+  if (!(out << doc)) throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
 }
 
 }  // namespace
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     std::cout << table;
     if (parts)
       for (const ndsearch::RowReport& r : report.reports) {
+        if (r.result.time.step_s <= 0) continue;  // no candidate priced
         std::string line = fmt::format("{:<18} step {:8.3f} s:", r.result.row->name, r.result.time.step_s);
         for (const auto& [name, member] : ndsearch::kTimeParts)
           line += fmt::format(" {} {:.1f}%", name, 100 * r.result.time.parts.*member / r.result.time.step_s);
@@ -65,10 +67,17 @@ int main(int argc, char** argv) {
         std::cout << line << "\n";
       }
     if (!doc.empty()) write_doc(doc, table);
-    if (!factors.empty()) std::ofstream(factors) << ndsearch::fitted_overheads_source(report);
+    if (!factors.empty()) {
+      std::ofstream out(factors);
+      if (!(out << ndsearch::fitted_overheads_source(report)))
+        throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", factors));
+    }
     return 0;
   } catch (const ndsearch::UserError& e) {
     std::cerr << fmt::format("ndsearch-validate: error [{}]: {}\n", e.id(), e.what());
     return 2;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("ndsearch-validate: error [E-INTERNAL]: {}\n", e.what());
+    return 1;
   }
 }

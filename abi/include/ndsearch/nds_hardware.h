@@ -71,6 +71,12 @@ typedef struct nds_topology_level {
   /* 1.1: in-network reduction (NVLS, SHARP) at this level: all-reduce bus
    * bandwidth over the ring's; 0 or 1 = none, otherwise >= 1. */
   double all_reduce_speedup;
+  /* 1.1: the message size (bytes of one collective's tensor) at which a
+   * collective at this level reaches half its bus bandwidth beyond its latency:
+   * NCCL moves a message in pipelined chunks, so mid-size messages stay below
+   * the plateau (the host prices bandwidth x S / (S + half_bandwidth_bytes));
+   * 0 = none (every size at the plateau). */
+  double half_bandwidth_bytes;
   /* Add fields only at the end. */
 } nds_topology_level;
 

@@ -21,6 +21,7 @@ struct DgxLink {
   const char* name;
   double bus_efficiency;      // nccl-tests bus bandwidth / device_bytes_per_s
   double all_reduce_speedup;  // NVLS all-reduce busbw / Ring's; 0 = no in-network reduction
+  double half_bandwidth_bytes;  // message size at half the bus bandwidth; 0 = every size at it
 };
 
 // An 8-GPU DGX/HGX node: NVLink through NVSwitch inside, one InfiniBand NIC
@@ -34,6 +35,12 @@ std::vector<sdk::TopologyLevel> dgx_levels(const DgxLink& nvlink, const DgxLink&
 // 0.74 per GPU in a 4-node B200 all-reduce, stas00/ml-engineering
 // network/README.md, microbenchmarks.md §3c; a device file states its own.)
 inline constexpr double kNic400BusEfficiency = 0.92;
+
+// InfiniBand between nodes reaches its plateau early: a 4-node all-reduce
+// bench is at about 94 GB/s busbw by 16 MiB (1 MiB 17.13, 16 MiB 93.93, 1 GiB
+// 94.15 GB/s; stas00/ml-engineering network/benchmarks/README.md,
+// microbenchmarks.md §3c), so no size penalty beyond the latency term: 0.
+inline constexpr double kInfinibandHalfBandwidthBytes = 0;
 
 // The GH100 compute (dense peaks) and DGX H100 network, shared by H100 SXM and
 // H200 (same die, clocks, NVLink and NICs); only the fp8 GEMM's best fraction

@@ -29,6 +29,10 @@ constexpr double kMemoryBandwidthEfficiency = 0.834;
 // source labels it NVLS, but A100 has no NVLink SHARP: Ring/Tree). No
 // in-network reduction.
 constexpr double kNvlinkBusEfficiency = 0.77;
+// Mid-size messages stay below that plateau: the same method as H100's
+// (nvidia_h100.cpp) on the A100 column of §3a, plateau 231.6 GB/s, gives
+// S0 = 14, 21, 17 and 9 MB at 16 MB, 64 MB, 256 MB and 1 GB: 16 MB.
+constexpr double kNvlinkHalfBandwidthBytes = 16.0e6;
 
 // HDR InfiniBand: 3 nodes x 8 A100-40GB with 4 x HDR 200G per node, 84.8 GB/s
 // average all-reduce busbw of a 100 GB/s theory = 0.85 (NVIDIA/nccl-tests
@@ -58,8 +62,10 @@ sdk::Device a100_80g() {
   // per link; DGX A100: 8 GPUs on 6 NVSwitches, 8 x 200 Gb/s HDR InfiniBand
   // (one per GPU) = 25e9 bytes/s per direction.
   d.levels = dgx_levels(
-      {25.0e9, 300.0e9, "NVLink 3 through NVSwitch", kNvlinkBusEfficiency, 0},
-      {25.0e9, 25.0e9, "HDR InfiniBand, one 200 Gb/s NIC per GPU", kHdrBusEfficiency, 0});
+      {25.0e9, 300.0e9, "NVLink 3 through NVSwitch", kNvlinkBusEfficiency, 0,
+       kNvlinkHalfBandwidthBytes},
+      {25.0e9, 25.0e9, "HDR InfiniBand, one 200 Gb/s NIC per GPU", kHdrBusEfficiency, 0,
+       kInfinibandHalfBandwidthBytes});
   d.assumes =
       "DGX A100 node: 8 GPUs on NVSwitch (NVLink 3, 300 GB/s per direction per GPU); one "
       "200 Gb/s HDR InfiniBand NIC per GPU between nodes";

@@ -19,6 +19,9 @@ constexpr double kFp8BestFraction = 0.763;
 // NVLS, 838.0 / 682.2 = 1.23 times the ring (stas00/ml-engineering "SHARP", §3b).
 constexpr double kNvlinkBusEfficiency = 0.758;
 constexpr double kNvlsAllReduceSpeedup = 1.23;
+// No all-reduce table by size for B200 beyond §3b's 8 GiB figures: Hopper's
+// half-bandwidth message size, 12 MB (nvidia_h100.cpp, §3a), is assumed.
+constexpr double kNvlinkHalfBandwidthBytes = 12.0e6;
 // No STREAM figure for B200 was found (§4): memory_bandwidth_efficiency is
 // left to the host's default.
 }  // namespace
@@ -47,8 +50,10 @@ sdk::Device b200() {
   // NVLink 5: 18 links, 1.8 TB/s both directions = 900e9 per direction, 50e9
   // per link; 8 ConnectX-7 400 Gb/s NICs, one per GPU = 50e9 bytes/s.
   d.levels = dgx_levels(
-      {50.0e9, 900.0e9, "NVLink 5 through NVSwitch", kNvlinkBusEfficiency, kNvlsAllReduceSpeedup},
-      {50.0e9, 50.0e9, "InfiniBand, one 400 Gb/s NIC per GPU", kNic400BusEfficiency, 0});
+      {50.0e9, 900.0e9, "NVLink 5 through NVSwitch", kNvlinkBusEfficiency, kNvlsAllReduceSpeedup,
+       kNvlinkHalfBandwidthBytes},
+      {50.0e9, 50.0e9, "InfiniBand, one 400 Gb/s NIC per GPU", kNic400BusEfficiency, 0,
+       kInfinibandHalfBandwidthBytes});
   d.assumes =
       "DGX B200 node: 8 GPUs on NVSwitch (NVLink 5, 900 GB/s per direction per GPU); one "
       "400 Gb/s InfiniBand NIC per GPU between nodes";

@@ -14,6 +14,7 @@ std::vector<sdk::TopologyLevel> dgx_levels(const DgxLink& nvlink, const DgxLink&
     l.name = link.name;
     l.bus_efficiency = link.bus_efficiency;
     l.all_reduce_speedup = link.all_reduce_speedup;
+    l.half_bandwidth_bytes = link.half_bandwidth_bytes;
     return l;
   };
   return {level(8, nvlink, kNvlinkLatencyS), level(0, network, kInfinibandLatencyS)};

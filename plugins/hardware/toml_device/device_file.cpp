@@ -133,7 +133,7 @@ class Reader {
       if (t == nullptr) fail(array.get(i), "`levels` must be an array of tables ([[levels]])");
       only_known(*t,
                  {"devices", "kind", "link_gb_per_s", "device_gb_per_s", "latency_us", "name",
-                  "bus_efficiency", "all_reduce_speedup"},
+                  "bus_efficiency", "all_reduce_speedup", "half_bandwidth_bytes"},
                  where);
       sdk::TopologyLevel level;
       const std::optional<double> devices =
@@ -164,6 +164,11 @@ class Reader {
       level.all_reduce_speedup = number(*t, "all_reduce_speedup", where, kSpeedup).value_or(0);
       if (level.all_reduce_speedup > 0 && level.all_reduce_speedup < 1)
         bad_value(t->get("all_reduce_speedup"), where + "all_reduce_speedup", kSpeedup);
+      static constexpr char kHalfBandwidth[] =
+          "the message size in bytes at which a collective reaches half its bus bandwidth, >= 0; "
+          "leave it out (or 0) for every size at the plateau";
+      level.half_bandwidth_bytes =
+          number(*t, "half_bandwidth_bytes", where, kHalfBandwidth, true).value_or(0);
       if (!levels.empty()) {
         const uint32_t previous = levels.back().group_devices;
         if (previous == 0)

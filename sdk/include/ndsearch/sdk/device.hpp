@@ -39,6 +39,7 @@ struct TopologyLevel {
   // ABI 1.1; 0 = absent (the host's default).
   double bus_efficiency = 0;      // fraction of device_bandwidth_bytes_per_s collectives reach
   double all_reduce_speedup = 0;  // NVLS/SHARP all-reduce over ring; 0 or 1 = none
+  double half_bandwidth_bytes = 0;  // message size at half the bus bandwidth; 0 = none
 };
 
 struct Device {

@@ -48,6 +48,7 @@ class DeviceTable {
       c.name = l.name.c_str();
       c.bus_efficiency = l.bus_efficiency;
       c.all_reduce_speedup = l.all_reduce_speedup;
+      c.half_bandwidth_bytes = l.half_bandwidth_bytes;
       owned.levels.push_back(c);
     }
     nds_device& c = owned.device;
