@@ -2,6 +2,7 @@
 #include "core/time/collectives.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "core/hardware/topology.hpp"
@@ -23,8 +24,9 @@ double efficiency(const TopologyLevel& level, double bytes) {
 // cost more (all-gather and reduce-scatter run rings only).
 double phase_steps(uint64_t n, bool tree_allowed) {
   const double ring = static_cast<double>(n - 1);
-  const double tree = 2 * std::ceil(std::log2(static_cast<double>(n)));
-  return tree_allowed ? std::min(ring, tree) : ring;
+  if (!tree_allowed) return ring;
+  const double levels = static_cast<double>(std::bit_width(n - 1));  // ceil(log2 n) for n > 1
+  return std::min(ring, 2 * levels);
 }
 
 // Bytes/s each member moves in a ring (or in a node-local share) over the

@@ -91,7 +91,7 @@ struct TimeModel::Work {
 // strategy, not on its rank: one estimate prices each pair once (models with
 // more blocks than this price the rest every time).
 struct TimeModel::LayerCache {
-  static constexpr uint32_t kBlocks = 16;
+  static constexpr uint32_t kBlocks = 8;  // zeroed per estimate: a few blocks is what models have
   std::array<Work, 2 * kBlocks> work{};
   std::array<bool, 2 * kBlocks> known{};
 };
