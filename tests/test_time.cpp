@@ -274,3 +274,24 @@ TEST_CASE("eval reports the time breakdown MFU HFU and tokens per second") {
   CHECK(j["tokens_per_s"].get<double>() == Approx(64.0 * 8192 / t["step_s"].get<double>()));
   CHECK(j.contains("model_flops_per_step"));
 }
+
+TEST_CASE("eval states its assumptions, and --overlap replaces the assumed well-tuned run") {
+  const std::string base = "env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " + NDS_TEST_FIXTURES_SOURCE +
+                           "/configs/hf/llama-3.1-70b.json -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64 "
+                           "--strategy tp=8,pp=4,vpp=2,mbs=1 --format json";
+  auto assumed = ndsearch::test::run_command(base);
+  REQUIRE(assumed.exit_code == 0);
+  const nlohmann::json a = nlohmann::json::parse(assumed.out);
+  CHECK_THAT(a["assumptions"][0].get<std::string>(), Catch::Contains("assumed a well-tuned Megatron-Core run"));
+  CHECK(a["time"]["hidden"]["tp"].get<double>() > 0);
+  auto none = ndsearch::test::run_command(base + " --overlap none");
+  REQUIRE(none.exit_code == 0);
+  const nlohmann::json n = nlohmann::json::parse(none.out);
+  CHECK_THAT(n["assumptions"][0].get<std::string>(), Catch::Contains("on: none"));
+  CHECK_THAT(n["assumptions"][0].get<std::string>(), Catch::Contains("(as --overlap states)"));
+  for (const char* part : {"tp", "cp", "ep", "dp", "pp"}) CHECK(n["time"]["hidden"][part].get<double>() == 0);
+  // Nothing hidden: each collective's whole time is exposed, so the step is longer.
+  CHECK(n["time"]["parts"]["tp"].get<double>() ==
+        Approx(a["time"]["parts"]["tp"].get<double>() + a["time"]["hidden"]["tp"].get<double>()));
+  CHECK(n["time"]["step_s"].get<double>() > a["time"]["step_s"].get<double>());
+}

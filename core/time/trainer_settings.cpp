@@ -59,9 +59,13 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   // states nothing and is taken as a well-tuned Megatron-Core run.
   t.overlap_assumed = !overlap_stated(model);
   t.overlap = t.overlap_assumed ? kWellTunedOverlap : training.overlap;
+  bool from_flag = false;
+  for (const auto& [key, where] : model.training_provenance)
+    if (key.rfind("overlap.", 0) == 0 && where.rfind("--overlap", 0) == 0) from_flag = true;
   t.assumptions.push_back(fmt::format("overlap {}{}", overlap_words(t.overlap),
                                       t.overlap_assumed ? " (the config states no overlap setting: "
                                                           "assumed a well-tuned Megatron-Core run)"
+                                      : from_flag       ? " (as --overlap states)"
                                                         : " (as the config states)"));
   // Precision: an fp8 recipe runs the linear layers' GEMMs in fp8 and keeps
   // attention, the output head, the router, the activations and every
