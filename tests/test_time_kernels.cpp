@@ -24,8 +24,12 @@ using Value = ModelBuilder::Value;
 
 namespace {
 
-const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
-const Device& a100() { return test::shipped_device("nvidia-a100-80g"); }
+const Device& h100() {
+  return test::shipped_device("nvidia-h100-sxm");
+}
+const Device& a100() {
+  return test::shipped_device("nvidia-a100-80g");
+}
 
 using Fields = std::vector<std::pair<const char*, Value>>;
 
@@ -33,8 +37,8 @@ using Fields = std::vector<std::pair<const char*, Value>>;
 // `ffn` says, RMSNorm, RoPE, no biases, no dropout), `layers` of hidden `h`,
 // vocab `vocab`, with `extra` training settings (overlaps, precision) on top
 // of bf16 and fp32 gradients.
-Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields& extra, int64_t ffn = 0,
-            int64_t vocab = 32000) {
+Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields& extra,
+            int64_t ffn = 0, int64_t vocab = 32000) {
   Model m;
   m.file = "test";
   m.framework = "megatron-args";
@@ -61,12 +65,14 @@ Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields&
   return m;
 }
 
-const Fields kAllOverlap = {{"overlap.tp_comm", int64_t{1}},     {"overlap.grad_reduce", int64_t{1}},
-                            {"overlap.param_gather", int64_t{1}}, {"overlap.moe_a2a", int64_t{1}},
-                            {"overlap.p2p", int64_t{1}},          {"overlap.cp", int64_t{1}}};
-const Fields kNoOverlap = {{"overlap.tp_comm", int64_t{0}},     {"overlap.grad_reduce", int64_t{0}},
-                           {"overlap.param_gather", int64_t{0}}, {"overlap.moe_a2a", int64_t{0}},
-                           {"overlap.p2p", int64_t{0}},          {"overlap.cp", int64_t{0}}};
+const Fields kAllOverlap = {
+    {"overlap.tp_comm", int64_t{1}},      {"overlap.grad_reduce", int64_t{1}},
+    {"overlap.param_gather", int64_t{1}}, {"overlap.moe_a2a", int64_t{1}},
+    {"overlap.p2p", int64_t{1}},          {"overlap.cp", int64_t{1}}};
+const Fields kNoOverlap = {
+    {"overlap.tp_comm", int64_t{0}},      {"overlap.grad_reduce", int64_t{0}},
+    {"overlap.param_gather", int64_t{0}}, {"overlap.moe_a2a", int64_t{0}},
+    {"overlap.p2p", int64_t{0}},          {"overlap.cp", int64_t{0}}};
 
 // The fraction of its line rate a collective of `bytes` reaches at `level`:
 // the level's bus efficiency times S / (S + its half-bandwidth size).
@@ -76,7 +82,8 @@ double reach(const TopologyLevel& level, double bytes) {
 
 TimeEstimate estimate(const Model& m, const char* text, uint64_t devices, const Device& device,
                       TrainerOverheads overheads = {}) {
-  const nds_strategy s = resolve_strategy(parse_strategy(text), m, devices, m.training.global_batch);
+  const nds_strategy s =
+      resolve_strategy(parse_strategy(text), m, devices, m.training.global_batch);
   const Placement p = place_layers(s, m, false);
   const TimeModel time(m, device, nullptr, overheads);
   return time.estimate(p.candidate(), devices);
@@ -102,7 +109,7 @@ TEST_CASE("A GEMM is the slower of its FLOPs at the curve's efficiency and its H
   // A 128-wide output loses tile fill: the thin-GEMM multiplier 1 - 0.127·1.5.
   const double thin = k.gemm(r, 65536, 128, 8192), square = k.gemm(r, 65536, 8192, 128);
   CHECK(thin > square * 0 + 2.0 * 65536 * 128 * 8192 / 989.4e12);  // slower than the peak
-  CHECK(k.gemm(r, 128, 65536, 8192) == Approx(thin));               // min(m, n) is what counts
+  CHECK(k.gemm(r, 128, 65536, 8192) == Approx(thin));              // min(m, n) is what counts
 }
 
 TEST_CASE("A batched GEMM is one launch: efficiency over all its FLOPs") {
@@ -115,20 +122,26 @@ TEST_CASE("A batched GEMM is one launch: efficiency over all its FLOPs") {
   CHECK(many - one > 384 * 3e-6);
 }
 
-TEST_CASE("Attention: causal blocks do half the work, the backward 2.5x the FLOPs at its own efficiency") {
+TEST_CASE(
+    "Attention: causal blocks do half the work, the backward 2.5x the FLOPs at its own "
+    "efficiency") {
   const Kernels k(h100(), "bf16", "bf16", 2);
   // 8192 tokens, 64 heads x 1 sequence, head dim 128 (H100 FlashAttention-3
   // at 8192: 0.692 forward, 0.545 backward of 989.4 TFLOP/s).
   const double f = 2.0 * 8192 * 8192 * 256 * 64;  // 4·s²·d·heads
-  CHECK(k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true) == Approx(f / 2 / (989.4e12 * 0.692)).epsilon(2e-3));
+  CHECK(k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true) ==
+        Approx(f / 2 / (989.4e12 * 0.692)).epsilon(2e-3));
   CHECK(k.attention(Pass::backward, 8192, 8192, 128, 128, 64, true) ==
         Approx(2.5 * f / 2 / (989.4e12 * 0.545)).epsilon(2e-3));
   // A full (unmasked) 4096 x 4096 block runs at the causal curve's 8192.
   const double block = 2.0 * 4096 * 4096 * 256 * 64;
-  CHECK(k.attention(Pass::forward, 4096, 4096, 128, 128, 64, false) == Approx(block / (989.4e12 * 0.692)).epsilon(2e-3));
+  CHECK(k.attention(Pass::forward, 4096, 4096, 128, 128, 64, false) ==
+        Approx(block / (989.4e12 * 0.692)).epsilon(2e-3));
   // Short blocks are less efficient per FLOP (the curve falls to 0.368 at 1024).
-  const double short_block = k.attention(Pass::forward, 1024, 1024, 128, 128, 64, true) / (1024.0 * 1024);
-  const double long_block = k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true) / (8192.0 * 8192);
+  const double short_block =
+      k.attention(Pass::forward, 1024, 1024, 128, 128, 64, true) / (1024.0 * 1024);
+  const double long_block =
+      k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true) / (8192.0 * 8192);
   CHECK(short_block > 1.8 * long_block);
 }
 
@@ -148,20 +161,24 @@ TEST_CASE("A ring across nodes pools the NICs of its members on each node") {
         Approx(15 * latency + 15.0 / 16 * bytes / (reach(nic, bytes) * 50e9)));
   // Inside a node NVLS raises the all-reduce's bus bandwidth 1.29x over the ring.
   const double inside = collective_seconds(d, Collective::all_reduce, 8, 1, bytes);
-  CHECK(inside == Approx(2 * 6 * nvlink.latency_s + 2 * 7.0 / 8 * bytes / (reach(nvlink, bytes) * 450e9 * 1.29)));
+  CHECK(inside == Approx(2 * 6 * nvlink.latency_s +
+                         2 * 7.0 / 8 * bytes / (reach(nvlink, bytes) * 450e9 * 1.29)));
   // Mid-size messages stay below the plateau: 16 MB inside the node reaches
   // 16 / (16 + 12) of it (Azure's NVLS table by size, microbenchmarks.md §3a).
   CHECK(reach(nvlink, 16e6) == Approx(nvlink.bus_efficiency * 16.0 / 28));
 }
 
-TEST_CASE("All-to-all across nodes sends its node-local share over NVLink and the rest over its own NIC") {
+TEST_CASE(
+    "All-to-all across nodes sends its node-local share over NVLink and the rest over its own "
+    "NIC") {
   const Device& d = h100();
   const TopologyLevel &nvlink = d.levels[0], &nic = d.levels[1];
   const double bytes = 1e9;
   // 32 ranks, 8 per node: 7/32 stays on the node, 24/32 crosses, both at once.
   const double local = 7.0 / 32 * bytes / (reach(nvlink, bytes) * 450e9);
   const double remote = 24.0 / 32 * bytes / (reach(nic, bytes) * 50e9);
-  CHECK(collective_seconds(d, Collective::all_to_all, 32, 1, bytes) == Approx(nic.latency_s + std::max(local, remote)));
+  CHECK(collective_seconds(d, Collective::all_to_all, 32, 1, bytes) ==
+        Approx(nic.latency_s + std::max(local, remote)));
   // Inside a node: NVLink only.
   CHECK(collective_seconds(d, Collective::all_to_all, 8, 1, bytes) ==
         Approx(nvlink.latency_s + 7.0 / 8 * bytes / (reach(nvlink, bytes) * 450e9)));
@@ -169,7 +186,8 @@ TEST_CASE("All-to-all across nodes sends its node-local share over NVLink and th
 
 TEST_CASE("Overlap hides only what compute can cover, and the totals stay") {
   // 8 layers of hidden 8192 on 64 H100: tp 8 in the node, dp 8 across nodes.
-  const Model on = llama(8, 8192, 4096, 64, kAllOverlap), off = llama(8, 8192, 4096, 64, kNoOverlap);
+  const Model on = llama(8, 8192, 4096, 64, kAllOverlap),
+              off = llama(8, 8192, 4096, 64, kNoOverlap);
   const char* s = "tp=8,pp=1,dp=8,mbs=1,zero=1,sp=1";
   const TimeEstimate a = estimate(on, s, 64, h100()), b = estimate(off, s, 64, h100());
   // Nothing hidden without overlap.
@@ -189,12 +207,13 @@ TEST_CASE("Overlap hides only what compute can cover, and the totals stay") {
   CHECK(wide.parts.tp > 0);
 }
 
-TEST_CASE("A config that states no overlap is priced as a well-tuned Megatron-Core run, and says so") {
+TEST_CASE(
+    "A config that states no overlap is priced as a well-tuned Megatron-Core run, and says so") {
   const Model none = llama(8, 4096, 4096, 64, {});
   const TrainerSettings t = trainer_settings(none, h100());
   CHECK(t.overlap_assumed);
-  CHECK(t.overlap == (NDS_OVERLAP_TP_COMM | NDS_OVERLAP_GRAD_REDUCE | NDS_OVERLAP_PARAM_GATHER | NDS_OVERLAP_MOE_A2A |
-                      NDS_OVERLAP_P2P | NDS_OVERLAP_CP));
+  CHECK(t.overlap == (NDS_OVERLAP_TP_COMM | NDS_OVERLAP_GRAD_REDUCE | NDS_OVERLAP_PARAM_GATHER |
+                      NDS_OVERLAP_MOE_A2A | NDS_OVERLAP_P2P | NDS_OVERLAP_CP));
   CHECK_THAT(t.assumptions.front(), Catch::Contains("assumed a well-tuned Megatron-Core run"));
   const TrainerSettings stated = trainer_settings(llama(8, 4096, 4096, 64, kNoOverlap), h100());
   CHECK_FALSE(stated.overlap_assumed);
@@ -208,15 +227,18 @@ TEST_CASE("A config that states no overlap is priced as a well-tuned Megatron-Co
 }
 
 TEST_CASE("An fp8 recipe speeds the linear GEMMs only and pays for its casts") {
-  const Fields fp8 = {{"compute_dtype", std::string("fp8")}, {"fp8_recipe", std::string("delayed")}};
+  const Fields fp8 = {{"compute_dtype", std::string("fp8")},
+                      {"fp8_recipe", std::string("delayed")}};
   const Model bf16_model = llama(8, 8192, 4096, 64, kNoOverlap);
   Fields with_fp8 = kNoOverlap;
   with_fp8.insert(with_fp8.end(), fp8.begin(), fp8.end());
   const Model fp8_model = llama(8, 8192, 4096, 64, with_fp8);
   REQUIRE(fp8_model.training.compute_dtype == NDS_DTYPE_FP8);
-  REQUIRE(fp8_model.training.activation_dtype == NDS_DTYPE_BF16);  // activations and collectives stay bf16
+  REQUIRE(fp8_model.training.activation_dtype ==
+          NDS_DTYPE_BF16);  // activations and collectives stay bf16
   const char* s = "tp=8,pp=1,dp=8,mbs=1,zero=1,sp=1";
-  const TimeEstimate a = estimate(bf16_model, s, 64, h100()), b = estimate(fp8_model, s, 64, h100());
+  const TimeEstimate a = estimate(bf16_model, s, 64, h100()),
+                     b = estimate(fp8_model, s, 64, h100());
   // Faster, but far from 2x: attention, the head and the casts stay, and
   // H100's fp8 GEMMs reach 0.709 of their 2x peak where bf16 reaches 0.80.
   CHECK(b.parts.forward < 0.8 * a.parts.forward);
@@ -227,7 +249,8 @@ TEST_CASE("An fp8 recipe speeds the linear GEMMs only and pays for its casts") {
   CHECK(b.mfu == Approx(b.model_flops_per_step / (b.step_s * 64 * 1978.9e12)));
   // Current scaling reads each input once more for its amax.
   Fields current = kNoOverlap;
-  current.insert(current.end(), {{"compute_dtype", std::string("fp8")}, {"fp8_recipe", std::string("current")}});
+  current.insert(current.end(),
+                 {{"compute_dtype", std::string("fp8")}, {"fp8_recipe", std::string("current")}});
   CHECK(estimate(llama(8, 8192, 4096, 64, current), s, 64, h100()).parts.forward > b.parts.forward);
 }
 
@@ -250,16 +273,18 @@ TEST_CASE("Long context: 128K with CP 16 is less efficient than 8K, as Meta meas
   // 41 % MFU; 128K at TP 8, CP 16, PP 16, 38 %), both counting causal
   // attention as the kernels run it (mfu_causal). The CP ring's short blocks
   // and exchanges cost what 8K does not pay.
-  auto model = [](int64_t seq, int64_t batch) { return llama(126, 16384, seq, batch, {}, 53248, 128256); };
+  auto model = [](int64_t seq, int64_t batch) {
+    return llama(126, 16384, seq, batch, {}, 53248, 128256);
+  };
   const Model short_context = model(8192, 2048), long_context = model(131072, 128);
-  const nds_strategy s8 =
-      resolve_strategy(parse_strategy("tp=8,pp=16,cp=1,mbs=1,vpp=4,zero=1"), short_context, 16384, 2048);
+  const nds_strategy s8 = resolve_strategy(parse_strategy("tp=8,pp=16,cp=1,mbs=1,vpp=4,zero=1"),
+                                           short_context, 16384, 2048);
   const Placement p8 = place_layers(s8, short_context, false);
   const TimeEstimate e8 = TimeModel(short_context, h100(), nullptr).estimate(p8.candidate(), 16384);
   Model long_model = long_context;
   CpModel ring(test::shipped_plugins(), long_model, h100(), "ring");
-  const nds_strategy s128 =
-      resolve_strategy(parse_strategy("tp=8,pp=16,cp=16,mbs=1,vpp=4,zero=1"), long_model, 16384, 128);
+  const nds_strategy s128 = resolve_strategy(parse_strategy("tp=8,pp=16,cp=16,mbs=1,vpp=4,zero=1"),
+                                             long_model, 16384, 128);
   const Placement p128 = place_layers(s128, long_model, false);
   const TimeEstimate e128 = TimeModel(long_model, h100(), &ring).estimate(p128.candidate(), 16384);
   INFO("8K " << e8.mfu_causal << ", 128K " << e128.mfu_causal);

@@ -72,7 +72,8 @@ std::string read_file(const std::filesystem::path& path) {
 
 }  // namespace
 
-TEST_CASE("Every published run within 10 percent, each source's mean within 6 percent, each fitting") {
+TEST_CASE(
+    "Every published run within 10 percent, each source's mean within 6 percent, each fitting") {
   const ValidationReport& report = fresh_report();
   WARN(validation_markdown(report));
   REQUIRE(report.rows.size() == 26);  // 10 Megatron-LM 2021 + 9 Megatron-Core H100 + 7 NeMo FP8
@@ -97,7 +98,9 @@ TEST_CASE("Every published run within 10 percent, each source's mean within 6 pe
   }
 }
 
-TEST_CASE("The search ranks each published strategy near its best and claims no more than experts measured") {
+TEST_CASE(
+    "The search ranks each published strategy near its best and claims no more than experts "
+    "measured") {
   const ValidationReport& report = fresh_report();
   for (size_t i = 0; i < report.rows.size(); ++i) {
     const RowReport& r = report.reports[i];
@@ -106,14 +109,16 @@ TEST_CASE("The search ranks each published strategy near its best and claims no 
     const KnownGap* gap = known_gap(report.rows[i]);
     const bool loose = gap != nullptr && gap->search;
     if (loose)
-      WARN("known gap: " << report.rows[i].name << " published / best " << r.published_over_best << ", best "
-                         << r.best_strategy);
+      WARN("known gap: " << report.rows[i].name << " published / best " << r.published_over_best
+                         << ", best " << r.best_strategy);
     CHECK(r.published_over_best <= (loose ? 1.30 : 1.10));
     CHECK(r.best_over_published <= (loose ? 1.30 : 1.20));
   }
 }
 
-TEST_CASE("At most three fitted factors per device and trainer, and the shipped ones are what the fitter finds") {
+TEST_CASE(
+    "At most three fitted factors per device and trainer, and the shipped ones are what the fitter "
+    "finds") {
   const ValidationReport& report = fresh_report();
   for (const GroupFit& fit : report.fits) {
     INFO(fit.device << " / " << fit.trainer);
@@ -124,14 +129,18 @@ TEST_CASE("At most three fitted factors per device and trainer, and the shipped 
     // Three numbers, by the struct's shape; each as the fitter writes it (9 digits).
     CHECK(shipped->factors.layer_s == Approx(fit.factors.layer_s).epsilon(1e-6).margin(1e-12));
     CHECK(shipped->factors.step_s == Approx(fit.factors.step_s).epsilon(1e-6).margin(1e-12));
-    CHECK(shipped->factors.kernel_slowdown == Approx(fit.factors.kernel_slowdown).epsilon(1e-6).margin(1e-12));
+    CHECK(shipped->factors.kernel_slowdown ==
+          Approx(fit.factors.kernel_slowdown).epsilon(1e-6).margin(1e-12));
   }
   STATIC_REQUIRE(sizeof(TrainerOverheads) == 3 * sizeof(double));
 }
 
 TEST_CASE("docs/validation.md holds the tables a fresh run prints") {
-  const std::string doc = read_file(std::filesystem::path(NDS_TEST_SOURCE_DIR) / "docs" / "validation.md");
+  const std::string doc =
+      read_file(std::filesystem::path(NDS_TEST_SOURCE_DIR) / "docs" / "validation.md");
   const std::string table = validation_markdown(fresh_report());
-  INFO("regenerate with: build/bin/ndsearch-validate validation --fit --search --write-doc docs/validation.md");
+  INFO(
+      "regenerate with: build/bin/ndsearch-validate validation --fit --search --write-doc "
+      "docs/validation.md");
   CHECK(doc.find(table) != std::string::npos);
 }

@@ -18,10 +18,12 @@ constexpr std::array<double, kFactors> kStep{1e-6, 1e-3, 0.01};
 // Bounds no fit should reach: 1 s per layer, 10 s per step, kernels 3x slower.
 constexpr std::array<double, kFactors> kUpper{1.0, 10.0, 2.0};
 
-TrainerOverheads as_factors(const std::array<double, kFactors>& a) { return {a[0], a[1], a[2]}; }
+TrainerOverheads as_factors(const std::array<double, kFactors>& a) {
+  return {a[0], a[1], a[2]};
+}
 
-Eigen::VectorXd residuals(const std::vector<size_t>& rows, const PriceRow& price, const TrainerOverheads& f,
-                          std::vector<RowResult>* results = nullptr) {
+Eigen::VectorXd residuals(const std::vector<size_t>& rows, const PriceRow& price,
+                          const TrainerOverheads& f, std::vector<RowResult>* results = nullptr) {
   Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
   if (results) results->clear();
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -61,7 +63,8 @@ FitOutcome fit_overheads(const std::vector<size_t>& rows, const PriceRow& price)
         if (free[j]) cols.push_back(j);
       if (cols.empty()) break;
       Eigen::MatrixXd a(r.size(), static_cast<Eigen::Index>(cols.size()));
-      for (size_t k = 0; k < cols.size(); ++k) a.col(static_cast<Eigen::Index>(k)) = jacobian.col(cols[k]);
+      for (size_t k = 0; k < cols.size(); ++k)
+        a.col(static_cast<Eigen::Index>(k)) = jacobian.col(cols[k]);
       const Eigen::VectorXd solved = a.colPivHouseholderQr().solve(-r);
       step.setZero();
       bool clamped = false;
@@ -81,7 +84,8 @@ FitOutcome fit_overheads(const std::vector<size_t>& rows, const PriceRow& price)
     std::array<double, kFactors> candidate = next;
     while (trial.squaredNorm() > r.squaredNorm() && scale > 1.0 / 64) {
       scale /= 2;
-      for (int j = 0; j < kFactors; ++j) candidate[j] = std::clamp(x[j] + scale * step(j), 0.0, kUpper[j]);
+      for (int j = 0; j < kFactors; ++j)
+        candidate[j] = std::clamp(x[j] + scale * step(j), 0.0, kUpper[j]);
       trial = residuals(rows, price, as_factors(candidate));
     }
     if (trial.squaredNorm() >= r.squaredNorm()) break;

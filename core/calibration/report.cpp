@@ -40,7 +40,8 @@ std::vector<Group> groups_of(const std::vector<ValidationRow>& rows,
   return groups;
 }
 
-std::vector<size_t> without(const std::vector<size_t>& rows, const std::function<bool(size_t)>& drop) {
+std::vector<size_t> without(const std::vector<size_t>& rows,
+                            const std::function<bool(size_t)>& drop) {
   std::vector<size_t> kept;
   for (size_t r : rows)
     if (!drop(r)) kept.push_back(r);
@@ -48,8 +49,8 @@ std::vector<size_t> without(const std::vector<size_t>& rows, const std::function
 }
 
 // The search of one row: its devices, batch and sequence, every default dimension.
-void search_row(const PluginRegistry& registry, RowPricer& pricer, const std::optional<TrainerOverheads>& overheads,
-                RowReport& report) {
+void search_row(const PluginRegistry& registry, RowPricer& pricer,
+                const std::optional<TrainerOverheads>& overheads, RowReport& report) {
   Model& model = pricer.model();
   const ValidationRow& row = pricer.row();
   SearchOptions options;
@@ -73,9 +74,10 @@ void search_row(const PluginRegistry& registry, RowPricer& pricer, const std::op
   // Throughput: the best's tokens/s over what the published figure implies
   // (the published strategy's tokens/s scaled by published / predicted).
   const RowResult& own = report.result;
-  report.best_over_published = own.predicted > 0 ? best.time.tokens_per_s /
-                                                       (own.time.tokens_per_s * row.published / own.predicted)
-                                                 : 0;
+  report.best_over_published =
+      own.predicted > 0
+          ? best.time.tokens_per_s / (own.time.tokens_per_s * row.published / own.predicted)
+          : 0;
 }
 
 std::string percent(double fraction) {
@@ -85,12 +87,13 @@ std::string percent(double fraction) {
 
 std::string published_text(const ValidationRow& row) {
   return row.metric == Metric::mfu ? fmt::format("{:.0f} % MFU", 100 * row.published)
-         : row.metric == Metric::tokens_per_s_per_gpu ? fmt::format("{:.0f} tok/s", row.published)
-                                                      : fmt::format("{:.0f} TFLOP/s", row.published);
+         : row.metric == Metric::tokens_per_s_per_gpu
+             ? fmt::format("{:.0f} tok/s", row.published)
+             : fmt::format("{:.0f} TFLOP/s", row.published);
 }
 
 std::string predicted_text(const ValidationRow& row, double value) {
-  return row.metric == Metric::mfu ? fmt::format("{:.1f} % MFU", 100 * value)
+  return row.metric == Metric::mfu                    ? fmt::format("{:.1f} % MFU", 100 * value)
          : row.metric == Metric::tokens_per_s_per_gpu ? fmt::format("{:.0f} tok/s", value)
                                                       : fmt::format("{:.1f} TFLOP/s", value);
 }
@@ -106,12 +109,14 @@ std::string chosen_keys(const nds_strategy& s) {
 }  // namespace
 
 ValidationReport run_validation(const PluginRegistry& registry, const DeviceCatalog& devices,
-                                const std::filesystem::path& folder, const ValidationOptions& options) {
+                                const std::filesystem::path& folder,
+                                const ValidationOptions& options) {
   ValidationReport report;
   report.rows = read_validation_rows(folder);
   report.fitted = options.fit;
   std::vector<std::unique_ptr<RowPricer>> pricers;
-  for (const ValidationRow& row : report.rows) pricers.push_back(std::make_unique<RowPricer>(registry, devices, row));
+  for (const ValidationRow& row : report.rows)
+    pricers.push_back(std::make_unique<RowPricer>(registry, devices, row));
   report.reports.resize(report.rows.size());
   const PriceRow price = [&](size_t i, const TrainerOverheads& f) { return pricers[i]->price(f); };
   for (const Group& g : groups_of(report.rows, pricers)) {
@@ -121,16 +126,18 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
       fit.factors = all.factors;
       fit.rms_error = all.rms_error;
       for (size_t r : g.rows) {
-        const FitOutcome loo = fit_overheads(without(g.rows, [&](size_t x) { return x == r; }), price);
+        const FitOutcome loo =
+            fit_overheads(without(g.rows, [&](size_t x) { return x == r; }), price);
         report.reports[r].leave_one_out = price(r, loo.factors).error;
         report.reports[r].leave_source_out = kNaN;
       }
       if (g.sources.size() > 1)
         for (const std::string& source : g.sources) {
-          const FitOutcome loso =
-              fit_overheads(without(g.rows, [&](size_t x) { return report.rows[x].source == source; }), price);
+          const FitOutcome loso = fit_overheads(
+              without(g.rows, [&](size_t x) { return report.rows[x].source == source; }), price);
           for (size_t r : g.rows)
-            if (report.rows[r].source == source) report.reports[r].leave_source_out = price(r, loso.factors).error;
+            if (report.rows[r].source == source)
+              report.reports[r].leave_source_out = price(r, loso.factors).error;
         }
       for (size_t r : g.rows) report.reports[r].result = price(r, fit.factors);
     } else {
@@ -138,9 +145,10 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
         report.reports[r].result = pricers[r]->price(std::nullopt);
         report.reports[r].leave_one_out = report.reports[r].leave_source_out = kNaN;
       }
-      fit.factors = TimeModel(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device(), nullptr)
-                        .settings()
-                        .overheads;
+      fit.factors =
+          TimeModel(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device(), nullptr)
+              .settings()
+              .overheads;
     }
     report.fits.push_back(fit);
   }
@@ -148,7 +156,8 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
     const std::vector<Group> groups = groups_of(report.rows, pricers);
     for (size_t g = 0; g < groups.size(); ++g)
       for (size_t r : groups[g].rows)
-        search_row(registry, *pricers[r], options.fit ? std::optional(report.fits[g].factors) : std::nullopt,
+        search_row(registry, *pricers[r],
+                   options.fit ? std::optional(report.fits[g].factors) : std::nullopt,
                    report.reports[r]);
   }
   return report;
@@ -163,17 +172,21 @@ std::string validation_markdown(const ValidationReport& report) {
     if (row.source != source) {
       source = row.source;
       out += fmt::format("\n### {}\n\n", source);
-      out += "| run | devices | published strategy | rule's choice | fits (peak GiB) | published | ndsearch | error | "
-             "leave-one-out | leave-source-out | search: published / best step | search: best / published | search's best |\n";
+      out +=
+          "| run | devices | published strategy | rule's choice | fits (peak GiB) | published | "
+          "ndsearch | error | "
+          "leave-one-out | leave-source-out | search: published / best step | search: best / "
+          "published | search's best |\n";
       out += "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     }
-    out += fmt::format("| {} | {} | {} | {} | {} ({:.1f}) | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.name, row.devices,
-                       row.strategy, chosen_keys(r.result.strategy), r.result.fits ? "yes" : "NO",
-                       r.result.peak_bytes / kGiB, published_text(row), predicted_text(row, r.result.predicted),
-                       percent(r.result.error), percent(r.leave_one_out), percent(r.leave_source_out),
-                       r.searched ? fmt::format("{:.3f}", r.published_over_best) : "—",
-                       r.searched ? fmt::format("{:.3f}", r.best_over_published) : "—",
-                       r.searched ? r.best_strategy : "—");
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} ({:.1f}) | {} | {} | {} | {} | {} | {} | {} | {} |\n", row.name,
+        row.devices, row.strategy, chosen_keys(r.result.strategy), r.result.fits ? "yes" : "NO",
+        r.result.peak_bytes / kGiB, published_text(row), predicted_text(row, r.result.predicted),
+        percent(r.result.error), percent(r.leave_one_out), percent(r.leave_source_out),
+        r.searched ? fmt::format("{:.3f}", r.published_over_best) : "—",
+        r.searched ? fmt::format("{:.3f}", r.best_over_published) : "—",
+        r.searched ? r.best_strategy : "—");
   }
   // Mean |error| per source.
   out += "\n| source | rows | mean abs error | largest abs error |\n|---|---:|---:|---:|\n";
@@ -188,23 +201,30 @@ std::string validation_markdown(const ValidationReport& report) {
         sum += e, largest = std::max(largest, e), ++n;
       }
     out += fmt::format("| {} | {} | {} | {:.1f} % |\n", row.source, n,
-                       n > 0 ? fmt::format("{:.1f} %", 100 * sum / static_cast<double>(n)) : "—", 100 * largest);
+                       n > 0 ? fmt::format("{:.1f} %", 100 * sum / static_cast<double>(n)) : "—",
+                       100 * largest);
   }
-  out += "\n| device | trainer | fitted on | us per layer and micro-batch | ms per step | kernel slowdown | rms error |\n"
-         "|---|---|---|---:|---:|---:|---:|\n";
+  out +=
+      "\n| device | trainer | fitted on | us per layer and micro-batch | ms per step | kernel "
+      "slowdown | rms error |\n"
+      "|---|---|---|---:|---:|---:|---:|\n";
   for (const GroupFit& f : report.fits)
     out += fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.3f} | {} |\n", f.device, f.trainer,
                        fmt::join(f.sources, ", "), 1e6 * f.factors.layer_s, 1e3 * f.factors.step_s,
                        f.factors.kernel_slowdown,
-                       report.fitted && !std::isnan(f.rms_error) ? fmt::format("{:.1f} %", 100 * f.rms_error) : "—");
+                       report.fitted && !std::isnan(f.rms_error)
+                           ? fmt::format("{:.1f} %", 100 * f.rms_error)
+                           : "—");
   return out;
 }
 
 std::string fitted_overheads_source(const ValidationReport& report) {
-  std::string out = "// Written by ndsearch-validate --fit validation/ --write-factors; do not edit by hand.\n";
+  std::string out =
+      "// Written by ndsearch-validate --fit validation/ --write-factors; do not edit by hand.\n";
   for (const GroupFit& f : report.fits)
-    out += fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device, f.trainer,
-                       f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown, fmt::join(f.sources, ", "));
+    out += fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device,
+                       f.trainer, f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown,
+                       fmt::join(f.sources, ", "));
   return out;
 }
 

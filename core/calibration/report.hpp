@@ -18,12 +18,12 @@
 namespace ndsearch {
 
 struct RowReport {
-  RowResult result;            // with the factors in force
-  double leave_one_out = 0;    // the row's error fitted without it
-  double leave_source_out = 0; // fitted without its source (NaN: the group has no other source)
+  RowResult result;             // with the factors in force
+  double leave_one_out = 0;     // the row's error fitted without it
+  double leave_source_out = 0;  // fitted without its source (NaN: the group has no other source)
   // The search with the row's devices, batch and sequence (default dimensions):
   bool searched = false;
-  double best_step_s = 0;        // of the fastest fitting candidate
+  double best_step_s = 0;          // of the fastest fitting candidate
   double published_over_best = 0;  // the published strategy's predicted step over the best
   double best_over_published = 0;  // the best's predicted metric over the published figure
   std::string best_strategy;
@@ -49,7 +49,8 @@ struct ValidationOptions {
 };
 
 ValidationReport run_validation(const PluginRegistry& registry, const DeviceCatalog& devices,
-                                const std::filesystem::path& folder, const ValidationOptions& options);
+                                const std::filesystem::path& folder,
+                                const ValidationOptions& options);
 
 // The tables of docs/validation.md (one per source), and the fitted factors.
 std::string validation_markdown(const ValidationReport& report);

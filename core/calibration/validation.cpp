@@ -22,12 +22,13 @@
 namespace ndsearch {
 namespace {
 
-constexpr const char* kColumns[] = {"name",         "config",   "device", "devices", "global_batch",
-                                    "seq_len",      "strategy", "metric", "published", "search_only"};
+constexpr const char* kColumns[] = {"name",    "config",   "device", "devices",   "global_batch",
+                                    "seq_len", "strategy", "metric", "published", "search_only"};
 
 [[noreturn]] void bad_row(const std::filesystem::path& file, int line, const std::string& what) {
-  throw UserError("E-VALIDATION-CSV", fmt::format("{}:{}: {}; each row needs the columns {}", file.string(), line,
-                                                  what, fmt::join(kColumns, ",")));
+  throw UserError("E-VALIDATION-CSV",
+                  fmt::format("{}:{}: {}; each row needs the columns {}", file.string(), line, what,
+                              fmt::join(kColumns, ",")));
 }
 
 // One CSV line into fields; a field may be double-quoted (and then hold commas).
@@ -47,24 +48,30 @@ std::vector<std::string> split_csv(const std::string& line) {
 }
 
 Metric parse_metric(const std::string& text, const std::filesystem::path& file, int line) {
-  for (Metric m : {Metric::mfu, Metric::hfu_tflops_per_gpu, Metric::model_tflops_per_gpu, Metric::tokens_per_s_per_gpu})
+  for (Metric m : {Metric::mfu, Metric::hfu_tflops_per_gpu, Metric::model_tflops_per_gpu,
+                   Metric::tokens_per_s_per_gpu})
     if (text == metric_name(m)) return m;
-  bad_row(file, line, fmt::format("metric '{}' is not one of mfu, hfu_tflops_per_gpu, model_tflops_per_gpu, "
-                                  "tokens_per_s_per_gpu",
-                                  text));
+  bad_row(file, line,
+          fmt::format("metric '{}' is not one of mfu, hfu_tflops_per_gpu, model_tflops_per_gpu, "
+                      "tokens_per_s_per_gpu",
+                      text));
 }
 
 // A positive whole number up to INT32_MAX (a device count, a batch, a length).
-int64_t whole(const std::string& text, const char* column, const std::filesystem::path& file, int line) {
+int64_t whole(const std::string& text, const char* column, const std::filesystem::path& file,
+              int line) {
   int64_t v = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (error != std::errc() || end != text.data() + text.size() || v <= 0 || v > INT32_MAX)
-    bad_row(file, line, fmt::format("column {}: '{}' is not a whole number from 1 to {}", column, text, INT32_MAX));
+    bad_row(
+        file, line,
+        fmt::format("column {}: '{}' is not a whole number from 1 to {}", column, text, INT32_MAX));
   return v;
 }
 
 // A positive finite number.
-double positive(const std::string& text, const char* column, const std::filesystem::path& file, int line) {
+double positive(const std::string& text, const char* column, const std::filesystem::path& file,
+                int line) {
   double v = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0)
@@ -86,7 +93,6 @@ double metric_value(Metric metric, const TimeEstimate& e, uint64_t devices) {
   return 0;
 }
 
-
 const char* metric_name(Metric metric) {
   switch (metric) {
     case Metric::mfu: return "mfu";
@@ -101,12 +107,14 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
   std::vector<std::filesystem::path> files;
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error))
-    throw UserError("E-VALIDATION-CSV", fmt::format("{}: not a folder of validation CSVs", folder.string()));
+    throw UserError("E-VALIDATION-CSV",
+                    fmt::format("{}: not a folder of validation CSVs", folder.string()));
   for (const auto& entry : std::filesystem::directory_iterator(folder))
     if (entry.path().extension() == ".csv") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   if (files.empty())
-    throw UserError("E-VALIDATION-CSV", fmt::format("{}: no .csv file of published runs", folder.string()));
+    throw UserError("E-VALIDATION-CSV",
+                    fmt::format("{}: no .csv file of published runs", folder.string()));
   std::vector<ValidationRow> rows;
   for (const auto& file : files) {
     std::ifstream in(file);
@@ -145,7 +153,8 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
   return rows;
 }
 
-RowPricer::RowPricer(const PluginRegistry& registry, const DeviceCatalog& devices, const ValidationRow& row)
+RowPricer::RowPricer(const PluginRegistry& registry, const DeviceCatalog& devices,
+                     const ValidationRow& row)
     : registry_(registry), row_(row), device_(devices.resolve(row.device, row.source + " device")) {
   ParseOptions options;
   options.framework = "megatron-args";
@@ -164,19 +173,22 @@ void RowPricer::place_candidates() {
   const int32_t pp = published.pp != NDS_UNKNOWN ? published.pp : 1;
   std::vector<int32_t> vpps;
   // vpp by the search's own bound (reference §3.4): vpp <= min(4, pp, layers / pp).
-  if (published.vpp != NDS_UNKNOWN) vpps.push_back(published.vpp);
+  if (published.vpp != NDS_UNKNOWN)
+    vpps.push_back(published.vpp);
   else
-    for (int32_t v = 1; v == 1 || (v <= 4 && v <= pp && v * pp <= model_.decoder_layers()); ++v) vpps.push_back(v);
-  const std::vector<int32_t> modes = published.recompute != NDS_UNKNOWN
-                                         ? std::vector<int32_t>{published.recompute}
-                                         : std::vector<int32_t>{NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE,
-                                                                NDS_RECOMPUTE_FULL};
+    for (int32_t v = 1; v == 1 || (v <= 4 && v <= pp && v * pp <= model_.decoder_layers()); ++v)
+      vpps.push_back(v);
+  const std::vector<int32_t> modes =
+      published.recompute != NDS_UNKNOWN
+          ? std::vector<int32_t>{published.recompute}
+          : std::vector<int32_t>{NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL};
   MemoryEvaluator memory(registry_, model_, device_, static_cast<uint32_t>(pp));
   budget_bytes_ = memory_budget(device_, model_, std::nullopt, std::nullopt).budget_bytes;
   // The CP model where the resolved strategy has cp > 1 (the CSV's keys or the config's).
   const nds_strategy probe = resolve_strategy(published, model_, row_.devices, row_.global_batch);
   if (probe.cp != NDS_UNKNOWN && probe.cp > 1)
-    cp_ = std::make_unique<CpModel>(registry_, model_, device_, CpModel::choose_algorithm("", model_));
+    cp_ = std::make_unique<CpModel>(registry_, model_, device_,
+                                    CpModel::choose_algorithm("", model_));
   std::vector<RankMemory> ranks;
   for (int32_t vpp : vpps) {
     for (int32_t mode : modes) {
@@ -184,14 +196,17 @@ void RowPricer::place_candidates() {
       if (s.mbs == NDS_UNKNOWN) s.mbs = 1;
       s.vpp = vpp;
       s.recompute = mode;
-      if (s.schedule == NDS_UNKNOWN) s.schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
+      if (s.schedule == NDS_UNKNOWN)
+        s.schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
       s = resolve_strategy(s, model_, row_.devices, row_.global_batch);
       if (first_refusal(s, model_, row_.devices, row_.global_batch)) break;  // this vpp is refused
       Candidate candidate{place_layers(s, model_, false), 0, false};
       const nds_candidate c = candidate.placement.candidate();
       if (!memory.evaluate(c, ranks).empty()) break;
-      const double cp_buffers = cp_ ? cp_->buffers(c, static_cast<uint32_t>(model_.main.blocks.size())).bytes : 0;
-      for (const RankMemory& r : ranks) candidate.peak = std::max(candidate.peak, r.peak() + cp_buffers);
+      const double cp_buffers =
+          cp_ ? cp_->buffers(c, static_cast<uint32_t>(model_.main.blocks.size())).bytes : 0;
+      for (const RankMemory& r : ranks)
+        candidate.peak = std::max(candidate.peak, r.peak() + cp_buffers);
       candidate.fits = candidate.peak <= budget_bytes_;
       const bool fits = candidate.fits;
       candidates_.push_back(std::move(candidate));
@@ -223,7 +238,8 @@ RowResult RowPricer::price(const std::optional<TrainerOverheads>& overheads) con
     have = true;
   }
   // A row no candidate prices has no error to fit: NaN, left out of the fit.
-  result.error = have ? result.predicted / row_.published - 1 : std::numeric_limits<double>::quiet_NaN();
+  result.error =
+      have ? result.predicted / row_.published - 1 : std::numeric_limits<double>::quiet_NaN();
   return result;
 }
 

@@ -23,8 +23,9 @@ namespace ndsearch {
 
 // What a source publishes, and how we compute the same from an estimate.
 enum class Metric {
-  mfu,                   // model FLOPs utilisation (DESIGN §8.7 convention)
-  hfu_tflops_per_gpu,    // FLOP/s per GPU counting the recomputed forward (Narayanan et al. 2021 eq. 3)
+  mfu,                 // model FLOPs utilisation (DESIGN §8.7 convention)
+  hfu_tflops_per_gpu,  // FLOP/s per GPU counting the recomputed forward (Narayanan et al. 2021 eq.
+                       // 3)
   model_tflops_per_gpu,  // model FLOP/s per GPU
   tokens_per_s_per_gpu,
 };
@@ -52,13 +53,13 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
 
 struct RowResult {
   const ValidationRow* row = nullptr;
-  std::string trainer;         // trainer_family of its config
-  nds_strategy strategy{};     // the published keys, the rest by the rule
-  bool fits = false;           // in memory, under our model
+  std::string trainer;      // trainer_family of its config
+  nds_strategy strategy{};  // the published keys, the rest by the rule
+  bool fits = false;        // in memory, under our model
   double peak_bytes = 0, budget_bytes = 0;
   TimeEstimate time;
-  double predicted = 0;        // in the row's metric
-  double error = 0;            // predicted / published - 1
+  double predicted = 0;  // in the row's metric
+  double error = 0;      // predicted / published - 1
 };
 
 // One row's model, device and search-space facts, parsed once and priced as
@@ -93,7 +94,8 @@ class RowPricer {
   Model model_;
   std::unique_ptr<CpModel> cp_;
   double budget_bytes_ = 0;
-  std::vector<Candidate> candidates_;  // per vpp: the least recompute that fits, and those that did not
+  std::vector<Candidate>
+      candidates_;  // per vpp: the least recompute that fits, and those that did not
 };
 
 // An estimate in `metric` for a run on `devices` devices.

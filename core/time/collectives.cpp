@@ -35,9 +35,11 @@ double phase_steps(uint64_t n, bool tree_allowed) {
 // per NIC (NCCL opens a ring per NIC: NVIDIA/nccl issue 601), so g members
 // per node move g times one NIC's rate, capped by the node-local links every
 // byte also crosses.
-double ring_bandwidth(const Device& device, size_t spanned, uint64_t n, uint64_t stride, double bytes) {
+double ring_bandwidth(const Device& device, size_t spanned, uint64_t n, uint64_t stride,
+                      double bytes) {
   const TopologyLevel& level = device.levels[spanned];
-  if (spanned == 0) return efficiency(level, bytes) * group_bandwidth_bytes_per_s(device, n, stride);
+  if (spanned == 0)
+    return efficiency(level, bytes) * group_bandwidth_bytes_per_s(device, n, stride);
   const double pooled = static_cast<double>(members_below(device, spanned, n, stride)) *
                         efficiency(level, bytes) * level.device_bandwidth_bytes_per_s;
   const TopologyLevel& below = device.levels[spanned - 1];
@@ -54,7 +56,8 @@ uint64_t members_below(const Device& device, size_t level, uint64_t n, uint64_t 
   return std::max<uint64_t>(1, std::min<uint64_t>(n, unit / s));
 }
 
-double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride, double bytes) {
+double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride,
+                          double bytes) {
   if (kind == Collective::send_recv) {
     // One message to the next rank of a ring of n at `stride` (n = 2: a
     // pipeline neighbour). Every hop moves in step, so the slowest sets the
@@ -82,8 +85,8 @@ double collective_seconds(const Device& device, Collective kind, uint64_t n, uin
     const TopologyLevel& below = device.levels[spanned - 1];
     const double local =
         (g - 1) / members * bytes / (efficiency(below, bytes) * below.device_bandwidth_bytes_per_s);
-    const double remote =
-        (members - g) / members * bytes / (efficiency(level, bytes) * level.device_bandwidth_bytes_per_s);
+    const double remote = (members - g) / members * bytes /
+                          (efficiency(level, bytes) * level.device_bandwidth_bytes_per_s);
     return level.latency_s + std::max(local, remote);
   }
   const double bandwidth = ring_bandwidth(device, spanned, n, stride, bytes);

@@ -29,7 +29,8 @@ inline constexpr double kDefaultBusEfficiency = 0.8;
 // 2(n-1)/n of it, all-gather / reduce-scatter / all-to-all (n-1)/n, at each
 // level's bus efficiency times S / (S + its half-bandwidth size). A group
 // of one costs nothing.
-double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride, double bytes);
+double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride,
+                          double bytes);
 
 // How many of a group's `n` members, `stride` apart, share one unit of
 // topology level `level` (a node, for the level above it): the group's

@@ -47,7 +47,8 @@ GemmRate rate_of(const DtypePeak* p, double input_bytes, double output_bytes) {
   if (p == nullptr) return r;
   r.peak_flops_per_s = p->peak_flops_per_s;
   r.efficiency = p->matmul_efficiency.x.empty() ? nullptr : &p->matmul_efficiency;
-  r.small_dim = p->matmul_small_dim_efficiency.x.empty() ? nullptr : &p->matmul_small_dim_efficiency;
+  r.small_dim =
+      p->matmul_small_dim_efficiency.x.empty() ? nullptr : &p->matmul_small_dim_efficiency;
   return r;
 }
 
@@ -88,8 +89,9 @@ Kernels::Kernels(const Device& device, const std::string& dtype, const std::stri
     attention_scale_ = best_of(high_.efficiency) / kReferenceBestGemm;
     attention_default_ = true;
   }
-  const double fraction = device.memory_bandwidth_efficiency > 0 ? device.memory_bandwidth_efficiency
-                                                                  : kDefaultMemoryEfficiency;
+  const double fraction = device.memory_bandwidth_efficiency > 0
+                              ? device.memory_bandwidth_efficiency
+                              : kDefaultMemoryEfficiency;
   bandwidth_default_ = device.memory_bandwidth_efficiency <= 0;
   achieved_bandwidth_ = fraction * device.memory_bandwidth_bytes_per_s;
 }
@@ -98,14 +100,17 @@ double Kernels::gemm(const GemmRate& rate, double m, double n, double k, double 
   return count * batched_gemm(rate, m, n, k, 1);
 }
 
-double Kernels::batched_gemm(const GemmRate& rate, double m, double n, double k, double count) const {
+double Kernels::batched_gemm(const GemmRate& rate, double m, double n, double k,
+                             double count) const {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0 || rate.peak_flops_per_s <= 0) return 0;
   const double flops = 2 * m * n * k * count;
-  double efficiency = rate.efficiency == nullptr ? kDefaultGemmEfficiency
-                                                 : curve_at(*rate.efficiency, flops, kDefaultGemmEfficiency);
+  double efficiency = rate.efficiency == nullptr
+                          ? kDefaultGemmEfficiency
+                          : curve_at(*rate.efficiency, flops, kDefaultGemmEfficiency);
   if (rate.small_dim != nullptr) efficiency *= curve_at(*rate.small_dim, std::min(m, n), 1.0);
   const double compute = time_scale_ * flops / (rate.peak_flops_per_s * efficiency);
-  const double traffic = memory(count * ((m * k + k * n) * rate.input_bytes + m * n * rate.output_bytes));
+  const double traffic =
+      memory(count * ((m * k + k * n) * rate.input_bytes + m * n * rate.output_bytes));
   return std::max(compute, traffic);
 }
 
@@ -128,14 +133,16 @@ double Kernels::attention(Pass pass, double queries, double keys, double qk_dim,
 }
 
 std::string Kernels::assumptions() const {
-  std::string text = fmt::format("linear-layer GEMMs in {}, attention and output head in {}", linear_dtype_,
-                                 high_dtype_);
+  std::string text = fmt::format("linear-layer GEMMs in {}, attention and output head in {}",
+                                 linear_dtype_, high_dtype_);
   if (attention_default_)
-    text += "; attention kernels: no curve from the device, FlashAttention-3 on H100 scaled by the "
-            "device's best GEMM fraction";
+    text +=
+        "; attention kernels: no curve from the device, FlashAttention-3 on H100 scaled by the "
+        "device's best GEMM fraction";
   if (bandwidth_default_)
-    text += fmt::format("; memory-bound kernels at {:.0f} % of HBM bandwidth (no figure from the device)",
-                        100 * kDefaultMemoryEfficiency);
+    text += fmt::format(
+        "; memory-bound kernels at {:.0f} % of HBM bandwidth (no figure from the device)",
+        100 * kDefaultMemoryEfficiency);
   return text;
 }
 

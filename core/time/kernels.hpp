@@ -50,8 +50,8 @@ class Kernels {
   // A fused (flash) attention pass over `instances` (heads x sequences) of
   // `queries` x `keys`, head dims `qk_dim` and `v_dim`; `causal` for a
   // block on the diagonal (the kernel skips its masked half).
-  double attention(Pass pass, double queries, double keys, double qk_dim, double v_dim, double instances,
-                   bool causal) const;
+  double attention(Pass pass, double queries, double keys, double qk_dim, double v_dim,
+                   double instances, bool causal) const;
 
   double memory(double bytes) const { return time_scale_ * bytes / achieved_bandwidth_; }
 

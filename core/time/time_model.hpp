@@ -35,26 +35,26 @@ struct TimeParts {
 };
 
 // The parts with their names, in the order every output lists them.
-inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 11> kTimeParts{{
-    {"forward", &TimeParts::forward},
-    {"backward", &TimeParts::backward},
-    {"recompute", &TimeParts::recompute},
-    {"optimizer", &TimeParts::optimizer},
-    {"tp", &TimeParts::tp},
-    {"cp", &TimeParts::cp},
-    {"ep", &TimeParts::ep},
-    {"dp", &TimeParts::dp},
-    {"pp", &TimeParts::pp},
-    {"bubble", &TimeParts::bubble},
-    {"overhead", &TimeParts::overhead}}};
+inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 11> kTimeParts{
+    {{"forward", &TimeParts::forward},
+     {"backward", &TimeParts::backward},
+     {"recompute", &TimeParts::recompute},
+     {"optimizer", &TimeParts::optimizer},
+     {"tp", &TimeParts::tp},
+     {"cp", &TimeParts::cp},
+     {"ep", &TimeParts::ep},
+     {"dp", &TimeParts::dp},
+     {"pp", &TimeParts::pp},
+     {"bubble", &TimeParts::bubble},
+     {"overhead", &TimeParts::overhead}}};
 
 // The communication parts that overlap can hide, by name.
-inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 5> kHiddenParts{{
-    {"tp", &TimeParts::tp},
-    {"cp", &TimeParts::cp},
-    {"ep", &TimeParts::ep},
-    {"dp", &TimeParts::dp},
-    {"pp", &TimeParts::pp}}};
+inline constexpr std::array<std::pair<const char*, double TimeParts::*>, 5> kHiddenParts{
+    {{"tp", &TimeParts::tp},
+     {"cp", &TimeParts::cp},
+     {"ep", &TimeParts::ep},
+     {"dp", &TimeParts::dp},
+     {"pp", &TimeParts::pp}}};
 
 struct TimeEstimate {
   TimeParts parts;   // exposed; sums to step_s
@@ -91,11 +91,26 @@ class TimeModel {
   // Whether middle rank `rank` holds the same layers of the same blocks as rank - 1.
   bool same_work_as_previous(const nds_candidate& c, int32_t rank) const;
   // One layer of `block` (model block index `block`) for one micro-batch.
-  Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block, bool is_recomputed) const;
+  Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block,
+                  bool is_recomputed) const;
+  // Its parts (layer_work.cpp): the attention's GEMMs and kernels (returns
+  // the elements RoPE rotates per token), the MLP's or experts' (returns the
+  // MoE permutation's elements per token), the memory-bound kernels, and
+  // the TP, EP and CP communication, `passes_forward` forwards each.
+  double attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const;
+  double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const;
+  void memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l, double qk_rotated,
+                    double routed_elements) const;
+  void tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
+               double passes_forward) const;
+  void ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
+               double passes_forward) const;
+  void cp_comm(Work& w, const nds_candidate& c, uint32_t block, double passes_forward) const;
   // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
   // the input- and weight-gradient GEMMs, and the fp8 casts of its inputs.
   // `count` such layers (experts), as one grouped GEMM when `grouped`.
-  void linear(Work& w, double tokens, double in, double out, double count = 1, bool grouped = false) const;
+  void linear(Work& w, double tokens, double in, double out, double count = 1,
+              bool grouped = false) const;
   // Exposed and hidden seconds of one step's DP reduction and parameter
   // gathers, and the optimizer step, for a rank doing `r`.
   struct DataParallel {
@@ -113,8 +128,8 @@ class TimeModel {
   std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
   double active_params_ = 0, attention_width_ = 0;  // summed over the decoder and MTP layers
-  std::vector<uint32_t> mtp_blocks_;                 // model.main.blocks indices of MTP blocks
-  double mtp_heads_ = 0;                             // MTP layers: each passes the output head again
+  std::vector<uint32_t> mtp_blocks_;                // model.main.blocks indices of MTP blocks
+  double mtp_heads_ = 0;                            // MTP layers: each passes the output head again
   double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic
 };
 

@@ -22,9 +22,12 @@ constexpr uint64_t kWellTunedOverlap = NDS_OVERLAP_TP_COMM | NDS_OVERLAP_GRAD_RE
 constexpr const char* kReferenceDevice = "nvidia-h100-sxm";
 
 std::string overlap_words(uint64_t bits) {
-  static const std::pair<uint64_t, const char*> kNames[] = {
-      {NDS_OVERLAP_TP_COMM, "tp"},      {NDS_OVERLAP_GRAD_REDUCE, "dp"}, {NDS_OVERLAP_PARAM_GATHER, "param"},
-      {NDS_OVERLAP_MOE_A2A, "ep"},      {NDS_OVERLAP_P2P, "pp"},         {NDS_OVERLAP_CP, "cp"}};
+  static const std::pair<uint64_t, const char*> kNames[] = {{NDS_OVERLAP_TP_COMM, "tp"},
+                                                            {NDS_OVERLAP_GRAD_REDUCE, "dp"},
+                                                            {NDS_OVERLAP_PARAM_GATHER, "param"},
+                                                            {NDS_OVERLAP_MOE_A2A, "ep"},
+                                                            {NDS_OVERLAP_P2P, "pp"},
+                                                            {NDS_OVERLAP_CP, "cp"}};
   std::string on, off;
   for (const auto& [bit, name] : kNames) {
     std::string& list = (bits & bit) != 0 ? on : off;
@@ -47,7 +50,8 @@ const char* recipe_name(int32_t recipe) {
 
 std::string trainer_family(const Model& model) {
   if (model.framework == "torchtitan-toml") return "torchtitan";
-  if (model.framework == "mindformers-yaml" || model.framework == "hyperparallel-yaml") return "mindspore";
+  if (model.framework == "mindformers-yaml" || model.framework == "hyperparallel-yaml")
+    return "mindspore";
   return "megatron";
 }
 
@@ -70,7 +74,8 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   // Precision: an fp8 recipe runs the linear layers' GEMMs in fp8 and keeps
   // attention, the output head, the router, the activations and every
   // collective in bf16 (Transformer Engine; DeepSeek-V3 report §3.3.1).
-  const nds_dtype compute = training.compute_dtype == NDS_DTYPE_UNKNOWN ? NDS_DTYPE_BF16 : training.compute_dtype;
+  const nds_dtype compute =
+      training.compute_dtype == NDS_DTYPE_UNKNOWN ? NDS_DTYPE_BF16 : training.compute_dtype;
   if (compute == NDS_DTYPE_FP8) {
     t.fp8_recipe = training.fp8_recipe != NDS_FP8_NONE ? training.fp8_recipe : NDS_FP8_DELAYED;
     t.linear_dtype = "fp8";
@@ -104,8 +109,8 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
           if (chosen == nullptr && dev == std::string(f.device) && fam == f.trainer) chosen = &f;
     if (chosen != nullptr) {
       t.overheads = chosen->factors;
-      t.overheads_source = fmt::format("fitted for {} on {} ({}){}", chosen->trainer, chosen->device,
-                                       chosen->fitted_on,
+      t.overheads_source = fmt::format("fitted for {} on {} ({}){}", chosen->trainer,
+                                       chosen->device, chosen->fitted_on,
                                        chosen->device == device.id && chosen->trainer == family
                                            ? ""
                                            : "; no fit of this device and trainer of its own");
@@ -113,11 +118,12 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
       t.overheads_source = "none fitted";
     }
   }
-  t.assumptions.push_back(fmt::format(
-      "trainer overheads {:.1f} us per layer and micro-batch, {:.1f} ms per step, kernels {:.1f} % slower "
-      "than their micro-benchmarks: {}",
-      1e6 * t.overheads.layer_s, 1e3 * t.overheads.step_s, 100 * t.overheads.kernel_slowdown,
-      t.overheads_source));
+  t.assumptions.push_back(
+      fmt::format("trainer overheads {:.1f} us per layer and micro-batch, {:.1f} ms per step, "
+                  "kernels {:.1f} % slower "
+                  "than their micro-benchmarks: {}",
+                  1e6 * t.overheads.layer_s, 1e3 * t.overheads.step_s,
+                  100 * t.overheads.kernel_slowdown, t.overheads_source));
   return t;
 }
 

@@ -24,8 +24,8 @@ namespace ndsearch {
 // and HBM the overlapped collectives take, the framework's kernels against
 // the benchmark's best).
 struct TrainerOverheads {
-  double layer_s = 0;       // per layer, per micro-batch, forward + backward
-  double step_s = 0;        // per step
+  double layer_s = 0;          // per layer, per micro-batch, forward + backward
+  double step_s = 0;           // per step
   double kernel_slowdown = 0;  // every kernel takes (1 + this) x its micro-benchmark time
 };
 
@@ -41,13 +41,13 @@ struct FittedOverheads {
 const std::vector<FittedOverheads>& fitted_overheads();
 
 struct TrainerSettings {
-  uint64_t overlap = 0;           // NDS_OVERLAP_* in force
-  bool overlap_assumed = false;   // nothing stated: a well-tuned Megatron-Core run
-  int32_t fp8_recipe = 0;         // NDS_FP8_*
+  uint64_t overlap = 0;                  // NDS_OVERLAP_* in force
+  bool overlap_assumed = false;          // nothing stated: a well-tuned Megatron-Core run
+  int32_t fp8_recipe = 0;                // NDS_FP8_*
   std::string linear_dtype, high_dtype;  // dtype keys of the linear GEMMs and of the rest
   double activation_bytes = 2;
   TrainerOverheads overheads;
-  std::string overheads_source;   // which fit, or why none
+  std::string overheads_source;          // which fit, or why none
   std::vector<std::string> assumptions;  // every assumption that moves the estimate, in words
 };
 

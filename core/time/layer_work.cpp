@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+// layer_work.cpp: one layer's work for one micro-batch on one device: its
+// GEMMs and attention kernels, its memory-bound kernels, and its TP, EP and
+// CP communication, exposed and hidden (what the time model sums per rank).
+#include <ndsearch/sdk/model_math.hpp>
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/hardware/topology.hpp"
+#include "core/time/collectives.hpp"
+#include "core/time/time_model.hpp"
+#include "core/time/work.hpp"
+
+namespace ndsearch {
+namespace {
+
+using timing::d;
+
+// Elementwise traffic per token and layer, in elements of the activation
+// dtype, forward (backward moves about twice as much): each of the two norms
+// reads and writes h (4h), the two residual additions read 2h and write h
+// (6h), each dropout reads and writes h and writes a mask (about 2.5h each).
+constexpr double kElementwiseHidden = 4 + 6;
+constexpr double kDropoutHidden = 2 * 2.5;
+
+// How much of the TP collectives chunked overlap hides at best: 75 % in the
+// forward, 50 % in the backward (DoMiNO in nanotron, 62 % overall:
+// huggingface/nanotron PR 284, microbenchmarks.md §6; no figure for
+// Transformer Engine's userbuffers is published). The first chunk, the
+// synchronisation between chunks and the GEMMs slowed by the SMs the
+// exchange takes stay on the critical path.
+constexpr double kTpHiddenForward = 0.75;
+constexpr double kTpHiddenBackward = 0.50;
+
+}  // namespace
+
+void TimeModel::linear(Work& w, double tokens, double in, double out, double count,
+                       bool grouped) const {
+  const GemmRate& rate = kernels_.linear();
+  auto gemm = [&](double m, double n, double k) {
+    return grouped ? kernels_.batched_gemm(rate, m, n, k, count)
+                   : kernels_.gemm(rate, m, n, k, count);
+  };
+  const double forward = gemm(tokens, out, in);
+  // Input gradient [t, out] x [out, in], weight gradient [in, t] x [t, out].
+  const double weights = gemm(in, out, tokens);
+  const double backward = gemm(tokens, in, out) + weights;
+  const double casts_forward = count * kernels_.memory(tokens * in * cast_bytes_);
+  const double casts_backward = count * kernels_.memory(tokens * out * cast_bytes_);
+  w.forward += forward + casts_forward;
+  w.backward += backward + casts_backward;
+  w.forward_linear += forward;
+  w.backward_linear += backward;
+  w.weight_gradients += weights;
+  if (cast_bytes_ > 0) w.fp8_params += count * in * out;
+}
+
+TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_block& l,
+                                      uint32_t block, bool is_recomputed) const {
+  const nds_strategy& s = *c.strategy;
+  const bool full = is_recomputed && s.recompute == NDS_RECOMPUTE_FULL;
+  Work w;
+  w.layers = 1;
+  const double qk_rotated = attention_compute(w, c, l);
+  const double routed_elements = mlp_compute(w, c, l);
+  memory_bound(w, c, l, qk_rotated, routed_elements);
+  if (full) {
+    w.recompute += w.forward;
+  } else if (is_recomputed && s.recompute == NDS_RECOMPUTE_SELECTIVE) {
+    w.recompute += w.forward_attention;  // the attention core (Korthikanti et al. 2022 §5)
+  }
+  const double passes_forward = full ? 2 : 1;  // a fully recomputed layer runs its forward twice
+  tp_comm(w, c, l, passes_forward);            // each part prices nothing where its degree is 1
+  ep_comm(w, c, l, passes_forward);
+  cp_comm(w, c, block, passes_forward);
+  const sdk::LayerParameters p = sdk::layer_parameters(l);
+  w.dense_params += (p.attention + p.dense_mlp + p.shared_experts) / s.tp + p.norms + p.router;
+  w.expert_params += p.routed_experts / (static_cast<double>(s.ep) * s.etp);
+  return w;
+}
+
+double TimeModel::attention_compute(Work& w, const nds_candidate& c,
+                                    const nds_layer_block& l) const {
+  const nds_strategy& s = *c.strategy;
+  const double tp = s.tp, b = settings_.activation_bytes;
+  const double seq = d(model_.training.seq_len);
+  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double h = d(l.hidden_size), heads = d(l.heads);
+  // Attention core: fused (flash) kernels per block, or without them batched
+  // GEMMs (one per head and sequence) and a softmax over every key.
+  double softmax = 0, softmax_backward = 0;
+  auto attention_core = [&](double qk_dim, double v_dim) {
+    const double instances = heads / tp * s.mbs;
+    double forward = 0, backward = 0;
+    if (model_.main.flash_attention == 0) {
+      const double queries = seq / s.cp;
+      const GemmRate& rate = kernels_.high();
+      forward = kernels_.batched_gemm(rate, queries, seq, qk_dim, instances) +
+                kernels_.batched_gemm(rate, queries, v_dim, seq, instances);
+      backward = 2 * forward;
+      // Per score, in passes over the s x s matrix: the fused softmax reads
+      // and writes it (2; its backward reads probabilities and gradient and
+      // writes one: 3), dropout reads and writes it and writes a 1-byte mask
+      // (2.5; backward the same).
+      const double dropout = l.attention_dropout > 0 ? 2.5 : 0;
+      const double scores = tokens * seq * heads / tp * b;
+      softmax = kernels_.memory(scores * (2 + dropout));
+      softmax_backward = kernels_.memory(scores * (3 + dropout));
+    } else if (s.cp > 1) {
+      // Zig-zag ring attention (docs/cp.md): each device's s/cp queries meet
+      // its own causal block and cp-1 half-masked blocks of the others.
+      const double q = seq / s.cp, rest = s.cp - 1.0;
+      for (const Pass pass : {Pass::forward, Pass::backward}) {
+        const double t = kernels_.attention(pass, q, q, qk_dim, v_dim, instances, true) +
+                         rest * kernels_.attention(pass, q, q / 2, qk_dim, v_dim, instances, false);
+        (pass == Pass::forward ? forward : backward) = t;
+      }
+    } else {
+      forward = kernels_.attention(Pass::forward, seq, seq, qk_dim, v_dim, instances, true);
+      backward = kernels_.attention(Pass::backward, seq, seq, qk_dim, v_dim, instances, true);
+    }
+    w.forward += forward + softmax;
+    w.backward += backward + softmax_backward;
+    w.forward_attention += forward + softmax;
+    w.backward_attention += backward + softmax_backward;
+  };
+  double qk_rotated = 0;  // elements RoPE rotates per token
+  if (l.attention == NDS_ATTENTION_MLA) {
+    const double qk = d(l.qk_nope_head_dim + l.qk_rope_head_dim), ql = d(l.q_lora_rank),
+                 kvl = d(l.kv_lora_rank);
+    if (ql > 0) {
+      linear(w, tokens, h, ql);  // down-projections stay whole on each TP rank
+      linear(w, tokens, ql, heads * qk / tp);
+    } else {
+      linear(w, tokens, h, heads * qk / tp);
+    }
+    linear(w, tokens, h, kvl + d(l.qk_rope_head_dim));
+    linear(w, tokens, kvl, heads * d(l.qk_nope_head_dim + l.v_head_dim) / tp);
+    linear(w, tokens, heads * d(l.v_head_dim) / tp, h);
+    attention_core(qk, d(l.v_head_dim));
+    qk_rotated = (heads / tp + 1) * d(l.qk_rope_head_dim);
+  } else {
+    const double q = heads * d(l.head_dim), kv = d(l.kv_heads * l.head_dim),
+                 o = heads * d(l.v_head_dim);
+    linear(w, tokens, h, (q + 2 * kv) / tp);
+    linear(w, tokens, o / tp, h);
+    attention_core(d(l.head_dim), d(l.v_head_dim));
+    qk_rotated = (q + kv) / tp;
+  }
+  return qk_rotated;
+}
+
+double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const {
+  const nds_strategy& s = *c.strategy;
+  const double tp = s.tp;
+  const double seq = d(model_.training.seq_len);
+  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double h = d(l.hidden_size);
+  const double up = l.ffn == NDS_FFN_SWIGLU ? 2 : 1;  // the gate and up projections are one GEMM
+  if (l.ffn_hidden_size > 0) {
+    const double f = d(l.ffn_hidden_size);
+    linear(w, tokens, h, up * f / tp);
+    linear(w, tokens, f / tp, h);
+  }
+  double routed_elements = 0;
+  if (l.experts > 0) {
+    // The router sees each device's tokens/tp (Megatron's sequence-parallel
+    // MoE) and stays in higher precision.
+    const double router_tokens = tokens / tp, experts = d(l.experts);
+    const GemmRate& high = kernels_.high();
+    w.forward += kernels_.gemm(high, router_tokens, experts, h);
+    w.backward += kernels_.gemm(high, router_tokens, h, experts) +
+                  kernels_.gemm(high, h, experts, router_tokens);
+    const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
+    // A device multiplies its tokens/tp share of the routed tokens, the
+    // etp ranks' gathered together over each expert's 1/etp shard.
+    const double routed = tokens / tp * d(l.experts_per_token) * capacity;
+    const double rows = routed * s.etp, f = d(l.moe_ffn_hidden_size) / s.etp;
+    const double local_experts = std::max(1.0, experts / s.ep);
+    const double before_f = w.forward, before_b = w.backward;
+    // One GEMM per local expert, or one grouped GEMM over all of them (one
+    // launch; every expert's weights read all the same).
+    const bool grouped = l.grouped_gemm == 1;
+    linear(w, rows / local_experts, h, up * f, local_experts, grouped);
+    linear(w, rows / local_experts, f, h, local_experts, grouped);
+    w.forward_experts += w.forward - before_f;
+    w.backward_experts += w.backward - before_b;
+    // Permute before the experts and unpermute after: read and write each
+    // routed row, each way; softmax and top-k over the router's fp32 logits.
+    routed_elements = 4 * routed * h + 4 * router_tokens * experts;
+  }
+  if (l.shared_experts > 0 && l.shared_expert_ffn_hidden_size > 0) {
+    const double f = d(l.shared_expert_ffn_hidden_size) * d(l.shared_experts);
+    linear(w, tokens, h, up * f / tp);
+    linear(w, tokens, f / tp, h);
+  }
+  return routed_elements;
+}
+
+void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                             double qk_rotated, double routed_elements) const {
+  const nds_strategy& s = *c.strategy;
+  const double tp = s.tp, b = settings_.activation_bytes;
+  const double seq = d(model_.training.seq_len);
+  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double h = d(l.hidden_size);
+  const double split = s.sp == 1 ? tp : 1;  // tokens the norms see are split with SP
+  const bool gated = l.ffn == NDS_FFN_SWIGLU;
+  // Memory-bound work: norms, residuals, dropout, the MLP activation, RoPE
+  // on queries and keys, the MoE permutation.
+  double elements =
+      tokens * h * (kElementwiseHidden + (l.hidden_dropout > 0 ? kDropoutHidden : 0)) / split;
+  const double ffn_width =
+      d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp +
+      (l.experts > 0 ? d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0) +
+      d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
+          d(std::max<int64_t>(l.shared_experts, 0)) / tp;
+  elements += tokens * ffn_width * (gated ? 3 : 2);
+  if (model_.main.position_embedding == NDS_POSITION_ROPE) elements += 2 * tokens * qk_rotated;
+  elements += routed_elements;
+  const double memory = kernels_.memory(elements * b);
+  w.forward += memory;
+  w.backward += 2 * memory;
+}
+
+void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                        double passes_forward) const {
+  const nds_strategy& s = *c.strategy;
+  const double b = settings_.activation_bytes;
+  const double seq = d(model_.training.seq_len);
+  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double h = d(l.hidden_size);
+  const uint64_t tp_n = static_cast<uint64_t>(s.tp);
+  // Tensor parallelism: per pass an all-gather and a reduce-scatter (SP) or
+  // an all-reduce around attention and around the dense MLP or shared
+  // experts (routed experts exchange over EP instead). With TP overlap
+  // (Megatron-Core / TE userbuffers, SP needed, inside one node) each
+  // collective is split into chunks pipelined with its GEMM: at most the
+  // measured share of it hides (kTpHidden*), and no more than the pass's
+  // GEMMs last.
+  if (s.tp > 1) {
+    const bool tp_within_node = level_spanned(device_, tp_n, 1) == 0;
+    const double activation = tokens * h * b;
+    const double pairs = 1 + (l.ffn_hidden_size > 0 || l.shared_experts > 0 ? 1 : 0);
+    const double per_pass =
+        s.sp == 1
+            ? pairs * (collective_seconds(device_, Collective::all_gather, tp_n, 1, activation) +
+                       collective_seconds(device_, Collective::reduce_scatter, tp_n, 1, activation))
+            : pairs * collective_seconds(device_, Collective::all_reduce, tp_n, 1, activation);
+    // Userbuffers exchange through the node's NVLink (CUDA IPC): a TP group
+    // that crosses nodes gets no such overlap.
+    const bool overlap =
+        (settings_.overlap & NDS_OVERLAP_TP_COMM) != 0 && s.sp == 1 && tp_within_node;
+    auto exposed = [&](double window, double most_hidden) {
+      return overlap ? std::max(per_pass * (1 - most_hidden), per_pass - window) : per_pass;
+    };
+    const double forward = exposed(w.forward_linear, kTpHiddenForward);
+    const double backward = exposed(w.backward_linear, kTpHiddenBackward);
+    w.tp += passes_forward * forward + backward;
+    w.tp_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
+  }
+}
+
+void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                        double passes_forward) const {
+  const nds_strategy& s = *c.strategy;
+  const double tp = s.tp, b = settings_.activation_bytes;
+  const double seq = d(model_.training.seq_len);
+  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double h = d(l.hidden_size);
+  if (l.experts > 0 && (s.ep > 1 || s.etp > 1)) {
+    // Dispatch and combine all-to-alls of the tokens a device routes (its
+    // tokens/tp share), each pass; with etp > 1 an all-gather over the etp
+    // ranks before the experts and a reduce-scatter after (with or without
+    // ep). With the MoE all-to-all overlapped (DualPipe, Megatron-Core's
+    // 1F1B A2A overlap) another micro-batch's non-expert compute of the
+    // layer hides it; with one micro-batch there is no other.
+    const double routed = tokens / tp * d(l.experts_per_token) * h * b;
+    double per_pass =
+        2 * collective_seconds(device_, Collective::all_to_all, static_cast<uint64_t>(s.ep),
+                               static_cast<uint64_t>(s.etp), routed);
+    if (s.etp > 1)
+      per_pass += collective_seconds(device_, Collective::all_gather, static_cast<uint64_t>(s.etp),
+                                     1, routed * s.etp) +
+                  collective_seconds(device_, Collective::reduce_scatter,
+                                     static_cast<uint64_t>(s.etp), 1, routed * s.etp);
+    const bool overlap = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
+    auto exposed = [&](double window) {
+      return overlap ? std::max(0.0, per_pass - window) : per_pass;
+    };
+    const double forward = exposed(w.forward - w.forward_experts),
+                 backward = exposed(w.backward - w.backward_experts);
+    w.ep += passes_forward * forward + backward;
+    w.ep_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
+  }
+}
+
+void TimeModel::cp_comm(Work& w, const nds_candidate& c, uint32_t block,
+                        double passes_forward) const {
+  const nds_strategy& s = *c.strategy;
+  if (s.cp > 1 && cp_ != nullptr) {
+    const CpCost cost = cp_->evaluate(c, block);
+    const bool overlap = (settings_.overlap & NDS_OVERLAP_CP) != 0;
+    for (uint32_t k = 0; k < cost.comm_count; ++k) {
+      const nds_cp_comm& comm = cost.comms[k];
+      const Collective kind =
+          comm.collective == NDS_COLLECTIVE_ALL_TO_ALL       ? Collective::all_to_all
+          : comm.collective == NDS_COLLECTIVE_ALL_GATHER     ? Collective::all_gather
+          : comm.collective == NDS_COLLECTIVE_REDUCE_SCATTER ? Collective::reduce_scatter
+          : comm.collective == NDS_COLLECTIVE_ALL_REDUCE     ? Collective::all_reduce
+                                                             : Collective::send_recv;
+      for (const auto& [bytes, pass_steps, runs, attention] :
+           {std::tuple{comm.forward_bytes, comm.forward_steps, passes_forward, w.forward_attention},
+            std::tuple{comm.backward_bytes, comm.backward_steps, 1.0, w.backward_attention}}) {
+        double total = 0, exposed = 0;
+        if (kind == Collective::send_recv) {
+          // The ring's blocks arrive in steps, each a message sent while the
+          // previous block's attention runs (TE's ring attention): a step
+          // stays exposed only for what its block's attention cannot cover.
+          const double steps = std::max<uint32_t>(1, pass_steps);
+          const double step =
+              collective_seconds(device_, kind, comm.group_size, comm.group_stride, bytes / steps);
+          total = steps * step;
+          exposed = overlap ? steps * std::max(0.0, step - attention / s.cp) : total;
+        } else {
+          // The plugin states what one device sends; a ring moves (n-1)/n of
+          // the whole. All-to-alls and gathers sit before or after the
+          // attention that needs them: nothing hides them.
+          const double n = comm.group_size;
+          const double whole = n > 1 ? bytes * n / (n - 1) : 0;
+          total = exposed =
+              collective_seconds(device_, kind, comm.group_size, comm.group_stride, whole);
+        }
+        w.cp += runs * exposed;
+        w.cp_hidden += runs * (total - exposed);
+      }
+    }
+  }
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// work.hpp (private to core/time): what the time model adds up per layer and
+// per pipeline rank for one micro-batch, shared by layer_work.cpp (one
+// layer) and time_model.cpp (a rank, the step).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "core/time/time_model.hpp"
+
+namespace ndsearch::timing {
+inline double d(int64_t v) {
+  return static_cast<double>(v);
+}
+}  // namespace ndsearch::timing
+
+namespace ndsearch {
+
+// One layer's (or one rank's) work for one micro-batch.
+struct TimeModel::Work {
+  double forward = 0, backward = 0, recompute = 0;  // compute seconds
+  double forward_linear = 0, backward_linear = 0;   // GEMMs TP comm overlaps with
+  double forward_experts = 0,
+         backward_experts = 0;  // routed experts (what EP comm cannot hide behind)
+  double forward_attention = 0, backward_attention = 0;  // the attention core
+  double weight_gradients = 0;            // of the backward, the weight-gradient GEMMs (ZB-V's W)
+  double tp = 0, cp = 0, ep = 0, pp = 0;  // exposed communication
+  double tp_hidden = 0, cp_hidden = 0, ep_hidden = 0, pp_hidden = 0;
+  double layers = 0;
+  double dense_params = 0, expert_params = 0;  // held by this rank (its shard of TP/EP)
+  double fp8_params = 0;                       // of them, weights of fp8 GEMMs
+  double exposed() const { return forward + backward + recompute + tp + cp + ep + pp; }
+  void add(const Work& o, double n) {
+    forward += n * o.forward, backward += n * o.backward, recompute += n * o.recompute;
+    forward_linear += n * o.forward_linear, backward_linear += n * o.backward_linear;
+    forward_experts += n * o.forward_experts, backward_experts += n * o.backward_experts;
+    forward_attention += n * o.forward_attention, backward_attention += n * o.backward_attention;
+    weight_gradients += n * o.weight_gradients;
+    tp += n * o.tp, cp += n * o.cp, ep += n * o.ep, pp += n * o.pp;
+    tp_hidden += n * o.tp_hidden, cp_hidden += n * o.cp_hidden, ep_hidden += n * o.ep_hidden;
+    pp_hidden += n * o.pp_hidden;
+    layers += n * o.layers;
+    dense_params += n * o.dense_params, expert_params += n * o.expert_params,
+        fp8_params += n * o.fp8_params;
+  }
+};
+
+// A layer's work depends on its block, whether it is recomputed and the
+// strategy, not on its rank: one estimate prices each pair once (models with
+// more blocks than this price the rest every time).
+struct TimeModel::LayerCache {
+  static constexpr uint32_t kBlocks = 8;  // zeroed per estimate: a few blocks is what models have
+  std::array<Work, 2 * kBlocks> work{};
+  std::array<bool, 2 * kBlocks> known{};
+};
+
+}  // namespace ndsearch
