@@ -15,6 +15,7 @@
 #include "core/time/collectives.hpp"
 #include "core/time/time_model.hpp"
 #include "tests/fixtures_paths.hpp"
+#include "tests/support/overlap_fields.hpp"
 #include "tests/support/shipped.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -25,7 +26,7 @@ namespace {
 
 const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
 
-using Fields = std::vector<std::pair<const char*, Value>>;
+using test::Fields;
 struct Block {
   const char* kind;
   int64_t layers;
@@ -67,9 +68,7 @@ Fields gpt_layer() {
 const Fields kGptVocabulary = {{"vocab_size", int64_t{50000}}, {"tied_embeddings", int64_t{1}}};
 
 // Every overlap switch stated off: communication fully exposed.
-const Fields kNoOverlap = {{"overlap.tp_comm", int64_t{0}},     {"overlap.grad_reduce", int64_t{0}},
-                           {"overlap.param_gather", int64_t{0}}, {"overlap.moe_a2a", int64_t{0}},
-                           {"overlap.p2p", int64_t{0}},          {"overlap.cp", int64_t{0}}};
+const Fields kNoOverlap = test::overlap_fields(0);
 Fields with(Fields a, const Fields& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;

@@ -17,6 +17,7 @@
 #include "core/time/kernels.hpp"
 #include "core/time/time_model.hpp"
 #include "core/time/trainer_settings.hpp"
+#include "tests/support/overlap_fields.hpp"
 #include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
@@ -31,7 +32,7 @@ const Device& a100() {
   return test::shipped_device("nvidia-a100-80g");
 }
 
-using Fields = std::vector<std::pair<const char*, Value>>;
+using test::Fields;
 
 // A Llama-like decoder (head dim 128, GQA 8 KV heads, SwiGLU 3.5h unless
 // `ffn` says, RMSNorm, RoPE, no biases, no dropout), `layers` of hidden `h`,
@@ -65,14 +66,8 @@ Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields&
   return m;
 }
 
-const Fields kAllOverlap = {
-    {"overlap.tp_comm", int64_t{1}},      {"overlap.grad_reduce", int64_t{1}},
-    {"overlap.param_gather", int64_t{1}}, {"overlap.moe_a2a", int64_t{1}},
-    {"overlap.p2p", int64_t{1}},          {"overlap.cp", int64_t{1}}};
-const Fields kNoOverlap = {
-    {"overlap.tp_comm", int64_t{0}},      {"overlap.grad_reduce", int64_t{0}},
-    {"overlap.param_gather", int64_t{0}}, {"overlap.moe_a2a", int64_t{0}},
-    {"overlap.p2p", int64_t{0}},          {"overlap.cp", int64_t{0}}};
+const Fields kAllOverlap = test::overlap_fields(1);
+const Fields kNoOverlap = test::overlap_fields(0);
 
 // The fraction of its line rate a collective of `bytes` reaches at `level`:
 // the level's bus efficiency times S / (S + its half-bandwidth size).

@@ -119,7 +119,8 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
     pricers.push_back(std::make_unique<RowPricer>(registry, devices, row));
   report.reports.resize(report.rows.size());
   const PriceRow price = [&](size_t i, const TrainerOverheads& f) { return pricers[i]->price(f); };
-  for (const Group& g : groups_of(report.rows, pricers)) {
+  const std::vector<Group> groups = groups_of(report.rows, pricers);
+  for (const Group& g : groups) {
     GroupFit fit{g.device, g.trainer, g.sources, {}, 0};
     if (options.fit) {
       const FitOutcome all = fit_overheads(g.rows, price);
@@ -146,14 +147,12 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
         report.reports[r].leave_one_out = report.reports[r].leave_source_out = kNaN;
       }
       fit.factors =
-          TimeModel(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device(), nullptr)
-              .settings()
+          trainer_settings(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device())
               .overheads;
     }
     report.fits.push_back(fit);
   }
   if (options.search) {
-    const std::vector<Group> groups = groups_of(report.rows, pricers);
     for (size_t g = 0; g < groups.size(); ++g)
       for (size_t r : groups[g].rows)
         search_row(registry, *pricers[r],

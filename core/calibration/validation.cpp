@@ -14,6 +14,7 @@
 #include "core/memory/budget.hpp"
 #include "core/memory/memory_evaluator.hpp"
 #include "core/model/parse_config.hpp"
+#include "core/search/search_space.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
@@ -171,13 +172,10 @@ void RowPricer::place_candidates() {
   // on the trainer overheads, so the candidates are placed once.
   const nds_strategy published = parse_strategy(row_.strategy);
   const int32_t pp = published.pp != NDS_UNKNOWN ? published.pp : 1;
-  std::vector<int32_t> vpps;
-  // vpp by the search's own bound (reference §3.4): vpp <= min(4, pp, layers / pp).
-  if (published.vpp != NDS_UNKNOWN)
-    vpps.push_back(published.vpp);
-  else
-    for (int32_t v = 1; v == 1 || (v <= 4 && v <= pp && v * pp <= model_.decoder_layers()); ++v)
-      vpps.push_back(v);
+  // vpp by the search's own bound (reference §3.4).
+  const std::vector<int64_t> vpps = published.vpp != NDS_UNKNOWN
+                                        ? std::vector<int64_t>{published.vpp}
+                                        : vpp_bound(pp, model_.decoder_layers());
   const std::vector<int32_t> modes =
       published.recompute != NDS_UNKNOWN
           ? std::vector<int32_t>{published.recompute}
@@ -190,11 +188,11 @@ void RowPricer::place_candidates() {
     cp_ = std::make_unique<CpModel>(registry_, model_, device_,
                                     CpModel::choose_algorithm("", model_));
   std::vector<RankMemory> ranks;
-  for (int32_t vpp : vpps) {
+  for (const int64_t vpp : vpps) {
     for (int32_t mode : modes) {
       nds_strategy s = published;
       if (s.mbs == NDS_UNKNOWN) s.mbs = 1;
-      s.vpp = vpp;
+      s.vpp = static_cast<int32_t>(vpp);
       s.recompute = mode;
       if (s.schedule == NDS_UNKNOWN)
         s.schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;

@@ -62,6 +62,12 @@ std::set<std::string> default_dimensions() {
   return {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "mbs", "mbn", "recompute"};
 }
 
+std::vector<int64_t> vpp_bound(int64_t pp, int64_t layers) {
+  std::vector<int64_t> vpps{1};
+  for (int64_t v = 2; pp > 1 && v <= std::min<int64_t>({4, pp, layers / pp}); ++v) vpps.push_back(v);
+  return vpps;
+}
+
 std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
   std::set<std::string> dims;
   std::string token;
@@ -187,10 +193,7 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   const std::vector<int64_t> etps = values(
       space, "etp", experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp},
       stated_or(st.etp, t.tp));
-  // VPP: 1..min(4, pp, layers / pp) (reference §3.4).
-  std::vector<int64_t> vpps{1};
-  for (int64_t v = 2; t.pp > 1 && v <= std::min<int64_t>({4, t.pp, layers / t.pp}); ++v) vpps.push_back(v);
-  vpps = values(space, "vpp", vpps, stated_or(st.vpp, 1));
+  const std::vector<int64_t> vpps = values(space, "vpp", vpp_bound(t.pp, layers), stated_or(st.vpp, 1));
   const std::vector<int64_t> sps =
       values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}, stated_or(st.sp, t.tp > 1 ? 1 : 0));
   const std::vector<int64_t> zeros = values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1));

@@ -33,6 +33,10 @@ struct SearchSpace {
 // The dimensions searched without -l (DESIGN §8.1).
 std::set<std::string> default_dimensions();
 
+// The interleaving the search enumerates for `pp` stages of `layers` layers:
+// 1..min(4, pp, layers / pp) (reference §3.4); {1} without a pipeline.
+std::vector<int64_t> vpp_bound(int64_t pp, int64_t layers);
+
 // The outer loop's (tp, pp, cp) triples, in order: the unit of work a thread
 // takes. Each yields its candidates through enumerate_inner, in order.
 struct OuterTriple {

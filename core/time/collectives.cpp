@@ -29,6 +29,17 @@ double phase_steps(uint64_t n, bool tree_allowed) {
   return std::min(ring, 2 * levels);
 }
 
+// How many of a group's `n` members, `stride` apart, share one unit of
+// topology level `level` (a node, for the level above it): the group's
+// members below that level.
+uint64_t members_below(const Device& device, size_t level, uint64_t n, uint64_t stride) {
+  if (level == 0) return 1;
+  const uint64_t unit = device.levels[level - 1].group_devices;
+  const uint64_t s = std::max<uint64_t>(stride, 1);
+  if (s >= unit) return 1;
+  return std::max<uint64_t>(1, std::min<uint64_t>(n, unit / s));
+}
+
 // Bytes/s each member moves in a ring (or in a node-local share) over the
 // level `spanned`: at the innermost level its switch or mesh bandwidth; above
 // it the NICs of the group's members on one node work in parallel, one ring
@@ -47,14 +58,6 @@ double ring_bandwidth(const Device& device, size_t spanned, uint64_t n, uint64_t
 }
 
 }  // namespace
-
-uint64_t members_below(const Device& device, size_t level, uint64_t n, uint64_t stride) {
-  if (level == 0) return 1;
-  const uint64_t unit = device.levels[level - 1].group_devices;
-  const uint64_t s = std::max<uint64_t>(stride, 1);
-  if (s >= unit) return 1;
-  return std::max<uint64_t>(1, std::min<uint64_t>(n, unit / s));
-}
 
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride,
                           double bytes) {

@@ -32,9 +32,4 @@ inline constexpr double kDefaultBusEfficiency = 0.8;
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride,
                           double bytes);
 
-// How many of a group's `n` members, `stride` apart, share one unit of
-// topology level `level` (a node, for the level above it): the group's
-// members below that level.
-uint64_t members_below(const Device& device, size_t level, uint64_t n, uint64_t stride);
-
 }  // namespace ndsearch

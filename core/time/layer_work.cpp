@@ -85,7 +85,7 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c,
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
   const double seq = d(model_.training.seq_len);
-  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double tokens = micro_batch_tokens(s);
   const double h = d(l.hidden_size), heads = d(l.heads);
   // Attention core: fused (flash) kernels per block, or without them batched
   // GEMMs (one per head and sequence) and a softmax over every key.
@@ -154,8 +154,7 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c,
 double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp;
-  const double seq = d(model_.training.seq_len);
-  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double tokens = micro_batch_tokens(s);
   const double h = d(l.hidden_size);
   const double up = l.ffn == NDS_FFN_SWIGLU ? 2 : 1;  // the gate and up projections are one GEMM
   if (l.ffn_hidden_size > 0) {
@@ -202,8 +201,7 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
                              double qk_rotated, double routed_elements) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  const double seq = d(model_.training.seq_len);
-  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double tokens = micro_batch_tokens(s);
   const double h = d(l.hidden_size);
   const double split = s.sp == 1 ? tp : 1;  // tokens the norms see are split with SP
   const bool gated = l.ffn == NDS_FFN_SWIGLU;
@@ -228,8 +226,7 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
                         double passes_forward) const {
   const nds_strategy& s = *c.strategy;
   const double b = settings_.activation_bytes;
-  const double seq = d(model_.training.seq_len);
-  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double tokens = micro_batch_tokens(s);
   const double h = d(l.hidden_size);
   const uint64_t tp_n = static_cast<uint64_t>(s.tp);
   // Tensor parallelism: per pass an all-gather and a reduce-scatter (SP) or
@@ -266,8 +263,7 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
                         double passes_forward) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  const double seq = d(model_.training.seq_len);
-  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double tokens = micro_batch_tokens(s);
   const double h = d(l.hidden_size);
   if (l.experts > 0 && (s.ep > 1 || s.etp > 1)) {
     // Dispatch and combine all-to-alls of the tokens a device routes (its

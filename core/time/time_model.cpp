@@ -90,8 +90,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
                                      LayerCache& cache) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  const double seq = d(model_.training.seq_len);
-  const double tokens = s.mbs * seq / s.cp;  // per micro-batch on one device
+  const double tokens = micro_batch_tokens(s);
   const double vocab =
       d(model_.main.padded_vocab_size != NDS_UNKNOWN ? model_.main.padded_vocab_size
                                                      : model_.main.vocab_size);

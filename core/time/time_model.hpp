@@ -88,6 +88,10 @@ class TimeModel {
   struct Work;        // one layer's (or one rank's) work for one micro-batch
   struct LayerCache;  // one estimate's layer_work per (block, recomputed)
   Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
+  // Tokens of one micro-batch on one device (its share of the sequence under CP).
+  double micro_batch_tokens(const nds_strategy& s) const {
+    return s.mbs * static_cast<double>(model_.training.seq_len) / s.cp;
+  }
   // Whether middle rank `rank` holds the same layers of the same blocks as rank - 1.
   bool same_work_as_previous(const nds_candidate& c, int32_t rank) const;
   // One layer of `block` (model block index `block`) for one micro-batch.

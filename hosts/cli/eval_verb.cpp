@@ -85,16 +85,16 @@ void print_eval_table(const json& j) {
   if (j.contains("time")) {
     const json& t = j["time"];
     const double step = t["step_s"].get<double>();
-    std::string parts;
-    for (const auto& [name, seconds] : t["parts"].items())
-      if (seconds.get<double>() > 0)
-        parts += fmt::format("{}{} {:.1f}%", parts.empty() ? "" : ", ", name,
-                             100 * seconds.get<double>() / step);
-    std::cout << fmt::format("  step {:.3f} s: {}\n", step, parts);
-    std::string hidden;
-    for (const auto& [name, seconds] : t["hidden"].items())
-      if (seconds.get<double>() > 0)
-        hidden += fmt::format("{}{} {:.1f}%", hidden.empty() ? "" : ", ", name, 100 * seconds.get<double>() / step);
+    // "name 12.3%, ..." of the parts above zero, as shares of the step.
+    auto shares = [step](const json& parts) {
+      std::string text;
+      for (const auto& [name, seconds] : parts.items())
+        if (seconds.get<double>() > 0)
+          text += fmt::format("{}{} {:.1f}%", text.empty() ? "" : ", ", name, 100 * seconds.get<double>() / step);
+      return text;
+    };
+    std::cout << fmt::format("  step {:.3f} s: {}\n", step, shares(t["parts"]));
+    const std::string hidden = shares(t["hidden"]);
     if (!hidden.empty()) std::cout << fmt::format("  hidden behind compute: {}\n", hidden);
     std::cout << fmt::format("  MFU {:.1f}%, HFU {:.1f}%, {:.0f} tokens/s\n",
                              100 * j["mfu"].get<double>(), 100 * j["hfu"].get<double>(),
