@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/calibration/report.hpp"
+#include "core/support/user_error.hpp"
 #include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
@@ -143,4 +144,44 @@ TEST_CASE("docs/validation.md holds the tables a fresh run prints") {
       "regenerate with: build/bin/ndsearch-validate validation --fit --search --write-doc "
       "docs/validation.md");
   CHECK(doc.find(table) != std::string::npos);
+}
+
+TEST_CASE("A validation CSV that does not read is an error naming the file, line and column") {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "nds_validation_bad_csv";
+  std::filesystem::create_directories(folder);
+  const std::string header = "name,config,device,devices,global_batch,seq_len,strategy,metric,published,search_only\n";
+  auto rows_of = [&](const std::string& text) {
+    std::ofstream(folder / "runs.csv") << header << text;
+    return read_validation_rows(folder);
+  };
+  auto message = [&](const std::string& text) {
+    try {
+      rows_of(text);
+    } catch (const UserError& e) {
+      CHECK(e.id() == "E-VALIDATION-CSV");
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string inf = message("r,c.sh,nvidia-h100-sxm,inf,64,4096,\"tp=1\",mfu,0.4,\n");
+  CHECK_THAT(inf, Catch::Contains("runs.csv:2"));
+  CHECK_THAT(inf, Catch::Contains("column devices: 'inf' is not a whole number"));
+  const std::string metric = message("r,c.sh,nvidia-h100-sxm,8,64,4096,\"tp=1\",speed,0.4,\n");
+  CHECK_THAT(metric, Catch::Contains("metric 'speed' is not one of mfu"));
+  CHECK_THAT(message("r,c.sh,nvidia-h100-sxm,8\n"), Catch::Contains("4 columns instead of 10"));
+  const std::vector<ValidationRow> good = rows_of("r,c.sh,nvidia-h100-sxm,8,64,4096,\"tp=1,pp=1\",mfu,0.4,\n");
+  REQUIRE(good.size() == 1);
+  CHECK(good[0].strategy == "tp=1,pp=1");
+  CHECK(good[0].devices == 8);
+  CHECK_THAT(message("r,c.sh,d,8,64,4096,x,mfu,0,\n"), Catch::Contains("column published: '0' is not a positive number"));
+  // A folder without a CSV, and no folder at all.
+  std::filesystem::remove(folder / "runs.csv");
+  try {
+    read_validation_rows(folder);
+    FAIL("an empty folder reads");
+  } catch (const UserError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("no .csv file"));
+  }
+  std::filesystem::remove_all(folder);
+  CHECK_THROWS_WITH(read_validation_rows(folder), Catch::Contains("not a folder of validation CSVs"));
 }
