@@ -54,7 +54,6 @@ constexpr KnownGap kKnownGaps[] = {
     {"megatron-lm-2021-a100", "GPT 7.5B", false, true},
     {"megatron-lm-2021-a100", "GPT 18.4B", false, true},
     {"megatron-lm-2021-a100", "GPT 39.1B", false, true},
-    {"megatron-lm-2021-a100", "GPT 76.1B", false, true},
     {"megatron-lm-2021-a100", "GPT 145.6B", false, true},
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// allocator.cpp: the `allocator` memory pass (phase 1, after the others): the
+// allocator.cpp: the `allocator` memory pass (phase 2, after the others): the
 // caching allocator's fragmentation, as a fraction of each rank's dynamic
 // memory (activations and communication buffers, which are allocated and
 // freed every micro-batch; the static parameters and optimizer states do not
@@ -42,8 +42,8 @@ class Allocator {
   double fraction_ = 0.10;
 };
 
-class Plugin final : public ndsearch::sdk::MemoryPassPlugin<Allocator, /*Phase=*/1> {};
+class Plugin final : public ndsearch::sdk::MemoryPassPlugin<Allocator, /*Phase=*/2> {};
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "allocator", "1.0.0", "Memory: the caching allocator's fragmentation of dynamic memory")
+NDS_SDK_MODULE(Plugin, "allocator", "1.0.1", "Memory: the caching allocator's fragmentation of dynamic memory")

@@ -96,6 +96,8 @@ class WeightsAndOptimizer {
         tr.params_dtype == NDS_DTYPE_BF16 || tr.params_dtype == NDS_DTYPE_FP16;
     c->fp8_copy_bytes_ =
         t.fp8_recipe != NDS_FP8_NONE && high_precision_params ? kFp8WeightCopyBytes : 0;
+    c->widened_grad_bytes_ =
+        c->grad_bytes_ < c->master_bytes_ && !c->swap_optimizer_ ? c->master_bytes_ : 0;
     return c;
   }
 
@@ -142,9 +144,10 @@ class WeightsAndOptimizer {
       // ZeRO-3/FSDP: the fp8 copies exist only for the gathered layers (below).
       if (s.zero < 3) out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
       out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense / grads_shard + expert / grads_shard_e));
-      if (!swap_optimizer_)
-        out.add(rank, NDS_MEMORY_OPTIMIZER,
-                (master_bytes_ + state_bytes_) * (dense / op_dense + expert / op_expert));
+      const double main_params = dense / op_dense + expert / op_expert;
+      if (!swap_optimizer_) out.add(rank, NDS_MEMORY_OPTIMIZER, (master_bytes_ + state_bytes_) * main_params);
+      const double widened = widened_grad_bytes_ * main_params;
+      out.add(rank, NDS_MEMORY_GRADS, std::max(0.0, widened - out.prior(rank, NDS_MEMORY_ACTIVATIONS)));
       // ZeRO-3/FSDP gathers a layer's parameters before using it and prefetches
       // the next: two layers' worth, as sharded by TP and EP x ETP, in flight.
       if (s.zero >= 3 && holds_layers) {
@@ -165,12 +168,14 @@ class WeightsAndOptimizer {
   double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
   double fp8_copy_bytes_ =
       0;  // per fp8 linear parameter; 0 without fp8 GEMMs or with fp8 primary weights
+  double widened_grad_bytes_ = 0;  // per main parameter at the optimizer step; 0 when grads are as wide
   bool swap_optimizer_ = false;
 };
 
-class Plugin final : public ndsearch::sdk::MemoryPassPlugin<WeightsAndOptimizer> {};
+// Phase 1: the optimizer step's widened gradients reuse the activations' memory.
+class Plugin final : public ndsearch::sdk::MemoryPassPlugin<WeightsAndOptimizer, /*Phase=*/1> {};
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "weights-and-optimizer", "1.0.0",
+NDS_SDK_MODULE(Plugin, "weights-and-optimizer", "1.1.0",
                "Memory: parameters, gradients, optimizer states and master weights per pipeline rank")
