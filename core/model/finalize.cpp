@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/model/model_limits.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -157,6 +158,7 @@ void finalize_precision(Model& m) {
 }  // namespace
 
 void finalize_model(Model& m) {
+  check_model_limits(m);  // first: what follows sums and multiplies these values
   if (m.decoder_layers() == 0) {
     throw UserError("E-PARSE-NO-MODEL",
                     fmt::format("{}: describes no model (no layers found by {}); give a model config "

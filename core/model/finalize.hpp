@@ -11,7 +11,8 @@
 
 namespace ndsearch {
 
-// Throws UserError E-PARSE-NO-MODEL (no decoder layer: the file describes no
+// Throws UserError E-MODEL-LIMIT (a value beyond model_limits.hpp's limits),
+// E-PARSE-NO-MODEL (no decoder layer: the file describes no
 // model) or E-MODEL-SHAPE (a contradiction), naming the file and the field.
 void finalize_model(Model& model);
 
