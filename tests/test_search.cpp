@@ -330,12 +330,16 @@ TEST_CASE("search refuses ZeRO-3 where the trainer cannot shard parameters") {
 
 TEST_CASE("search rejects values it cannot use, without crashing") {
   const std::string tiny = hf("tiny-4-layers");
-  for (const char* args : {"--only mbs=0", "--only dp=2", "--only mbn=4", "--only tp=", "-d 4294967296"}) {
-    Search s = search(tiny, std::string("-A nvidia-h100-sxm -b 8 ") + (std::string(args).rfind("-d", 0) == 0 ? "" : "-d 8 ") + args);
+  for (const char* args : {"--only mbs=0", "--only dp=2", "--only mbn=4", "--only tp="}) {
+    Search s = search(tiny, std::string("-A nvidia-h100-sxm -b 8 -d 8 ") + args);
     INFO(args);
     CHECK(s.exit_code == 2);
     CHECK_THAT(s.err, Catch::Contains("E-USAGE"));
   }
+  // 2^32 devices: above the device limit (2^24, core/model/model_limits.hpp).
+  Search huge = search(tiny, "-A nvidia-h100-sxm -b 8 -d 4294967296");
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.err, Catch::Contains("E-DEVICE-COUNT") && Catch::Contains("16777216"));
   // Mixtral's 8 experts: ep must divide them; --only ep=3 leaves nothing to test.
   Search empty = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 16 --seq-len 4096 --only ep=3");
   CHECK(empty.exit_code == 2);

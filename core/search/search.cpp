@@ -8,6 +8,7 @@
 #include <atomic>
 #include <climits>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "core/memory/memory_evaluator.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
+#include "core/model/model_limits.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/cp_model.hpp"
 
@@ -86,7 +88,8 @@ Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devi
   double cp_working_set = 0;
   if (s.cp > 1) {
     const CpBuffers buffers = w.cp->buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
-    if (!buffers.refusal.empty()) return {"cp-algorithm", 0};
+    // A working set that is not a finite count >= 0 must not "fit" either.
+    if (!buffers.refusal.empty() || !(buffers.bytes >= 0) || !std::isfinite(buffers.bytes)) return {"cp-algorithm", 0};
     cp_working_set = buffers.bytes;
   }
   Peak peak;
@@ -228,10 +231,12 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
     throw UserError("E-USAGE", fmt::format("{} states no global batch, which the search needs; give -b B",
                                            model.file.empty() ? std::string("the config") : model.file));
-  // Degrees and micro-batch counts are int32 in the ABI's nds_strategy.
-  if (options.space.devices > INT32_MAX || options.space.global_batch > INT32_MAX)
-    throw UserError("E-USAGE", fmt::format("-d {} / -b {}: at most {} devices and sequences per step",
-                                           options.space.devices, options.space.global_batch, INT32_MAX));
+  // Degrees and micro-batch counts are int32 in the ABI's nds_strategy; the
+  // limits keep every product of them within 64 bits.
+  check_device_count(options.space.devices, "-d");
+  if (options.space.global_batch > kMaxBatch.most)
+    throw UserError("E-MODEL-LIMIT", fmt::format("-b {}: above ndsearch's limit of {} sequences per step ({})",
+                                                 options.space.global_batch, kMaxBatch.most, kMaxBatch.why));
   const std::vector<OuterTriple> triples = outer_triples(options.space, model);
   if (triples.empty())
     throw UserError("E-SEARCH-EMPTY",

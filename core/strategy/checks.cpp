@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "core/model/model_limits.hpp"
+#include "core/strategy/degree_product.hpp"
 #include "core/strategy/strategy.hpp"
 
 namespace ndsearch {
@@ -38,10 +40,19 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
       }) || !resolved)
     return;
 
-  const int64_t product = static_cast<int64_t>(s.dp) * s.tp * s.pp * s.cp;
-  if (!check("devices", devices == 0 || static_cast<uint64_t>(product) == devices, [&] {
+  // Saturated, never wrapped: each degree is up to 2^24. Without -d the
+  // product itself is the device count, and kMaxDevices bounds it; every
+  // product below (tp·dp·cp, dp·mbs) is then at most 2^48.
+  const int64_t product = degree_product({s.dp, s.tp, s.pp, s.cp});
+  const bool devices_ok =
+      devices == 0 ? product <= kMaxDevices.most : static_cast<uint64_t>(product) == devices;
+  if (!check("devices", devices_ok, [&] {
+        const std::string shown = product == kSaturatedProduct ? std::string("more than 2^63") : std::to_string(product);
+        if (devices == 0)
+          return fmt::format("dp·tp·pp·cp = {}·{}·{}·{} = {} is above ndsearch's limit of {} devices", s.dp, s.tp,
+                             s.pp, s.cp, shown, kMaxDevices.most);
         return fmt::format("dp·tp·pp·cp = {}·{}·{}·{} = {} must equal the {} devices", s.dp, s.tp, s.pp, s.cp,
-                           product, devices);
+                           shown, devices);
       }))
     return;
 
@@ -127,11 +138,11 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
   const int64_t layers = m.decoder_layers();
   if (!check("layers", layers >= static_cast<int64_t>(s.pp) * s.vpp, [&] {
         return fmt::format("pp·vpp = {}·{} = {} chunks need at least as many layers; the model has {}", s.pp, s.vpp,
-                           s.pp * s.vpp, layers);
+                           static_cast<int64_t>(s.pp) * s.vpp, layers);
       }))
     return;
 
-  const int64_t batch = static_cast<int64_t>(s.dp) * s.mbs * s.mbn;
+  const int64_t batch = degree_product({s.dp, s.mbs, s.mbn});  // mbs, mbn up to 2^24 each
   if (!check("global-batch", global_batch == NDS_UNKNOWN || batch == global_batch, [&] {
         return fmt::format("dp·mbs·mbn = {}·{}·{} = {} must equal the global batch {}", s.dp, s.mbs, s.mbn, batch,
                            global_batch);

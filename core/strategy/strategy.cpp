@@ -6,8 +6,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
+#include <string>
 
 #include "core/model/model_json.hpp"
+#include "core/model/model_limits.hpp"
+#include "core/strategy/degree_product.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -53,6 +57,7 @@ nds_strategy unset_strategy() {
 
 nds_strategy parse_strategy(std::string_view text) {
   nds_strategy s = unset_strategy();
+  std::map<std::string, std::string> seen;  // key -> the item that gave it
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find(',', start);
@@ -66,6 +71,10 @@ nds_strategy parse_strategy(std::string_view text) {
     const std::string value = lower(item.substr(eq + 1));
     if (key == "mp") key = "tp";
     if (key == "mb") key = "mbn";
+    // A key given twice is a mistake to show, not a value to pick (the last
+    // silently won before): "tp=2,tp=4", also through an alias ("mp=2,tp=4").
+    if (auto [it, first] = seen.emplace(key, std::string(item)); !first)
+      bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key, it->second, item));
     if (key == "recompute") {
       const std::pair<const char*, nds_recompute_mode> modes[] = {
           {"none", NDS_RECOMPUTE_NONE}, {"selective", NDS_RECOMPUTE_SELECTIVE}, {"full", NDS_RECOMPUTE_FULL}};
@@ -130,8 +139,12 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   take(&nds_strategy::zero, "zero", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::mbs, "mbs", 1, "default (DESIGN §8.1)");
   if (s.dp == U) {
-    const uint64_t model_parallel = static_cast<uint64_t>(s.tp) * s.pp * s.cp;
-    if (devices > 0 && devices % model_parallel == 0) {
+    // Saturated (each degree is up to 2^24): a wrapped product could be 0.
+    const auto model_parallel = static_cast<uint64_t>(degree_product({s.tp, s.pp, s.cp}));
+    // dp must fit nds_strategy's int32: a larger quotient stays unknown and
+    // the checks refuse it, naming the devices.
+    if (devices > 0 && model_parallel > 0 && devices % model_parallel == 0 &&
+        devices / model_parallel <= static_cast<uint64_t>(kMaxDevices.most)) {
       s.dp = static_cast<int32_t>(devices / model_parallel);
       source("dp", "derived: devices / (tp·pp·cp)");
     } else {
@@ -142,7 +155,9 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   take(&nds_strategy::op, "op", shardable == U || shardable > (int64_t{1} << 30) ? U : static_cast<int32_t>(shardable),
        "default: dp·cp (DESIGN §8.1)");
   if (s.mbn == U) {
-    if (global_batch != NDS_UNKNOWN && s.dp != U && global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0) {
+    if (global_batch != NDS_UNKNOWN && s.dp != U && s.dp > 0 && s.mbs > 0 &&
+        global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0 &&
+        global_batch / (static_cast<int64_t>(s.dp) * s.mbs) <= kMaxBatch.most) {
       s.mbn = static_cast<int32_t>(global_batch / (static_cast<int64_t>(s.dp) * s.mbs));
       source("mbn", "derived: global batch / (dp·mbs)");
     } else {
