@@ -5,17 +5,34 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
 namespace {
 
+constexpr double kGiB = sdk::kBytesPerGiB;
+// The most memory a device may claim (-M, --reserve-mem, a config's device
+// memory): 1 PiB, ~3,600 times today's largest HBM (288 GiB), so that a typo
+// or a size that overflows while it is read cannot make everything fit.
+constexpr double kMaxDeviceBytes = 1024.0 * 1024 * kGiB;
+
 double size_flag(const std::string& flag, const std::string& text) {
+  if (text.find('-') != std::string::npos)
+    throw UserError("E-BUDGET", fmt::format("{} {}: a memory size is at least 0; give one such as 58GB (GiB)", flag, text));
   auto bytes = sdk::memory_size_bytes(text);
   if (!bytes)
     throw UserError("E-USAGE", fmt::format("{} {}: expected a size such as 58GB (GiB), 512MiB or 80GiB", flag, text));
-  return static_cast<double>(*bytes);
+  const double value = static_cast<double>(*bytes);
+  // A size too large to read overflows to a negative count.
+  if (!(value >= 0) || value > kMaxDeviceBytes)
+    throw UserError("E-BUDGET", fmt::format("{} {}: above ndsearch's limit of {:.0f} GiB (1 PiB) per device", flag,
+                                            text, kMaxDeviceBytes / kGiB));
+  return value;
 }
+
+std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / kGiB); }
 
 }  // namespace
 
@@ -29,6 +46,11 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
     b.capacity_bytes = static_cast<double>(model.training.device_memory_bytes);
     auto it = model.training_provenance.find("device_memory_bytes");
     b.capacity_source = "config: " + (it == model.training_provenance.end() ? model.file : it->second);
+    if (b.capacity_bytes > kMaxDeviceBytes)
+      throw UserError("E-BUDGET", fmt::format("{}: device_memory_bytes = {} ({}) is above ndsearch's limit of "
+                                              "{} per device; fix the config or give -M",
+                                              model.file, model.training.device_memory_bytes,
+                                              b.capacity_source, gib(kMaxDeviceBytes)));
   } else {
     b.capacity_bytes = static_cast<double>(device.memory_bytes);
     b.capacity_source = "device " + device.id;
@@ -36,6 +58,17 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
   b.reserved_bytes = static_cast<double>(device.reserved_bytes);
   if (reserve_mem) b.reserve_mem_bytes = size_flag("--reserve-mem", *reserve_mem);
   b.budget_bytes = b.capacity_bytes - b.reserved_bytes - b.reserve_mem_bytes;
+  // A budget of nothing (or less) makes every answer meaningless: nothing
+  // fits, or, where a pass prices 0 bytes, everything does.
+  if (!(b.budget_bytes > 0))
+    throw UserError(
+        "E-BUDGET",
+        fmt::format("no memory left to train in: {} of memory ({}) less the device's {} runtime reserve{} leaves "
+                    "{}; give a larger -M{}",
+                    gib(b.capacity_bytes), max_memory ? "-M " + *max_memory : b.capacity_source, gib(b.reserved_bytes),
+                    reserve_mem ? fmt::format(" and --reserve-mem {} ({})", *reserve_mem, gib(b.reserve_mem_bytes))
+                                : std::string(),
+                    gib(b.budget_bytes), reserve_mem ? " or a smaller --reserve-mem" : ""));
   return b;
 }
 

@@ -22,7 +22,9 @@ struct Budget {
 };
 
 // `max_memory` and `reserve_mem` as the user typed them ("58GB"); throws
-// UserError E-USAGE naming the flag for a size that does not read.
+// UserError E-USAGE naming the flag for a size that does not read, E-BUDGET
+// for a size above 1 PiB or a budget of 0 bytes or less (the reserves take
+// all the memory).
 Budget memory_budget(const Device& device, const Model& model, const std::optional<std::string>& max_memory,
                      const std::optional<std::string>& reserve_mem);
 
