@@ -90,6 +90,7 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
 
 std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::vector<std::string>& items) {
   std::map<std::string, std::vector<int64_t>> only;
+  std::map<std::string, std::string> given;  // key -> the assignment that gave it
   for (const std::string& item : items) {
     // "tp=2,4,8" or several separated by spaces.
     std::istringstream in(item);
@@ -106,6 +107,12 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
                                                assignment, key));
       if (eq + 1 == assignment.size())
         throw UserError("E-USAGE", fmt::format("--only {}: no values; write {}=V1,V2", assignment, key));
+      // A key given twice (in one --only or two) is refused, not merged or
+      // replaced: which list was meant is the user's to say.
+      if (auto [it, first] = given.emplace(key, assignment); !first)
+        throw UserError("E-USAGE", fmt::format("--only: {} is given twice (\"{}\" and \"{}\"); give one list "
+                                               "per key, e.g. {}=2,4,8",
+                                               key, it->second, assignment, key));
       std::istringstream values_in(assignment.substr(eq + 1));
       std::string v;
       while (std::getline(values_in, v, ',')) {
@@ -116,6 +123,8 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
                                : name == "full" ? NDS_RECOMPUTE_FULL
                                                 : -1;
           if (mode < 0) throw UserError("E-USAGE", fmt::format("--only recompute={}: none, selective or full", v));
+          if (std::find(only[key].begin(), only[key].end(), mode) != only[key].end())
+            throw UserError("E-USAGE", fmt::format("--only {}: {} is listed twice; list each value once", assignment, v));
           only[key].push_back(mode);
           continue;
         }
@@ -128,6 +137,8 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
         if (number < least || number > INT32_MAX)
           throw UserError("E-USAGE", fmt::format("--only {}: {} is out of range; {} takes {} to {}", assignment, v, key,
                                                  least, key == "sp" ? 1 : key == "zero" ? 3 : INT32_MAX));
+        if (std::find(only[key].begin(), only[key].end(), number) != only[key].end())
+          throw UserError("E-USAGE", fmt::format("--only {}: {} is listed twice; list each value once", assignment, v));
         only[key].push_back(number);
       }
     }
