@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
@@ -73,6 +74,14 @@ std::string MemoryEvaluator::evaluate(const nds_candidate& candidate, std::vecto
     for (size_t r = 0; r < pp; ++r)
       for (size_t t = 0; t < terms; ++t) ranks[r].bytes[t] += bytes_[r * terms + t];
   }
+  // A byte count that is not a finite number >= 0 (a pass's overflow, a NaN)
+  // must refuse the candidate: compared with the budget it would "fit".
+  for (size_t r = 0; r < pp; ++r)
+    for (size_t t = 0; t < terms; ++t)
+      if (!(ranks[r].bytes[t] >= 0) || !std::isfinite(ranks[r].bytes[t]))
+        return fmt::format("the memory passes gave {} bytes for term {} of rank {}; a byte count must be a finite "
+                           "number >= 0 (is a model size beyond what the passes can price?)",
+                           ranks[r].bytes[t], t, r);
   return {};
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/model/model_json.hpp"
+#include "hosts/cli/byte_counts.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -33,7 +34,7 @@ std::string strategy_cells(const nds_strategy& s) {
 // Bytes as whole numbers (the passes sum fractions of bytes), as eval prints them.
 std::string terms_cells(const PricedCandidate& c) {
   std::string cells;
-  for (double bytes : c.peak_terms) cells += fmt::format("{}{}", cells.empty() ? "" : ",", std::llround(bytes));
+  for (double bytes : c.peak_terms) cells += fmt::format("{}{}", cells.empty() ? "" : ",", whole_bytes(bytes));
   return cells;
 }
 
@@ -51,7 +52,7 @@ void write_ranking_csv(std::ostream& out, const std::vector<PricedCandidate>& ra
   out << "rank," << kStrategyHeader << ",peak_bytes," << kTermsHeader << "," << kTimeHeader << "\n";
   for (size_t i = 0; i < ranking.size(); ++i) {
     const PricedCandidate& c = ranking[i];
-    out << fmt::format("{},{},{},{},{}\n", i + 1, strategy_cells(c.strategy), std::llround(c.peak_bytes),
+    out << fmt::format("{},{},{},{},{}\n", i + 1, strategy_cells(c.strategy), whole_bytes(c.peak_bytes),
                        terms_cells(c), time_cells(c.time));
   }
 }
@@ -59,8 +60,8 @@ void write_ranking_csv(std::ostream& out, const std::vector<PricedCandidate>& ra
 void write_dropped_csv(std::ostream& out, const std::vector<PricedCandidate>& dropped, double budget_bytes) {
   out << kStrategyHeader << ",peak_bytes,miss_bytes," << kTermsHeader << "\n";
   for (const PricedCandidate& c : dropped)
-    out << fmt::format("{},{},{},{}\n", strategy_cells(c.strategy), std::llround(c.peak_bytes),
-                       std::llround(c.peak_bytes - budget_bytes), terms_cells(c));
+    out << fmt::format("{},{},{},{}\n", strategy_cells(c.strategy), whole_bytes(c.peak_bytes),
+                       whole_bytes(c.peak_bytes - budget_bytes), terms_cells(c));
 }
 
 void write_priced_csv(std::ostream& out, const SearchResult& result, double budget_bytes) {
@@ -70,8 +71,8 @@ void write_priced_csv(std::ostream& out, const SearchResult& result, double budg
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first->index < b.first->index; });
   out << kStrategyHeader << ",fits,peak_bytes,miss_bytes," << kTermsHeader << "," << kTimeHeader << "\n";
   for (const auto& [c, fits] : all)
-    out << fmt::format("{},{},{},{},{},{}\n", strategy_cells(c->strategy), fits ? 1 : 0, std::llround(c->peak_bytes),
-                       std::max<long long>(0, std::llround(c->peak_bytes - budget_bytes)), terms_cells(*c),
+    out << fmt::format("{},{},{},{},{},{}\n", strategy_cells(c->strategy), fits ? 1 : 0, whole_bytes(c->peak_bytes),
+                       std::max<int64_t>(0, whole_bytes(c->peak_bytes - budget_bytes)), terms_cells(*c),
                        fits ? time_cells(c->time) : std::string(",,,,,,,,,,,,,"));
 }
 
