@@ -5,6 +5,7 @@
 #include <ndsearch/sdk/units.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
@@ -13,10 +14,13 @@
 #include "core/memory/memory_evaluator.hpp"
 #include "core/model/model_json.hpp"
 #include "core/strategy/checks.hpp"
+#include "core/strategy/degree_product.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
+#include "hosts/cli/byte_counts.hpp"
+#include "hosts/cli/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/strategy_json.hpp"
 #include "hosts/cli/time_json.hpp"
@@ -29,11 +33,6 @@ constexpr int kSchemaVersion = 1;
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 
 
-// Bytes as whole numbers at the edge (the passes sum fractions of bytes).
-int64_t whole(double bytes) {
-  return static_cast<int64_t>(std::llround(bytes));
-}
-
 json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
   int64_t peak = 0;
   json stage = {{"stage", rank}, {"layers", layers}};
@@ -45,8 +44,8 @@ json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
       {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS},
       {"other_bytes", NDS_MEMORY_OTHER}};
   for (const auto& [key, term] : terms) {
-    stage[key] = whole(m.bytes[term]);
-    peak += whole(m.bytes[term]);
+    stage[key] = whole_bytes(m.bytes[term]);
+    peak = add_bytes(peak, whole_bytes(m.bytes[term]));
   }
   stage["peak_bytes"] = peak;  // the sum of the printed terms
   return stage;
@@ -58,11 +57,11 @@ void print_memory_footer(const json& m);
 
 void print_eval_table(const json& j) {
   std::cout << fmt::format("{} on {} x {}\n", j["model"].get<std::string>(),
-                           j["devices"].is_null() ? std::string("?") : j["devices"].dump(), j["device"].get<std::string>());
+                           j["devices"].is_null() ? std::string("?") : json_text(j["devices"]), j["device"].get<std::string>());
   std::string keys;
   for (const auto& [key, value] : j["strategy"].items())
     keys += fmt::format("{}{}={}", keys.empty() ? "" : ",", key,
-                        value.is_string() ? value.get<std::string>() : value.dump());
+                        value.is_string() ? value.get<std::string>() : json_text(value));
   std::cout << "  strategy  " << keys << "\n";
   if (!j["valid"].get<bool>()) {
     std::cout << fmt::format("  refused   [{}] {}\n", j["refusal"]["id"].get<std::string>(),
@@ -135,7 +134,7 @@ json eval_json(const PluginRegistry& registry, Model& model, const Machine& mach
             // Without -d: the devices the strategy uses (null while a degree is unknown).
             {"devices", args.devices != 0 ? json(args.devices)
                         : s.dp != NDS_UNKNOWN && s.tp != NDS_UNKNOWN && s.pp != NDS_UNKNOWN && s.cp != NDS_UNKNOWN
-                            ? json(static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp)
+                            ? json(degree_product({s.dp, s.tp, s.pp, s.cp}))
                             : json(nullptr)},
             {"strategy", strategy_json(s)},
             {"strategy_text", strategy_text(s)},
@@ -160,6 +159,10 @@ json eval_json(const PluginRegistry& registry, Model& model, const Machine& mach
       cp = std::make_unique<CpModel>(registry, model, *machine.device, algorithm);
       const CpBuffers buffers = cp->buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
       cp_working_set = buffers.bytes;
+      if (!(buffers.bytes >= 0) || !std::isfinite(buffers.bytes))
+        throw UserError("E-MEMORY-REFUSED", fmt::format("the {} CP algorithm gave a working set of {} bytes for {}; "
+                                                        "a byte count must be a finite number >= 0",
+                                                        algorithm, buffers.bytes, strategy_text(s)));
       if (!buffers.refusal.empty()) {
         j["valid"] = false;
         j["refusal"] = {{"id", "cp-" + algorithm}, {"reason", buffers.refusal}};
@@ -232,13 +235,13 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
-  Model model = parse_config(registry, args.model.config, args.model.parse);
+  Model model = read_model(registry, args.model);
   const Machine machine = make_machine(catalog, args.device, args.devices == 0 ? 1 : args.devices);
   json j = eval_json(registry, model, machine, args);
   const int exit_code = report_refusal(j);
   j.erase("strategy_text");
   if (args.format == "json")
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
   else
     print_eval_table(j);
   return exit_code;
@@ -254,7 +257,8 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   verb->add_option("-A,--device", args->device,
                    "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
       ->required();
-  verb->add_option("-d,--devices", args->devices, "How many devices")->check(CLI::PositiveNumber);
+  auto devices = std::make_shared<DevicesFlag>();
+  add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option(
       "--strategy", args->strategy,
       "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
@@ -277,7 +281,12 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   verb->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  verb->callback([&run, &flags, args] { run = [&flags, args] { return evaluate(flags, *args); }; });
+  verb->callback([&run, &flags, args, devices] {
+    run = [&flags, args, devices] {
+      args->devices = devices->value_or(0);  // 0: the strategy's product
+      return evaluate(flags, *args);
+    };
+  });
 }
 
 }  // namespace ndsearch::cli

@@ -13,6 +13,8 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
+#include "hosts/cli/json_text.hpp"
+#include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/strategy_json.hpp"
 
@@ -82,7 +84,7 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
-  Model model = parse_config(registry, args.eval.model.config, args.eval.model.parse);
+  Model model = read_model(registry, args.eval.model);
   const Machine machine = make_machine(catalog, args.eval.device, args.eval.devices == 0 ? 1 : args.eval.devices);
   json j = eval_json(registry, model, machine, args.eval);
   const nds_strategy s =
@@ -100,7 +102,7 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   const int exit_code = report_refusal(j);
   j.erase("strategy_text");
   if (args.eval.format == "json") {
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j, 2) << "\n";
     return exit_code;
   }
   std::cout << "  checks (DESIGN §8.2):\n";
@@ -133,7 +135,8 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   add_model_flags(*verb, args->eval.model);
   verb->add_option("-A,--device", args->eval.device, "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
       ->required();
-  verb->add_option("-d,--devices", args->eval.devices, "How many devices")->check(CLI::PositiveNumber);
+  auto devices = std::make_shared<DevicesFlag>();
+  add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option("--strategy", args->eval.strategy, "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,recompute=full\"")
       ->required();
   verb->add_option("-M,--max-memory", args->eval.max_memory, "Device memory to use instead of the device's");
@@ -143,7 +146,12 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  verb->callback([&run, &flags, args] { run = [&flags, args] { return explain(flags, *args); }; });
+  verb->callback([&run, &flags, args, devices] {
+    run = [&flags, args, devices] {
+      args->eval.devices = devices->value_or(0);  // 0: the strategy's product
+      return explain(flags, *args);
+    };
+  });
 }
 
 }  // namespace ndsearch::cli

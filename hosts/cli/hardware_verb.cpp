@@ -9,6 +9,7 @@
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/device_json.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/json_text.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -106,7 +107,7 @@ int show_hardware(const PluginFlags& flags, const std::string& id, const std::st
     if (format == "json") {
       nlohmann::json j = device_to_json(device);
       j["schema_version"] = kSchemaVersion;
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j, 2) << "\n";
     } else {
       print_device(device);
     }
@@ -115,7 +116,7 @@ int show_hardware(const PluginFlags& flags, const std::string& id, const std::st
   if (format == "json") {
     nlohmann::json devices = nlohmann::json::array();
     for (const Device& d : catalog.devices()) devices.push_back(device_to_json(d));
-    std::cout << nlohmann::json{{"schema_version", kSchemaVersion}, {"devices", devices}}.dump(2) << "\n";
+    std::cout << json_text(nlohmann::json{{"schema_version", kSchemaVersion}, {"devices", devices}}, 2) << "\n";
   } else if (catalog.devices().empty()) {
     std::cout << "No devices: no hardware plugin is loaded (see `ndsearch plugins list`).\n";
   } else {

@@ -6,6 +6,9 @@
 #include <ndsearch/nds_abi.h>
 
 #include <functional>
+#include <new>
+#include <optional>
+#include <string>
 #include <iostream>
 
 #include "core/support/logging.hpp"
@@ -17,6 +20,26 @@
 #include "hosts/cli/model_verb.hpp"
 #include "hosts/cli/plugin_options.hpp"
 #include "hosts/cli/plugins_verb.hpp"
+#include "hosts/cli/unknown_verb.hpp"
+
+namespace {
+
+// The verb that ran ("eval"), for messages.
+std::string verb_name(const CLI::App& app) {
+  const auto verbs = app.get_subcommands();
+  return verbs.empty() ? std::string("(no command)") : verbs.front()->get_name();
+}
+
+// " on <its first positional argument>" (the config, the plugin), or empty.
+std::string input_text(const CLI::App& app) {
+  const auto verbs = app.get_subcommands();
+  if (verbs.empty()) return {};
+  for (const CLI::Option* option : verbs.front()->get_options())
+    if (option->get_positional() && option->count() > 0) return " on " + option->results().front();
+  return {};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace ndsearch;
@@ -52,8 +75,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    const std::optional<std::string> unknown = cli::unknown_verb_message(app, argc, argv);
     std::cerr << fmt::format("ndsearch: error [E-USAGE]: {}; run `ndsearch --help` for the usage\n",
-                             e.what());
+                             unknown ? *unknown : std::string(e.what()));
     return kExitUsage;
   }
   configure_logging(plugin_flags.verbosity);
@@ -62,6 +86,14 @@ int main(int argc, char** argv) {
   } catch (const UserError& e) {
     std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), e.what());
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    // The input asked for more memory than this process may have: a user's
+    // limit to raise or a search to narrow, not a bug.
+    std::cerr << fmt::format("ndsearch: error [E-OUT-OF-MEMORY]: out of memory in `ndsearch {}`{}; the input needs "
+                             "more memory than this process may use: narrow the search (-t, -l, --only) or raise "
+                             "the memory limit (ulimit -v)\n",
+                             verb_name(app), input_text(app));
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << fmt::format("ndsearch: error [E-INTERNAL]: {} (this is a bug in ndsearch; "
                              "please report it with the command line)\n",

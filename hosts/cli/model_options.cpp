@@ -1,7 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hosts/cli/model_options.hpp"
 
+#include <fmt/format.h>
+#include <sys/stat.h>  // stat(): what CONFIG is, without opening it
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/model/model_limits.hpp"
+#include "core/support/user_error.hpp"
+
 namespace ndsearch::cli {
+namespace {
+
+constexpr const char* kConfigKinds = "a training YAML, launch script, TOML or config.json";
+
+// Why `path` cannot be a config, or empty when it is a regular file (or a
+// link to one).
+std::string not_a_config(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return fmt::format("{}: no such file; give the path of {}", path, kConfigKinds);
+    return fmt::format("{}: cannot be read: {}", path, std::strerror(errno));
+  }
+  if (S_ISREG(info.st_mode)) return {};
+  if (S_ISDIR(info.st_mode))
+    return fmt::format(
+        "{}: a directory, not a config; give the config file inside it (e.g. {}/config.json)", path,
+        path);
+  if (S_ISFIFO(info.st_mode))
+    return fmt::format(
+        "{}: a FIFO (named pipe), not a config; ndsearch reads configs from regular files only, "
+        "so that reading one cannot block",
+        path);
+  if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode))
+    return fmt::format("{}: a device, not a config; ndsearch reads configs from regular files only",
+                       path);
+  if (S_ISSOCK(info.st_mode))
+    return fmt::format("{}: a socket, not a config; give the path of {}", path, kConfigKinds);
+  return fmt::format("{}: not a regular file; give the path of {}", path, kConfigKinds);
+}
+
+}  // namespace
 
 void add_model_flags(CLI::App& verb, ModelFlags& flags) {
   verb.add_option("CONFIG", flags.config,
@@ -11,12 +52,13 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags) {
                   "The parser to use (an id of `ndsearch plugins list`, or mindformers, mindspeed, "
                   "hyper_v2, torchtitan); default: the one that recognises the file");
   verb.add_flag("--strict", flags.parse.strict, "Fields the parser does not understand are errors");
+  // The sizes' ranges are the core's (E-MODEL-LIMIT names the value, where it
+  // came from and the limit), for flags and configs alike.
   auto& o = flags.parse.overrides;
-  verb.add_option("--seq-len", o.seq_len, "Sequence length (tokens), overriding the config's")
-      ->check(CLI::PositiveNumber);
-  verb.add_option("-b,--global-batch", o.global_batch, "Global batch (sequences per step)")
-      ->check(CLI::PositiveNumber);
-  verb.add_option("--mbs", o.micro_batch_size, "Micro-batch size (sequences)")->check(CLI::Range(1, 1 << 24));
+  verb.add_option("--seq-len", o.seq_len, "Sequence length (tokens), overriding the config's");
+  verb.add_option("-b,--global-batch", o.global_batch, "Global batch (sequences per step)");
+  verb.add_option("--mbs", o.micro_batch_size, "Micro-batch size (sequences)")
+      ->check(CLI::Range(1, 1 << 24));
   verb.add_option(
       "--dtype", o.dtype,
       "Parameter, compute and activation dtype: fp32, tf32, bf16, fp16, or fp8 (fp8 GEMMs with the "
@@ -28,7 +70,25 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags) {
       "--overlap", o.overlap,
       "What the trainer overlaps, replacing the config's settings: none, all, or a comma list of "
       "tp, dp, param, ep, pp, cp (those on, the rest off)");
-  verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size")->check(CLI::PositiveNumber);
+  verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
+}
+
+Model read_model(const PluginRegistry& registry, const ModelFlags& flags) {
+  if (const std::string why = not_a_config(flags.config); !why.empty())
+    throw UserError("E-PARSE-FILE", why);
+  return parse_config(registry, flags.config, flags.parse);
+}
+
+uint64_t DevicesFlag::value_or(uint64_t fallback) const {
+  if (option == nullptr || option->count() == 0) return fallback;
+  check_device_count(devices, "-d");
+  return devices;
+}
+
+void add_devices_flag(CLI::App& verb, DevicesFlag& flag, const std::string& help) {
+  // No CLI11 range check: its message for 0 prints the largest double; the
+  // core's check says what a device count may be (E-DEVICE-COUNT).
+  flag.option = verb.add_option("-d,--devices", flag.devices, help);
 }
 
 }  // namespace ndsearch::cli

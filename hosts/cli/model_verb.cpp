@@ -7,6 +7,7 @@
 
 #include "core/model/model_json.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 
 namespace ndsearch::cli {
@@ -19,7 +20,7 @@ std::string text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
-  return v.dump();
+  return json_text(v);
 }
 
 std::string billions(const nlohmann::json& v) {
@@ -86,11 +87,11 @@ void add_model_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
     run = [&flags, args] {
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
       note_skipped(registry, 0, flags);
-      const Model model = parse_config(registry, args->model.config, args->model.parse);
+      const Model model = read_model(registry, args->model);
       nlohmann::json j = model_to_json(model);
       if (args->format == "json") {
         j["schema_version"] = kSchemaVersion;
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j, 2) << "\n";
       } else {
         print_table(j);
       }

@@ -16,7 +16,11 @@
 #include "core/model/model_json.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "core/strategy/degree_product.hpp"
+#include "hosts/cli/byte_counts.hpp"
 #include "hosts/cli/eval_verb.hpp"
+#include "hosts/cli/json_stream.hpp"
+#include "hosts/cli/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/strategy_json.hpp"
@@ -58,7 +62,7 @@ void write_file(const std::filesystem::path& path, const std::function<void(std:
 json candidate_json(size_t rank, const PricedCandidate& c) {
   return {{"rank", rank},
           {"strategy", strategy_json(c.strategy)},
-          {"memory", {{"peak_bytes", static_cast<int64_t>(std::llround(c.peak_bytes))}}},
+          {"memory", {{"peak_bytes", whole_bytes(c.peak_bytes)}}},
           {"time", time_json(c.time)},
           {"mfu", c.time.mfu},
           {"mfu_causal", c.time.mfu_causal},
@@ -68,8 +72,8 @@ json candidate_json(size_t rank, const PricedCandidate& c) {
 
 json miss_json(const PricedCandidate& c, double budget) {
   return {{"strategy", strategy_json(c.strategy)},
-          {"peak_bytes", static_cast<int64_t>(std::llround(c.peak_bytes))},
-          {"miss_bytes", static_cast<int64_t>(std::llround(c.peak_bytes - budget))}};
+          {"peak_bytes", whole_bytes(c.peak_bytes)},
+          {"miss_bytes", whole_bytes(c.peak_bytes - budget)}};
 }
 
 // The degrees the table shows: those searched, in DESIGN §8.1's order.
@@ -90,7 +94,7 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
     const PricedCandidate& c = list[i];
     const json s = strategy_json(c.strategy);
     std::string line = fmt::format("  {:>4}", i + 1);
-    for (const std::string& k : keys) line += fmt::format(" {:>4}", s[k].dump());
+    for (const std::string& k : keys) line += fmt::format(" {:>4}", json_text(s[k]));
     line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}", recompute_name(c.strategy.recompute),
                         c.peak_bytes / kGiB, c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
     for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
@@ -126,14 +130,16 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
-  Model model = parse_config(registry, args.model.config, args.model.parse);
+  Model model = read_model(registry, args.model);
 
   uint64_t devices = args.devices;
   if (devices == 0) {  // the device count the config's strategy states
     const nds_strategy& st = model.stated;
     if (st.dp == NDS_UNKNOWN || st.tp == NDS_UNKNOWN || st.pp == NDS_UNKNOWN)
       throw UserError("E-USAGE", fmt::format("{} states no device count (dp·tp·pp·cp); give -d N", model.file));
-    devices = static_cast<uint64_t>(st.dp) * st.tp * st.pp * (st.cp == NDS_UNKNOWN ? 1 : st.cp);
+    // Saturated: the stated degrees are up to 2^24 each; the search refuses
+    // a count beyond its limit (E-DEVICE-COUNT).
+    devices = static_cast<uint64_t>(degree_product({st.dp, st.tp, st.pp, st.cp == NDS_UNKNOWN ? 1 : st.cp}));
   }
   const Machine machine = make_machine(catalog, args.device, devices);
 
@@ -172,9 +178,9 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   } else if (args.format == "json") {
     json refused = json::object();
     for (const auto& [id, n] : r.counts.refused) refused[id] = n;
-    json ranking = json::array(), pareto = json::array(), closest = json::array();
-    // Each listed strategy's stages, priced again as eval prices them (a few
-    // dozen rows; the search itself keeps only the peak rank's terms).
+    // Each listed strategy's stages, priced again as eval prices them (the
+    // search itself keeps only the peak rank's terms). Rows are formatted
+    // and written one at a time: memory does not grow with -t.
     auto with_stages = [&](size_t rank, const PricedCandidate& c) {
       EvalArgs one;
       one.strategy = strategy_text(c.strategy);
@@ -186,31 +192,30 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
       row["memory"]["stages"] = eval_json(registry, model, machine, one)["memory"]["stages"];
       return row;
     };
-    for (size_t i = 0; i < r.ranking.size(); ++i) ranking.push_back(with_stages(i + 1, r.ranking[i]));
-    for (size_t i = 0; i < r.pareto.size(); ++i) pareto.push_back(with_stages(i + 1, r.pareto[i]));
-    for (size_t i = 0; i < r.closest.size(); ++i) {
-      closest.push_back(miss_json(r.closest[i], budget));
-      if (i < r.closest_fixes.size()) closest.back()["fits_with"] = r.closest_fixes[i];
-    }
-    const json j = {{"schema_version", kSchemaVersion},
-                    {"model", name},
-                    {"device", machine.device->id},
-                    {"devices", devices},
-                    {"global_batch", options.space.global_batch},
-                    {"budget_bytes", budget},
-                    {"assumptions", r.assumptions},
-                    {"counts",
-                     {{"tested", r.counts.tested},
-                      {"refused", refused},
-                      {"priced", r.counts.priced},
-                      {"fit", r.counts.fit},
-                      {"dropped", r.counts.dropped}}},
-                    {"elapsed_s", r.elapsed_s},
-                    {"candidates_per_s", per_s},
-                    {"ranking", ranking},
-                    {"pareto", pareto},
-                    {"closest_misses", closest}};
-    std::cout << j.dump(2) << "\n";
+    // The keys in dump()'s (sorted) order, as the whole object printed before.
+    JsonObjectStream out(std::cout);
+    out.field("assumptions", r.assumptions);
+    out.field("budget_bytes", budget);
+    out.field("candidates_per_s", per_s);
+    out.array_field("closest_misses", r.closest.size(), [&](size_t i) {
+      json miss = miss_json(r.closest[i], budget);
+      if (i < r.closest_fixes.size()) miss["fits_with"] = r.closest_fixes[i];
+      return miss;
+    });
+    out.field("counts", {{"tested", r.counts.tested},
+                         {"refused", refused},
+                         {"priced", r.counts.priced},
+                         {"fit", r.counts.fit},
+                         {"dropped", r.counts.dropped}});
+    out.field("device", machine.device->id);
+    out.field("devices", devices);
+    out.field("elapsed_s", r.elapsed_s);
+    out.field("global_batch", options.space.global_batch);
+    out.field("model", name);
+    out.array_field("pareto", r.pareto.size(), [&](size_t i) { return with_stages(i + 1, r.pareto[i]); });
+    out.array_field("ranking", r.ranking.size(), [&](size_t i) { return with_stages(i + 1, r.ranking[i]); });
+    out.field("schema_version", kSchemaVersion);
+    out.close();
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
@@ -286,8 +291,8 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   add_model_flags(*verb, args->model);
   verb->add_option("-A,--device", args->device, "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
       ->required();
-  verb->add_option("-d,--devices", args->devices, "How many devices (default: what the config's strategy states)")
-      ->check(CLI::PositiveNumber);
+  auto devices = std::make_shared<DevicesFlag>();
+  add_devices_flag(*verb, *devices, "How many devices (default: what the config's strategy states)");
   add_space_flags(*verb, args->space);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
       ->capture_default_str();
@@ -302,7 +307,12 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--ranking-csv", args->ranking_csv, "Write every fitting strategy, in rank order, to FILE");
   verb->add_option("-o,--output-dir", args->out_dir,
                    "Write ranking.csv and dropped.csv to DIR (and priced.csv, every priced candidate, at -v 3)");
-  verb->callback([&run, &flags, args] { run = [&flags, args] { return search(flags, *args); }; });
+  verb->callback([&run, &flags, args, devices] {
+    run = [&flags, args, devices] {
+      args->devices = devices->value_or(0);  // 0: what the config's strategy states
+      return search(flags, *args);
+    };
+  });
 }
 
 }  // namespace ndsearch::cli

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/json_stream.hpp"
+
+#include <stdexcept>
+
+#include "hosts/cli/json_text.hpp"
+
+namespace ndsearch::cli {
+
+constexpr int kIndent = 2;  // dump(2)
+
+JsonObjectStream::JsonObjectStream(std::ostream& out) : out_(out) {
+  out_ << '{';
+}
+
+void JsonObjectStream::key(const std::string& name) {
+  // dump() writes an object's keys sorted; any other order would differ
+  // from it (a bug of the caller, not of the input).
+  if (!empty_ && !(last_key_ < name))
+    throw std::logic_error("JsonObjectStream: key \"" + name + "\" out of order after \"" +
+                           last_key_ + "\"");
+  out_ << (empty_ ? "\n" : ",\n") << std::string(kIndent, ' ') << json_text(nlohmann::json(name))
+       << ": ";
+  last_key_ = name;
+  empty_ = false;
+}
+
+void JsonObjectStream::value(const nlohmann::json& value, int depth) {
+  // A dumped value holds newlines only between its lines (a newline inside a
+  // string is written "\n"): indent after each.
+  const std::string text = json_text(value, kIndent);
+  const std::string indent(static_cast<size_t>(depth * kIndent), ' ');
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
+    out_ << std::string_view(text).substr(start, nl + 1 - start) << indent;
+  out_ << std::string_view(text).substr(start);
+}
+
+void JsonObjectStream::field(const std::string& name, const nlohmann::json& v) {
+  key(name);
+  value(v, 1);
+}
+
+void JsonObjectStream::array_field(const std::string& name, size_t rows,
+                                   const std::function<nlohmann::json(size_t)>& row) {
+  key(name);
+  if (rows == 0) {
+    out_ << "[]";
+    return;
+  }
+  out_ << '[';
+  const std::string indent(2 * kIndent, ' ');
+  for (size_t i = 0; i < rows; ++i) {
+    out_ << (i == 0 ? "\n" : ",\n") << indent;
+    value(row(i), 2);
+  }
+  out_ << '\n' << std::string(kIndent, ' ') << ']';
+}
+
+void JsonObjectStream::close() {
+  out_ << (empty_ ? "}" : "\n}") << '\n';
+}
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// unknown_verb.hpp: "unknown command 'evl'; did you mean 'eval'?" for a
+// command line whose verb is not one of ndsearch's (CLI11 says only "A
+// subcommand is required" there).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+namespace ndsearch::cli {
+
+// The message for the first word of argv that is neither a global option,
+// an option's value nor a verb of `app`; nullopt when the verb is known
+// (or there is no word at all).
+std::optional<std::string> unknown_verb_message(const CLI::App& app, int argc,
+                                                const char* const* argv);
+
+}  // namespace ndsearch::cli
