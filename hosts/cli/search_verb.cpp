@@ -14,6 +14,7 @@
 #include "core/hardware/machine.hpp"
 #include "core/search/search.hpp"
 #include "core/model/model_json.hpp"
+#include "core/model/model_limits.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "core/strategy/degree_product.hpp"
@@ -140,6 +141,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
     // Saturated: the stated degrees are up to 2^24 each; the search refuses
     // a count beyond its limit (E-DEVICE-COUNT).
     devices = static_cast<uint64_t>(degree_product({st.dp, st.tp, st.pp, st.cp == NDS_UNKNOWN ? 1 : st.cp}));
+    check_device_count(devices, fmt::format("dp·tp·pp·cp as {} states them =", model.file).c_str());
   }
   const Machine machine = make_machine(catalog, args.device, devices);
 
