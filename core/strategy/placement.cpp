@@ -77,7 +77,10 @@ void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& 
         // chunk steps, then one more at the peak; step k runs chunk (k / p) mod v.
         // Counted in closed form: each full cycle of p·v steps gives every
         // chunk p; the rest R gives chunk c min(p, R - c·p) when positive.
-        const uint32_t steps = std::min((p - r - 1) * 2 + (v - 1) * p + 1, m * v);
+        // In 64 bits: mbn·vpp reaches 2^24·2^24 (the checks bound pp·vpp by
+        // the layers, not mbn), and the warm-up is at most p·v + 2p.
+        const auto steps = static_cast<uint32_t>(
+            std::min<uint64_t>((p - r - 1) * 2 + (v - 1) * p + 1, static_cast<uint64_t>(m) * v));
         const uint32_t cycles = steps / (p * v), rest = steps % (p * v);
         for (uint32_t c = 0; c < v; ++c) {
           const uint32_t partial = rest > c * p ? std::min(p, rest - c * p) : 0;
