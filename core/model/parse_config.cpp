@@ -2,6 +2,7 @@
 #include "core/model/parse_config.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/config_file.hpp>  // the file checks and error tags the parsers share
 
 #include <functional>
 #include <optional>
@@ -66,8 +67,8 @@ std::string error_id_for(nds_status_code code) {
   switch (code) {
     case NDS_NOT_FOUND: return "E-PARSE-FILE";
     case NDS_UNSUPPORTED: return "E-PARSE-UNSUPPORTED";
-    case NDS_INVALID_ARGUMENT:
-    case NDS_OUT_OF_RANGE: return "E-PARSE-FIELD";
+    case NDS_INVALID_ARGUMENT: return "E-PARSE-FIELD";
+    case NDS_OUT_OF_RANGE: return "E-PARSE-VALUE";
     default: return "E-PARSE-FAILED";
   }
 }
@@ -197,12 +198,16 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
 }  // namespace
 
 Model parse_config(const PluginRegistry& registry, const fs::path& config, const ParseOptions& options) {
-  std::error_code ec;
-  if (!fs::is_regular_file(config, ec)) {
-    throw UserError("E-PARSE-FILE",
-                    fmt::format("{}: no such file; give the path of a model config (a training YAML, "
-                                "launch script, TOML or config.json)",
-                                config.string()));
+  // Checked before any probe reads it: a FIFO would block every probe, and a
+  // file over the limit would be read once per parser.
+  try {
+    if (auto problem = sdk::config_file_problem(
+            config.string(), "model config (a training YAML, launch script, TOML or config.json)")) {
+      const auto [tag, message] = sdk::split_error_tag(problem->what());
+      throw UserError(tag.empty() ? "E-PARSE-FILE" : tag, message);
+    }
+  } catch (const sdk::Error& e) {  // NDS_CONFIG_MAX_BYTES does not read
+    throw UserError("E-USAGE", e.what());
   }
   const LoadedPlugin& parser = chosen_parser(registry, config, options.framework);
   Model model;
@@ -211,9 +216,9 @@ Model parse_config(const PluginRegistry& registry, const fs::path& config, const
   ModelBuilder builder(model, parser.id, options.strict);
   StatusPtr failure(parser.interfaces.parser->parse(config.c_str(), &builder.table()));
   if (failure) {
-    const std::string id = failure.get() == builder.last_refusal() ? builder.last_error_id()
-                                                                   : error_id_for(failure->code);
-    throw UserError(id, failure->message);
+    if (failure.get() == builder.last_refusal()) throw UserError(builder.last_error_id(), failure->message);
+    const auto [tag, message] = sdk::split_error_tag(failure->message);
+    throw UserError(tag.empty() ? error_id_for(failure->code) : tag, message);
   }
   apply_overrides(model, options.overrides);
   finalize_model(model);

@@ -5,7 +5,10 @@
 #define NDSEARCH_SDK_PARSER_HPP_INCLUDED
 
 #include <ndsearch/nds_parser.h>
+#include <ndsearch/sdk/config_file.hpp>  // read_config_file, shown, invalid_utf8_offset, LimitError
 #include <ndsearch/sdk/plugin.hpp>
+
+#include <new>          // std::bad_alloc
 
 #include <string>       // provenance text
 #include <string_view>  // values
@@ -55,6 +58,7 @@ class Builder {
     check(b_.set_real(b_.builder, key, value, &p));
   }
   void set_string(const char* key, std::string_view value, const Where& w) {
+    check_utf8(value, w);
     const nds_provenance p = w.c();
     check(b_.set_string(b_.builder, key, value.data(), value.size(), &p));
   }
@@ -63,10 +67,12 @@ class Builder {
     check(b_.set_int_list(b_.builder, key, values.data(), values.size(), &p));
   }
   void set_unknown(const char* key, const std::string& why, const Where& w) {
+    check_utf8(why, w);
     const nds_provenance p = w.c();
     check(b_.set_unknown(b_.builder, key, why.c_str(), &p));
   }
   void unknown_field(const Where& w) {
+    check_utf8("", w);
     const nds_provenance p = w.c();
     check(b_.unknown_field(b_.builder, &p));
   }
@@ -74,6 +80,20 @@ class Builder {
  private:
   static void check(nds_status* status) {
     if (status != nullptr) throw HostStatus(status);
+  }
+  // Text that reaches the host (names, field names, reasons) is shown in
+  // JSON, which holds only UTF-8: a config's bytes that are not are refused
+  // here, naming the file, line and field, for every parser alike.
+  static void check_utf8(std::string_view value, const Where& w) {
+    const auto refuse = [&](std::string_view what, size_t offset) {
+      throw Error(NDS_INVALID_ARGUMENT,
+                  (w.file.empty() ? std::string("the config") : w.file) +
+                      (w.line > 0 ? ":" + std::to_string(w.line) : std::string()) + ": " + std::string(what) +
+                      " is not valid UTF-8 (byte " + std::to_string(offset) +
+                      " of it); save the file as UTF-8");
+    };
+    if (auto at = invalid_utf8_offset(w.field)) refuse("the key", *at);
+    if (auto at = invalid_utf8_offset(value)) refuse("the value of `" + shown(w.field) + "`", *at);
   }
   const nds_builder_v1& b_;
 };
@@ -102,10 +122,24 @@ class ParserPlugin : public virtual Plugin {
     *confidence = 0;
     return guard([&] { *confidence = self()->probe(path); });
   }
+  // Whatever the parser throws names the file: memory running out is a
+  // limit of this machine (E-PARSE-LIMIT), another library's exception a
+  // failure to read it; neither reaches the user as a bare "std::bad_alloc".
   static nds_status* parse_trampoline(const char* path, const nds_builder_v1* b) noexcept {
     return guard([&] {
-      Builder builder(*b);
-      self()->parse(path, builder);
+      try {
+        Builder builder(*b);
+        self()->parse(path, builder);
+      } catch (const HostStatus&) {
+        throw;
+      } catch (const Error&) {
+        throw;
+      } catch (const std::bad_alloc&) {
+        throw LimitError(std::string("out of memory while reading ") + path +
+                         "; the file is too large or too deeply nested to read on this machine");
+      } catch (const std::exception& e) {
+        throw Error(NDS_INTERNAL, std::string(path) + ": the parser failed while reading it (" + shown(e.what(), 200) + ")");
+      }
     });
   }
   nds_parser_v1 table_ = {sizeof(nds_parser_v1), nullptr, &probe_trampoline, &parse_trampoline,
