@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/common/parsing/hf_config.hpp"
 
+#include "plugins/common/parsing/read_limits.hpp"
+
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <vector>
@@ -33,6 +36,18 @@ const std::set<std::string> kIgnored = {
 // Model types whose MLP has two matrices (up, down), not a gated three.
 const std::set<std::string> kUngated = {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "phi"};
 
+// A value as an error shows it: a scalar (cut to ~80 bytes), or what kind of
+// container it is. Never dump a container: it may be huge, or deep enough
+// that a recursive dump runs out of stack.
+std::string preview(const json& v) {
+  if (v.is_array()) return "(a list of " + std::to_string(v.size()) + " items)";
+  if (v.is_object()) return "(an object of " + std::to_string(v.size()) + " keys)";
+  return sdk::shown(v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+// The largest whole number a JSON double carries exactly (2^53).
+constexpr double kMaxExactDouble = 9007199254740992.0;
+
 class Reader {
  public:
   Reader(const json& config, const HfSource& source, sdk::Builder& b, std::string prefix)
@@ -48,11 +63,13 @@ class Reader {
   // Where a key's value came from, or the trainer's default when it is absent.
   sdk::Where at_or_default(const std::string& key) const { return has(key) ? at(key) : defaulted(); }
 
-  [[noreturn]] void bad(const std::string& key, const std::string& expected) const {
+  // NDS_OUT_OF_RANGE (E-PARSE-VALUE) for a number field's bad number,
+  // NDS_INVALID_ARGUMENT (E-PARSE-FIELD) for a value of the wrong kind.
+  [[noreturn]] void bad(const std::string& key, const std::string& expected,
+                        nds_status_code code = NDS_INVALID_ARGUMENT) const {
     const sdk::Where w = at(key);
-    throw sdk::Error(NDS_INVALID_ARGUMENT,
-                     source_.file + (w.line > 0 ? ":" + std::to_string(w.line) : "") + ": `" + w.field +
-                         "` = " + c_[key].dump() + ": expected " + expected);
+    throw sdk::Error(code, source_.file + (w.line > 0 ? ":" + std::to_string(w.line) : "") + ": `" + w.field +
+                               "` = " + preview(c_[key]) + ": expected " + expected);
   }
 
   bool has(const std::string& key) const { return c_.contains(key) && !c_[key].is_null(); }
@@ -60,10 +77,13 @@ class Reader {
   std::optional<int64_t> integer(const std::string& key) const {
     if (!has(key)) return std::nullopt;
     const json& v = c_[key];
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+      bad(key, "a whole number >= 0 that fits in 64 bits", NDS_OUT_OF_RANGE);
     if (v.is_number_integer() && v.get<int64_t>() >= 0) return v.get<int64_t>();
-    if (v.is_number_float() && v.get<double>() >= 0 && std::floor(v.get<double>()) == v.get<double>())
+    if (v.is_number_float() && v.get<double>() >= 0 && v.get<double>() <= kMaxExactDouble &&
+        std::floor(v.get<double>()) == v.get<double>())
       return static_cast<int64_t>(v.get<double>());
-    bad(key, "a whole number >= 0");
+    bad(key, "a whole number >= 0", v.is_number() ? NDS_OUT_OF_RANGE : NDS_INVALID_ARGUMENT);
   }
   std::optional<double> real(const std::string& key) const {
     if (!has(key)) return std::nullopt;
@@ -92,6 +112,8 @@ class Reader {
     if (!c_[key].is_array()) bad(key, "a list of whole numbers");
     for (const json& v : c_[key]) {
       if (!v.is_number_integer()) bad(key, "a list of whole numbers");
+      if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+        bad(key, "a list of whole numbers that fit in 64 bits", NDS_OUT_OF_RANGE);
       values.push_back(v.get<int64_t>());
     }
     return values;
@@ -205,18 +227,19 @@ std::vector<bool> moe_layers(const Reader& r, int64_t layers) {
   const int64_t first_k = r.integer("first_k_dense_replace").value_or(0);
   const int64_t freq = std::max<int64_t>(1, r.integer("moe_layer_freq").value_or(1));
   const int64_t step = std::max<int64_t>(1, r.integer("decoder_sparse_step").value_or(1));
-  const std::vector<int64_t> mlp_only = r.integers("mlp_only_layers");
-  for (int64_t i = 0; i < layers; ++i) {
-    bool is_moe = i >= first_k && i % freq == 0 && (i + 1) % step == 0;
-    for (int64_t dense : mlp_only) is_moe = is_moe && dense != i;
-    moe[static_cast<size_t>(i)] = is_moe;
-  }
+  const std::vector<int64_t> listed = r.integers("mlp_only_layers");
+  const std::set<int64_t> mlp_only(listed.begin(), listed.end());
+  for (int64_t i = 0; i < layers; ++i)
+    moe[static_cast<size_t>(i)] = i >= first_k && i % freq == 0 && (i + 1) % step == 0 && mlp_only.count(i) == 0;
   return moe;
 }
 
 void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shape& shape) {
   const auto layers = r.first_integer({"num_hidden_layers", "n_layer"});
   if (!layers) return;  // no layers: the core reports a file that describes no model
+  if (layers->second > kMaxCountRead)  // before the per-layer table below
+    r.bad(layers->first, "at most " + std::to_string(kMaxCountRead) + " layers (ndsearch reads no more)",
+          NDS_OUT_OF_RANGE);
   const std::vector<bool> moe = moe_layers(r, layers->second);
   for (size_t start = 0; start < moe.size();) {
     size_t end = start;

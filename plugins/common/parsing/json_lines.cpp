@@ -1,23 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/common/parsing/json_lines.hpp"
 
+#include <ndsearch/sdk/config_file.hpp>
+
+#include <unordered_map>
 #include <vector>
 
 namespace ndsearch::plugins {
+namespace {
 
-std::map<std::string, int64_t> json_key_lines(std::string_view text) {
+// A path longer than this records no line: the longest HF path is ~40 bytes.
+constexpr size_t kMaxRecordedPathBytes = 512;
+
+struct Level {
+  std::string name;  // the key this container is the value of ("" at the top), "[]" for an array
+  bool object = false;
+  std::unordered_map<std::string, int64_t> keys;  // an object's keys and their lines
+};
+
+}  // namespace
+
+std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::string& file) {
   std::map<std::string, int64_t> lines;
-  std::vector<std::string> path;  // the container each level is the value of
+  std::vector<Level> levels;
+  std::string prefix;  // the dotted path of the innermost container, with a trailing '.'
+  std::vector<size_t> prefix_lengths;
   std::string last_string;
-  bool have_string = false;
+  bool have_string = false;  // the last token was a string (a key when ':' follows)
   int64_t line = 1, string_line = 1;
   std::string pending_key;  // a key whose value has not started yet
-  auto prefix = [&] {
-    std::string p;
-    for (const std::string& part : path)
-      if (!part.empty()) p += part + ".";
-    return p;
-  };
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') ++line;
@@ -29,23 +40,46 @@ std::map<std::string, int64_t> json_key_lines(std::string_view text) {
         else s += text[i];
         if (text[i] == '\n') ++line;
       }
-      last_string = s;
+      last_string = std::move(s);
       have_string = true;
       continue;
     }
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
     if (c == ':' && have_string) {
       pending_key = last_string;
-      lines.emplace(prefix() + pending_key, string_line);
+      if (!levels.empty() && levels.back().object) {
+        auto [it, fresh] = levels.back().keys.emplace(pending_key, string_line);
+        if (!fresh)
+          throw sdk::DuplicateKeyError(file + ":" + std::to_string(string_line) + ": the key \"" +
+                                       sdk::shown(prefix + pending_key) + "\" is written twice (lines " +
+                                       std::to_string(it->second) + " and " + std::to_string(string_line) +
+                                       "); JSON readers keep only the last: delete one");
+      }
+      if (prefix.size() + pending_key.size() <= kMaxRecordedPathBytes) lines.emplace(prefix + pending_key, string_line);
     } else if (c == '{' || c == '[') {
-      path.push_back(c == '[' ? (pending_key.empty() ? "[]" : pending_key + ".[]") : pending_key);
+      if (static_cast<int>(levels.size()) >= kMaxJsonDepth)
+        throw sdk::LimitError(file + ":" + std::to_string(line) + ": JSON nested more than " +
+                              std::to_string(kMaxJsonDepth) +
+                              " levels deep (arrays and objects inside each other); no config nests so deep: "
+                              "fix the file");
+      Level level;
+      level.object = c == '{';
+      level.name = c == '[' ? (pending_key.empty() ? "[]" : pending_key + ".[]") : pending_key;
+      prefix_lengths.push_back(prefix.size());
+      if (!level.name.empty()) prefix += level.name + ".";
+      levels.push_back(std::move(level));
       pending_key.clear();
     } else if (c == '}' || c == ']') {
-      if (!path.empty()) path.pop_back();
+      if (!levels.empty()) {
+        levels.pop_back();
+        prefix.resize(prefix_lengths.back());
+        prefix_lengths.pop_back();
+      }
       pending_key.clear();
     } else if (c == ',') {
       pending_key.clear();
     }
-    if (c != ' ' && c != '\n' && c != '\t' && c != '\r') have_string = c == ':' ? false : have_string && false;
+    have_string = false;
   }
   return lines;
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/common/parsing/yaml_fields.hpp"
 
+#include "plugins/common/parsing/yaml_check.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace ndsearch::plugins::yaml {
 namespace {
@@ -41,29 +41,26 @@ bool has(const YAML::Node& node, const char* key) {
 }
 
 File File::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw sdk::Error(NDS_NOT_FOUND, path + ": cannot be read; check the path and its permissions");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = sdk::read_config_file(path, "training YAML");
   File f;
   f.path_ = path;
   try {
-    f.root_ = YAML::Load(text.str());
+    check_yaml(text, path);  // depth, duplicated keys, aliases: before any tree is built
+    f.root_ = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw sdk::Error(NDS_INVALID_ARGUMENT, path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                               std::to_string(e.mark.column + 1) + ": not valid YAML (" + e.msg +
-                                               "); fix the syntax at that line");
+                                               std::to_string(e.mark.column + 1) + ": not valid YAML (" +
+                                               sdk::shown(e.msg, 200) + "); fix the syntax at that line");
   }
   return f;
 }
 
 std::optional<YAML::Node> File::try_root(const std::string& path) noexcept {
   try {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    return YAML::Load(text.str());
+    const auto text = sdk::try_read_config_file(path);
+    if (!text) return std::nullopt;
+    check_yaml(*text, path);
+    return YAML::Load(*text);
   } catch (...) {
     return std::nullopt;
   }
@@ -98,18 +95,20 @@ std::optional<Field> File::find(const Field& from, std::string_view dotted) cons
   return Field{node, path, line};
 }
 
-void File::bad(const Field& f, const std::string& expected) const {
-  std::string shown = "(a mapping or list)";
-  if (f.node.IsScalar()) shown = "\"" + f.node.Scalar() + "\"";
-  throw sdk::Error(NDS_INVALID_ARGUMENT, path_ + (f.line > 0 ? ":" + std::to_string(f.line) : "") + ": `" + f.path +
-                                             "` = " + shown + ": expected " + expected);
+void File::bad(const Field& f, const std::string& expected, nds_status_code code) const {
+  std::string value = "(a mapping or list)";
+  if (f.node.IsScalar()) value = "\"" + sdk::shown(f.node.Scalar()) + "\"";
+  throw sdk::Error(code, path_ + (f.line > 0 ? ":" + std::to_string(f.line) : "") + ": `" + f.path + "` = " + value +
+                             ": expected " + expected);
 }
 
 int64_t File::integer(const Field& f) const {
   if (f.node.IsScalar() && is_plain(f.node))
     if (auto v = as_number(f.node.Scalar()); v && std::floor(*v) == *v && std::fabs(*v) < 9.0e15)
       return static_cast<int64_t>(*v);
-  bad(f, "a whole number");
+  // A scalar that is not a whole number (or past 2^53, which a double read
+  // cannot carry exactly) is a bad value; a mapping or list a bad field.
+  bad(f, "a whole number (at most 9e15)", f.node.IsScalar() ? NDS_OUT_OF_RANGE : NDS_INVALID_ARGUMENT);
 }
 
 double File::real(const Field& f) const {

@@ -31,7 +31,8 @@ struct Field {
 class File {
  public:
   // Throws sdk::Error: NDS_NOT_FOUND when unreadable, NDS_INVALID_ARGUMENT
-  // naming the line and column of a syntax error.
+  // naming the line and column of a syntax error or a file that is not
+  // regular, LimitError (size, nesting, aliases), DuplicateKeyError.
   static File load(const std::string& path);
   // The root, or nullopt when the file cannot be read or is not YAML (for probe).
   static std::optional<YAML::Node> try_root(const std::string& path) noexcept;
@@ -58,7 +59,9 @@ class File {
   // known-and-ignored as a field the parser does not understand.
   void report_unknown(const Field& section, const std::set<std::string>& known, sdk::Builder& b) const;
 
-  [[noreturn]] void bad(const Field& f, const std::string& expected) const;
+  // Throws sdk::Error(code) naming file, line, field and value (cut short).
+  [[noreturn]] void bad(const Field& f, const std::string& expected,
+                        nds_status_code code = NDS_INVALID_ARGUMENT) const;
 
  private:
   std::string path_;

@@ -10,9 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "plugins/common/parsing/hf_config.hpp"
 #include "plugins/common/parsing/json_lines.hpp"
@@ -22,14 +20,6 @@ namespace {
 using nlohmann::json;
 using ndsearch::sdk::Builder;
 using ndsearch::sdk::Where;
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 int64_t line_of(const std::string& key, const void* context) {
   const auto& lines = *static_cast<const std::map<std::string, int64_t>*>(context);
@@ -82,7 +72,7 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
 
   double probe(const std::string& path) override {
     if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return 0;
-    auto text = read_text(path);
+    auto text = ndsearch::sdk::try_read_config_file(path);
     if (!text) return 0;
     const json config = json::parse(*text, nullptr, /*allow_exceptions=*/false);
     // A .json that does not parse may still be a broken config.json: claim it
@@ -94,18 +84,18 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
   }
 
   void parse(const std::string& path, Builder& b) override {
-    auto text = read_text(path);
-    if (!text) throw ndsearch::sdk::Error(NDS_NOT_FOUND, path + ": cannot be read");
+    const std::string text = ndsearch::sdk::read_config_file(path, "Hugging Face config.json");
+    // Before the DOM: refuses a nesting too deep and a key written twice.
+    const std::map<std::string, int64_t> lines = ndsearch::plugins::json_key_lines(text, path);
     json config;
     try {
-      config = json::parse(*text);
+      config = json::parse(text);
     } catch (const json::parse_error& e) {
-      const auto [line, column] = ndsearch::plugins::line_and_column(*text, e.byte == 0 ? 0 : e.byte - 1);
+      const auto [line, column] = ndsearch::plugins::line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
       throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
                                  path + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                                     ": not valid JSON (" + e.what() + "); fix the file or give its framework with -f");
+                                     ": not valid JSON (" + ndsearch::sdk::shown(e.what(), 200) + "); fix the file or give its framework with -f");
     }
-    const std::map<std::string, int64_t> lines = ndsearch::plugins::json_key_lines(*text);
     ndsearch::plugins::HfSource source{path, "", &line_of, &lines};
     ndsearch::plugins::read_hf_model(config, source, b);
     training_defaults(b);

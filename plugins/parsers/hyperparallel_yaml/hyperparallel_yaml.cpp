@@ -13,15 +13,14 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "plugins/common/parsing/hf_config.hpp"
+#include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/json_lines.hpp"
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
@@ -257,6 +256,10 @@ class HyperParallelParser final : public sdk::ParserPlugin {
   static void write_stage_layers(const File& f, const Field& overrides, const json& config, const Int& pp, sdk::Builder& b) {
     auto offset = f.find(overrides, "offset");
     if (!offset || pp.value <= 1) return;
+    if (pp.value > kMaxCountRead)  // before the per-stage tables below
+      throw sdk::Error(NDS_OUT_OF_RANGE, pp.where.file + ":" + std::to_string(pp.where.line) + ": `" + pp.where.field +
+                                             "` = " + std::to_string(pp.value) + ": expected at most " +
+                                             std::to_string(kMaxCountRead) + " pipeline stages (ndsearch reads no more)");
     std::vector<int64_t> offsets;
     if (offset->node.IsScalar()) offsets.assign(static_cast<size_t>(pp.value), f.integer(*offset));
     else offsets = f.integers(*offset);
@@ -285,26 +288,27 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     fs::path folder = f.text(target);
     if (folder.is_relative()) folder = fs::path(f.path()).parent_path() / folder;
     const fs::path config_path = folder / "config.json";
-    std::ifstream in(config_path);
-    if (!in)
+    std::error_code missing;
+    if (!fs::exists(fs::symlink_status(config_path, missing)) || missing)
       throw sdk::Error(NDS_NOT_FOUND, f.path() + ":" + std::to_string(target.line) + ": `" + target.path + "` = \"" +
-                                          f.text(target) + "\": no Hugging Face config.json at " +
+                                          sdk::shown(f.text(target)) + "\": no Hugging Face config.json at " +
                                           config_path.lexically_normal().string() +
                                           " (a relative path is read from the YAML's folder); give the folder "
                                           "that holds the model's config.json");
-    std::stringstream text;
-    text << in.rdbuf();
+    // A FIFO, device or directory there, or a file over the size limit: the
+    // reader says which, naming the file.
+    const std::string text = sdk::read_config_file(config_path.string(), "Hugging Face config.json");
+    JsonLines lines{json_key_lines(text, config_path.string())};
     json config;
     try {
-      config = json::parse(text.str());
+      config = json::parse(text);
     } catch (const json::parse_error& e) {
-      const auto [line, column] = line_and_column(text.str(), e.byte > 0 ? e.byte - 1 : 0);
+      const auto [line, column] = line_and_column(text, e.byte > 0 ? e.byte - 1 : 0);
       throw sdk::Error(NDS_INVALID_ARGUMENT, config_path.string() + ":" + std::to_string(line) + ":" +
                                                  std::to_string(column) + ": not valid JSON; fix the syntax there");
     }
     // Transformers does not train MTP layers: AutoModels drops them.
     config.erase("num_nextn_predict_layers");
-    JsonLines lines{json_key_lines(text.str())};
     read_hf_model(config, HfSource{config_path.string(), "", &JsonLines::line_of, &lines, kTrainer}, b);
 
     const Int tp = int_or(f, "accelerator.tp_size", 1);

@@ -153,8 +153,7 @@ void Arguments::add_words(const std::vector<Word>& words) {
       }
     }
     const auto source = o.flag_word.source();
-    if (std::find(seen_.begin(), seen_.end(), source) != seen_.end()) continue;
-    seen_.push_back(source);
+    if (!seen_.insert(source).second) continue;
     all_.push_back(std::move(o));
   }
 }

@@ -9,6 +9,7 @@
 #include <ndsearch/sdk/parser.hpp>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,7 @@ class Arguments {
   std::string file_;
   const ShellScript* script_;
   std::vector<Occurrence> all_;
-  std::vector<std::pair<uint64_t, uint32_t>> seen_;
+  std::set<std::pair<uint64_t, uint32_t>> seen_;  // a set: a script may hold millions of words
 };
 
 // How many values a known flag takes: 0 (a switch), 1, or -1 (one or more).

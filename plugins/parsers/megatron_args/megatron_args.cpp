@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
+#include <map>
+#include <set>
 
+#include "plugins/common/parsing/json_lines.hpp"
+#include "plugins/common/parsing/yaml_check.hpp"
 #include "plugins/parsers/megatron_args/arguments.hpp"
 #include "plugins/parsers/megatron_args/model.hpp"
 #include "plugins/parsers/megatron_args/shell_reader.hpp"
@@ -19,14 +21,6 @@ namespace {
 
 using namespace ndsearch;
 using namespace ndsearch::plugins::megatron;
-
-std::optional<std::string> read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool starts_json(const std::string& text) {
   const size_t i = text.find_first_not_of(" \t\r\n");
@@ -51,14 +45,6 @@ bool fsdp2_yaml(const YAML::Node& root) {
          root["parallel"].IsMap() && (root["parallel"]["fsdp_modules"] || root["parallel"]["fsdp_size"]);
 }
 
-int64_t line_of_key(const std::string& text, const std::string& key) {
-  const size_t at = text.find("\"" + key + "\"");
-  if (at == std::string::npos) return NDS_UNKNOWN;
-  int64_t line = 1;
-  for (size_t i = 0; i < at; ++i) line += text[i] == '\n' ? 1 : 0;
-  return line;
-}
-
 // A JSON value as the words a command line would carry.
 Word json_word(const std::string& text, int64_t line, uint64_t id) {
   Piece p;
@@ -79,7 +65,7 @@ class MegatronArgs final : public sdk::ParserPlugin {
   MegatronArgs() : sdk::ParserPlugin("Megatron-LM / MindSpeed launch script, JSON argument file or FSDP2 YAML", kAliases) {}
 
   double probe(const std::string& path) override {
-    const auto text = read_text(path);
+    const auto text = sdk::try_read_config_file(path);
     if (!text) return 0;
     if (starts_json(*text)) {
       try {
@@ -109,8 +95,7 @@ class MegatronArgs final : public sdk::ParserPlugin {
   }
 
   void parse(const std::string& path, sdk::Builder& builder) override {
-    const auto text = read_text(path);
-    if (!text) throw sdk::Error(NDS_NOT_FOUND, path + ": cannot be read; check the path and its permissions");
+    const auto text = std::optional<std::string>(sdk::read_config_file(path, "launch script or argument file"));
     if (starts_json(*text)) return parse_json(path, *text, builder);
     const bool yaml_name = path.size() > 5 && (path.compare(path.size() - 5, 5, ".yaml") == 0 ||
                                                path.compare(path.size() - 4, 4, ".yml") == 0);
@@ -126,10 +111,36 @@ class MegatronArgs final : public sdk::ParserPlugin {
       if (!is_known_flag(o.flag)) builder.unknown_field(args.at(o));
   }
 
+  // argparse keeps a flag's last value, and so does ndsearch; a flag given
+  // twice with different values is most often a mistake, so say so (once
+  // per flag, naming both lines).
+  static void warn_repeated_flags(const Arguments& args) {
+    std::map<std::string, const Occurrence*> first;
+    std::set<std::string> warned;
+    const auto value_text = [](const Occurrence& o) {
+      std::string t;
+      for (const Word& v : o.values) t += (t.empty() ? "" : " ") + v.text();
+      return t;
+    };
+    for (const Occurrence& o : args.all()) {
+      if (o.flag_word.branch() >= 0) continue;  // inside an undecidable `if`: not a repeat
+      auto [it, fresh] = first.emplace(o.flag, &o);
+      if (fresh || warned.count(o.flag) != 0 || value_text(*it->second) == value_text(o)) continue;
+      warned.insert(o.flag);
+      sdk::host().log(NDS_LOG_WARN, args.file() + ":" + std::to_string(o.flag_word.line()) + ": " + o.flag +
+                                        " is given again ('" + sdk::shown(value_text(o)) + "'; line " +
+                                        std::to_string(it->second->flag_word.line()) + " gave '" +
+                                        sdk::shown(value_text(*it->second)) +
+                                        "'); the last one is used, as argparse does: delete the other");
+    }
+  }
+
   static void parse_script(const std::string& path, const std::string& text, sdk::Builder& builder) {
     ShellScript script;
     try {
       script = read_shell_script(text);
+    } catch (const ShellLimitError& e) {
+      throw sdk::LimitError(path + ":" + std::to_string(e.line()) + ": " + e.what());
     } catch (const ShellSyntaxError& e) {
       throw sdk::Error(NDS_INVALID_ARGUMENT, path + ":" + std::to_string(e.line()) + ": " + e.what() +
                                                  "; ndsearch reads the script without running it and cannot follow this "
@@ -140,21 +151,25 @@ class MegatronArgs final : public sdk::ParserPlugin {
     Arguments launcher(path, &script);
     launcher.add_words(script.launcher_words);
     report_unknown_flags(args, builder);
+    warn_repeated_flags(args);
     build_model(args, launcher, builder);
   }
 
   static void parse_json(const std::string& path, const std::string& text, sdk::Builder& builder) {
+    // Before the DOM: refuses a nesting too deep and an argument written twice.
+    const std::map<std::string, int64_t> lines = plugins::json_key_lines(text, path);
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": not valid JSON (" + e.what() + "); fix the file");
+      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": not valid JSON (" + sdk::shown(e.what(), 200) + "); fix the file");
     }
     if (!j.is_object()) throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": a JSON argument file is an object of argument names");
     Arguments args(path, nullptr);
     uint64_t id = 1;
     for (const auto& [key, value] : j.items()) {
-      const int64_t line = line_of_key(text, key);
+      const auto at = lines.find(key);
+      const int64_t line = at == lines.end() ? NDS_UNKNOWN : at->second;
       Occurrence o;
       o.field = key;
       std::string flag = key;
@@ -198,9 +213,10 @@ class MegatronArgs final : public sdk::ParserPlugin {
   static void parse_fsdp2_yaml(const std::string& path, const std::string& text, sdk::Builder& builder) {
     YAML::Node root;
     try {
+      plugins::yaml::check_yaml(text, path);  // depth, duplicated keys, aliases
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": not valid YAML (" + e.what() + "); fix the file");
+      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": not valid YAML (" + sdk::shown(e.what(), 200) + "); fix the file");
     }
     if (!fsdp2_yaml(root)) {
       throw sdk::Error(NDS_UNSUPPORTED, path + ": not a MindSpeed-LLM FSDP2 YAML (no model.model_id with parallel.fsdp_modules); "
@@ -216,8 +232,8 @@ class MegatronArgs final : public sdk::ParserPlugin {
       try {
         seq = cutoff.as<int64_t>();
       } catch (const YAML::Exception&) {
-        throw sdk::Error(NDS_INVALID_ARGUMENT, path + ":" + std::to_string(cutoff.Mark().line + 1) +
-                                                   ": data.cutoff_len '" + cutoff.as<std::string>() +
+        throw sdk::Error(NDS_OUT_OF_RANGE, path + ":" + std::to_string(cutoff.Mark().line + 1) +
+                                                   ": data.cutoff_len '" + sdk::shown(cutoff.IsScalar() ? cutoff.Scalar() : "(a mapping or list)") +
                                                    "': expected a whole number of tokens; fix it");
       }
       builder.set("seq_len", seq, where(cutoff, "data.cutoff_len"));

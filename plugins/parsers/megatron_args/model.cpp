@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/megatron_args/model.hpp"
 
+#include "plugins/common/parsing/read_limits.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -12,6 +14,7 @@ using sdk::Where;
 using State = Found::State;
 
 constexpr const char* kTrainer = "megatron";
+using plugins::kMaxCountRead;  // layers and degrees: the tables below are sized by them
 
 Where trainer_default(const std::string& file, const std::string& field) {
   Where w;
@@ -55,13 +58,16 @@ class Reader {
  public:
   Reader(const Arguments& args, sdk::Builder& b) : args_(args), b_(b) {}
 
-  [[noreturn]] void bad(const Occurrence& o, size_t index, const std::string& expected) const {
+  // NDS_OUT_OF_RANGE (E-PARSE-VALUE) for a number flag's bad number,
+  // NDS_INVALID_ARGUMENT (E-PARSE-FIELD) otherwise.
+  [[noreturn]] void bad(const Occurrence& o, size_t index, const std::string& expected,
+                        nds_status_code code = NDS_INVALID_ARGUMENT) const {
     const Where w = args_.at(o);
-    const std::string value = index < o.values.size() ? o.values[index].text() : "";
+    const std::string value = index < o.values.size() ? sdk::shown(o.values[index].text()) : "";
     std::string via;
     if (index < o.values.size() && !o.values[index].variable().empty())
       via = " (written in " + o.values[index].variable() + " on line " + std::to_string(o.values[index].line()) + ")";
-    throw sdk::Error(NDS_INVALID_ARGUMENT,
+    throw sdk::Error(code,
                      args_.file() + ":" + (w.line > 0 ? std::to_string(w.line) : std::string("?")) + ": " + o.flag +
                          (o.values.empty() ? std::string(" has no value") : " '" + value + "'") + via + ": expected " +
                          expected + "; fix the value of " + o.flag);
@@ -74,7 +80,8 @@ class Reader {
     return "";
   }
 
-  Value<int64_t> integer(std::initializer_list<const char*> flags, int64_t minimum = 0) const {
+  Value<int64_t> integer(std::initializer_list<const char*> flags, int64_t minimum = 0,
+                         int64_t maximum = INT64_MAX) const {
     Value<int64_t> r;
     const Found f = args_.find(flags);
     r.state = f.state;
@@ -91,8 +98,12 @@ class Reader {
       r.why = unknown_value_why(o);
       return r;
     }
-    if (!whole_number(trim(o.values[0].text()), r.value) || r.value < minimum)
-      bad(o, 0, "a whole number >= " + std::to_string(minimum));
+    if (!whole_number(trim(o.values[0].text()), r.value) || r.value < minimum || r.value > maximum)
+      bad(o, 0,
+          "a whole number >= " + std::to_string(minimum) +
+              (maximum == INT64_MAX ? std::string(" that fits in 64 bits")
+                                    : " and <= " + std::to_string(maximum) + " (ndsearch reads no more)"),
+          NDS_OUT_OF_RANGE);
     return r;
   }
 
@@ -114,7 +125,7 @@ class Reader {
       r.value = std::stod(o.values[0].text(), &used);
       if (used != o.values[0].text().size()) throw std::invalid_argument("trailing text");
     } catch (...) {
-      bad(o, 0, "a number");
+      bad(o, 0, "a number", NDS_OUT_OF_RANGE);
     }
     return r;
   }
@@ -289,6 +300,10 @@ std::optional<std::vector<int64_t>> layer_pattern(const std::string& expression)
       while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
       if (start == i || !whole_number(s.substr(start, i - start), times)) return std::nullopt;
     }
+    // A pattern has one entry per layer: longer than any layer count read is not one.
+    if (times > kMaxCountRead || pattern.size() + items->size() * static_cast<size_t>(times) >
+                                     static_cast<size_t>(kMaxCountRead))
+      return std::nullopt;
     for (int64_t t = 0; t < times; ++t) pattern.insert(pattern.end(), items->begin(), items->end());
     if (i < s.size()) {
       if (s[i] != '+') return std::nullopt;
@@ -306,7 +321,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   auto fallback = [&](const char* field) { return trainer_default(file, field); };
 
   // ---- Layers ------------------------------------------------------------------
-  const Value<int64_t> layers = r.integer({"--num-layers"}, 1);
+  const Value<int64_t> layers = r.integer({"--num-layers"}, 1, kMaxCountRead);
   if (!layers.known()) {
     if (layers.state == State::unknown) {
       throw sdk::Error(NDS_INVALID_ARGUMENT,
@@ -658,7 +673,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
 
   // ---- Stated strategy --------------------------------------------------------------
   auto degree = [&](const char* key, std::initializer_list<const char*> flags, const char* field) {
-    Value<int64_t> v = r.integer(flags, 1);
+    Value<int64_t> v = r.integer(flags, 1, kMaxCountRead);
     if (v.state == State::absent) v = known_value<int64_t>(1, fallback(field));
     r.put(key, v);
     return v;

@@ -101,9 +101,12 @@ bool parse_integer(const std::string& text, int64_t& value) {
   return true;
 }
 
-// $(( ... )): + - * / % and parentheses on whole numbers.
+// $(( ... )): + - * / % and parentheses on whole numbers. A result that
+// does not fit in 64 bits is not read (nullopt), as a division by zero;
+// nesting deeper than kMaxShellNesting throws TooDeep.
 class Arithmetic {
  public:
+  struct TooDeep {};
   explicit Arithmetic(const std::string& text) : s_(text) {}
   std::optional<int64_t> evaluate() {
     auto v = sum();
@@ -113,6 +116,25 @@ class Arithmetic {
   }
 
  private:
+  // One more level of parentheses or signs; recursion is bounded by it.
+  struct Deeper {
+    explicit Deeper(int& depth) : depth_(depth) {
+      if (++depth_ > kMaxShellNesting) throw TooDeep{};
+    }
+    ~Deeper() { --depth_; }
+    int& depth_;
+  };
+  static std::optional<int64_t> apply(char op, int64_t a, int64_t b) {
+    int64_t r = 0;
+    switch (op) {
+      case '+': return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+      case '-': return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+      case '*': return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+      default:
+        if (b == 0 || (a == INT64_MIN && b == -1)) return std::nullopt;
+        return op == '/' ? a / b : a % b;
+    }
+  }
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
   }
@@ -124,7 +146,7 @@ class Arithmetic {
       const char op = s_[pos_++];
       auto right = product();
       if (!right) return std::nullopt;
-      left = op == '+' ? *left + *right : *left - *right;
+      left = apply(op, *left, *right);
     }
   }
   std::optional<int64_t> product() {
@@ -134,19 +156,21 @@ class Arithmetic {
       if (!left || pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/' && s_[pos_] != '%')) return left;
       const char op = s_[pos_++];
       auto right = unary();
-      if (!right || ((op == '/' || op == '%') && *right == 0)) return std::nullopt;
-      left = op == '*' ? *left * *right : op == '/' ? *left / *right : *left % *right;
+      if (!right) return std::nullopt;
+      left = apply(op, *left, *right);
     }
   }
   std::optional<int64_t> unary() {
     skip();
     if (pos_ < s_.size() && (s_[pos_] == '-' || s_[pos_] == '+')) {
+      const Deeper deeper(depth_);
       const char op = s_[pos_++];
       auto v = unary();
       if (!v) return std::nullopt;
-      return op == '-' ? -*v : *v;
+      return op == '-' ? apply('-', 0, *v) : v;
     }
     if (pos_ < s_.size() && s_[pos_] == '(') {
+      const Deeper deeper(depth_);
       ++pos_;
       auto v = sum();
       skip();
@@ -163,7 +187,16 @@ class Arithmetic {
   }
   std::string s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
+
+// The most words of a [ ... ] test ndsearch decides.
+constexpr size_t kMaxTestWords = 512;
+
+// The bytes a value's pieces hold, as the limits count them.
+size_t piece_bytes(const Piece& p) {
+  return sizeof(Piece) + p.text.size() + p.variable.size() + p.unknown_why.size();
+}
 
 class Reader {
  public:
@@ -284,6 +317,7 @@ class Reader {
   // words for a quoted [@]).
   std::vector<Part> value_parts(const Variable& v, const std::string& name, const std::string& subscript,
                                 bool quoted) {
+    count_expansion(v, name);
     std::vector<Part> parts;
     auto add_element = [&](const std::vector<Piece>& element) {
       for (const Piece& p : element) {
@@ -321,6 +355,31 @@ class Reader {
     }
     if (index < v.elements.size()) add_element(v.elements[index]);
     return parts;
+  }
+
+  static size_t value_bytes(const Variable& v) {
+    size_t bytes = 0;
+    for (const auto& element : v.elements)
+      for (const Piece& p : element) bytes += piece_bytes(p);
+    return bytes;
+  }
+  // Every expansion copies the value: together they stay under the limit, so
+  // a script expanding a large value many times stops, fast.
+  void count_expansion(const Variable& v, const std::string& name) {
+    expanded_bytes_ += value_bytes(v);
+    if (expanded_bytes_ > kMaxShellExpandedBytes)
+      throw ShellLimitError(line_, "expanding " + name + " here brings what the script's expansions copy past " +
+                                       std::to_string(kMaxShellExpandedBytes >> 20) +
+                                       " MiB; no launch script expands so much: fix the script");
+  }
+  // A value past kMaxShellValueBytes (X="$X$X" doubling, say) is refused.
+  void check_value_size(const Variable& v, const std::string& name) const {
+    const size_t bytes = value_bytes(v);
+    if (bytes > kMaxShellValueBytes)
+      throw ShellLimitError(line_, "the value of " + name + " grows past " + std::to_string(kMaxShellValueBytes >> 20) +
+                                       " MiB (it would hold " + std::to_string(bytes) +
+                                       " bytes with the reader's bookkeeping); no launch script holds so much in a "
+                                       "variable: fix the assignment");
   }
 
   static bool empty_value(const Variable& v) {
@@ -362,6 +421,17 @@ class Reader {
 
   // After '$'. Appends the expansion's parts.
   void expansion(std::vector<Part>& parts, bool quoted) {
+    // ${X:-${Y:-...}} recurses once per level: bounded, so the stack is.
+    struct Deeper {
+      Deeper(int& depth, int64_t line) : depth_(depth) {
+        if (++depth_ > kMaxShellNesting)
+          throw ShellLimitError(line, "expansions (${...:-${...}}, $(( )), quotes inside them) nest more than " +
+                                          std::to_string(kMaxShellNesting) +
+                                          " deep; no launch script does: fix the script");
+      }
+      ~Deeper() { --depth_; }
+      int& depth_;
+    } deeper(expansion_depth_, line_);
     if (starts_with("((")) {
       const int64_t line = line_;
       pos_ += 2;
@@ -433,7 +503,12 @@ class Reader {
       plain += expr[i++];
     }
     std::optional<int64_t> value;
-    if (why.empty()) value = Arithmetic(plain).evaluate();
+    try {
+      if (why.empty()) value = Arithmetic(plain).evaluate();
+    } catch (const Arithmetic::TooDeep&) {
+      throw ShellLimitError(line, "$(( )) nests parentheses or signs more than " + std::to_string(kMaxShellNesting) +
+                                      " deep; no launch script does: fix the arithmetic");
+    }
     if (!value) {
       parts.push_back(unknown("$((" + expr + "))", why.empty() ? "$((" + expr + ")) is not arithmetic ndsearch can read" : why,
                               quoted));
@@ -793,6 +868,9 @@ class Reader {
     if (!subscript.empty() && subscript != "@" && subscript != "*") {
       int64_t index = 0;
       if (parse_integer(subscript, index) && index >= 0) {
+        if (index >= kMaxShellArrayIndex)
+          throw ShellLimitError(line_, name + "[" + subscript + "]: an array index of " + std::to_string(kMaxShellArrayIndex) +
+                                           " or more; no launch script has such an array: fix the index");
         v.array = true;
         if (v.elements.size() <= static_cast<size_t>(index)) v.elements.resize(static_cast<size_t>(index) + 1);
         if (!value.elements.empty()) {
@@ -800,10 +878,12 @@ class Reader {
           if (!append) element.clear();
           element.insert(element.end(), value.elements[0].begin(), value.elements[0].end());
         }
+        check_value_size(v, name);
       }
       return;
     }
     if (!append) {
+      check_value_size(value, name);
       v = value;
       return;
     }
@@ -814,6 +894,7 @@ class Reader {
       if (v.elements.empty()) v.elements.emplace_back();
       v.elements[0].insert(v.elements[0].end(), value.elements[0].begin(), value.elements[0].end());
     }
+    check_value_size(v, name);
   }
 
   // Every branch of an if/else that assigned a variable the same text: the
@@ -976,6 +1057,10 @@ class Reader {
 
   // A test command's words between its brackets.
   static Decision test_expression(const std::vector<Word>& w, size_t begin, size_t end) {
+    // Each || or && is a level of recursion and a scan: a test longer than
+    // any script writes is not decided (and so cannot exhaust the stack).
+    if (end - begin > kMaxTestWords)
+      return {Truth::unknown, "the test has more than " + std::to_string(kMaxTestWords) + " words"};
     // or-terms, then and-terms, left to right
     for (size_t i = end; i-- > begin;) {
       const std::string t = w[i].text();
@@ -1337,6 +1422,8 @@ class Reader {
   std::vector<Frame> frames_;
   std::vector<std::pair<std::string, bool>> heredocs_;
   bool pending_function_ = false;
+  int expansion_depth_ = 0;
+  size_t expanded_bytes_ = 0;
   Mode mode_;
   ShellScript out_;
 };

@@ -9,6 +9,7 @@
 // "maybe" and what it sets is marked with that branch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -80,6 +81,26 @@ class ShellSyntaxError : public std::runtime_error {
   int64_t line_;
 };
 
+// What the reader refuses to follow (a script no person writes, and one that
+// would otherwise exhaust the stack or memory): nesting deeper than these,
+// a variable's value larger than kMaxShellValueBytes, or more than
+// kMaxShellExpandedBytes copied by all expansions together.
+inline constexpr int kMaxShellNesting = 256;  // $(( ( ... ) )) parentheses, ${X:-${Y:-...}} expansions
+inline constexpr size_t kMaxShellValueBytes = size_t{1} << 20;
+inline constexpr size_t kMaxShellExpandedBytes = size_t{64} << 20;
+inline constexpr int64_t kMaxShellArrayIndex = 65536;
+
+// A limit above was passed; the message names the line and the variable.
+class ShellLimitError : public std::runtime_error {
+ public:
+  ShellLimitError(int64_t line, const std::string& what) : std::runtime_error(what), line_(line) {}
+  int64_t line() const noexcept { return line_; }
+
+ private:
+  int64_t line_;
+};
+
+// Throws ShellSyntaxError or ShellLimitError.
 ShellScript read_shell_script(const std::string& text);
 
 }  // namespace ndsearch::plugins::megatron

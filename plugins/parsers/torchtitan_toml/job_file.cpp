@@ -6,8 +6,11 @@
 namespace ndsearch::plugins::torchtitan {
 
 JobFile::JobFile(std::string path) : path_(std::move(path)) {
+  // Regular file, size limit, never blocking; toml++ itself refuses nesting
+  // deeper than TOML_MAX_NESTED_VALUES (256), duplicated keys and bad UTF-8.
+  const std::string text = sdk::read_config_file(path_, "TorchTitan job TOML");
   try {
-    root_ = toml::parse_file(path_);
+    root_ = toml::parse(text, path_);
   } catch (const toml::parse_error& e) {
     std::ostringstream message;
     message << path_ << ":" << e.source().begin.line << ":" << e.source().begin.column
@@ -37,7 +40,8 @@ std::optional<int64_t> JobFile::integer(std::string_view field) const {
   const toml::node* node = find(field);
   if (node == nullptr) return std::nullopt;
   if (!node->is_integer())
-    fail(field, "expected a whole number; write it without quotes or a decimal point");
+    fail(field, "expected a whole number; write it without quotes or a decimal point",
+         node->is_number() ? NDS_OUT_OF_RANGE : NDS_INVALID_ARGUMENT);
   return node->value<int64_t>();
 }
 
@@ -81,7 +85,7 @@ std::optional<std::vector<std::string>> JobFile::texts(std::string_view field) c
   return items;
 }
 
-void JobFile::fail(std::string_view field, const std::string& what) const {
+void JobFile::fail(std::string_view field, const std::string& what, nds_status_code code) const {
   const toml::node* node = find(field);
   std::ostringstream message;
   message << path_;
@@ -89,7 +93,7 @@ void JobFile::fail(std::string_view field, const std::string& what) const {
   message << ": " << field;
   if (node != nullptr) message << " = " << shown(*node);
   message << ": " << what;
-  throw sdk::Error(NDS_INVALID_ARGUMENT, message.str());
+  throw sdk::Error(code, message.str());
 }
 
 sdk::Where torchtitan_default() {
@@ -97,9 +101,12 @@ sdk::Where torchtitan_default() {
 }
 
 std::string shown(const toml::node& node) {
+  // Never a whole table or array: it may be large.
+  if (const toml::array* list = node.as_array()) return "(an array of " + std::to_string(list->size()) + " items)";
+  if (node.is_table()) return "(a table)";
   std::ostringstream text;
   node.visit([&](const auto& value) { text << value; });
-  return text.str();
+  return sdk::shown(text.str());
 }
 
 }  // namespace ndsearch::plugins::torchtitan

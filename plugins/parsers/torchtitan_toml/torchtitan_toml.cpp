@@ -130,12 +130,6 @@ void check_fields(const JobFile& job, const toml::table& table, const std::strin
   }
 }
 
-bool readable(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return false;
-  const auto size = std::filesystem::file_size(path, ec);
-  return !ec && size < (1u << 20) && std::ifstream(path).good();  // job TOMLs are a few KiB
-}
 
 bool ends_with(const std::string& text, const std::string& tail) {
   return text.size() >= tail.size() &&
@@ -147,10 +141,11 @@ class TorchtitanToml final : public ndsearch::sdk::ParserPlugin {
   TorchtitanToml() : ParserPlugin("TorchTitan job TOML", kAliases) {}
 
   double probe(const std::string& path) override {
-    if (!readable(path)) return 0;
+    const auto text = ndsearch::sdk::try_read_config_file(path);
+    if (!text) return 0;
     toml::table root;
     try {
-      root = toml::parse_file(path);
+      root = toml::parse(*text, path);
     } catch (const toml::parse_error&) {
       // A .toml that does not parse may be a broken job file: claim it weakly
       // so that parse can say where it breaks.
