@@ -257,7 +257,7 @@ TEST_CASE("Bad input exits 2 with an error id naming the file and the field") {
                                             "does not divide heads = 32"}},
       {"topk_over_experts", "E-MODEL-SHAPE", {"experts_per_token = 6", "num_experts_per_tok", "experts = 4"}},
       {"no_model", "E-PARSE-NO-MODEL", {"no_model.json", "describes no model"}},
-      {"negative_layers", "E-PARSE-FIELD", {"negative_layers.json:2", "num_hidden_layers` = -2", "whole number"}},
+      {"negative_layers", "E-PARSE-VALUE", {"negative_layers.json:2", "num_hidden_layers` = -2", "whole number"}},
   };
   for (const Case& c : cases) {
     INFO(c.file);

@@ -106,7 +106,7 @@ TEST_CASE("A branch on the environment leaves what only one branch sets unknown"
 TEST_CASE("A malformed value names the flag its line and the fix") {
   const auto r = model("malformed.sh");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("[E-PARSE-FIELD]") != std::string::npos);
+  CHECK(r.err.find("[E-PARSE-VALUE]") != std::string::npos);  // a number flag's bad number
   CHECK(r.err.find("malformed.sh:5: --num-layers 'four'") != std::string::npos);
   CHECK(r.err.find("NUM_LAYERS on line 2") != std::string::npos);
 }
