@@ -202,7 +202,8 @@ Model parse_config(const PluginRegistry& registry, const fs::path& config, const
   // file over the limit would be read once per parser.
   try {
     if (auto problem = sdk::config_file_problem(
-            config.string(), "model config (a training YAML, launch script, TOML or config.json)")) {
+            config.string(),
+            "model config (a training YAML, launch script, TOML or config.json)")) {
       const auto [tag, message] = sdk::split_error_tag(problem->what());
       throw UserError(tag.empty() ? "E-PARSE-FILE" : tag, message);
     }
@@ -216,7 +217,8 @@ Model parse_config(const PluginRegistry& registry, const fs::path& config, const
   ModelBuilder builder(model, parser.id, options.strict);
   StatusPtr failure(parser.interfaces.parser->parse(config.c_str(), &builder.table()));
   if (failure) {
-    if (failure.get() == builder.last_refusal()) throw UserError(builder.last_error_id(), failure->message);
+    if (failure.get() == builder.last_refusal())
+      throw UserError(builder.last_error_id(), failure->message);
     const auto [tag, message] = sdk::split_error_tag(failure->message);
     throw UserError(tag.empty() ? error_id_for(failure->code) : tag, message);
   }

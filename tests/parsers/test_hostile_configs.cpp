@@ -3,10 +3,10 @@
 // crash, hang or exhaust the reader (issue 11): each is generated here, in a
 // temporary folder, and each must exit 2 with its error id and a message
 // naming the file and the limit, within 5 s and 1 GiB.
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>  // mkfifo
 #include <unistd.h>    // getpid, truncate
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -24,7 +24,8 @@ namespace {
 
 // A fresh folder per test case.
 fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("nds-hostile-" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("nds-hostile-" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -59,7 +60,7 @@ Timed model(const std::string& args, const std::string& env = "") {
   const auto start = std::chrono::steady_clock::now();
   Timed t;
   t.r = ndsearch::test::run_command(limit + "env -u NDS_PLUGIN_PATH " + env + " timeout 5 " +
-                                     ndsearch::test::cli() + " model " + args);
+                                    ndsearch::test::cli() + " model " + args);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return t;
 }
@@ -105,11 +106,13 @@ TEST_CASE("A config over the size limit names its size, the limit and how to rai
 
   // The limit is the user's: a 2 KiB config under 1000 bytes is refused, under 64MiB read.
   const fs::path padded = write(dir / "padded.json", kTinyHf + repeat(" ", 2048));
-  refused(model(padded.string(), "NDS_CONFIG_MAX_BYTES=1000"), "E-PARSE-LIMIT", {"1000-byte limit"});
+  refused(model(padded.string(), "NDS_CONFIG_MAX_BYTES=1000"), "E-PARSE-LIMIT",
+          {"1000-byte limit"});
   const Timed raised = model(padded.string(), "NDS_CONFIG_MAX_BYTES=64MiB");
   INFO(raised.r.err);
   CHECK(raised.r.exit_code == 0);
-  refused(model(padded.string(), "NDS_CONFIG_MAX_BYTES=lots"), "E-USAGE", {"NDS_CONFIG_MAX_BYTES=lots"});
+  refused(model(padded.string(), "NDS_CONFIG_MAX_BYTES=lots"), "E-USAGE",
+          {"NDS_CONFIG_MAX_BYTES=lots"});
 }
 
 // ---- Hugging Face config.json -----------------------------------------------------
@@ -127,26 +130,30 @@ TEST_CASE("A JSON field nested 58,000 deep is refused before it is built or prin
   std::string objects = "{\"model_type\": \"llama\", ";
   for (size_t i = 0; i < 20000; ++i) objects += "\"a\":{";
   objects += repeat("}", 20000) + "}";
-  refused(model(write(dir / "objects.json", objects).string()), "E-PARSE-LIMIT", {"objects.json:1", "256"});
+  refused(model(write(dir / "objects.json", objects).string()), "E-PARSE-LIMIT",
+          {"objects.json:1", "256"});
 }
 
 TEST_CASE("A JSON key written twice is refused naming the key and both lines") {
   const fs::path dir = scratch("json_duplicate");
-  const std::string text = "{\"model_type\": \"llama\",\n \"hidden_size\": 256,\n \"num_hidden_layers\": 2,\n"
-                           " \"num_attention_heads\": 4, \"intermediate_size\": 688, \"vocab_size\": 1000,\n"
-                           " \"hidden_size\": 4096}\n";
+  const std::string text =
+      "{\"model_type\": \"llama\",\n \"hidden_size\": 256,\n \"num_hidden_layers\": 2,\n"
+      " \"num_attention_heads\": 4, \"intermediate_size\": 688, \"vocab_size\": 1000,\n"
+      " \"hidden_size\": 4096}\n";
   refused(model(write(dir / "config.json", text).string()), "E-PARSE-DUPLICATE",
           {"config.json:5", "\"hidden_size\"", "lines 2 and 5"});
 }
 
 TEST_CASE("Invalid UTF-8 in a config.json names file and line, also with --format json") {
   const fs::path dir = scratch("json_utf8");
-  const std::string text = "{\"_name_or_path\": \"bad \xff\xfe byte\",\n" + std::string(kTinyHf).substr(1);
+  const std::string text =
+      "{\"_name_or_path\": \"bad \xff\xfe byte\",\n" + std::string(kTinyHf).substr(1);
   const Timed t = model(write(dir / "config.json", text).string() + " --format json");
   refused(t, "E-PARSE-FIELD", {"config.json:1", "UTF-8"});
 }
 
-TEST_CASE("Integer fields refuse negatives, fractions, overflow and 2^32 layers with E-PARSE-VALUE") {
+TEST_CASE(
+    "Integer fields refuse negatives, fractions, overflow and 2^32 layers with E-PARSE-VALUE") {
   const fs::path dir = scratch("json_values");
   struct Case {
     const char* value;
@@ -154,25 +161,29 @@ TEST_CASE("Integer fields refuse negatives, fractions, overflow and 2^32 layers 
   };
   // 2^64 - 1 does not fit int64; 1e300 is no whole number a double can carry
   // exactly; 2^32 layers would size a 4-billion-entry per-layer table.
-  for (const Case& c : {Case{"-5", "-5"}, Case{"2.5", "2.5"}, Case{"18446744073709551615", "18446744073709551615"},
-                        Case{"1e300", "1e+300"}}) {
+  for (const Case& c :
+       {Case{"-5", "-5"}, Case{"2.5", "2.5"}, Case{"18446744073709551615", "18446744073709551615"},
+        Case{"1e300", "1e+300"}}) {
     INFO(c.value);
-    const std::string text = "{\"model_type\": \"llama\", \"hidden_size\": 256, \"intermediate_size\": 688,\n"
-                             " \"num_attention_heads\": 4, \"num_hidden_layers\": 2,\n \"vocab_size\": " +
-                             std::string(c.value) + "}\n";
+    const std::string text =
+        "{\"model_type\": \"llama\", \"hidden_size\": 256, \"intermediate_size\": 688,\n"
+        " \"num_attention_heads\": 4, \"num_hidden_layers\": 2,\n \"vocab_size\": " +
+        std::string(c.value) + "}\n";
     refused(model(write(dir / "config.json", text).string()), "E-PARSE-VALUE",
             {"config.json:3", "`vocab_size` = " + std::string(c.said), "whole number"});
   }
-  const std::string layers = "{\"model_type\": \"llama\", \"hidden_size\": 256, \"intermediate_size\": 688,\n"
-                             " \"num_attention_heads\": 4, \"num_hidden_layers\": 4294967296, \"vocab_size\": 1000}\n";
+  const std::string layers =
+      "{\"model_type\": \"llama\", \"hidden_size\": 256, \"intermediate_size\": 688,\n"
+      " \"num_attention_heads\": 4, \"num_hidden_layers\": 4294967296, \"vocab_size\": 1000}\n";
   refused(model(write(dir / "layers.json", layers).string()), "E-PARSE-VALUE",
           {"layers.json:2", "num_hidden_layers` = 4294967296", "at most 1048576"});
 }
 
 TEST_CASE("A rejected value is echoed short, never whole") {
   const fs::path dir = scratch("json_long_value");
-  const std::string text = "{\"model_type\": \"llama\", \"hidden_size\": \"" + repeat("x", 1 << 20) +
-                           "\", \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"vocab_size\": 1000}\n";
+  const std::string text =
+      "{\"model_type\": \"llama\", \"hidden_size\": \"" + repeat("x", 1 << 20) +
+      "\", \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"vocab_size\": 1000}\n";
   const Timed t = model(write(dir / "config.json", text).string());
   refused(t, "E-PARSE-FIELD", {"hidden_size", "(1048578 bytes)"});  // the quotes count: 2^20 + 2
   CHECK(t.r.err.size() < 1000);
@@ -183,9 +194,12 @@ TEST_CASE("A rejected value is echoed short, never whole") {
 TEST_CASE("YAML nested 60,000 deep, in flow or block style, is refused by depth") {
   const fs::path dir = scratch("yaml_deep");
   const size_t depth = 60000;
-  refused(model(write(dir / "lists.yaml", "model:\n  x: " + repeat("[", depth) + repeat("]", depth) + "\n").string()),
+  refused(model(write(dir / "lists.yaml",
+                      "model:\n  x: " + repeat("[", depth) + repeat("]", depth) + "\n")
+                    .string()),
           "E-PARSE-LIMIT", {"lists.yaml:2", "nested more than 256 levels"});
-  refused(model(write(dir / "maps.yaml", "model:\n  x: " + repeat("{a: ", depth) + "1" + repeat("}", depth) + "\n")
+  refused(model(write(dir / "maps.yaml",
+                      "model:\n  x: " + repeat("{a: ", depth) + "1" + repeat("}", depth) + "\n")
                     .string()),
           "E-PARSE-LIMIT", {"maps.yaml:2", "256"});
   std::string block = "model:\n";
@@ -215,12 +229,14 @@ TEST_CASE("YAML aliases that expand a billion-fold are refused") {
     text.append("]\n");
   }
   text += "model:\n  config_overrides: *a9\ntrain: {}\n";
-  refused(model(write(dir / "bomb.yaml", text).string()), "E-PARSE-LIMIT", {"bomb.yaml", "aliases", "1000000"});
+  refused(model(write(dir / "bomb.yaml", text).string()), "E-PARSE-LIMIT",
+          {"bomb.yaml", "aliases", "1000000"});
 }
 
 TEST_CASE("A HyperParallel model folder whose config.json is a FIFO, a device or too large") {
   const fs::path dir = scratch("hyper_model_path");
-  const std::string yaml = "model:\n  pretrained_model_name_or_path: hf\naccelerator:\n  tp_size: 1\n";
+  const std::string yaml =
+      "model:\n  pretrained_model_name_or_path: hf\naccelerator:\n  tp_size: 1\n";
   const fs::path config = write(dir / "train.yaml", yaml);
   fs::create_directory(dir / "hf");
 
@@ -239,9 +255,10 @@ TEST_CASE("A HyperParallel model folder whose config.json is a FIFO, a device or
 
 TEST_CASE("Invalid UTF-8 in a YAML value that names something is refused naming file and line") {
   const fs::path dir = scratch("yaml_utf8");
-  const std::string text = "model:\n  model_config:\n    type: LlamaConfig\n    num_layers: 2\n"
-                           "    hidden_size: 256\n    num_heads: 4\n    vocab_size: 1000\n"
-                           "    compute_dtype: \"bfloat16\"\n    name_\xff: 1\n";
+  const std::string text =
+      "model:\n  model_config:\n    type: LlamaConfig\n    num_layers: 2\n"
+      "    hidden_size: 256\n    num_heads: 4\n    vocab_size: 1000\n"
+      "    compute_dtype: \"bfloat16\"\n    name_\xff: 1\n";
   const Timed t = model(write(dir / "train.yaml", text).string() + " --format json");
   refused(t, "E-PARSE-FIELD", {"train.yaml:9", "UTF-8"});
 }
@@ -250,8 +267,7 @@ TEST_CASE("Invalid UTF-8 in a YAML value that names something is refused naming 
 
 namespace {
 std::string launch(const std::string& before, const std::string& flags = "--num-layers 2") {
-  return "#!/bin/bash\n" + before +
-         "\ntorchrun pretrain_gpt.py " + flags +
+  return "#!/bin/bash\n" + before + "\ntorchrun pretrain_gpt.py " + flags +
          " --hidden-size 256 --num-attention-heads 4 --seq-length 1024 --vocab-size 1000\n";
 }
 }  // namespace
@@ -260,17 +276,19 @@ TEST_CASE("Shell arithmetic nested 25,000 deep is refused, not a stack overflow"
   const fs::path dir = scratch("shell_arith");
   const size_t depth = 25000;
   const std::string script = launch("N=$((" + repeat("(", depth) + "1" + repeat(")", depth) + "))");
-  refused(model(write(dir / "run.sh", script).string()), "E-PARSE-LIMIT", {"run.sh:2", "$(( ))", "256"});
+  refused(model(write(dir / "run.sh", script).string()), "E-PARSE-LIMIT",
+          {"run.sh:2", "$(( ))", "256"});
   // Signs recurse too: $((- - - ... 1)).
-  refused(model(write(dir / "signs.sh", launch("N=$((" + repeat("- ", depth) + "1))")).string()), "E-PARSE-LIMIT",
-          {"signs.sh:2", "256"});
+  refused(model(write(dir / "signs.sh", launch("N=$((" + repeat("- ", depth) + "1))")).string()),
+          "E-PARSE-LIMIT", {"signs.sh:2", "256"});
 }
 
 TEST_CASE("Shell expansions ${X:-${X:-...}} nested 20,000 deep are refused") {
   const fs::path dir = scratch("shell_nested");
   const size_t depth = 20000;
   const std::string script = launch("N=" + repeat("${X:-", depth) + "2" + repeat("}", depth));
-  refused(model(write(dir / "run.sh", script).string()), "E-PARSE-LIMIT", {"run.sh:2", "nest more than 256"});
+  refused(model(write(dir / "run.sh", script).string()), "E-PARSE-LIMIT",
+          {"run.sh:2", "nest more than 256"});
 }
 
 TEST_CASE("A variable doubled 30 times stops at the value limit, naming it") {
@@ -289,35 +307,41 @@ TEST_CASE("An expansion repeated past the total limit stops, naming the variable
   // expansions together (kMaxShellExpandedBytes).
   std::string script = "X=\"" + repeat("abcdefgh ", 1000) + "\"\nY=\"$X$X\"\nY=\"$Y$Y\"\n";
   script += repeat("echo \"$Y\" >/dev/null\n", 2000);
-  refused(model(write(dir / "run.sh", launch(script)).string()), "E-PARSE-LIMIT", {"run.sh:", "64 MiB"});
+  refused(model(write(dir / "run.sh", launch(script)).string()), "E-PARSE-LIMIT",
+          {"run.sh:", "64 MiB"});
 }
 
 TEST_CASE("Megatron integer flags refuse overflow and 2^32 layers with E-PARSE-VALUE") {
   const fs::path dir = scratch("shell_values");
-  refused(model(write(dir / "huge.sh", launch("", "--num-layers 99999999999999999999")).string()), "E-PARSE-VALUE",
-          {"huge.sh:3", "--num-layers '99999999999999999999'", "whole number"});
-  refused(model(write(dir / "layers.sh", launch("", "--num-layers 4294967296")).string()), "E-PARSE-VALUE",
-          {"layers.sh:3", "<= 1048576"});
-  refused(model(write(dir / "tp.sh", launch("", "--num-layers 2 --tensor-model-parallel-size -4")).string()),
+  refused(model(write(dir / "huge.sh", launch("", "--num-layers 99999999999999999999")).string()),
+          "E-PARSE-VALUE", {"huge.sh:3", "--num-layers '99999999999999999999'", "whole number"});
+  refused(model(write(dir / "layers.sh", launch("", "--num-layers 4294967296")).string()),
+          "E-PARSE-VALUE", {"layers.sh:3", "<= 1048576"});
+  refused(model(write(dir / "tp.sh", launch("", "--num-layers 2 --tensor-model-parallel-size -4"))
+                    .string()),
           "E-PARSE-VALUE", {"tp.sh:3", "--tensor-model-parallel-size '-4'"});
 }
 
 TEST_CASE("A Megatron flag given twice with different values: the last wins, with a warning") {
   const fs::path dir = scratch("shell_repeated");
-  const std::string script = "#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2 \\\n"
-                             "  --hidden-size 256 --num-attention-heads 4 --seq-length 1024 --vocab-size 1000 \\\n"
-                             "  --num-layers 4\n";
-  const Timed t = model(write(dir / "run.sh", script).string() + " --format json -v 2");  // -v 2: warnings
+  const std::string script =
+      "#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2 \\\n"
+      "  --hidden-size 256 --num-attention-heads 4 --seq-length 1024 --vocab-size 1000 \\\n"
+      "  --num-layers 4\n";
+  const Timed t =
+      model(write(dir / "run.sh", script).string() + " --format json -v 2");  // -v 2: warnings
   INFO(t.r.err);
   REQUIRE(t.r.exit_code == 0);
   CHECK(nlohmann::json::parse(t.r.out)["layers"] == 4);  // argparse: the last occurrence
-  CHECK_THAT(t.r.err, Catch::Contains("run.sh:4: --num-layers is given again ('4'; line 2 gave '2')"));
+  CHECK_THAT(t.r.err,
+             Catch::Contains("run.sh:4: --num-layers is given again ('4'; line 2 gave '2')"));
 }
 
 TEST_CASE("A MindSpeed JSON argument file with a key written twice is refused") {
   const fs::path dir = scratch("megatron_json");
-  const std::string text = "{\"num_layers\": 2, \"hidden_size\": 256,\n \"num_attention_heads\": 4,\n"
-                           " \"num_layers\": 8}\n";
+  const std::string text =
+      "{\"num_layers\": 2, \"hidden_size\": 256,\n \"num_attention_heads\": 4,\n"
+      " \"num_layers\": 8}\n";
   refused(model(write(dir / "args.json", text).string() + " -f megatron"), "E-PARSE-DUPLICATE",
           {"args.json:3", "\"num_layers\"", "lines 1 and 3"});
 }
@@ -328,14 +352,17 @@ TEST_CASE("TOML nested 60,000 deep, a duplicated key and a FIFO are refused") {
   const fs::path dir = scratch("toml");
   const size_t depth = 60000;
   // toml++ stops at TOML_MAX_NESTED_VALUES (256) itself.
-  refused(model(write(dir / "deep.toml", "[model]\nname = \"llama3\"\nx = " + repeat("[", depth) + repeat("]", depth) +
-                                             "\n")
+  refused(model(write(dir / "deep.toml", "[model]\nname = \"llama3\"\nx = " + repeat("[", depth) +
+                                             repeat("]", depth) + "\n")
                     .string() +
                 " -f torchtitan"),
           "E-PARSE-FIELD", {"deep.toml:3", "not valid TOML"});
-  refused(model(write(dir / "dup.toml", "[model]\nname = \"llama3\"\nflavor = \"8B\"\nname = \"llama4\"\n").string() +
+  refused(model(write(dir / "dup.toml",
+                      "[model]\nname = \"llama3\"\nflavor = \"8B\"\nname = \"llama4\"\n")
+                    .string() +
                 " -f torchtitan"),
           "E-PARSE-FIELD", {"dup.toml:4", "not valid TOML"});
   REQUIRE(::mkfifo((dir / "job.toml").c_str(), 0600) == 0);
-  refused(model((dir / "job.toml").string() + " -f torchtitan"), "E-PARSE-FILE", {"job.toml", "FIFO"});
+  refused(model((dir / "job.toml").string() + " -f torchtitan"), "E-PARSE-FILE",
+          {"job.toml", "FIFO"});
 }

@@ -68,8 +68,8 @@ class Reader {
   [[noreturn]] void bad(const std::string& key, const std::string& expected,
                         nds_status_code code = NDS_INVALID_ARGUMENT) const {
     const sdk::Where w = at(key);
-    throw sdk::Error(code, source_.file + (w.line > 0 ? ":" + std::to_string(w.line) : "") + ": `" + w.field +
-                               "` = " + preview(c_[key]) + ": expected " + expected);
+    throw sdk::Error(code, source_.file + (w.line > 0 ? ":" + std::to_string(w.line) : "") + ": `" +
+                               w.field + "` = " + preview(c_[key]) + ": expected " + expected);
   }
 
   bool has(const std::string& key) const { return c_.contains(key) && !c_[key].is_null(); }
@@ -230,7 +230,8 @@ std::vector<bool> moe_layers(const Reader& r, int64_t layers) {
   const std::vector<int64_t> listed = r.integers("mlp_only_layers");
   const std::set<int64_t> mlp_only(listed.begin(), listed.end());
   for (int64_t i = 0; i < layers; ++i)
-    moe[static_cast<size_t>(i)] = i >= first_k && i % freq == 0 && (i + 1) % step == 0 && mlp_only.count(i) == 0;
+    moe[static_cast<size_t>(i)] =
+        i >= first_k && i % freq == 0 && (i + 1) % step == 0 && mlp_only.count(i) == 0;
   return moe;
 }
 
@@ -238,7 +239,8 @@ void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shap
   const auto layers = r.first_integer({"num_hidden_layers", "n_layer"});
   if (!layers) return;  // no layers: the core reports a file that describes no model
   if (layers->second > kMaxCountRead)  // before the per-layer table below
-    r.bad(layers->first, "at most " + std::to_string(kMaxCountRead) + " layers (ndsearch reads no more)",
+    r.bad(layers->first,
+          "at most " + std::to_string(kMaxCountRead) + " layers (ndsearch reads no more)",
           NDS_OUT_OF_RANGE);
   const std::vector<bool> moe = moe_layers(r, layers->second);
   for (size_t start = 0; start < moe.size();) {

@@ -36,8 +36,10 @@ std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::
       std::string s;
       string_line = line;
       for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\' && i + 1 < text.size()) s += text[++i];
-        else s += text[i];
+        if (text[i] == '\\' && i + 1 < text.size())
+          s += text[++i];
+        else
+          s += text[i];
         if (text[i] == '\n') ++line;
       }
       last_string = std::move(s);
@@ -51,17 +53,20 @@ std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::
         auto [it, fresh] = levels.back().keys.emplace(pending_key, string_line);
         if (!fresh)
           throw sdk::DuplicateKeyError(file + ":" + std::to_string(string_line) + ": the key \"" +
-                                       sdk::shown(prefix + pending_key) + "\" is written twice (lines " +
-                                       std::to_string(it->second) + " and " + std::to_string(string_line) +
+                                       sdk::shown(prefix + pending_key) +
+                                       "\" is written twice (lines " + std::to_string(it->second) +
+                                       " and " + std::to_string(string_line) +
                                        "); JSON readers keep only the last: delete one");
       }
-      if (prefix.size() + pending_key.size() <= kMaxRecordedPathBytes) lines.emplace(prefix + pending_key, string_line);
+      if (prefix.size() + pending_key.size() <= kMaxRecordedPathBytes)
+        lines.emplace(prefix + pending_key, string_line);
     } else if (c == '{' || c == '[') {
       if (static_cast<int>(levels.size()) >= kMaxJsonDepth)
-        throw sdk::LimitError(file + ":" + std::to_string(line) + ": JSON nested more than " +
-                              std::to_string(kMaxJsonDepth) +
-                              " levels deep (arrays and objects inside each other); no config nests so deep: "
-                              "fix the file");
+        throw sdk::LimitError(
+            file + ":" + std::to_string(line) + ": JSON nested more than " +
+            std::to_string(kMaxJsonDepth) +
+            " levels deep (arrays and objects inside each other); no config nests so deep: "
+            "fix the file");
       Level level;
       level.object = c == '{';
       level.name = c == '[' ? (pending_key.empty() ? "[]" : pending_key + ".[]") : pending_key;

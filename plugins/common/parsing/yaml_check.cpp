@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/common/parsing/yaml_check.hpp"
 
-#include <ndsearch/sdk/config_file.hpp>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
+#include <ndsearch/sdk/config_file.hpp>
 
 #include <algorithm>
 #include <sstream>
@@ -34,21 +34,23 @@ class Checker final : public YAML::EventHandler {
     const uint64_t size = it == sizes_.end() ? 1 : it->second;
     alias_nodes_ = std::min(alias_nodes_ + size, kMaxYamlAliasNodes + 1);
     if (alias_nodes_ > kMaxYamlAliasNodes)
-      throw sdk::LimitError(file_ + ":" + std::to_string(mark.line + 1) + ": its aliases (*name) expand to more than " +
-                            std::to_string(kMaxYamlAliasNodes) +
-                            " values; a config's aliases repeat a few settings: write the values out or nest "
-                            "fewer aliases");
+      throw sdk::LimitError(
+          file_ + ":" + std::to_string(mark.line + 1) +
+          ": its aliases (*name) expand to more than " + std::to_string(kMaxYamlAliasNodes) +
+          " values; a config's aliases repeat a few settings: write the values out or nest "
+          "fewer aliases");
     leaf(YAML::NullAnchor, size);
   }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string& value) override {
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
     if (!open_.empty() && open_.back().map && open_.back().at_key && value != "<<") {
       const int64_t line = mark.line + 1;
       auto [it, fresh] = open_.back().keys.emplace(value, line);
       if (!fresh)
-        throw sdk::DuplicateKeyError(file_ + ":" + std::to_string(line) + ": the key `" + sdk::shown(value) +
-                                     "` is written twice in one mapping (lines " + std::to_string(it->second) +
-                                     " and " + std::to_string(line) +
-                                     "); only one of them would be read: delete the other");
+        throw sdk::DuplicateKeyError(
+            file_ + ":" + std::to_string(line) + ": the key `" + sdk::shown(value) +
+            "` is written twice in one mapping (lines " + std::to_string(it->second) + " and " +
+            std::to_string(line) + "); only one of them would be read: delete the other");
     }
     leaf(anchor, 1);
   }
@@ -75,10 +77,11 @@ class Checker final : public YAML::EventHandler {
   }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
     if (static_cast<int>(open_.size()) >= kMaxYamlDepth)
-      throw sdk::LimitError(file_ + ":" + std::to_string(mark.line + 1) + ": YAML nested more than " +
-                            std::to_string(kMaxYamlDepth) +
-                            " levels deep (mappings and lists inside each other); no config nests so deep: "
-                            "fix the file");
+      throw sdk::LimitError(
+          file_ + ":" + std::to_string(mark.line + 1) + ": YAML nested more than " +
+          std::to_string(kMaxYamlDepth) +
+          " levels deep (mappings and lists inside each other); no config nests so deep: "
+          "fix the file");
     Container c;
     c.map = map;
     c.anchor = anchor;

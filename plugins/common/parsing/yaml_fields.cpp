@@ -49,8 +49,9 @@ File File::load(const std::string& path) {
     f.root_ = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw sdk::Error(NDS_INVALID_ARGUMENT, path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                               std::to_string(e.mark.column + 1) + ": not valid YAML (" +
-                                               sdk::shown(e.msg, 200) + "); fix the syntax at that line");
+                                               std::to_string(e.mark.column + 1) +
+                                               ": not valid YAML (" + sdk::shown(e.msg, 200) +
+                                               "); fix the syntax at that line");
   }
   return f;
 }
@@ -98,8 +99,8 @@ std::optional<Field> File::find(const Field& from, std::string_view dotted) cons
 void File::bad(const Field& f, const std::string& expected, nds_status_code code) const {
   std::string value = "(a mapping or list)";
   if (f.node.IsScalar()) value = "\"" + sdk::shown(f.node.Scalar()) + "\"";
-  throw sdk::Error(code, path_ + (f.line > 0 ? ":" + std::to_string(f.line) : "") + ": `" + f.path + "` = " + value +
-                             ": expected " + expected);
+  throw sdk::Error(code, path_ + (f.line > 0 ? ":" + std::to_string(f.line) : "") + ": `" + f.path +
+                             "` = " + value + ": expected " + expected);
 }
 
 int64_t File::integer(const Field& f) const {
@@ -108,7 +109,8 @@ int64_t File::integer(const Field& f) const {
       return static_cast<int64_t>(*v);
   // A scalar that is not a whole number (or past 2^53, which a double read
   // cannot carry exactly) is a bad value; a mapping or list a bad field.
-  bad(f, "a whole number (at most 9e15)", f.node.IsScalar() ? NDS_OUT_OF_RANGE : NDS_INVALID_ARGUMENT);
+  bad(f, "a whole number (at most 9e15)",
+      f.node.IsScalar() ? NDS_OUT_OF_RANGE : NDS_INVALID_ARGUMENT);
 }
 
 double File::real(const Field& f) const {

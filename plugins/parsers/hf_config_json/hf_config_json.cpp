@@ -91,10 +91,12 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
     try {
       config = json::parse(text);
     } catch (const json::parse_error& e) {
-      const auto [line, column] = ndsearch::plugins::line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
+      const auto [line, column] =
+          ndsearch::plugins::line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
       throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
                                  path + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                                     ": not valid JSON (" + ndsearch::sdk::shown(e.what(), 200) + "); fix the file or give its framework with -f");
+                                     ": not valid JSON (" + ndsearch::sdk::shown(e.what(), 200) +
+                                     "); fix the file or give its framework with -f");
     }
     ndsearch::plugins::HfSource source{path, "", &line_of, &lines};
     ndsearch::plugins::read_hf_model(config, source, b);

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "plugins/common/parsing/hf_config.hpp"
-#include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/json_lines.hpp"
 #include "plugins/common/parsing/memory_size.hpp"
+#include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 
 namespace ndsearch::plugins {
@@ -257,9 +257,11 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     auto offset = f.find(overrides, "offset");
     if (!offset || pp.value <= 1) return;
     if (pp.value > kMaxCountRead)  // before the per-stage tables below
-      throw sdk::Error(NDS_OUT_OF_RANGE, pp.where.file + ":" + std::to_string(pp.where.line) + ": `" + pp.where.field +
-                                             "` = " + std::to_string(pp.value) + ": expected at most " +
-                                             std::to_string(kMaxCountRead) + " pipeline stages (ndsearch reads no more)");
+      throw sdk::Error(NDS_OUT_OF_RANGE, pp.where.file + ":" + std::to_string(pp.where.line) +
+                                             ": `" + pp.where.field +
+                                             "` = " + std::to_string(pp.value) +
+                                             ": expected at most " + std::to_string(kMaxCountRead) +
+                                             " pipeline stages (ndsearch reads no more)");
     std::vector<int64_t> offsets;
     if (offset->node.IsScalar()) offsets.assign(static_cast<size_t>(pp.value), f.integer(*offset));
     else offsets = f.integers(*offset);
@@ -290,14 +292,17 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     const fs::path config_path = folder / "config.json";
     std::error_code missing;
     if (!fs::exists(fs::symlink_status(config_path, missing)) || missing)
-      throw sdk::Error(NDS_NOT_FOUND, f.path() + ":" + std::to_string(target.line) + ": `" + target.path + "` = \"" +
-                                          sdk::shown(f.text(target)) + "\": no Hugging Face config.json at " +
-                                          config_path.lexically_normal().string() +
-                                          " (a relative path is read from the YAML's folder); give the folder "
-                                          "that holds the model's config.json");
+      throw sdk::Error(NDS_NOT_FOUND,
+                       f.path() + ":" + std::to_string(target.line) + ": `" + target.path +
+                           "` = \"" + sdk::shown(f.text(target)) +
+                           "\": no Hugging Face config.json at " +
+                           config_path.lexically_normal().string() +
+                           " (a relative path is read from the YAML's folder); give the folder "
+                           "that holds the model's config.json");
     // A FIFO, device or directory there, or a file over the size limit: the
     // reader says which, naming the file.
-    const std::string text = sdk::read_config_file(config_path.string(), "Hugging Face config.json");
+    const std::string text =
+        sdk::read_config_file(config_path.string(), "Hugging Face config.json");
     JsonLines lines{json_key_lines(text, config_path.string())};
     json config;
     try {

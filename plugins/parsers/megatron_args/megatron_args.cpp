@@ -95,7 +95,8 @@ class MegatronArgs final : public sdk::ParserPlugin {
   }
 
   void parse(const std::string& path, sdk::Builder& builder) override {
-    const auto text = std::optional<std::string>(sdk::read_config_file(path, "launch script or argument file"));
+    const auto text =
+        std::optional<std::string>(sdk::read_config_file(path, "launch script or argument file"));
     if (starts_json(*text)) return parse_json(path, *text, builder);
     const bool yaml_name = path.size() > 5 && (path.compare(path.size() - 5, 5, ".yaml") == 0 ||
                                                path.compare(path.size() - 4, 4, ".yml") == 0);
@@ -127,11 +128,12 @@ class MegatronArgs final : public sdk::ParserPlugin {
       auto [it, fresh] = first.emplace(o.flag, &o);
       if (fresh || warned.count(o.flag) != 0 || value_text(*it->second) == value_text(o)) continue;
       warned.insert(o.flag);
-      sdk::host().log(NDS_LOG_WARN, args.file() + ":" + std::to_string(o.flag_word.line()) + ": " + o.flag +
-                                        " is given again ('" + sdk::shown(value_text(o)) + "'; line " +
-                                        std::to_string(it->second->flag_word.line()) + " gave '" +
-                                        sdk::shown(value_text(*it->second)) +
-                                        "'); the last one is used, as argparse does: delete the other");
+      sdk::host().log(NDS_LOG_WARN,
+                      args.file() + ":" + std::to_string(o.flag_word.line()) + ": " + o.flag +
+                          " is given again ('" + sdk::shown(value_text(o)) + "'; line " +
+                          std::to_string(it->second->flag_word.line()) + " gave '" +
+                          sdk::shown(value_text(*it->second)) +
+                          "'); the last one is used, as argparse does: delete the other");
     }
   }
 
@@ -162,7 +164,8 @@ class MegatronArgs final : public sdk::ParserPlugin {
     try {
       j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": not valid JSON (" + sdk::shown(e.what(), 200) + "); fix the file");
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       path + ": not valid JSON (" + sdk::shown(e.what(), 200) + "); fix the file");
     }
     if (!j.is_object()) throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": a JSON argument file is an object of argument names");
     Arguments args(path, nullptr);
@@ -216,7 +219,8 @@ class MegatronArgs final : public sdk::ParserPlugin {
       plugins::yaml::check_yaml(text, path);  // depth, duplicated keys, aliases
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": not valid YAML (" + sdk::shown(e.what(), 200) + "); fix the file");
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       path + ": not valid YAML (" + sdk::shown(e.what(), 200) + "); fix the file");
     }
     if (!fsdp2_yaml(root)) {
       throw sdk::Error(NDS_UNSUPPORTED, path + ": not a MindSpeed-LLM FSDP2 YAML (no model.model_id with parallel.fsdp_modules); "
@@ -232,9 +236,11 @@ class MegatronArgs final : public sdk::ParserPlugin {
       try {
         seq = cutoff.as<int64_t>();
       } catch (const YAML::Exception&) {
-        throw sdk::Error(NDS_OUT_OF_RANGE, path + ":" + std::to_string(cutoff.Mark().line + 1) +
-                                                   ": data.cutoff_len '" + sdk::shown(cutoff.IsScalar() ? cutoff.Scalar() : "(a mapping or list)") +
-                                                   "': expected a whole number of tokens; fix it");
+        throw sdk::Error(
+            NDS_OUT_OF_RANGE,
+            path + ":" + std::to_string(cutoff.Mark().line + 1) + ": data.cutoff_len '" +
+                sdk::shown(cutoff.IsScalar() ? cutoff.Scalar() : "(a mapping or list)") +
+                "': expected a whole number of tokens; fix it");
       }
       builder.set("seq_len", seq, where(cutoff, "data.cutoff_len"));
     }

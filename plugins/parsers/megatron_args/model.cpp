@@ -67,10 +67,10 @@ class Reader {
     std::string via;
     if (index < o.values.size() && !o.values[index].variable().empty())
       via = " (written in " + o.values[index].variable() + " on line " + std::to_string(o.values[index].line()) + ")";
-    throw sdk::Error(code,
-                     args_.file() + ":" + (w.line > 0 ? std::to_string(w.line) : std::string("?")) + ": " + o.flag +
-                         (o.values.empty() ? std::string(" has no value") : " '" + value + "'") + via + ": expected " +
-                         expected + "; fix the value of " + o.flag);
+    throw sdk::Error(
+        code, args_.file() + ":" + (w.line > 0 ? std::to_string(w.line) : std::string("?")) + ": " +
+                  o.flag + (o.values.empty() ? std::string(" has no value") : " '" + value + "'") +
+                  via + ": expected " + expected + "; fix the value of " + o.flag);
   }
 
   // The unknown value of `flag`: why it cannot be known.
@@ -101,8 +101,9 @@ class Reader {
     if (!whole_number(trim(o.values[0].text()), r.value) || r.value < minimum || r.value > maximum)
       bad(o, 0,
           "a whole number >= " + std::to_string(minimum) +
-              (maximum == INT64_MAX ? std::string(" that fits in 64 bits")
-                                    : " and <= " + std::to_string(maximum) + " (ndsearch reads no more)"),
+              (maximum == INT64_MAX
+                   ? std::string(" that fits in 64 bits")
+                   : " and <= " + std::to_string(maximum) + " (ndsearch reads no more)"),
           NDS_OUT_OF_RANGE);
     return r;
   }

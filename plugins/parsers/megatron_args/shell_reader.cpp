@@ -368,7 +368,8 @@ class Reader {
   void count_expansion(const Variable& v, const std::string& name) {
     expanded_bytes_ += value_bytes(v);
     if (expanded_bytes_ > kMaxShellExpandedBytes)
-      throw ShellLimitError(line_, "expanding " + name + " here brings what the script's expansions copy past " +
+      throw ShellLimitError(line_, "expanding " + name +
+                                       " here brings what the script's expansions copy past " +
                                        std::to_string(kMaxShellExpandedBytes >> 20) +
                                        " MiB; no launch script expands so much: fix the script");
   }
@@ -376,10 +377,12 @@ class Reader {
   void check_value_size(const Variable& v, const std::string& name) const {
     const size_t bytes = value_bytes(v);
     if (bytes > kMaxShellValueBytes)
-      throw ShellLimitError(line_, "the value of " + name + " grows past " + std::to_string(kMaxShellValueBytes >> 20) +
-                                       " MiB (it would hold " + std::to_string(bytes) +
-                                       " bytes with the reader's bookkeeping); no launch script holds so much in a "
-                                       "variable: fix the assignment");
+      throw ShellLimitError(
+          line_, "the value of " + name + " grows past " +
+                     std::to_string(kMaxShellValueBytes >> 20) + " MiB (it would hold " +
+                     std::to_string(bytes) +
+                     " bytes with the reader's bookkeeping); no launch script holds so much in a "
+                     "variable: fix the assignment");
   }
 
   static bool empty_value(const Variable& v) {
@@ -425,9 +428,10 @@ class Reader {
     struct Deeper {
       Deeper(int& depth, int64_t line) : depth_(depth) {
         if (++depth_ > kMaxShellNesting)
-          throw ShellLimitError(line, "expansions (${...:-${...}}, $(( )), quotes inside them) nest more than " +
-                                          std::to_string(kMaxShellNesting) +
-                                          " deep; no launch script does: fix the script");
+          throw ShellLimitError(
+              line, "expansions (${...:-${...}}, $(( )), quotes inside them) nest more than " +
+                        std::to_string(kMaxShellNesting) +
+                        " deep; no launch script does: fix the script");
       }
       ~Deeper() { --depth_; }
       int& depth_;
@@ -506,7 +510,8 @@ class Reader {
     try {
       if (why.empty()) value = Arithmetic(plain).evaluate();
     } catch (const Arithmetic::TooDeep&) {
-      throw ShellLimitError(line, "$(( )) nests parentheses or signs more than " + std::to_string(kMaxShellNesting) +
+      throw ShellLimitError(line, "$(( )) nests parentheses or signs more than " +
+                                      std::to_string(kMaxShellNesting) +
                                       " deep; no launch script does: fix the arithmetic");
     }
     if (!value) {
@@ -869,8 +874,10 @@ class Reader {
       int64_t index = 0;
       if (parse_integer(subscript, index) && index >= 0) {
         if (index >= kMaxShellArrayIndex)
-          throw ShellLimitError(line_, name + "[" + subscript + "]: an array index of " + std::to_string(kMaxShellArrayIndex) +
-                                           " or more; no launch script has such an array: fix the index");
+          throw ShellLimitError(line_,
+                                name + "[" + subscript + "]: an array index of " +
+                                    std::to_string(kMaxShellArrayIndex) +
+                                    " or more; no launch script has such an array: fix the index");
         v.array = true;
         if (v.elements.size() <= static_cast<size_t>(index)) v.elements.resize(static_cast<size_t>(index) + 1);
         if (!value.elements.empty()) {

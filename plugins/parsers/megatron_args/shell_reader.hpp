@@ -85,7 +85,8 @@ class ShellSyntaxError : public std::runtime_error {
 // would otherwise exhaust the stack or memory): nesting deeper than these,
 // a variable's value larger than kMaxShellValueBytes, or more than
 // kMaxShellExpandedBytes copied by all expansions together.
-inline constexpr int kMaxShellNesting = 256;  // $(( ( ... ) )) parentheses, ${X:-${Y:-...}} expansions
+// $(( ( ... ) )) parentheses and signs, ${X:-${Y:-...}} expansions:
+inline constexpr int kMaxShellNesting = 256;
 inline constexpr size_t kMaxShellValueBytes = size_t{1} << 20;
 inline constexpr size_t kMaxShellExpandedBytes = size_t{64} << 20;
 inline constexpr int64_t kMaxShellArrayIndex = 65536;

@@ -102,7 +102,8 @@ sdk::Where torchtitan_default() {
 
 std::string shown(const toml::node& node) {
   // Never a whole table or array: it may be large.
-  if (const toml::array* list = node.as_array()) return "(an array of " + std::to_string(list->size()) + " items)";
+  if (const toml::array* list = node.as_array())
+    return "(an array of " + std::to_string(list->size()) + " items)";
   if (node.is_table()) return "(a table)";
   std::ostringstream text;
   node.visit([&](const auto& value) { text << value; });

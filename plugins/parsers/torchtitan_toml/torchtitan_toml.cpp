@@ -11,8 +11,6 @@
 
 #include <toml++/toml.h>
 
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 
@@ -129,7 +127,6 @@ void check_fields(const JobFile& job, const toml::table& table, const std::strin
     if (!understood) b.unknown_field(job.where(field));
   }
 }
-
 
 bool ends_with(const std::string& text, const std::string& tail) {
   return text.size() >= tail.size() &&

@@ -56,14 +56,16 @@ inline std::pair<std::string, std::string> split_error_tag(const std::string& me
 // A limit of ours the input passed (size, nesting, expansion, memory).
 class LimitError : public Error {
  public:
-  explicit LimitError(const std::string& message) : Error(NDS_OUT_OF_RANGE, tagged(kLimitErrorId, message)) {}
+  explicit LimitError(const std::string& message)
+      : Error(NDS_OUT_OF_RANGE, tagged(kLimitErrorId, message)) {}
 };
 
 // A file that is missing, unreadable or not a regular file (E-PARSE-FILE,
 // whatever the code says).
 class FileError : public Error {
  public:
-  FileError(nds_status_code code, const std::string& message) : Error(code, tagged(kFileErrorId, message)) {}
+  FileError(nds_status_code code, const std::string& message)
+      : Error(code, tagged(kFileErrorId, message)) {}
 };
 
 // A key written twice where the second would silently replace the first.
@@ -96,15 +98,24 @@ inline std::optional<size_t> invalid_utf8_offset(std::string_view text) {
     }
     size_t length = 0;
     unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) length = 2;
-    else if (c == 0xE0) length = 3, low = 0xA0;
-    else if (c >= 0xE1 && c <= 0xEC) length = 3;
-    else if (c == 0xED) length = 3, high = 0x9F;
-    else if (c >= 0xEE && c <= 0xEF) length = 3;
-    else if (c == 0xF0) length = 4, low = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) length = 4;
-    else if (c == 0xF4) length = 4, high = 0x8F;
-    else return i;
+    if (c >= 0xC2 && c <= 0xDF)
+      length = 2;
+    else if (c == 0xE0)
+      length = 3, low = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC)
+      length = 3;
+    else if (c == 0xED)
+      length = 3, high = 0x9F;
+    else if (c >= 0xEE && c <= 0xEF)
+      length = 3;
+    else if (c == 0xF0)
+      length = 4, low = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3)
+      length = 4;
+    else if (c == 0xF4)
+      length = 4, high = 0x8F;
+    else
+      return i;
     if (i + length > text.size() || byte(i + 1) < low || byte(i + 1) > high) return i;
     for (size_t k = 2; k < length; ++k)
       if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return i;
@@ -121,11 +132,14 @@ inline int64_t config_max_bytes() {
   if (text == nullptr || *text == '\0') return kDefaultConfigMaxBytes;
   const std::string_view s(text);
   std::optional<int64_t> bytes;
-  if (s.find_first_not_of("0123456789") == std::string_view::npos && s.size() <= 18) bytes = std::stoll(std::string(s));
-  else bytes = memory_size_bytes(s);
+  if (s.find_first_not_of("0123456789") == std::string_view::npos && s.size() <= 18)
+    bytes = std::stoll(std::string(s));
+  else
+    bytes = memory_size_bytes(s);
   if (!bytes || *bytes <= 0)
-    throw Error(NDS_INVALID_ARGUMENT, std::string(kConfigMaxBytesVariable) + "=" + shown(s) +
-                                          ": expected a size in bytes (e.g. 67108864) or with a unit (e.g. 64MiB)");
+    throw Error(NDS_INVALID_ARGUMENT,
+                std::string(kConfigMaxBytesVariable) + "=" + shown(s) +
+                    ": expected a size in bytes (e.g. 67108864) or with a unit (e.g. 64MiB)");
   return *bytes;
 }
 
@@ -146,22 +160,27 @@ inline const char* file_kind(mode_t mode) {
 // sdk::Error: a FileError (NDS_NOT_FOUND for a missing or unreadable file,
 // NDS_INVALID_ARGUMENT for one that is not a regular file), a LimitError for
 // one too large.
-inline std::optional<Error> config_file_problem(const std::string& path, const char* what = "config") {
+inline std::optional<Error> config_file_problem(const std::string& path,
+                                                const char* what = "config") {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int error = errno;
     if (error == ENOENT || error == ENOTDIR)
       return FileError(NDS_NOT_FOUND, path + ": no such file; give the path of a " + what);
-    return FileError(NDS_NOT_FOUND, path + ": cannot be read (" + std::strerror(error) + "); check the path and its permissions");
+    return FileError(NDS_NOT_FOUND, path + ": cannot be read (" + std::strerror(error) +
+                                        "); check the path and its permissions");
   }
   if (!S_ISREG(st.st_mode))
-    return FileError(NDS_INVALID_ARGUMENT, path + ": is " + file_kind(st.st_mode) + ", not a regular file; give the path of a " +
-                                           what + " file");
+    return FileError(NDS_INVALID_ARGUMENT, path + ": is " + file_kind(st.st_mode) +
+                                               ", not a regular file; give the path of a " + what +
+                                               " file");
   const int64_t limit = config_max_bytes();
   if (static_cast<int64_t>(st.st_size) > limit)
-    return LimitError(path + ": " + std::to_string(static_cast<int64_t>(st.st_size)) + " bytes, more than the " +
-                      std::to_string(limit) + "-byte limit on a " + what + "; if the file is right, raise the limit with " +
-                      kConfigMaxBytesVariable + "=<bytes> (e.g. " + kConfigMaxBytesVariable + "=64MiB)");
+    return LimitError(path + ": " + std::to_string(static_cast<int64_t>(st.st_size)) +
+                      " bytes, more than the " + std::to_string(limit) + "-byte limit on a " +
+                      what + "; if the file is right, raise the limit with " +
+                      kConfigMaxBytesVariable + "=<bytes> (e.g. " + kConfigMaxBytesVariable +
+                      "=64MiB)");
   return std::nullopt;
 }
 
@@ -173,15 +192,17 @@ inline std::string read_config_file(const std::string& path, const char* what = 
   if (auto problem = config_file_problem(path, what)) throw *problem;
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
-    throw FileError(NDS_NOT_FOUND, path + ": cannot be opened (" + std::strerror(errno) + "); check its permissions");
+    throw FileError(NDS_NOT_FOUND, path + ": cannot be opened (" + std::strerror(errno) +
+                                       "); check its permissions");
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    throw FileError(NDS_INVALID_ARGUMENT, path + ": is " + file_kind(st.st_mode) + ", not a regular file; give the path of a " +
-                                          what + " file");
+    throw FileError(NDS_INVALID_ARGUMENT, path + ": is " + file_kind(st.st_mode) +
+                                              ", not a regular file; give the path of a " + what +
+                                              " file");
   const int64_t limit = config_max_bytes();
   std::string text;
   text.reserve(static_cast<size_t>(st.st_size));
@@ -189,12 +210,14 @@ inline std::string read_config_file(const std::string& path, const char* what = 
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw FileError(NDS_NOT_FOUND, path + ": cannot be read (" + std::strerror(errno) + ")");
+    if (n < 0)
+      throw FileError(NDS_NOT_FOUND, path + ": cannot be read (" + std::strerror(errno) + ")");
     if (n == 0) break;
     text.append(buffer, static_cast<size_t>(n));
     if (static_cast<int64_t>(text.size()) > limit)
-      throw LimitError(path + ": grew past the " + std::to_string(limit) + "-byte limit on a " + what +
-                       " while being read; raise the limit with " + kConfigMaxBytesVariable + "=<bytes>");
+      throw LimitError(path + ": grew past the " + std::to_string(limit) + "-byte limit on a " +
+                       what + " while being read; raise the limit with " + kConfigMaxBytesVariable +
+                       "=<bytes>");
   }
   return text;
 }

@@ -8,7 +8,7 @@
 #include <ndsearch/sdk/config_file.hpp>  // read_config_file, shown, invalid_utf8_offset, LimitError
 #include <ndsearch/sdk/plugin.hpp>
 
-#include <new>          // std::bad_alloc
+#include <new>  // std::bad_alloc
 
 #include <string>       // provenance text
 #include <string_view>  // values
@@ -88,8 +88,8 @@ class Builder {
     const auto refuse = [&](std::string_view what, size_t offset) {
       throw Error(NDS_INVALID_ARGUMENT,
                   (w.file.empty() ? std::string("the config") : w.file) +
-                      (w.line > 0 ? ":" + std::to_string(w.line) : std::string()) + ": " + std::string(what) +
-                      " is not valid UTF-8 (byte " + std::to_string(offset) +
+                      (w.line > 0 ? ":" + std::to_string(w.line) : std::string()) + ": " +
+                      std::string(what) + " is not valid UTF-8 (byte " + std::to_string(offset) +
                       " of it); save the file as UTF-8");
     };
     if (auto at = invalid_utf8_offset(w.field)) refuse("the key", *at);
@@ -138,7 +138,8 @@ class ParserPlugin : public virtual Plugin {
         throw LimitError(std::string("out of memory while reading ") + path +
                          "; the file is too large or too deeply nested to read on this machine");
       } catch (const std::exception& e) {
-        throw Error(NDS_INTERNAL, std::string(path) + ": the parser failed while reading it (" + shown(e.what(), 200) + ")");
+        throw Error(NDS_INTERNAL, std::string(path) + ": the parser failed while reading it (" +
+                                      shown(e.what(), 200) + ")");
       }
     });
   }
