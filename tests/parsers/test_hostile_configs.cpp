@@ -366,3 +366,25 @@ TEST_CASE("TOML nested 60,000 deep, a duplicated key and a FIFO are refused") {
   refused(model((dir / "job.toml").string() + " -f torchtitan"), "E-PARSE-FILE",
           {"job.toml", "FIFO"});
 }
+
+// ---- Counts that no config reaches --------------------------------------------------
+
+TEST_CASE("More keys, YAML values or script words than any config holds are refused early") {
+  const fs::path dir = scratch("counts");
+  // 100,001 keys: kMaxJsonKeys is 100,000 (an HF config has ~50).
+  std::string keys = std::string(kTinyHf).substr(0, std::string(kTinyHf).size() - 2) + ", \"x\": {";
+  for (int i = 0; i <= 100000; ++i) keys += (i == 0 ? "\"k" : ",\"k") + std::to_string(i) + "\":1";
+  refused(model(write(dir / "keys.json", keys + "}}\n").string()), "E-PARSE-LIMIT", {"keys.json:2", "100000 keys"});
+
+  // 100,001 list items: kMaxYamlNodes is 100,000 (a training YAML holds a few hundred).
+  refused(model(write(dir / "values.yaml", "model:\n  x:\n" + repeat("  - 1\n", 100001)).string()), "E-PARSE-LIMIT",
+          {"values.yaml:", "100000 YAML values"});
+
+  // 1 MiB + 1 byte of YAML: kDefaultYamlMaxBytes (yaml-cpp scans a plain scalar at ~2 MB/s).
+  refused(model(write(dir / "long.yaml", "model:\n  x: " + repeat("y", (1 << 20))).string()), "E-PARSE-LIMIT",
+          {"long.yaml", "1048576-byte limit", "NDS_CONFIG_MAX_BYTES"});
+
+  // 100,001 words: kMaxShellWords is 100,000 (a launch script has a few hundred).
+  refused(model(write(dir / "words.sh", launch("", "--num-layers 2" + repeat(" --x 1", 50001))).string()),
+          "E-PARSE-LIMIT", {"words.sh:3", "100000 words"});
+}

@@ -18,7 +18,52 @@ struct Level {
   std::unordered_map<std::string, int64_t> keys;  // an object's keys and their lines
 };
 
+// Keeps the keys at depth 1 and nothing else.
+class TopLevelKeys final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  nlohmann::json keys = nlohmann::json::object();
+  bool object = false;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    if (depth_++ == 0) object = true;
+    return true;
+  }
+  bool key(string_t& key) override {
+    if (depth_ == 1) keys[key] = nullptr;
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  int64_t depth_ = 0;
+};
+
 }  // namespace
+
+std::optional<nlohmann::json> json_top_level_keys(std::string_view text) {
+  TopLevelKeys sax;
+  if (!nlohmann::json::sax_parse(text, &sax) || !sax.object) return std::nullopt;
+  return std::move(sax.keys);
+}
 
 std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::string& file) {
   std::map<std::string, int64_t> lines;
@@ -29,6 +74,7 @@ std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::
   bool have_string = false;  // the last token was a string (a key when ':' follows)
   int64_t line = 1, string_line = 1;
   std::string pending_key;  // a key whose value has not started yet
+  size_t keys = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') ++line;
@@ -48,6 +94,10 @@ std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::
     }
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
     if (c == ':' && have_string) {
+      if (++keys > kMaxJsonKeys)
+        throw sdk::LimitError(file + ":" + std::to_string(string_line) + ": more than " + std::to_string(kMaxJsonKeys) +
+                              " keys; a model config holds a few hundred: give the model's config.json, not a data "
+                              "file");
       pending_key = last_string;
       if (!levels.empty() && levels.back().object) {
         auto [it, fresh] = levels.back().keys.emplace(pending_key, string_line);

@@ -28,7 +28,7 @@ class Checker final : public YAML::EventHandler {
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor, 1); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor, 1); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     const auto it = sizes_.find(anchor);
     const uint64_t size = it == sizes_.end() ? 1 : it->second;
@@ -39,7 +39,7 @@ class Checker final : public YAML::EventHandler {
           ": its aliases (*name) expand to more than " + std::to_string(kMaxYamlAliasNodes) +
           " values; a config's aliases repeat a few settings: write the values out or nest "
           "fewer aliases");
-    leaf(YAML::NullAnchor, size);
+    leaf(mark, YAML::NullAnchor, size);
   }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                 const std::string& value) override {
@@ -52,7 +52,7 @@ class Checker final : public YAML::EventHandler {
             "` is written twice in one mapping (lines " + std::to_string(it->second) + " and " +
             std::to_string(line) + "); only one of them would be read: delete the other");
     }
-    leaf(anchor, 1);
+    leaf(mark, anchor, 1);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -70,12 +70,23 @@ class Checker final : public YAML::EventHandler {
   void placed() {
     if (!open_.empty() && open_.back().map) open_.back().at_key = !open_.back().at_key;
   }
-  void leaf(YAML::anchor_t anchor, uint64_t size) {
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor, uint64_t size) {
+    count_written(mark);
     nodes_ = std::min(nodes_ + size, UINT64_MAX / 2);
     if (anchor != YAML::NullAnchor) sizes_[anchor] = size;
     placed();
   }
+  // Every node the file writes (an alias counts once here; its expansion
+  // is counted by OnAlias).
+  void count_written(const YAML::Mark& mark) {
+    if (++written_ <= kMaxYamlNodes) return;
+    throw sdk::LimitError(file_ + ":" + std::to_string(mark.line + 1) +
+                          ": more than " + std::to_string(kMaxYamlNodes) +
+                          " YAML values; a training YAML holds a few hundred: give the framework's config, not a data "
+                          "file");
+  }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
+    count_written(mark);
     if (static_cast<int>(open_.size()) >= kMaxYamlDepth)
       throw sdk::LimitError(
           file_ + ":" + std::to_string(mark.line + 1) + ": YAML nested more than " +
@@ -102,6 +113,7 @@ class Checker final : public YAML::EventHandler {
   std::unordered_map<YAML::anchor_t, uint64_t> sizes_;  // nodes under each anchor, aliases expanded
   uint64_t nodes_ = 0;
   uint64_t alias_nodes_ = 0;
+  uint64_t written_ = 0;
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ bool has(const YAML::Node& node, const char* key) {
 }
 
 File File::load(const std::string& path) {
-  const std::string text = sdk::read_config_file(path, "training YAML");
+  const std::string text = sdk::read_config_file(path, "training YAML", kDefaultYamlMaxBytes);
   File f;
   f.path_ = path;
   try {
@@ -58,7 +58,7 @@ File File::load(const std::string& path) {
 
 std::optional<YAML::Node> File::try_root(const std::string& path) noexcept {
   try {
-    const auto text = sdk::try_read_config_file(path);
+    const auto text = sdk::try_read_config_file(path, kDefaultYamlMaxBytes);
     if (!text) return std::nullopt;
     check_yaml(*text, path);
     return YAML::Load(*text);

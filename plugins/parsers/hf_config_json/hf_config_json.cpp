@@ -74,11 +74,11 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
     if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return 0;
     auto text = ndsearch::sdk::try_read_config_file(path);
     if (!text) return 0;
-    const json config = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    const auto keys = ndsearch::plugins::json_top_level_keys(*text);  // no DOM: a probe reads every file
     // A .json that does not parse may still be a broken config.json: claim it
     // weakly, so that parse can say where the JSON breaks.
-    if (config.is_discarded()) return 0.2;
-    if (!ndsearch::plugins::looks_like_hf_model(config)) return 0;
+    if (!keys) return 0.2;
+    if (!ndsearch::plugins::looks_like_hf_model(*keys)) return 0;
     const bool named = path.size() >= 11 && path.compare(path.size() - 11, 11, "config.json") == 0;
     return named ? 1.0 : 0.9;
   }

@@ -68,18 +68,17 @@ class MegatronArgs final : public sdk::ParserPlugin {
     const auto text = sdk::try_read_config_file(path);
     if (!text) return 0;
     if (starts_json(*text)) {
-      try {
-        const auto j = nlohmann::json::parse(*text);
-        if (j.is_object() && (j.contains("model_type") || j.contains("architectures"))) return 0.05;
-        return megatron_argument_file(j) ? 0.9 : 0;
-      } catch (...) {
-        return 0;
-      }
+      const auto j = plugins::json_top_level_keys(*text);  // no DOM: a probe reads every file
+      if (!j) return 0;
+      if (j->contains("model_type") || j->contains("architectures")) return 0.05;
+      return megatron_argument_file(*j) ? 0.9 : 0;
     }
     const bool yaml_name = path.size() > 5 && (path.compare(path.size() - 5, 5, ".yaml") == 0 ||
                                                path.compare(path.size() - 4, 4, ".yml") == 0);
     if (yaml_name) {
       try {
+        if (static_cast<int64_t>(text->size()) > sdk::config_max_bytes(plugins::yaml::kDefaultYamlMaxBytes)) return 0;
+        plugins::yaml::check_yaml(*text, path);  // bounds what YAML::Load costs
         return fsdp2_yaml(YAML::Load(*text)) ? 0.9 : 0;
       } catch (...) {
         return 0;
@@ -100,7 +99,11 @@ class MegatronArgs final : public sdk::ParserPlugin {
     if (starts_json(*text)) return parse_json(path, *text, builder);
     const bool yaml_name = path.size() > 5 && (path.compare(path.size() - 5, 5, ".yaml") == 0 ||
                                                path.compare(path.size() - 4, 4, ".yml") == 0);
-    if (yaml_name) return parse_fsdp2_yaml(path, *text, builder);
+    if (yaml_name) {
+      // yaml-cpp is slow: the YAML limit, as for the other YAML parsers.
+      return parse_fsdp2_yaml(path, sdk::read_config_file(path, "FSDP2 YAML", plugins::yaml::kDefaultYamlMaxBytes),
+                              builder);
+    }
     parse_script(path, *text, builder);
   }
 
@@ -199,6 +202,11 @@ class MegatronArgs final : public sdk::ParserPlugin {
       if (value.is_boolean()) {
         if (!value.get<bool>()) continue;
       } else if (value.is_array()) {
+        // Each value is a word, as in a script: as many as a script may hold.
+        if (value.size() > kMaxShellWords)
+          throw sdk::LimitError(path + ":" + std::to_string(line) + ": `" + sdk::shown(key) + "` lists " +
+                                std::to_string(value.size()) + " values, more than the " +
+                                std::to_string(kMaxShellWords) + " words a launch script may hold");
         for (const auto& item : value) o.values.push_back(json_word(json_scalar(item), line, id++));
       } else if (value.is_object()) {
         sdk::Where w{path, line, key, ""};

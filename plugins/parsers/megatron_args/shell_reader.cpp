@@ -219,6 +219,7 @@ class Reader {
           for (const Piece& p : element) parts.push_back({p, false, false});
           for (Part& part : parts) part.piece.quoted = false;
           for (Word& w : split(parts)) words.push_back(std::move(w));
+          count_words(words.size());
         }
         out_.argument_lists.push_back(std::move(words));
       }
@@ -372,6 +373,12 @@ class Reader {
                                        " here brings what the script's expansions copy past " +
                                        std::to_string(kMaxShellExpandedBytes >> 20) +
                                        " MiB; no launch script expands so much: fix the script");
+  }
+  void count_words(size_t words) {
+    words_ += words;
+    if (words_ > kMaxShellWords)
+      throw ShellLimitError(line_, "more than " + std::to_string(kMaxShellWords) +
+                                       " words; a launch script has a few hundred: give the script, not a data file");
   }
   // A value past kMaxShellValueBytes (X="$X$X" doubling, say) is refused.
   void check_value_size(const Variable& v, const std::string& name) const {
@@ -987,6 +994,7 @@ class Reader {
       for (Part& p : parts)
         if (mode_.branch >= 0 && p.piece.branch < 0) p.piece.branch = mode_.branch;
       auto words = split(parts);
+      count_words(words.size());
       for (Word& w : words) cmd.words.push_back(std::move(w));
       if (!cmd.words.empty()) {
         const std::string first = cmd.words.front().text();
@@ -1431,6 +1439,7 @@ class Reader {
   bool pending_function_ = false;
   int expansion_depth_ = 0;
   size_t expanded_bytes_ = 0;
+  size_t words_ = 0;
   Mode mode_;
   ShellScript out_;
 };

@@ -125,11 +125,12 @@ inline std::optional<size_t> invalid_utf8_offset(std::string_view text) {
 }
 
 // The size limit in force: NDS_CONFIG_MAX_BYTES (bytes, or a size such as
-// "64MiB"), else kDefaultConfigMaxBytes. A value that does not read is an
-// error naming the variable (never silently the default).
-inline int64_t config_max_bytes() {
+// "64MiB"), else `default_bytes` (a reader slower than ours may default
+// lower). A value that does not read is an error naming the variable (never
+// silently the default).
+inline int64_t config_max_bytes(int64_t default_bytes = kDefaultConfigMaxBytes) {
   const char* text = std::getenv(kConfigMaxBytesVariable);
-  if (text == nullptr || *text == '\0') return kDefaultConfigMaxBytes;
+  if (text == nullptr || *text == '\0') return default_bytes;
   const std::string_view s(text);
   std::optional<int64_t> bytes;
   if (s.find_first_not_of("0123456789") == std::string_view::npos && s.size() <= 18)
@@ -160,8 +161,8 @@ inline const char* file_kind(mode_t mode) {
 // sdk::Error: a FileError (NDS_NOT_FOUND for a missing or unreadable file,
 // NDS_INVALID_ARGUMENT for one that is not a regular file), a LimitError for
 // one too large.
-inline std::optional<Error> config_file_problem(const std::string& path,
-                                                const char* what = "config") {
+inline std::optional<Error> config_file_problem(const std::string& path, const char* what = "config",
+                                                int64_t default_bytes = kDefaultConfigMaxBytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int error = errno;
@@ -174,7 +175,7 @@ inline std::optional<Error> config_file_problem(const std::string& path,
     return FileError(NDS_INVALID_ARGUMENT, path + ": is " + file_kind(st.st_mode) +
                                                ", not a regular file; give the path of a " + what +
                                                " file");
-  const int64_t limit = config_max_bytes();
+  const int64_t limit = config_max_bytes(default_bytes);
   if (static_cast<int64_t>(st.st_size) > limit)
     return LimitError(path + ": " + std::to_string(static_cast<int64_t>(st.st_size)) +
                       " bytes, more than the " + std::to_string(limit) + "-byte limit on a " +
@@ -188,8 +189,9 @@ inline std::optional<Error> config_file_problem(const std::string& path,
 // without blocking (a FIFO swapped in after the check cannot hang the read)
 // and never read past the limit (a file that grows cannot either). Throws
 // the sdk::Error config_file_problem describes.
-inline std::string read_config_file(const std::string& path, const char* what = "config") {
-  if (auto problem = config_file_problem(path, what)) throw *problem;
+inline std::string read_config_file(const std::string& path, const char* what = "config",
+                                    int64_t default_bytes = kDefaultConfigMaxBytes) {
+  if (auto problem = config_file_problem(path, what, default_bytes)) throw *problem;
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     throw FileError(NDS_NOT_FOUND, path + ": cannot be opened (" + std::strerror(errno) +
@@ -203,7 +205,7 @@ inline std::string read_config_file(const std::string& path, const char* what = 
     throw FileError(NDS_INVALID_ARGUMENT, path + ": is " + file_kind(st.st_mode) +
                                               ", not a regular file; give the path of a " + what +
                                               " file");
-  const int64_t limit = config_max_bytes();
+  const int64_t limit = config_max_bytes(default_bytes);
   std::string text;
   text.reserve(static_cast<size_t>(st.st_size));
   char buffer[65536];
@@ -223,9 +225,10 @@ inline std::string read_config_file(const std::string& path, const char* what = 
 }
 
 // For probe: the text, or nullopt when read_config_file would throw.
-inline std::optional<std::string> try_read_config_file(const std::string& path) noexcept {
+inline std::optional<std::string> try_read_config_file(const std::string& path,
+                                                       int64_t default_bytes = kDefaultConfigMaxBytes) noexcept {
   try {
-    return read_config_file(path);
+    return read_config_file(path, "config", default_bytes);
   } catch (...) {
     return std::nullopt;
   }
