@@ -2,48 +2,11 @@
 #include "hosts/cli/model_options.hpp"
 
 #include <fmt/format.h>
-#include <sys/stat.h>  // stat(): what CONFIG is, without opening it
-
-#include <cerrno>
-#include <cstring>
 
 #include "core/model/model_limits.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch::cli {
-namespace {
-
-constexpr const char* kConfigKinds = "a training YAML, launch script, TOML or config.json";
-
-// Why `path` cannot be a config, or empty when it is a regular file (or a
-// link to one).
-std::string not_a_config(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR)
-      return fmt::format("{}: no such file; give the path of {}", path, kConfigKinds);
-    return fmt::format("{}: cannot be read: {}", path, std::strerror(errno));
-  }
-  if (S_ISREG(info.st_mode)) return {};
-  if (S_ISDIR(info.st_mode))
-    return fmt::format(
-        "{}: a directory, not a config; give the config file inside it (e.g. {}/config.json)", path,
-        path);
-  if (S_ISFIFO(info.st_mode))
-    return fmt::format(
-        "{}: a FIFO (named pipe), not a config; ndsearch reads configs from regular files only, "
-        "so that reading one cannot block",
-        path);
-  if (S_ISCHR(info.st_mode) || S_ISBLK(info.st_mode))
-    return fmt::format("{}: a device, not a config; ndsearch reads configs from regular files only",
-                       path);
-  if (S_ISSOCK(info.st_mode))
-    return fmt::format("{}: a socket, not a config; give the path of {}", path, kConfigKinds);
-  return fmt::format("{}: not a regular file; give the path of {}", path, kConfigKinds);
-}
-
-}  // namespace
-
 void add_model_flags(CLI::App& verb, ModelFlags& flags) {
   verb.add_option("CONFIG", flags.config,
                   "The trainer's config: a YAML, a launch script, a TOML or an HF config.json")
@@ -73,9 +36,9 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags) {
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
 }
 
+// What CONFIG is (a directory, a FIFO, a device) is checked where it is
+// read, by the SDK's config reader every parser uses (E-PARSE-FILE).
 Model read_model(const PluginRegistry& registry, const ModelFlags& flags) {
-  if (const std::string why = not_a_config(flags.config); !why.empty())
-    throw UserError("E-PARSE-FILE", why);
   return parse_config(registry, flags.config, flags.parse);
 }
 
