@@ -190,7 +190,7 @@ TEST_CASE("plugins check exercises a parser and a CP model") {
   CHECK(checks == std::vector<std::string>{"module.load", "module.unknown-interface",
                                            "module.offers-interface", "parser.format",
                                            "parser.probe-missing-file", "parser.probe-empty-file",
-                                           "cp_attention.algorithm", "cp_attention.compile",
+                                           "parser.parse-sample", "cp_attention.algorithm", "cp_attention.compile",
                                            "cp_attention.evaluate", "cp_attention.release",
                                            "module.shutdown"});
 }

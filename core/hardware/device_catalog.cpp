@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -31,35 +33,75 @@ DeviceCatalog DeviceCatalog::load(const PluginRegistry& registry, bool strict_de
     spdlog::warn("[{}] {}", warning_id, message);
     catalog.warnings_.push_back(fmt::format("[{}] {}", warning_id, message));
   };
+  // Each plugin's devices, copied and checked; a plugin whose table cannot be
+  // read (get_devices fails, or the table is malformed) gives none.
+  struct Described {
+    const LoadedPlugin* plugin;
+    std::vector<Device> devices;
+  };
+  std::vector<Described> described;
   for (const auto& plugin : registry.plugins()) {
     const nds_hardware_v1* hardware = plugin->interfaces.hardware;
     if (hardware == nullptr) continue;
     const nds_device* const* table = nullptr;
     size_t count = 0;
-    StatusPtr failure(hardware->get_devices(&table, &count));
+    StatusPtr failure(hardware->get_devices(&table, &count));  // a hang throws E-PLUGIN-HANG
     if (failure) {
       problem("W-DEVICE-PLUGIN", fmt::format("hardware plugin {} ({}) could not describe its "
                                              "devices: {}",
                                              plugin->id, plugin->path.string(), failure->message));
       continue;
     }
-    for (size_t i = 0; i < count; ++i) {
-      if (table == nullptr || table[i] == nullptr) {
-        problem("W-DEVICE-INVALID", fmt::format("hardware plugin {} returned a NULL device", plugin->id));
-        break;
+    Described entry{plugin.get(), {}};
+    try {
+      for (size_t i = 0; i < count; ++i) {
+        if (table == nullptr || table[i] == nullptr) {
+          problem("W-DEVICE-INVALID", fmt::format("hardware plugin {} returned a NULL device", plugin->id));
+          break;
+        }
+        Device device = copy_device(*table[i], plugin->id);
+        if (auto problems = device_problems(device); !problems.empty()) {
+          problem("W-DEVICE-INVALID", fmt::format("hardware plugin {}: device {}", plugin->id, joined(problems)));
+          continue;
+        }
+        entry.devices.push_back(std::move(device));
       }
-      Device device = copy_device(*table[i], plugin->id);
-      if (auto problems = device_problems(device); !problems.empty()) {
-        problem("W-DEVICE-INVALID", fmt::format("hardware plugin {}: device {}", plugin->id, joined(problems)));
+    } catch (const UserError& e) {
+      if (e.id() != "E-HARDWARE-TABLE") throw;
+      problem("W-DEVICE-PLUGIN", fmt::format("{} ({}); none of its devices is used", e.what(),
+                                             plugin->path.string()));
+      continue;
+    }
+    described.push_back(std::move(entry));
+  }
+  // A device id of a shipped plugin is reserved, unless --allow-override names it.
+  std::vector<std::string> shipped_ids;
+  for (const Described& d : described)
+    if (d.plugin->origin == PluginOrigin::shipped)
+      for (const Device& device : d.devices) shipped_ids.push_back(device.id);
+  for (Described& d : described) {
+    for (Device& device : d.devices) {
+      const bool shadows = d.plugin->origin != PluginOrigin::shipped &&
+                           std::find(shipped_ids.begin(), shipped_ids.end(), device.id) != shipped_ids.end() &&
+                           !registry.override_allowed(device.id);
+      if (shadows) {
+        const std::string message = fmt::format(
+            "device {} of plugin {} ({}) has the id of a device shipped with ndsearch; it may not "
+            "replace it, so the shipped one is used. Give it another id, or pass --allow-override {} "
+            "to use this one instead",
+            device.id, d.plugin->id, d.plugin->path.string(), device.id);
+        if (d.plugin->origin == PluginOrigin::named) throw UserError("E-DEVICE-SHADOW", message);
+        spdlog::warn("[W-DEVICE-SHADOW] {}", message);
+        catalog.warnings_.push_back("[W-DEVICE-SHADOW] " + message);
         continue;
       }
       bool seen = false;
-      for (const Device& d : catalog.devices_) seen = seen || d.id == device.id;
+      for (const Device& known : catalog.devices_) seen = seen || known.id == device.id;
       if (seen) {
         problem("W-DEVICE-DUPLICATE",
                 fmt::format("device {} of plugin {} is already described by an earlier plugin; "
                             "this one is ignored (give it another id)",
-                            device.id, plugin->id));
+                            device.id, d.plugin->id));
         continue;
       }
       catalog.devices_.push_back(std::move(device));

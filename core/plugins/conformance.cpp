@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "core/hardware/device.hpp"
+#include "core/model/builder.hpp"
+#include "core/model/model.hpp"
 #include "core/plugins/registry.hpp"
+#include "core/plugins/sample_configs.hpp"
 #include "core/plugins/sample_inputs.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
@@ -112,7 +115,43 @@ void check_hardware(Checker& checker, const LoadedPlugin& plugin) {
   }
 }
 
-void check_parser(Checker& checker, const LoadedPlugin& plugin) {
+// Parses one config: the one given (--sample-config), else the sample the
+// parser is most sure of, else the empty file. A status is an answer (the
+// sample may hold less than the parser needs); a crash or a hang is not.
+void check_parse(Checker& checker, const LoadedPlugin& plugin,
+                 const std::optional<std::filesystem::path>& sample_config) {
+  const nds_parser_v1& parser = *plugin.interfaces.parser;
+  SampleConfigs samples;
+  std::filesystem::path chosen;
+  if (sample_config) {
+    chosen = *sample_config;
+  } else {
+    double best = 0;
+    for (const std::filesystem::path& file : samples.files()) {
+      double confidence = 0;
+      StatusPtr failure(parser.probe(file.c_str(), &confidence));
+      if (!failure && confidence > best) {
+        best = confidence;
+        chosen = file;
+      }
+    }
+    if (chosen.empty() && !samples.files().empty()) chosen = samples.files().back();
+  }
+  if (chosen.empty()) return;  // no temporary directory to write the samples in
+  checker.run("parser.parse-sample", [&]() -> std::string {
+    Model model;
+    ModelBuilder builder(model, plugin.id, /*strict=*/false);
+    StatusPtr failure(parser.parse(chosen.c_str(), &builder.table()));
+    if (failure && failure->message.empty())
+      return fmt::format("parse of {} failed with an empty message; a status must name the file, "
+                         "the field and the fix",
+                         chosen.filename().string());
+    return "";
+  });
+}
+
+void check_parser(Checker& checker, const LoadedPlugin& plugin,
+                  const std::optional<std::filesystem::path>& sample_config) {
   const nds_parser_v1& parser = *plugin.interfaces.parser;
   checker.run("parser.format", [&]() -> std::string {
     return parser.format != nullptr && parser.format[0] != '\0' ? "" : "format is empty";
@@ -138,6 +177,7 @@ void check_parser(Checker& checker, const LoadedPlugin& plugin) {
       return fmt::format("probe of an empty file answered {} (must be in [0, 1])", confidence);
     return "";
   });
+  check_parse(checker, plugin, sample_config);
 }
 
 // What both compile-once kinds share: compile on the sample inputs, evaluate
@@ -246,7 +286,8 @@ void check_cp_attention(Checker& checker, const LoadedPlugin& plugin) {
 
 bool run_conformance_checks(const std::filesystem::path& path,
                             std::shared_ptr<const PluginOptions> options,
-                            const CheckReporter& report) {
+                            const CheckReporter& report,
+                            const std::optional<std::filesystem::path>& sample_config) {
   Checker checker(report);
   std::unique_ptr<LoadedPlugin> plugin;
   const bool loaded = checker.run("module.load", [&]() -> std::string {
@@ -265,7 +306,7 @@ bool run_conformance_checks(const std::filesystem::path& path,
                : "";
   });
   if (plugin->interfaces.hardware != nullptr) check_hardware(checker, *plugin);
-  if (plugin->interfaces.parser != nullptr) check_parser(checker, *plugin);
+  if (plugin->interfaces.parser != nullptr) check_parser(checker, *plugin, sample_config);
   if (plugin->interfaces.memory != nullptr) check_memory(checker, *plugin);
   if (plugin->interfaces.cp_attention != nullptr) check_cp_attention(checker, *plugin);
   checker.run("module.shutdown", [&]() -> std::string {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "core/plugins/module_host.hpp"
@@ -25,9 +26,11 @@ using CheckReporter = std::function<void(const CheckEvent&)>;
 
 // Loads `plugin` and runs every check, reporting each event as it happens
 // (a `begin` before a check runs, so a crash can be attributed to it).
-// Returns true when every check passed.
+// Returns true when every check passed. A parser plugin's parse is called on
+// `sample_config` when given, else on the built-in sample it claims.
 bool run_conformance_checks(const std::filesystem::path& plugin,
                             std::shared_ptr<const PluginOptions> options,
-                            const CheckReporter& report);
+                            const CheckReporter& report,
+                            const std::optional<std::filesystem::path>& sample_config = std::nullopt);
 
 }  // namespace ndsearch

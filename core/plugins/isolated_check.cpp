@@ -132,11 +132,11 @@ std::string IsolatedCheckResult::unfinished_check() const {
 IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
                                         const std::vector<std::string>& child_args,
                                         std::chrono::milliseconds timeout) {
-  Pipe events, output;
+  Pipe events, output, printed;  // printed: the child's stdout, kept apart to flag it
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, events.write.fd, kCheckEventFd);
-  posix_spawn_file_actions_adddup2(&actions, output.write.fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, printed.write.fd, STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, output.write.fd, STDERR_FILENO);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
@@ -160,34 +160,46 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
   Child child(pid);
   events.write.close_now();
   output.write.close_now();
+  printed.write.close_now();
 
   IsolatedCheckResult result;
   std::string event_buffer;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool events_open = true, output_open = true, timed_out = false;
+  bool events_open = true, output_open = true, printed_open = true, timed_out = false;
   auto drain = [&](Fd& from, bool& open, std::string& into) {
     char buffer[4096];
     const ssize_t n = read(from.fd, buffer, sizeof buffer);
     if (n > 0) into.append(buffer, static_cast<size_t>(n));
     else if (n == 0 || errno != EINTR) open = false;
+    return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
   };
-  while (events_open || output_open) {
+  auto keep_tail = [](std::string& text) {
+    if (text.size() > 2 * kStderrKeptBytes) text.erase(0, text.size() - kStderrKeptBytes);
+  };
+  while (events_open || output_open || printed_open) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
     }
-    pollfd fds[2] = {{events_open ? events.read.fd : -1, POLLIN, 0},
-                     {output_open ? output.read.fd : -1, POLLIN, 0}};
-    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    pollfd fds[3] = {{events_open ? events.read.fd : -1, POLLIN, 0},
+                     {output_open ? output.read.fd : -1, POLLIN, 0},
+                     {printed_open ? printed.read.fd : -1, POLLIN, 0}};
+    const int ready = poll(fds, 3, static_cast<int>(std::min<long long>(left.count(), 1000)));
     if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
-    if (events_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) drain(events.read, events_open, event_buffer);
-    if (output_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+    const short readable = POLLIN | POLLHUP | POLLERR;
+    if (events_open && (fds[0].revents & readable)) drain(events.read, events_open, event_buffer);
+    if (output_open && (fds[1].revents & readable)) {
       drain(output.read, output_open, result.child_stderr);
-      if (result.child_stderr.size() > 2 * kStderrKeptBytes)
-        result.child_stderr.erase(0, result.child_stderr.size() - kStderrKeptBytes);
+      keep_tail(result.child_stderr);
+    }
+    if (printed_open && (fds[2].revents & readable)) {
+      // What it printed on stdout also goes with its stderr, for the report.
+      result.child_stderr += drain(printed.read, printed_open, result.child_stdout);
+      keep_tail(result.child_stdout);
+      keep_tail(result.child_stderr);
     }
     for (size_t newline; (newline = event_buffer.find('\n')) != std::string::npos;) {
       CheckEvent event;
@@ -195,14 +207,14 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
       event_buffer.erase(0, newline + 1);
     }
   }
-  // Both pipes closed (or the time ran out): wait for the exit within what is left.
+  // All pipes closed (or the time ran out): wait for the exit within what is left.
   if (timed_out || !child.wait_until(deadline)) {
     timed_out = true;
     child.kill_group();
   }
   const int status = child.status();
-  if (result.child_stderr.size() > kStderrKeptBytes)
-    result.child_stderr.erase(0, result.child_stderr.size() - kStderrKeptBytes);
+  for (std::string* text : {&result.child_stderr, &result.child_stdout})
+    if (text->size() > kStderrKeptBytes) text->erase(0, text->size() - kStderrKeptBytes);
 
   bool any_failed = false;
   for (const CheckEvent& e : result.events) any_failed = any_failed || e.kind == CheckEvent::Kind::fail;
@@ -222,6 +234,19 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
   result.passed = result.end == IsolatedCheckResult::End::completed && !any_failed &&
                   !result.events.empty();
   return result;
+}
+
+std::pair<std::string, std::string> check_failure(const IsolatedCheckResult& r) {
+  using End = IsolatedCheckResult::End;
+  const std::string during = r.unfinished_check().empty() ? "" : " during " + r.unfinished_check();
+  if (r.end == End::crashed)
+    return {"E-PLUGIN-CRASH", fmt::format("the plugin crashed{}: {}", during, r.end_detail)};
+  if (r.end == End::timed_out)
+    return {"E-PLUGIN-HANG", fmt::format("the plugin hung{}: it {}", during, r.end_detail)};
+  for (const CheckEvent& e : r.events)
+    if (e.kind == CheckEvent::Kind::fail) return {e.error_id, e.detail};
+  if (r.events.empty()) return {"E-PLUGIN-CRASH", "the checking process reported nothing"};
+  return {};
 }
 
 }  // namespace ndsearch

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/plugins/conformance.hpp"
@@ -17,8 +18,7 @@
 namespace ndsearch {
 
 // The child reports its events on this descriptor, apart from stdout and
-// stderr, which both go to the plugin-output pipe: a plugin that prints cannot
-// garble the events.
+// stderr: a plugin that prints cannot garble the events.
 inline constexpr int kCheckEventFd = 3;
 
 // One JSON object per line on `out`, flushed, so the parent sees every event
@@ -31,6 +31,7 @@ struct IsolatedCheckResult {
   End end = End::completed;
   std::string end_detail;    // "killed by signal 11 (Segmentation fault)", ...
   std::string child_stderr;  // what the child printed on stdout and stderr (last 8 KiB)
+  std::string child_stdout;  // what it printed on stdout alone: a plugin must not
   bool passed = false;       // completed and no check failed
 
   // The check that was running when the child died, if any.
@@ -44,5 +45,9 @@ struct IsolatedCheckResult {
 IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
                                         const std::vector<std::string>& child_args,
                                         std::chrono::milliseconds timeout);
+
+// The error id and message of a run that did not pass (a crash, a hang, the
+// first failed check), or two empty strings.
+std::pair<std::string, std::string> check_failure(const IsolatedCheckResult& result);
 
 }  // namespace ndsearch

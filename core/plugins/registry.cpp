@@ -12,6 +12,7 @@
 #include <regex>
 #include <system_error>
 
+#include "core/plugins/file_safety.hpp"
 #include "core/plugins/library.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
@@ -142,7 +143,8 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
 
 std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                                           std::shared_ptr<const PluginOptions> options,
-                                          const std::vector<std::string>& known_ids) {
+                                          const std::vector<std::string>& known_ids,
+                                          const std::vector<std::string>& shipped_ids) {
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec).lexically_normal();
   if (ec) absolute = path;
@@ -155,6 +157,14 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                     fmt::format("{}: a plugin with id \"{}\" was already loaded from earlier in "
                                 "the search path; this one is ignored",
                                 absolute.string(), id));
+  }
+  if (std::find(shipped_ids.begin(), shipped_ids.end(), id) != shipped_ids.end()) {
+    throw UserError("E-PLUGIN-SHADOW",
+                    fmt::format("{}: plugin id \"{}\" is the id of a plugin shipped with ndsearch; a "
+                                "plugin from the search path may not replace it, so this one is not "
+                                "loaded. Give it another id, or pass --allow-override {} to let it "
+                                "replace the shipped one",
+                                absolute.string(), id, id));
   }
   auto plugin = std::make_unique<LoadedPlugin>();
   plugin->path = absolute;
@@ -176,22 +186,106 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
   return plugin;
 }
 
+namespace {
+
+fs::path shown_path(const fs::path& path) {
+  std::error_code ec;
+  fs::path shown = fs::absolute(path, ec).lexically_normal();
+  return ec ? path : shown;
+}
+
+// Throws E-PLUGIN-UNSAFE when the library or its folder could have been
+// written by someone other than root or the user.
+void require_safe(const fs::path& library) {
+  const fs::path absolute = shown_path(library);
+  for (const fs::path& part : {absolute.parent_path(), absolute}) {
+    if (std::string reason = unsafe_reason(part); !reason.empty())
+      throw UserError("E-PLUGIN-UNSAFE", fmt::format("{}: not loaded: {}", absolute.string(), reason));
+  }
+}
+
+// Throws the vetting verdict's error when the library fails it.
+void require_vetted(const fs::path& library, const PluginSearch& search) {
+  if (!search.vetting.enabled) return;
+  const VetVerdict verdict = vet_plugin(shown_path(library), *search.options, search.vetting);
+  if (!verdict.notes.empty())
+    spdlog::debug("{}: passed vetting with problems the host checks again: {}", library.string(),
+                  verdict.notes);
+  if (verdict.wrote_stdout)
+    spdlog::debug("{}: writes on stdout; its output goes to stderr", library.string());
+  if (!verdict.passed) {
+    throw UserError(verdict.error_id.empty() ? "E-PLUGIN-CRASH" : verdict.error_id,
+                    fmt::format("failed vetting, not loaded: {}", verdict.message));
+  }
+}
+
+}  // namespace
+
+bool PluginRegistry::override_allowed(std::string_view id) const {
+  return std::find(allow_override_.begin(), allow_override_.end(), id) != allow_override_.end();
+}
+
 PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   PluginRegistry registry;
-  std::vector<std::string> ids;
-  auto try_load = [&](const fs::path& path, bool fatal) {
+  registry.allow_override_ = search.allow_override;
+  std::vector<std::unique_ptr<LoadedPlugin>> shipped;
+  std::vector<std::string> ids;          // of the plugins loaded from the search path
+  std::vector<std::string> shipped_ids;  // that those may not take
+  auto skip = [&](const fs::path& path, const UserError& e) {
+    spdlog::warn("[{}] {}", e.id(), e.what());
+    registry.skipped_.push_back({shown_path(path), e.id(), e.what()});
+  };
+  auto guard = [&](LoadedPlugin& plugin) {
+    plugin.guard = std::make_unique<GuardedTables>(plugin.interfaces, plugin.id, plugin.path,
+                                                   search.call_timeout);
+    plugin.interfaces = plugin.guard->interfaces();
+  };
+
+  // Shipped first: trusted, not vetted, and their ids are reserved.
+  if (search.install_dir) {
+    for (const fs::path& file : libraries_in(*search.install_dir)) {
+      try {
+        shipped.push_back(load_plugin(file, search.options));
+        shipped.back()->origin = PluginOrigin::shipped;
+        guard(*shipped.back());
+        shipped_ids.push_back(shipped.back()->id);
+      } catch (const UserError& e) {
+        skip(file, e);
+      }
+    }
+  }
+  std::vector<std::string> reserved;
+  for (const std::string& id : shipped_ids)
+    if (!registry.override_allowed(id)) reserved.push_back(id);
+
+  auto try_load = [&](const fs::path& path, PluginOrigin origin, bool fatal, bool folder_checked) {
     try {
-      registry.plugins_.push_back(load_plugin(path, search.options, ids));
+      if (!folder_checked) require_safe(path);
+      else if (std::string reason = unsafe_reason(shown_path(path)); !reason.empty())
+        throw UserError("E-PLUGIN-UNSAFE", fmt::format("{}: not loaded: {}", shown_path(path).string(), reason));
+      require_vetted(path, search);
+      registry.plugins_.push_back(load_plugin(path, search.options, ids, reserved));
+      registry.plugins_.back()->origin = origin;
+      guard(*registry.plugins_.back());
       ids.push_back(registry.plugins_.back()->id);
     } catch (const UserError& e) {
       if (fatal && e.id().rfind("W-", 0) != 0) throw;  // a warning never stops the run
-      spdlog::warn("[{}] {}", e.id(), e.what());
-      std::error_code absolute_error;
-      fs::path shown = fs::absolute(path, absolute_error).lexically_normal();
-      registry.skipped_.push_back({absolute_error ? path : shown, e.id(), e.what()});
+      skip(path, e);
     }
   };
-  for (const fs::path& file : search.files) try_load(file, /*fatal=*/true);
+  // A folder others can write: none of its libraries is loaded.
+  auto load_folder = [&](const fs::path& directory, PluginOrigin origin) {
+    const std::string reason = unsafe_reason(shown_path(directory));
+    for (const fs::path& file : libraries_in(directory)) {
+      if (reason.empty()) {
+        try_load(file, origin, false, /*folder_checked=*/true);
+      } else {
+        skip(file, UserError("E-PLUGIN-UNSAFE",
+                             fmt::format("{}: not loaded: {}", shown_path(file).string(), reason)));
+      }
+    }
+  };
+  for (const fs::path& file : search.files) try_load(file, PluginOrigin::named, /*fatal=*/true, false);
   std::error_code ec;
   for (const fs::path& directory : search.directories) {
     if (!fs::is_directory(directory, ec)) {
@@ -200,18 +294,32 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
                                   "holds plugin libraries (*.so)",
                                   directory.string()));
     }
-    for (const fs::path& file : libraries_in(directory)) try_load(file, false);
+    load_folder(directory, PluginOrigin::directory);
   }
   for (const fs::path& directory : split_path_list(search.environment_path)) {
+    if (directory.is_relative()) {
+      spdlog::warn("[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names {}, a relative folder: which plugins "
+                   "load then depends on the folder ndsearch runs in; give an absolute path",
+                   directory.string());
+    }
     if (!fs::is_directory(directory, ec)) {
       spdlog::warn("[W-PLUGIN-PATH] NDS_PLUGIN_PATH names {}, which is not a directory; ignored",
                    directory.string());
       continue;
     }
-    for (const fs::path& file : libraries_in(directory)) try_load(file, false);
+    load_folder(directory, PluginOrigin::environment);
   }
-  if (search.install_dir) {
-    for (const fs::path& file : libraries_in(*search.install_dir)) try_load(file, false);
+  // The shipped plugins last (the search order), but for one --allow-override replaced.
+  for (auto& plugin : shipped) {
+    if (std::find(ids.begin(), ids.end(), plugin->id) != ids.end()) {
+      skip(plugin->path,
+           UserError("W-PLUGIN-DUPLICATE",
+                     fmt::format("{}: the shipped plugin \"{}\" is replaced by a plugin of the same id "
+                                 "from the search path, as --allow-override {} allows",
+                                 plugin->path.string(), plugin->id, plugin->id)));
+      continue;
+    }
+    registry.plugins_.push_back(std::move(plugin));
   }
   return registry;
 }

@@ -14,17 +14,30 @@
 
 #include "core/plugins/interfaces.hpp"
 #include "core/plugins/module_host.hpp"
+#include "core/plugins/vetting.hpp"
+#include "core/plugins/watchdog.hpp"
 
 namespace ndsearch {
 
-// Where to look, in order of precedence.
+// Where to look, in order of precedence. Every library but the shipped ones
+// (install_dir, trusted) must sit in a folder and file only root or the user
+// can write, and pass vetting in a child process (vetting.hpp) before it is
+// loaded; none may take the id of a shipped plugin or device unless
+// `allow_override` names that id.
 struct PluginSearch {
   std::vector<std::filesystem::path> files;        // --plugin FILE: a failure is fatal
   std::vector<std::filesystem::path> directories;  // --plugin-path DIR (and DIR:DIR)
   std::string environment_path;                    // NDS_PLUGIN_PATH, colon-separated
   std::optional<std::filesystem::path> install_dir;  // the shipped plugins
   std::shared_ptr<const PluginOptions> options = std::make_shared<PluginOptions>();
+  std::vector<std::string> allow_override;  // --allow-override ID: plugin or device ids
+  VetSettings vetting;
+  // The limit on each probe, parse and get_devices call (watchdog.hpp).
+  std::chrono::milliseconds call_timeout = kDefaultPluginCallTimeout;
 };
+
+// Where a loaded plugin came from.
+enum class PluginOrigin { named, directory, environment, shipped };
 
 // A module after its init: one per library and process, shared by every
 // LoadedPlugin of that library, so init and shutdown each run once ([once]).
@@ -46,7 +59,11 @@ struct LoadedPlugin {
   uint32_t abi_minor = 0;
   Interfaces interfaces;
   const nds_module* module = nullptr;
+  PluginOrigin origin = PluginOrigin::named;
   std::shared_ptr<ModuleInstance> instance;  // the last owner shuts the module down
+  // The watchdog's copies of the blocking tables (`interfaces` points to them);
+  // released before the module shuts down.
+  std::unique_ptr<GuardedTables> guard;
 };
 
 // A library that was found but not loaded, and why.
@@ -62,6 +79,10 @@ class PluginRegistry {
   // (a warning), except one named with --plugin or a --plugin-path directory
   // that does not exist: those throw UserError (exit 2). Two plugins with one
   // id: the first in search order wins, the other is skipped with W-PLUGIN-DUPLICATE.
+  // Refused before loading: an unsafe file or folder (E-PLUGIN-UNSAFE), a
+  // library that fails vetting (the id of what failed: E-PLUGIN-CRASH,
+  // E-PLUGIN-HANG, E-PLUGIN-INIT, ...; E-PLUGIN-VET when it cannot be vetted)
+  // and one with a shipped plugin's id (E-PLUGIN-SHADOW).
   static PluginRegistry load(const PluginSearch& search);
 
   PluginRegistry() = default;
@@ -71,10 +92,13 @@ class PluginRegistry {
 
   const std::vector<std::unique_ptr<LoadedPlugin>>& plugins() const noexcept { return plugins_; }
   const std::vector<SkippedPlugin>& skipped() const noexcept { return skipped_; }
+  // Whether --allow-override names `id` (a plugin or device id).
+  bool override_allowed(std::string_view id) const;
 
  private:
   std::vector<std::unique_ptr<LoadedPlugin>> plugins_;
   std::vector<SkippedPlugin> skipped_;
+  std::vector<std::string> allow_override_;
 };
 
 // Loads and initialises one library, whatever its id; a library already
@@ -84,10 +108,12 @@ class PluginRegistry {
 // E-PLUGIN-INIT, E-PLUGIN-INTERFACE); an exception a plugin throws across the
 // C ABI is caught and reported under the id of the call it escaped from.
 // `known_ids`, when given, makes a module whose id is in it fail with
-// W-PLUGIN-DUPLICATE before its init runs.
+// W-PLUGIN-DUPLICATE before its init runs; `shipped_ids` (the ids of shipped
+// plugins it may not take) with E-PLUGIN-SHADOW.
 std::unique_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& path,
                                           std::shared_ptr<const PluginOptions> options,
-                                          const std::vector<std::string>& known_ids = {});
+                                          const std::vector<std::string>& known_ids = {},
+                                          const std::vector<std::string>& shipped_ids = {});
 
 // "a:b::c" -> {a, b, c}: the directories of a colon-separated list.
 std::vector<std::filesystem::path> split_path_list(std::string_view list);

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "core/plugins/stdout_guard.hpp"
+
 namespace ndsearch::cli {
 
 void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
@@ -17,9 +19,19 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
   app.add_option("--device-file", flags.device_file,
                  "A device described in TOML (docs/device-toml.md); an error in it stops the run")
       ->type_name("FILE");
+  app.add_option("--allow-override", flags.allow_override,
+                 "Let a plugin from the search path replace the shipped plugin or device of this id "
+                 "(repeatable)")
+      ->type_name("ID");
+  app.add_option("--plugin-timeout", flags.plugin_timeout_s,
+                 "Seconds a plugin may take to be vetted, or in one probe, parse or get_devices call")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
 }
 
 PluginSearch plugin_search(const PluginFlags& flags) {
+  keep_stdout_from_plugins();
   PluginSearch search;
   for (const std::string& file : flags.plugin_files) search.files.emplace_back(file);
   for (const std::string& list : flags.plugin_paths)
@@ -31,6 +43,10 @@ PluginSearch plugin_search(const PluginFlags& flags) {
     (*options)["device-file"] = std::filesystem::absolute(flags.device_file).string();
   if (const char* env = std::getenv("NDS_DEVICE_PATH")) (*options)["device-path"] = env;
   search.options = std::move(options);
+  search.allow_override = flags.allow_override;
+  const auto limit = std::chrono::milliseconds(static_cast<long long>(flags.plugin_timeout_s * 1000));
+  search.call_timeout = limit;
+  search.vetting.timeout = limit;
   return search;
 }
 

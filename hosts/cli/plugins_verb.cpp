@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hosts/cli/plugins_verb.hpp"
 
-#include <boost/dll/runtime_symbol_info.hpp>  // program_location
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +8,7 @@
 #include <iostream>
 
 #include "core/plugins/isolated_check.hpp"
+#include "core/plugins/vetting.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch::cli {
@@ -60,34 +60,37 @@ int list_plugins(const PluginFlags& flags, const std::string& format) {
   return kExitOk;
 }
 
-// The error id and message of a check run that did not pass, or empty.
-std::pair<std::string, std::string> verdict(const IsolatedCheckResult& r) {
-  using End = IsolatedCheckResult::End;
-  const std::string during = r.unfinished_check().empty() ? "" : " during " + r.unfinished_check();
-  if (r.end == End::crashed)
-    return {"E-PLUGIN-CRASH", fmt::format("the plugin crashed{}: {}", during, r.end_detail)};
-  if (r.end == End::timed_out)
-    return {"E-PLUGIN-HANG", fmt::format("the plugin hung{}: it {}", during, r.end_detail)};
-  for (const CheckEvent& e : r.events)
-    if (e.kind == CheckEvent::Kind::fail) return {e.error_id, e.detail};
-  if (r.events.empty()) return {"E-PLUGIN-CRASH", "the checking process reported nothing"};
-  return {};
-}
-
 int check_plugin(const PluginFlags& flags, const std::string& path, const std::string& format,
-                 double timeout_s) {
+                 double timeout_s, const std::string& sample_config) {
   if (!std::filesystem::exists(path))
     throw UserError("E-PLUGIN-NOT-FOUND",
                     fmt::format("plugins check {}: no such file; give the path of a plugin library (.so)", path));
-  std::error_code ec;
-  const auto self = boost::dll::program_location(ec);
-  if (ec) throw UserError("E-PLUGIN-CHECK-START", "cannot find the ndsearch program to start a child process: " + ec.message());
-  std::vector<std::string> child_args = {"plugins", "check", "--in-child", path};
-  if (!flags.device_file.empty()) child_args.insert(child_args.end(), {"--device-file", flags.device_file});
+  if (!sample_config.empty() && !std::filesystem::is_regular_file(sample_config))
+    throw UserError("E-PLUGIN-NOT-FOUND",
+                    fmt::format("plugins check --sample-config {}: no such file; give a model config "
+                                "the parser reads",
+                                sample_config));
+  const auto helper = find_vet_helper();
+  if (!helper)
+    throw UserError("E-PLUGIN-CHECK-START",
+                    "cannot find ndsearch-plugin-vet, the helper that checks a plugin in a child "
+                    "process; reinstall ndsearch, or set NDS_PLUGIN_VET to its absolute path");
+  const PluginSearch search = plugin_search(flags);
   const IsolatedCheckResult result = run_checks_isolated(
-      self, child_args,
+      *helper,
+      vet_helper_args(path, *search.options,
+                      sample_config.empty() ? std::nullopt
+                                            : std::optional<std::filesystem::path>(std::filesystem::absolute(sample_config))),
       std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
-  const auto [error_id, message] = verdict(result);
+  // Printing on stdout is flagged, not failed: the CLI sends it to stderr, but
+  // another host may not.
+  const std::string stdout_warning =
+      result.child_stdout.empty()
+          ? ""
+          : fmt::format("{}: the plugin wrote {} bytes on stdout (\"{}\"); a plugin must log through "
+                        "the host (host->log) instead: stdout belongs to the host's output",
+                        path, result.child_stdout.size(), result.child_stdout.substr(0, 60));
+  const auto [error_id, message] = check_failure(result);
   if (format == "json") {
     nlohmann::json checks = nlohmann::json::array();
     for (const CheckEvent& e : result.events) {
@@ -102,6 +105,9 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
     nlohmann::json out = {{"schema_version", kSchemaVersion}, {"path", path},       {"passed", result.passed},
                           {"end", end},                       {"checks", checks}};
     if (!error_id.empty()) out["error"] = {{"id", error_id}, {"message", message}};
+    out["warnings"] = nlohmann::json::array();
+    if (!stdout_warning.empty())
+      out["warnings"].push_back({{"id", "W-PLUGIN-STDOUT"}, {"message", stdout_warning}});
     if (!result.child_stderr.empty()) out["plugin_stderr"] = result.child_stderr;
     std::cout << out.dump(2) << "\n";
   } else {
@@ -120,6 +126,7 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
       ++failed;
       std::cout << fmt::format("  FAIL  {} [{}] {}\n", result.unfinished_check(), error_id, message);
     }
+    if (!stdout_warning.empty()) std::cout << "  WARN  module.stdout [W-PLUGIN-STDOUT] " << stdout_warning << "\n";
     std::cout << fmt::format("{} passed, {} failed\n", passed, failed);
     if (!result.passed) {
       std::cerr << fmt::format("ndsearch: error [{}]: {}\n", error_id,
@@ -129,16 +136,6 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
     }
   }
   return result.passed ? kExitOk : kExitUsage;
-}
-
-// The child side of `plugins check`: events as JSON lines on kCheckEventFd
-// (stdout when run by hand without it).
-int check_in_child(const PluginFlags& flags, const std::string& path) {
-  std::FILE* events = fdopen(kCheckEventFd, "w");
-  if (events == nullptr) events = stdout;
-  const bool passed = run_conformance_checks(path, plugin_search(flags).options,
-                                             [events](const CheckEvent& e) { write_check_event(events, e); });
-  return passed ? kExitOk : kExitUsage;
 }
 
 }  // namespace
@@ -159,7 +156,7 @@ void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int
     std::string path;
     std::string format = "table";
     double timeout_s = 60;
-    bool in_child = false;
+    std::string sample_config;
   };
   auto check_args = std::make_shared<CheckArgs>();
   CLI::App* check = plugins->add_subcommand(
@@ -171,11 +168,13 @@ void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   check->add_option("--timeout", check_args->timeout_s, "Seconds before a hanging plugin is killed")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
-  check->add_flag("--in-child", check_args->in_child)->group("");  // internal: the child side
+  check->add_option("--sample-config", check_args->sample_config,
+                    "A model config for a parser plugin's parse check (default: built-in samples)")
+      ->type_name("FILE");
   check->callback([&run, &flags, check_args] {
     run = [&flags, check_args] {
-      if (check_args->in_child) return check_in_child(flags, check_args->path);
-      return check_plugin(flags, check_args->path, check_args->format, check_args->timeout_s);
+      return check_plugin(flags, check_args->path, check_args->format, check_args->timeout_s,
+                          check_args->sample_config);
     };
   });
 }
