@@ -53,9 +53,9 @@ struct Timed {
 // 1 s plugin limit, at -v 2 so that warnings show.
 Timed run_ndsearch(const fs::path& cache, const std::string& plugin_path, const std::string& args) {
   const auto start = std::chrono::steady_clock::now();
-  CommandResult r = run_command("env XDG_CACHE_HOME=" + cache.string() +
-                                (plugin_path.empty() ? " -u NDS_PLUGIN_PATH" : " NDS_PLUGIN_PATH=" + plugin_path) +
-                                " " + cli() + " -v 2 --plugin-timeout 1 " + args);
+  CommandResult r = run_command(std::string("env ") +
+                                (plugin_path.empty() ? "-u NDS_PLUGIN_PATH" : "NDS_PLUGIN_PATH=" + plugin_path) +
+                                " XDG_CACHE_HOME=" + cache.string() + " " + cli() + " -v 2 --plugin-timeout 1 " + args);
   return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
