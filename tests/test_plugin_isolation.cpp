@@ -27,8 +27,12 @@ using ndsearch::test::fixture;
 
 namespace {
 
-fs::path hostile_dir(const std::string& mode) { return fs::path(NDS_TEST_FIXTURES) / "hostile" / mode; }
-fs::path hostile(const std::string& mode) { return hostile_dir(mode) / ("hostile_" + mode + ".so"); }
+fs::path hostile_dir(const std::string& mode) {
+  return fs::path(NDS_TEST_FIXTURES) / "hostile" / mode;
+}
+fs::path hostile(const std::string& mode) {
+  return hostile_dir(mode) / ("hostile_" + mode + ".so");
+}
 
 // A fresh folder of this test's own, removed afterwards.
 struct TempDir {
@@ -68,7 +72,9 @@ std::string skipped_message(const PluginRegistry& registry, const std::string& f
 
 }  // namespace
 
-TEST_CASE("A probe that does not return is abandoned after the limit with E-PLUGIN-HANG naming the plugin") {
+TEST_CASE(
+    "A probe that does not return is abandoned after the limit with E-PLUGIN-HANG naming the "
+    "plugin") {
   PluginSearch search;
   search.files = {hostile("hang_at_run")};  // sound under vetting; hangs on these names
   search.vetting.enabled = false;
@@ -114,7 +120,8 @@ TEST_CASE("The watchdog passes a plugin's answers through unchanged") {
   REQUIRE(hf != nullptr);
   CHECK(hf->guard->guarded());
   double confidence = 0;
-  const std::string config = std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
+  const std::string config =
+      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
   StatusPtr failure(hf->interfaces.parser->probe(config.c_str(), &confidence));
   CHECK(failure == nullptr);
   CHECK(confidence > 0.5);  // the HF parser is sure of a config.json with model_type
@@ -132,7 +139,8 @@ TEST_CASE("A vetting verdict is cached per file version and a changed file is ve
   CHECK(first.passed);
   // One JSON file per plugin under <cache>/plugin-verdicts/.
   std::vector<fs::path> entries;
-  for (const auto& e : fs::directory_iterator(cache.path / "plugin-verdicts")) entries.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(cache.path / "plugin-verdicts"))
+    entries.push_back(e.path());
   REQUIRE(entries.size() == 1);
   nlohmann::json j = nlohmann::json::parse(std::ifstream(entries[0]));
   CHECK(j["path"] == copy.string());
@@ -142,9 +150,9 @@ TEST_CASE("A vetting verdict is cached per file version and a changed file is ve
   // The next vetting reads the verdict instead of running the helper: a
   // verdict edited in the cache comes back as edited.
   j["passed"] = false;
-  j["error_id"] = "E-TEST-EDITED";
+  j["error_id"] = "edited-in-the-cache";
   std::ofstream(entries[0]) << j.dump();
-  CHECK(vet_plugin(copy, {}, settings).error_id == "E-TEST-EDITED");
+  CHECK(vet_plugin(copy, {}, settings).error_id == "edited-in-the-cache");
   // The same size and mtime but other bytes: the hash no longer matches.
   const auto mtime = fs::last_write_time(copy);
   {
@@ -153,7 +161,7 @@ TEST_CASE("A vetting verdict is cached per file version and a changed file is ve
     f.put('\x01');
   }
   fs::last_write_time(copy, mtime);
-  CHECK(vet_plugin(copy, {}, settings).error_id != "E-TEST-EDITED");
+  CHECK(vet_plugin(copy, {}, settings).error_id != "edited-in-the-cache");
 }
 
 TEST_CASE("A plugin that fails vetting is skipped with its reason and the run goes on") {
@@ -163,12 +171,14 @@ TEST_CASE("A plugin that fails vetting is skipped with its reason and the run go
   search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
   search.vetting = settings_in(cache.path);
   PluginRegistry registry = PluginRegistry::load(search);
-  CHECK(skipped_ids(registry, "hostile_init_segv.so") == std::vector<std::string>{"E-PLUGIN-CRASH"});
+  CHECK(skipped_ids(registry, "hostile_init_segv.so") ==
+        std::vector<std::string>{"E-PLUGIN-CRASH"});
   const std::string message = skipped_message(registry, "hostile_init_segv.so");
   CHECK_THAT(message, Catch::Contains("failed vetting"));
   CHECK_THAT(message, Catch::Contains("during module.load"));
   CHECK_THAT(message, Catch::Contains("signal 11"));
-  CHECK(DeviceCatalog::load(registry, false).resolve("nvidia-h100-sxm").memory_bytes == 80ull << 30);
+  CHECK(DeviceCatalog::load(registry, false).resolve("nvidia-h100-sxm").memory_bytes == 80ull
+                                                                                            << 30);
   // Named with --plugin it is an error (exit 2).
   search.files = {hostile("init_segv")};
   try {
@@ -191,7 +201,8 @@ TEST_CASE("Plugins in a folder or file others can write, or owned by another use
   auto reason = [&] {
     PluginRegistry registry = PluginRegistry::load(search);
     CHECK(registry.plugins().empty());
-    CHECK(skipped_ids(registry, "compat_current.so") == std::vector<std::string>{"E-PLUGIN-UNSAFE"});
+    CHECK(skipped_ids(registry, "compat_current.so") ==
+          std::vector<std::string>{"E-PLUGIN-UNSAFE"});
     return skipped_message(registry, "compat_current.so");
   };
   SECTION("a world-writable file") {
@@ -202,7 +213,8 @@ TEST_CASE("Plugins in a folder or file others can write, or owned by another use
   }
   SECTION("a group-writable folder") {
     REQUIRE(chmod(folder.path.c_str(), 0770) == 0);
-    CHECK_THAT(reason(), Catch::Contains("plugin folder " + folder.path.string() + " is writable by its group"));
+    CHECK_THAT(reason(), Catch::Contains("plugin folder " + folder.path.string() +
+                                         " is writable by its group"));
   }
   SECTION("a file owned by another user") {
     if (geteuid() != 0) {
@@ -235,7 +247,8 @@ TEST_CASE("A malformed device table skips that plugin's devices, not the shipped
   CHECK(catalog.resolve("nvidia-h100-sxm").memory_bytes == 80ull << 30);
   bool warned = false;
   for (const std::string& w : catalog.warnings())
-    warned = warned || (w.rfind("[W-DEVICE-PLUGIN]", 0) == 0 && w.find("hostile_malformed_devices.so") != std::string::npos &&
+    warned = warned || (w.rfind("[W-DEVICE-PLUGIN]", 0) == 0 &&
+                        w.find("hostile_malformed_devices.so") != std::string::npos &&
                         w.find("struct_size 4") != std::string::npos);
   CHECK(warned);
   CHECK_THROWS_AS(catalog.resolve("hostile-malformed-devices-device"), UserError);
@@ -254,13 +267,15 @@ TEST_CASE("A device with a shipped device's id is refused unless allowed to over
     const DeviceCatalog catalog = DeviceCatalog::load(registry, false);
     CHECK(catalog.resolve("nvidia-h100-sxm").memory_bytes == 80ull << 30);
     bool warned = false;
-    for (const std::string& w : catalog.warnings()) warned = warned || w.rfind("[W-DEVICE-SHADOW]", 0) == 0;
+    for (const std::string& w : catalog.warnings())
+      warned = warned || w.rfind("[W-DEVICE-SHADOW]", 0) == 0;
     CHECK(warned);
   }
   {
     search.allow_override = {"nvidia-h100-sxm"};
     PluginRegistry registry = PluginRegistry::load(search);
-    CHECK(DeviceCatalog::load(registry, false).resolve("nvidia-h100-sxm").memory_bytes == 96ull << 30);
+    CHECK(DeviceCatalog::load(registry, false).resolve("nvidia-h100-sxm").memory_bytes ==
+          96ull << 30);
   }
   {
     search.allow_override.clear();
@@ -290,7 +305,8 @@ TEST_CASE("A plugin with a shipped plugin's id is refused unless allowed to over
   };
   {
     PluginRegistry registry = PluginRegistry::load(search);
-    CHECK(skipped_ids(registry, "hostile_shadow_id.so") == std::vector<std::string>{"E-PLUGIN-SHADOW"});
+    CHECK(skipped_ids(registry, "hostile_shadow_id.so") ==
+          std::vector<std::string>{"E-PLUGIN-SHADOW"});
     CHECK(nvidia_path(registry) == "nvidia.so");
   }
   {

@@ -28,8 +28,12 @@ namespace {
 std::string hostile_dir(const std::string& mode) {
   return std::string(NDS_TEST_FIXTURES) + "/hostile/" + mode;
 }
-std::string hostile(const std::string& mode) { return hostile_dir(mode) + "/hostile_" + mode + ".so"; }
-std::string tiny_config() { return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json"; }
+std::string hostile(const std::string& mode) {
+  return hostile_dir(mode) + "/hostile_" + mode + ".so";
+}
+std::string tiny_config() {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
+}
 
 struct TempDir {
   fs::path path;
@@ -53,15 +57,17 @@ struct Timed {
 // 1 s plugin limit, at -v 2 so that warnings show.
 Timed run_ndsearch(const fs::path& cache, const std::string& plugin_path, const std::string& args) {
   const auto start = std::chrono::steady_clock::now();
-  CommandResult r = run_command(std::string("env ") +
-                                (plugin_path.empty() ? "-u NDS_PLUGIN_PATH" : "NDS_PLUGIN_PATH=" + plugin_path) +
-                                " XDG_CACHE_HOME=" + cache.string() + " " + cli() + " -v 2 --plugin-timeout 1 " + args);
+  CommandResult r = run_command(
+      std::string("env ") +
+      (plugin_path.empty() ? "-u NDS_PLUGIN_PATH" : "NDS_PLUGIN_PATH=" + plugin_path) +
+      " XDG_CACHE_HOME=" + cache.string() + " " + cli() + " -v 2 --plugin-timeout 1 " + args);
   return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
 // eval of a tiny Llama on 8 H100 SXM: every run below must still price it.
-const std::string kEval = "eval " + tiny_config() +
-                          " -A nvidia-h100-sxm -d 8 --seq-len 1024 -b 8 --strategy tp=1,pp=1,dp=8,mbs=1 --format json";
+const std::string kEval =
+    "eval " + tiny_config() +
+    " -A nvidia-h100-sxm -d 8 --seq-len 1024 -b 8 --strategy tp=1,pp=1,dp=8,mbs=1 --format json";
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
 // What each hostile library must be refused with when vetted.
@@ -87,7 +93,9 @@ const Case kRefused[] = {
 
 }  // namespace
 
-TEST_CASE("Each hostile plugin on the search path is skipped with its reason and eval on a shipped device works") {
+TEST_CASE(
+    "Each hostile plugin on the search path is skipped with its reason and eval on a shipped "
+    "device works") {
   for (const Case& c : kRefused) {
     INFO(c.mode);
     TempDir cache;
@@ -96,7 +104,8 @@ TEST_CASE("Each hostile plugin on the search path is skipped with its reason and
     CHECK(t.r.exit_code == 0);
     CHECK(t.seconds < 5);
     const json j = json::parse(t.r.out);  // the whole stdout is one JSON document
-    CHECK(j["memory"]["budget_bytes"].get<double>() == 78 * GiB);  // 80 GiB H100 less its 2 GiB reserve
+    CHECK(j["memory"]["budget_bytes"].get<double>() ==
+          78 * GiB);  // 80 GiB H100 less its 2 GiB reserve
     CHECK_THAT(t.r.err, Catch::Contains(std::string("[") + c.error_id + "] failed vetting"));
     CHECK_THAT(t.r.err, Catch::Contains(hostile(c.mode)));
     CHECK_THAT(t.r.err, Catch::Contains(c.words));
@@ -129,7 +138,8 @@ TEST_CASE("A verdict is kept: the second run does not vet a hanging plugin again
   CHECK_THAT(second.r.err, Catch::Contains("remove that file to vet it again"));
 }
 
-TEST_CASE("A plugin printing on stdout in init, get_devices, probe and parse cannot corrupt the JSON") {
+TEST_CASE(
+    "A plugin printing on stdout in init, get_devices, probe and parse cannot corrupt the JSON") {
   TempDir cache;
   Timed t = run_ndsearch(cache.path, hostile_dir("stdout"), kEval);
   INFO(t.r.out << t.r.err);
@@ -140,7 +150,8 @@ TEST_CASE("A plugin printing on stdout in init, get_devices, probe and parse can
   CHECK_THAT(t.r.err, Catch::Contains("hostile plugin prints in probe"));
   CHECK_THAT(t.r.err, Catch::Contains("hostile plugin writes(1)"));
   // Its parse, chosen with -f: the refusal is an error, its print goes to stderr.
-  Timed parsed = run_ndsearch(cache.path, hostile_dir("stdout"), "model " + tiny_config() + " -f hostile-stdout --format json");
+  Timed parsed = run_ndsearch(cache.path, hostile_dir("stdout"),
+                              "model " + tiny_config() + " -f hostile-stdout --format json");
   INFO(parsed.r.out << parsed.r.err);
   CHECK(parsed.r.exit_code == 2);
   CHECK(parsed.r.out.empty());
@@ -148,15 +159,19 @@ TEST_CASE("A plugin printing on stdout in init, get_devices, probe and parse can
   CHECK_THAT(parsed.r.err, Catch::Contains("this fixture reads no configs"));
 }
 
-TEST_CASE("A same-id device does not replace the shipped H100 SXM unless --allow-override says so") {
+TEST_CASE(
+    "A same-id device does not replace the shipped H100 SXM unless --allow-override says so") {
   TempDir cache;
   // plugins/hardware/nvidia: 80 GiB less a 2 GiB reserve; the fixture: 96 GiB less 1 GiB.
   Timed t = run_ndsearch(cache.path, hostile_dir("shadow_device"), kEval);
   INFO(t.r.out << t.r.err);
   REQUIRE(t.r.exit_code == 0);
   CHECK(json::parse(t.r.out)["memory"]["budget_bytes"].get<double>() == 78 * GiB);
-  CHECK_THAT(t.r.err, Catch::Contains("[W-DEVICE-SHADOW] device nvidia-h100-sxm of plugin hostile-shadow-device"));
-  Timed allowed = run_ndsearch(cache.path, hostile_dir("shadow_device"), "--allow-override nvidia-h100-sxm " + kEval);
+  CHECK_THAT(
+      t.r.err,
+      Catch::Contains("[W-DEVICE-SHADOW] device nvidia-h100-sxm of plugin hostile-shadow-device"));
+  Timed allowed = run_ndsearch(cache.path, hostile_dir("shadow_device"),
+                               "--allow-override nvidia-h100-sxm " + kEval);
   REQUIRE(allowed.r.exit_code == 0);
   CHECK(json::parse(allowed.r.out)["memory"]["budget_bytes"].get<double>() == 95 * GiB);
   Timed named = run_ndsearch(cache.path, "", "--plugin " + hostile("shadow_device") + " " + kEval);
@@ -177,7 +192,8 @@ TEST_CASE("A plugin with the shipped nvidia plugin's id is skipped, or an error 
   CHECK_THAT(named.r.err, Catch::Contains("--allow-override nvidia"));
 }
 
-TEST_CASE("A malformed device table from a plugin skips its devices and eval on a shipped device works") {
+TEST_CASE(
+    "A malformed device table from a plugin skips its devices and eval on a shipped device works") {
   TempDir cache;
   Timed t = run_ndsearch(cache.path, hostile_dir("malformed_devices"), kEval);
   INFO(t.r.out << t.r.err);
@@ -192,23 +208,26 @@ TEST_CASE("A probe that hangs at run time stops the run with E-PLUGIN-HANG namin
   const fs::path config = cache.path / "hang-in-probe.json";
   fs::copy_file(tiny_config(), config);
   Timed t = run_ndsearch(cache.path, hostile_dir("hang_at_run"),
-                     "eval " + config.string() + " -A nvidia-h100-sxm -d 8 --format json");
+                         "eval " + config.string() + " -A nvidia-h100-sxm -d 8 --format json");
   INFO(t.r.out << t.r.err);
   CHECK(t.r.exit_code == 2);
   CHECK(t.seconds < 5);
   CHECK(t.r.out.empty());
   CHECK_THAT(t.r.err, Catch::Contains("ndsearch: error [E-PLUGIN-HANG]"));
-  CHECK_THAT(t.r.err, Catch::Contains("plugin \"hostile-hang-at-run\" did not return from probe within 1 s"));
+  CHECK_THAT(t.r.err, Catch::Contains(
+                          "plugin \"hostile-hang-at-run\" did not return from probe within 1 s"));
   // A parse that hangs (the parser named with -f).
   const fs::path parsed = cache.path / "hang-in-parse.json";
   fs::copy_file(tiny_config(), parsed);
-  Timed p = run_ndsearch(cache.path, hostile_dir("hang_at_run"), "model " + parsed.string() + " -f hostile-hang-at-run");
+  Timed p = run_ndsearch(cache.path, hostile_dir("hang_at_run"),
+                         "model " + parsed.string() + " -f hostile-hang-at-run");
   CHECK(p.r.exit_code == 2);
   CHECK(p.seconds < 5);
   CHECK_THAT(p.r.err, Catch::Contains("did not return from parse within 1 s"));
 }
 
-TEST_CASE("A world-writable plugin folder is refused with the reason and a relative entry is warned") {
+TEST_CASE(
+    "A world-writable plugin folder is refused with the reason and a relative entry is warned") {
   TempDir cache;
   TempDir folder;
   fs::copy_file(fixture("compat_current"), folder.path / "compat_current.so");
@@ -219,10 +238,12 @@ TEST_CASE("A world-writable plugin folder is refused with the reason and a relat
   const json j = json::parse(t.r.out);
   REQUIRE(j["skipped"].size() == 1);
   CHECK(j["skipped"][0]["error_id"] == "E-PLUGIN-UNSAFE");
-  CHECK_THAT(j["skipped"][0]["message"].get<std::string>(), Catch::Contains("writable by others (mode 0777)"));
+  CHECK_THAT(j["skipped"][0]["message"].get<std::string>(),
+             Catch::Contains("writable by others (mode 0777)"));
   Timed relative = run_ndsearch(cache.path, "relative/plugins", "plugins list");
   CHECK(relative.r.exit_code == 0);
-  CHECK_THAT(relative.r.err, Catch::Contains("[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names relative/plugins"));
+  CHECK_THAT(relative.r.err,
+             Catch::Contains("[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names relative/plugins"));
 }
 
 TEST_CASE("plugins check parses a sample config and flags writes to stdout") {
@@ -237,18 +258,22 @@ TEST_CASE("plugins check parses a sample config and flags writes to stdout") {
   json crashing = check(hostile("parse_segv"));
   CHECK(crashing["exit_code"] == 2);
   CHECK(crashing["error"]["id"] == "E-PLUGIN-CRASH");
-  CHECK_THAT(crashing["error"]["message"].get<std::string>(), Catch::Contains("during parser.parse-sample"));
+  CHECK_THAT(crashing["error"]["message"].get<std::string>(),
+             Catch::Contains("during parser.parse-sample"));
   json noisy = check(hostile("stdout"));
   CHECK(noisy["passed"] == true);
   REQUIRE(noisy["warnings"].size() == 1);
   CHECK(noisy["warnings"][0]["id"] == "W-PLUGIN-STDOUT");
-  CHECK_THAT(noisy["warnings"][0]["message"].get<std::string>(), Catch::Contains("hostile plugin prints in init"));
+  CHECK_THAT(noisy["warnings"][0]["message"].get<std::string>(),
+             Catch::Contains("hostile plugin prints in init"));
   // The shipped HF parser parses the config it is given.
-  json hf = check(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/hf_config_json.so", "--sample-config " + tiny_config());
+  json hf = check(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/hf_config_json.so",
+                  "--sample-config " + tiny_config());
   INFO(hf.dump(2));
   CHECK(hf["passed"] == true);
   CHECK(hf["warnings"].empty());
   bool parsed = false;
-  for (const json& c : hf["checks"]) parsed = parsed || (c["check"] == "parser.parse-sample" && c["result"] == "pass");
+  for (const json& c : hf["checks"])
+    parsed = parsed || (c["check"] == "parser.parse-sample" && c["result"] == "pass");
   CHECK(parsed);
 }

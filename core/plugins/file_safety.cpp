@@ -14,16 +14,18 @@ std::string unsafe_reason(const std::filesystem::path& path) {
   const bool folder = S_ISDIR(info.st_mode);
   const char* what = folder ? "folder" : "file";
   if (info.st_uid != 0 && info.st_uid != geteuid()) {
-    return fmt::format("the plugin {} {} is owned by user id {}, neither root nor you (user id {}); "
-                       "a plugin runs with your rights, so only load plugins you or root own "
-                       "(chown it, or move it to a folder of yours)",
-                       what, path.string(), info.st_uid, geteuid());
+    return fmt::format(
+        "the plugin {} {} is owned by user id {}, neither root nor you (user id {}); "
+        "a plugin runs with your rights, so only load plugins you or root own "
+        "(chown it, or move it to a folder of yours)",
+        what, path.string(), info.st_uid, geteuid());
   }
   if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return fmt::format("the plugin {} {} is writable by {} (mode {:04o}); anyone who can write it "
-                       "could run code as you; fix it with `chmod go-w {}`",
-                       what, path.string(), (info.st_mode & S_IWOTH) ? "others" : "its group",
-                       info.st_mode & 07777, path.string());
+    return fmt::format(
+        "the plugin {} {} is writable by {} (mode {:04o}); anyone who can write it "
+        "could run code as you; fix it with `chmod go-w {}`",
+        what, path.string(), (info.st_mode & S_IWOTH) ? "others" : "its group",
+        info.st_mode & 07777, path.string());
   }
   return "";
 }

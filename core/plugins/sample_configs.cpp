@@ -59,7 +59,8 @@ parallel_config:
 }  // namespace
 
 SampleConfigs::SampleConfigs() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "ndsearch-samples-XXXXXX").string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "ndsearch-samples-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) return;
   folder_ = pattern;
   for (const Sample& sample : kSamples) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/plugins/stdout_guard.hpp"
 
-#include <ext/stdio_filebuf.h>  // libstdc++: a streambuf on a descriptor
 #include <fcntl.h>
 #include <unistd.h>
+#include <ext/stdio_filebuf.h>  // libstdc++: a streambuf on a descriptor
 
 #include <atomic>
 #include <cstdio>
@@ -15,7 +15,9 @@ namespace {
 std::atomic<int> real_stdout{STDOUT_FILENO};
 }  // namespace
 
-int host_stdout_fd() noexcept { return real_stdout.load(); }
+int host_stdout_fd() noexcept {
+  return real_stdout.load();
+}
 
 bool keep_stdout_from_plugins() {
   static std::once_flag once;

@@ -2,17 +2,17 @@
 #include "core/plugins/verdict_cache.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace ndsearch {
 namespace fs = std::filesystem;
@@ -32,7 +32,8 @@ struct DigestFree {
 class Sha256 {
  public:
   Sha256() : context_(EVP_MD_CTX_new()) {
-    if (!context_ || EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1) context_.reset();
+    if (!context_ || EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1)
+      context_.reset();
   }
   bool add(const void* data, size_t size) {
     return context_ && EVP_DigestUpdate(context_.get(), data, size) == 1;
@@ -49,7 +50,8 @@ class Sha256 {
 };
 
 std::optional<std::string> sha256_of_file(const fs::path& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
   if (!file) return std::nullopt;
   Sha256 sha;
   char buffer[1 << 16];
@@ -71,7 +73,8 @@ std::optional<FileIdentity> identify_file(const fs::path& path) {
   std::error_code ec;
   identity.path = fs::absolute(path, ec).lexically_normal().string();
   identity.size = static_cast<uint64_t>(info.st_size);
-  identity.mtime_ns = static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+  identity.mtime_ns =
+      static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
   identity.sha256 = *digest;
   return identity;
 }
@@ -80,7 +83,8 @@ std::optional<fs::path> default_verdict_cache_dir() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg != nullptr && fs::path(xdg).is_absolute()) return fs::path(xdg) / "ndsearch";
   const char* home = std::getenv("HOME");
-  if (home != nullptr && fs::path(home).is_absolute()) return fs::path(home) / ".cache" / "ndsearch";
+  if (home != nullptr && fs::path(home).is_absolute())
+    return fs::path(home) / ".cache" / "ndsearch";
   return std::nullopt;
 }
 
@@ -130,11 +134,16 @@ void VerdictCache::store(const FileIdentity& file, const VetVerdict& verdict) co
   fs::create_directories(entry->parent_path(), ec);
   fs::permissions(*dir_, fs::perms::owner_all, fs::perm_options::replace, ec);
   fs::permissions(entry->parent_path(), fs::perms::owner_all, fs::perm_options::replace, ec);
-  nlohmann::json j = {{"vetter", vetter_},           {"path", file.path},
-                      {"size", file.size},           {"mtime_ns", file.mtime_ns},
-                      {"sha256", file.sha256},       {"passed", verdict.passed},
-                      {"error_id", verdict.error_id}, {"message", verdict.message},
-                      {"wrote_stdout", verdict.wrote_stdout}, {"notes", verdict.notes}};
+  nlohmann::json j = {{"vetter", vetter_},
+                      {"path", file.path},
+                      {"size", file.size},
+                      {"mtime_ns", file.mtime_ns},
+                      {"sha256", file.sha256},
+                      {"passed", verdict.passed},
+                      {"error_id", verdict.error_id},
+                      {"message", verdict.message},
+                      {"wrote_stdout", verdict.wrote_stdout},
+                      {"notes", verdict.notes}};
   // Written beside, then renamed: a reader never sees half a verdict.
   const fs::path temporary = entry->string() + fmt::format(".{}.tmp", getpid());
   {

@@ -69,15 +69,18 @@ VetVerdict verdict_of(const IsolatedCheckResult& result) {
 }  // namespace
 
 std::optional<fs::path> find_vet_helper() {
-  if (const char* env = std::getenv("NDS_PLUGIN_VET"); env != nullptr && fs::path(env).is_absolute())
+  if (const char* env = std::getenv("NDS_PLUGIN_VET");
+      env != nullptr && fs::path(env).is_absolute())
     return executable(env) ? std::optional<fs::path>(env) : std::nullopt;
   std::error_code ec;
   const fs::path bindir = boost::dll::program_location(ec).parent_path();
   if (!ec) {
-    for (const fs::path& candidate : {bindir / kHelperName, (bindir / NDS_RELATIVE_VET_PATH).lexically_normal()})
+    for (const fs::path& candidate :
+         {bindir / kHelperName, (bindir / NDS_RELATIVE_VET_PATH).lexically_normal()})
       if (executable(candidate)) return candidate;
   }
-  if (fs::path installed = NDS_INSTALLED_VET_PATH; !installed.empty() && executable(installed)) return installed;
+  if (fs::path installed = NDS_INSTALLED_VET_PATH; !installed.empty() && executable(installed))
+    return installed;
   return std::nullopt;
 }
 
@@ -91,20 +94,23 @@ std::vector<std::string> vet_helper_args(const fs::path& plugin, const PluginOpt
   return args;
 }
 
-VetVerdict vet_plugin(const fs::path& plugin, const PluginOptions& options, const VetSettings& settings) {
+VetVerdict vet_plugin(const fs::path& plugin, const PluginOptions& options,
+                      const VetSettings& settings) {
   const std::optional<fs::path> helper = settings.helper ? settings.helper : find_vet_helper();
   if (!helper) {
-    throw UserError("E-PLUGIN-VET",
-                    fmt::format("{}: cannot vet this plugin before loading it: the helper program {} "
-                                "was not found beside the program nor installed; reinstall ndsearch, "
-                                "or set NDS_PLUGIN_VET to the helper's absolute path",
-                                plugin.string(), kHelperName));
+    throw UserError(
+        "E-PLUGIN-VET",
+        fmt::format("{}: cannot vet this plugin before loading it: the helper program {} "
+                    "was not found beside the program nor installed; reinstall ndsearch, "
+                    "or set NDS_PLUGIN_VET to the helper's absolute path",
+                    plugin.string(), kHelperName));
   }
   const auto identity = identify_file(plugin);
-  const VerdictCache cache(settings.use_cache && identity
-                               ? (settings.cache_dir ? settings.cache_dir : default_verdict_cache_dir())
-                               : std::nullopt,
-                           vetter_version(*helper));
+  const VerdictCache cache(
+      settings.use_cache && identity
+          ? (settings.cache_dir ? settings.cache_dir : default_verdict_cache_dir())
+          : std::nullopt,
+      vetter_version(*helper));
   if (identity) {
     if (auto cached = cache.find(*identity)) {
       spdlog::debug("{}: vetting verdict from the cache ({})", plugin.string(),
@@ -114,18 +120,21 @@ VetVerdict vet_plugin(const fs::path& plugin, const PluginOptions& options, cons
   }
   IsolatedCheckResult result;
   try {
-    result = run_checks_isolated(*helper, vet_helper_args(plugin, options, std::nullopt), settings.timeout);
+    result = run_checks_isolated(*helper, vet_helper_args(plugin, options, std::nullopt),
+                                 settings.timeout);
   } catch (const UserError& e) {
-    throw UserError("E-PLUGIN-VET", fmt::format("{}: cannot vet this plugin: {}", plugin.string(), e.what()));
+    throw UserError("E-PLUGIN-VET",
+                    fmt::format("{}: cannot vet this plugin: {}", plugin.string(), e.what()));
   }
   VetVerdict verdict = verdict_of(result);
   if (!verdict.passed && verdict.message.find(plugin.string()) == std::string::npos)
     verdict.message = fmt::format("{}: {}", plugin.string(), verdict.message);
   if (!verdict.passed) {
     if (auto entry = identity ? cache.entry_path(*identity) : std::nullopt)
-      verdict.message += fmt::format(" (vetted in a child process; the verdict is kept in {} until "
-                                     "the file changes: remove that file to vet it again)",
-                                     entry->string());
+      verdict.message += fmt::format(
+          " (vetted in a child process; the verdict is kept in {} until "
+          "the file changes: remove that file to vet it again)",
+          entry->string());
   }
   if (identity) cache.store(*identity, verdict);
   spdlog::debug("{}: vetted in a child process: {}", plugin.string(),

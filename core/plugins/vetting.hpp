@@ -33,7 +33,8 @@ struct VetSettings {
 std::optional<std::filesystem::path> find_vet_helper();
 
 // The helper's arguments for one plugin: its options and the plugin's path.
-std::vector<std::string> vet_helper_args(const std::filesystem::path& plugin, const PluginOptions& options,
+std::vector<std::string> vet_helper_args(const std::filesystem::path& plugin,
+                                         const PluginOptions& options,
                                          const std::optional<std::filesystem::path>& sample_config);
 
 // Vets `plugin` (cached). Throws UserError E-PLUGIN-VET when the helper cannot

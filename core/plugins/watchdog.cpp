@@ -42,10 +42,11 @@ std::string seconds(std::chrono::milliseconds limit) {
 template <class Result, class Body>
 Result bounded(WatchedPlugin& plugin, const char* call, Body body) {
   if (plugin.hung) {
-    throw UserError("E-PLUGIN-HANG",
-                    fmt::format("{}: plugin \"{}\" is not called again ({}): an earlier call into it "
-                                "did not return",
-                                plugin.path.string(), plugin.id, call));
+    throw UserError(
+        "E-PLUGIN-HANG",
+        fmt::format("{}: plugin \"{}\" is not called again ({}): an earlier call into it "
+                    "did not return",
+                    plugin.path.string(), plugin.id, call));
   }
   struct State {
     std::mutex mutex;
@@ -71,8 +72,8 @@ Result bounded(WatchedPlugin& plugin, const char* call, Body body) {
       state->done_signal.notify_all();
     }).detach();
   } catch (const std::system_error& e) {  // no thread to spare: call it directly
-    spdlog::debug("{}: no watchdog thread for {} ({}); calling it unbounded", plugin.path.string(), call,
-                  e.what());
+    spdlog::debug("{}: no watchdog thread for {} ({}); calling it unbounded", plugin.path.string(),
+                  call, e.what());
     return body();
   }
   std::unique_lock lock(state->mutex);
@@ -106,12 +107,12 @@ struct Forward<nds_status* (*)(nds_model_builder*, Args...), Member> {
     auto* proxy = reinterpret_cast<BuilderProxy*>(self);
     std::lock_guard lock(proxy->mutex);
     if (proxy->abandoned)
-      return make_status(NDS_FAILED_PRECONDITION, "the host gave up on this parse (it took too long)");
+      return make_status(NDS_FAILED_PRECONDITION,
+                         "the host gave up on this parse (it took too long)");
     return (proxy->real->*Member)(proxy->real->builder, args...);
   }
 };
-#define NDS_FORWARD(field) \
-  &Forward<decltype(nds_builder_v1::field), &nds_builder_v1::field>::call
+#define NDS_FORWARD(field) &Forward<decltype(nds_builder_v1::field), &nds_builder_v1::field>::call
 
 std::shared_ptr<BuilderProxy> builder_proxy(const nds_builder_v1* real) {
   auto proxy = std::make_shared<BuilderProxy>();
@@ -139,7 +140,8 @@ std::shared_ptr<WatchedPlugin> watched(size_t slot) {
 }
 
 nds_status* released_slot() {
-  return make_status(NDS_INTERNAL, "ndsearch called a plugin after releasing it (a bug in ndsearch)");
+  return make_status(NDS_INTERNAL,
+                     "ndsearch called a plugin after releasing it (a bug in ndsearch)");
 }
 
 nds_status* guarded_probe(size_t slot, const char* path, double* confidence) {
@@ -214,7 +216,8 @@ template <size_t... Slot>
 constexpr std::array<Trampolines, kSlots> make_trampolines(std::index_sequence<Slot...>) {
   return {Trampolines{&probe_slot<Slot>, &parse_slot<Slot>, &get_devices_slot<Slot>}...};
 }
-constexpr std::array<Trampolines, kSlots> trampolines = make_trampolines(std::make_index_sequence<kSlots>());
+constexpr std::array<Trampolines, kSlots> trampolines =
+    make_trampolines(std::make_index_sequence<kSlots>());
 
 // A copy of a plugin's table, no longer than what this host knows.
 template <class Table>
@@ -226,8 +229,8 @@ void copy_table(Table& into, const Table* from) {
 
 }  // namespace
 
-GuardedTables::GuardedTables(const Interfaces& real, std::string plugin_id, std::filesystem::path path,
-                             std::chrono::milliseconds timeout)
+GuardedTables::GuardedTables(const Interfaces& real, std::string plugin_id,
+                             std::filesystem::path path, std::chrono::milliseconds timeout)
     : real_(real) {
   if (real.parser == nullptr && real.hardware == nullptr) return;
   watched_ = std::make_shared<WatchedPlugin>();

@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
       const std::string pair = argv[++i];
       const size_t equals = pair.find('=');
       if (equals == std::string::npos) {
-        std::fprintf(stderr, "ndsearch-plugin-vet: --option %s: expected KEY=VALUE\n", pair.c_str());
+        std::fprintf(stderr, "ndsearch-plugin-vet: --option %s: expected KEY=VALUE\n",
+                     pair.c_str());
         return kExitUsage;
       }
       (*options)[pair.substr(0, equals)] = pair.substr(equals + 1);
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   std::FILE* events = fcntl(kCheckEventFd, F_GETFD) >= 0 ? fdopen(kCheckEventFd, "w") : nullptr;
   if (events == nullptr) events = stdout;
   const bool passed = run_conformance_checks(
-      plugin, options, [events](const CheckEvent& e) { write_check_event(events, e); }, sample_config);
+      plugin, options, [events](const CheckEvent& e) { write_check_event(events, e); },
+      sample_config);
   return passed ? kExitOk : kExitUsage;
 }
