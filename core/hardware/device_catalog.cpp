@@ -56,20 +56,22 @@ DeviceCatalog DeviceCatalog::load(const PluginRegistry& registry, bool strict_de
     try {
       for (size_t i = 0; i < count; ++i) {
         if (table == nullptr || table[i] == nullptr) {
-          problem("W-DEVICE-INVALID", fmt::format("hardware plugin {} returned a NULL device", plugin->id));
+          problem("W-DEVICE-INVALID",
+                  fmt::format("hardware plugin {} returned a NULL device", plugin->id));
           break;
         }
         Device device = copy_device(*table[i], plugin->id);
         if (auto problems = device_problems(device); !problems.empty()) {
-          problem("W-DEVICE-INVALID", fmt::format("hardware plugin {}: device {}", plugin->id, joined(problems)));
+          problem("W-DEVICE-INVALID",
+                  fmt::format("hardware plugin {}: device {}", plugin->id, joined(problems)));
           continue;
         }
         entry.devices.push_back(std::move(device));
       }
     } catch (const UserError& e) {
       if (e.id() != "E-HARDWARE-TABLE") throw;
-      problem("W-DEVICE-PLUGIN", fmt::format("{} ({}); none of its devices is used", e.what(),
-                                             plugin->path.string()));
+      problem("W-DEVICE-PLUGIN",
+              fmt::format("{} ({}); none of its devices is used", e.what(), plugin->path.string()));
       continue;
     }
     described.push_back(std::move(entry));
@@ -81,13 +83,15 @@ DeviceCatalog DeviceCatalog::load(const PluginRegistry& registry, bool strict_de
       for (const Device& device : d.devices) shipped_ids.push_back(device.id);
   for (Described& d : described) {
     for (Device& device : d.devices) {
-      const bool shadows = d.plugin->origin != PluginOrigin::shipped &&
-                           std::find(shipped_ids.begin(), shipped_ids.end(), device.id) != shipped_ids.end() &&
-                           !registry.override_allowed(device.id);
+      const bool shadows =
+          d.plugin->origin != PluginOrigin::shipped &&
+          std::find(shipped_ids.begin(), shipped_ids.end(), device.id) != shipped_ids.end() &&
+          !registry.override_allowed(device.id);
       if (shadows) {
         const std::string message = fmt::format(
             "device {} of plugin {} ({}) has the id of a device shipped with ndsearch; it may not "
-            "replace it, so the shipped one is used. Give it another id, or pass --allow-override {} "
+            "replace it, so the shipped one is used. Give it another id, or pass --allow-override "
+            "{} "
             "to use this one instead",
             device.id, d.plugin->id, d.plugin->path.string(), device.id);
         if (d.plugin->origin == PluginOrigin::named) throw UserError("E-DEVICE-SHADOW", message);

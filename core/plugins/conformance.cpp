@@ -143,9 +143,10 @@ void check_parse(Checker& checker, const LoadedPlugin& plugin,
     ModelBuilder builder(model, plugin.id, /*strict=*/false);
     StatusPtr failure(parser.parse(chosen.c_str(), &builder.table()));
     if (failure && failure->message.empty())
-      return fmt::format("parse of {} failed with an empty message; a status must name the file, "
-                         "the field and the fix",
-                         chosen.filename().string());
+      return fmt::format(
+          "parse of {} failed with an empty message; a status must name the file, "
+          "the field and the fix",
+          chosen.filename().string());
     return "";
   });
 }

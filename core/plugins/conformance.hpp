@@ -28,9 +28,9 @@ using CheckReporter = std::function<void(const CheckEvent&)>;
 // (a `begin` before a check runs, so a crash can be attributed to it).
 // Returns true when every check passed. A parser plugin's parse is called on
 // `sample_config` when given, else on the built-in sample it claims.
-bool run_conformance_checks(const std::filesystem::path& plugin,
-                            std::shared_ptr<const PluginOptions> options,
-                            const CheckReporter& report,
-                            const std::optional<std::filesystem::path>& sample_config = std::nullopt);
+bool run_conformance_checks(
+    const std::filesystem::path& plugin, std::shared_ptr<const PluginOptions> options,
+    const CheckReporter& report,
+    const std::optional<std::filesystem::path>& sample_config = std::nullopt);
 
 }  // namespace ndsearch

@@ -159,12 +159,13 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                                 absolute.string(), id));
   }
   if (std::find(shipped_ids.begin(), shipped_ids.end(), id) != shipped_ids.end()) {
-    throw UserError("E-PLUGIN-SHADOW",
-                    fmt::format("{}: plugin id \"{}\" is the id of a plugin shipped with ndsearch; a "
-                                "plugin from the search path may not replace it, so this one is not "
-                                "loaded. Give it another id, or pass --allow-override {} to let it "
-                                "replace the shipped one",
-                                absolute.string(), id, id));
+    throw UserError(
+        "E-PLUGIN-SHADOW",
+        fmt::format("{}: plugin id \"{}\" is the id of a plugin shipped with ndsearch; a "
+                    "plugin from the search path may not replace it, so this one is not "
+                    "loaded. Give it another id, or pass --allow-override {} to let it "
+                    "replace the shipped one",
+                    absolute.string(), id, id));
   }
   auto plugin = std::make_unique<LoadedPlugin>();
   plugin->path = absolute;
@@ -200,7 +201,8 @@ void require_safe(const fs::path& library) {
   const fs::path absolute = shown_path(library);
   for (const fs::path& part : {absolute.parent_path(), absolute}) {
     if (std::string reason = unsafe_reason(part); !reason.empty())
-      throw UserError("E-PLUGIN-UNSAFE", fmt::format("{}: not loaded: {}", absolute.string(), reason));
+      throw UserError("E-PLUGIN-UNSAFE",
+                      fmt::format("{}: not loaded: {}", absolute.string(), reason));
   }
 }
 
@@ -260,9 +262,11 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
 
   auto try_load = [&](const fs::path& path, PluginOrigin origin, bool fatal, bool folder_checked) {
     try {
-      if (!folder_checked) require_safe(path);
+      if (!folder_checked)
+        require_safe(path);
       else if (std::string reason = unsafe_reason(shown_path(path)); !reason.empty())
-        throw UserError("E-PLUGIN-UNSAFE", fmt::format("{}: not loaded: {}", shown_path(path).string(), reason));
+        throw UserError("E-PLUGIN-UNSAFE",
+                        fmt::format("{}: not loaded: {}", shown_path(path).string(), reason));
       require_vetted(path, search);
       registry.plugins_.push_back(load_plugin(path, search.options, ids, reserved));
       registry.plugins_.back()->origin = origin;
@@ -285,7 +289,8 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
       }
     }
   };
-  for (const fs::path& file : search.files) try_load(file, PluginOrigin::named, /*fatal=*/true, false);
+  for (const fs::path& file : search.files)
+    try_load(file, PluginOrigin::named, /*fatal=*/true, false);
   std::error_code ec;
   for (const fs::path& directory : search.directories) {
     if (!fs::is_directory(directory, ec)) {
@@ -298,9 +303,10 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   }
   for (const fs::path& directory : split_path_list(search.environment_path)) {
     if (directory.is_relative()) {
-      spdlog::warn("[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names {}, a relative folder: which plugins "
-                   "load then depends on the folder ndsearch runs in; give an absolute path",
-                   directory.string());
+      spdlog::warn(
+          "[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names {}, a relative folder: which plugins "
+          "load then depends on the folder ndsearch runs in; give an absolute path",
+          directory.string());
     }
     if (!fs::is_directory(directory, ec)) {
       spdlog::warn("[W-PLUGIN-PATH] NDS_PLUGIN_PATH names {}, which is not a directory; ignored",
@@ -313,10 +319,11 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   for (auto& plugin : shipped) {
     if (std::find(ids.begin(), ids.end(), plugin->id) != ids.end()) {
       skip(plugin->path,
-           UserError("W-PLUGIN-DUPLICATE",
-                     fmt::format("{}: the shipped plugin \"{}\" is replaced by a plugin of the same id "
-                                 "from the search path, as --allow-override {} allows",
-                                 plugin->path.string(), plugin->id, plugin->id)));
+           UserError(
+               "W-PLUGIN-DUPLICATE",
+               fmt::format("{}: the shipped plugin \"{}\" is replaced by a plugin of the same id "
+                           "from the search path, as --allow-override {} allows",
+                           plugin->path.string(), plugin->id, plugin->id)));
       continue;
     }
     registry.plugins_.push_back(std::move(plugin));

@@ -19,12 +19,14 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
   app.add_option("--device-file", flags.device_file,
                  "A device described in TOML (docs/device-toml.md); an error in it stops the run")
       ->type_name("FILE");
-  app.add_option("--allow-override", flags.allow_override,
-                 "Let a plugin from the search path replace the shipped plugin or device of this id "
-                 "(repeatable)")
+  app.add_option(
+         "--allow-override", flags.allow_override,
+         "Let a plugin from the search path replace the shipped plugin or device of this id "
+         "(repeatable)")
       ->type_name("ID");
-  app.add_option("--plugin-timeout", flags.plugin_timeout_s,
-                 "Seconds a plugin may take to be vetted, or in one probe, parse or get_devices call")
+  app.add_option(
+         "--plugin-timeout", flags.plugin_timeout_s,
+         "Seconds a plugin may take to be vetted, or in one probe, parse or get_devices call")
       ->type_name("SECONDS")
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
@@ -44,7 +46,8 @@ PluginSearch plugin_search(const PluginFlags& flags) {
   if (const char* env = std::getenv("NDS_DEVICE_PATH")) (*options)["device-path"] = env;
   search.options = std::move(options);
   search.allow_override = flags.allow_override;
-  const auto limit = std::chrono::milliseconds(static_cast<long long>(flags.plugin_timeout_s * 1000));
+  const auto limit =
+      std::chrono::milliseconds(static_cast<long long>(flags.plugin_timeout_s * 1000));
   search.call_timeout = limit;
   search.vetting.timeout = limit;
   return search;

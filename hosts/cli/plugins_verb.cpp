@@ -66,10 +66,11 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
     throw UserError("E-PLUGIN-NOT-FOUND",
                     fmt::format("plugins check {}: no such file; give the path of a plugin library (.so)", path));
   if (!sample_config.empty() && !std::filesystem::is_regular_file(sample_config))
-    throw UserError("E-PLUGIN-NOT-FOUND",
-                    fmt::format("plugins check --sample-config {}: no such file; give a model config "
-                                "the parser reads",
-                                sample_config));
+    throw UserError(
+        "E-PLUGIN-NOT-FOUND",
+        fmt::format("plugins check --sample-config {}: no such file; give a model config "
+                    "the parser reads",
+                    sample_config));
   const auto helper = find_vet_helper();
   if (!helper)
     throw UserError("E-PLUGIN-CHECK-START",
@@ -80,16 +81,18 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
       *helper,
       vet_helper_args(path, *search.options,
                       sample_config.empty() ? std::nullopt
-                                            : std::optional<std::filesystem::path>(std::filesystem::absolute(sample_config))),
+                                            : std::optional<std::filesystem::path>(
+                                                  std::filesystem::absolute(sample_config))),
       std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
   // Printing on stdout is flagged, not failed: the CLI sends it to stderr, but
   // another host may not.
   const std::string stdout_warning =
       result.child_stdout.empty()
           ? ""
-          : fmt::format("{}: the plugin wrote {} bytes on stdout (\"{}\"); a plugin must log through "
-                        "the host (host->log) instead: stdout belongs to the host's output",
-                        path, result.child_stdout.size(), result.child_stdout.substr(0, 60));
+          : fmt::format(
+                "{}: the plugin wrote {} bytes on stdout (\"{}\"); a plugin must log through "
+                "the host (host->log) instead: stdout belongs to the host's output",
+                path, result.child_stdout.size(), result.child_stdout.substr(0, 60));
   const auto [error_id, message] = check_failure(result);
   if (format == "json") {
     nlohmann::json checks = nlohmann::json::array();
@@ -126,7 +129,8 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
       ++failed;
       std::cout << fmt::format("  FAIL  {} [{}] {}\n", result.unfinished_check(), error_id, message);
     }
-    if (!stdout_warning.empty()) std::cout << "  WARN  module.stdout [W-PLUGIN-STDOUT] " << stdout_warning << "\n";
+    if (!stdout_warning.empty())
+      std::cout << "  WARN  module.stdout [W-PLUGIN-STDOUT] " << stdout_warning << "\n";
     std::cout << fmt::format("{} passed, {} failed\n", passed, failed);
     if (!result.passed) {
       std::cerr << fmt::format("ndsearch: error [{}]: {}\n", error_id,
@@ -168,8 +172,9 @@ void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   check->add_option("--timeout", check_args->timeout_s, "Seconds before a hanging plugin is killed")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
-  check->add_option("--sample-config", check_args->sample_config,
-                    "A model config for a parser plugin's parse check (default: built-in samples)")
+  check
+      ->add_option("--sample-config", check_args->sample_config,
+                   "A model config for a parser plugin's parse check (default: built-in samples)")
       ->type_name("FILE");
   check->callback([&run, &flags, check_args] {
     run = [&flags, check_args] {
