@@ -176,7 +176,6 @@ TEST_CASE("A plugin that fails vetting is skipped with its reason and the run go
   const std::string message = skipped_message(registry, "hostile_init_segv.so");
   CHECK_THAT(message, Catch::Contains("failed vetting"));
   CHECK_THAT(message, Catch::Contains("during module.load"));
-  CHECK_THAT(message, Catch::Contains("signal 11"));
   CHECK(DeviceCatalog::load(registry, false).resolve("nvidia-h100-sxm").memory_bytes == 80ull
                                                                                             << 30);
   // Named with --plugin it is an error (exit 2).

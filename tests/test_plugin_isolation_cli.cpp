@@ -70,22 +70,23 @@ const std::string kEval =
     " -A nvidia-h100-sxm -d 8 --seq-len 1024 -b 8 --strategy tp=1,pp=1,dp=8,mbs=1 --format json";
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
-// What each hostile library must be refused with when vetted.
+// What each hostile library must be refused with when vetted (a sanitizer
+// build turns a signal into an exit status, so the words name no signal).
 struct Case {
   const char* mode;
   const char* error_id;
   const char* words;  // in the warning, after the file name
 };
 const Case kRefused[] = {
-    {"ctor_segv", "E-PLUGIN-CRASH", "during module.load: killed by signal 11"},
-    {"ctor_abort", "E-PLUGIN-CRASH", "during module.load: killed by signal 6"},
+    {"ctor_segv", "E-PLUGIN-CRASH", "crashed during module.load"},
+    {"ctor_abort", "E-PLUGIN-CRASH", "crashed during module.load"},
     {"ctor_hang", "E-PLUGIN-HANG", "hung during module.load"},
-    {"init_segv", "E-PLUGIN-CRASH", "during module.load: killed by signal 11"},
-    {"init_abort", "E-PLUGIN-CRASH", "during module.load: killed by signal 6"},
+    {"init_segv", "E-PLUGIN-CRASH", "crashed during module.load"},
+    {"init_abort", "E-PLUGIN-CRASH", "crashed during module.load"},
     {"init_hang", "E-PLUGIN-HANG", "hung during module.load"},
     {"init_exit", "E-PLUGIN-CRASH", "exited with status 0 in the middle of a check"},
-    {"garbage_entry", "E-PLUGIN-CRASH", "during module.load: killed by signal 11"},
-    {"garbage_interface", "E-PLUGIN-CRASH", "during module.load: killed by signal 11"},
+    {"garbage_entry", "E-PLUGIN-CRASH", "crashed during module.load"},
+    {"garbage_interface", "E-PLUGIN-CRASH", "crashed during module.load"},
     {"devices_segv", "E-PLUGIN-CRASH", "during hardware.get_devices"},
     {"parse_segv", "E-PLUGIN-CRASH", "during parser.parse-sample"},
     {"probe_hang", "E-PLUGIN-HANG", "hung during parser.probe-missing-file"},
