@@ -15,6 +15,7 @@ packages=(
   libbenchmark-dev               # Google Benchmark programs in bench/
   abigail-tools                  # abidw/abidiff: the ABI check
   libeigen3-dev                  # least squares of the trainer-overhead fitter (core/calibration)
+  libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
 )
 
 missing=()
