@@ -120,7 +120,7 @@ void write_check_event(std::FILE* out, const CheckEvent& event) {
   nlohmann::json j = {{"kind", kind_name(event.kind)}, {"check", event.check}};
   if (!event.detail.empty()) j["detail"] = event.detail;
   if (!event.error_id.empty()) j["error_id"] = event.error_id;
-  std::fputs((j.dump() + "\n").c_str(), out);
+  std::fputs((j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), out);
   std::fflush(out);
 }
 

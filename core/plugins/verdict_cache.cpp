@@ -148,7 +148,7 @@ void VerdictCache::store(const FileIdentity& file, const VetVerdict& verdict) co
   const fs::path temporary = entry->string() + fmt::format(".{}.tmp", getpid());
   {
     std::ofstream out(temporary);
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (!out) {
       spdlog::debug("cannot write the plugin verdict cache {}; the plugin will be vetted again",
                     temporary.string());

@@ -10,6 +10,7 @@
 #include "core/plugins/isolated_check.hpp"
 #include "core/plugins/vetting.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/json_text.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -39,7 +40,7 @@ int list_plugins(const PluginFlags& flags, const std::string& format) {
     for (const SkippedPlugin& s : registry.skipped())
       skipped.push_back({{"path", s.path.string()}, {"error_id", s.error_id}, {"message", s.message}});
     nlohmann::json out = {{"schema_version", kSchemaVersion}, {"plugins", plugins}, {"skipped", skipped}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
     return kExitOk;
   }
   if (registry.plugins().empty()) {
@@ -112,7 +113,7 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
     if (!stdout_warning.empty())
       out["warnings"].push_back({{"id", "W-PLUGIN-STDOUT"}, {"message", stdout_warning}});
     if (!result.child_stderr.empty()) out["plugin_stderr"] = result.child_stderr;
-    std::cout << out.dump(2) << "\n";
+    std::cout << json_text(out, 2) << "\n";
   } else {
     std::cout << "Checking " << path << " in a child process\n";
     int passed = 0, failed = 0;

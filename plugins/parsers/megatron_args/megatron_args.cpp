@@ -57,7 +57,7 @@ Word json_word(const std::string& text, int64_t line, uint64_t id) {
 std::string json_scalar(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  return v.dump();
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 class MegatronArgs final : public sdk::ParserPlugin {
