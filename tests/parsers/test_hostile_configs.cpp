@@ -388,3 +388,37 @@ TEST_CASE("More keys, YAML values or script words than any config holds are refu
   refused(model(write(dir / "words.sh", launch("", "--num-layers 2" + repeat(" --x 1", 50001))).string()),
           "E-PARSE-LIMIT", {"words.sh:3", "100000 words"});
 }
+
+// ---- What the fuzzers found (tests/fuzz_regressions/, docs/fuzzing.md) --------
+
+TEST_CASE("A condition that starts with ')' is a syntax error, not a loop for ever") {
+  // fuzz: `if )` made Reader::read_condition read the same empty command
+  // for ever (tests/fuzz_regressions/megatron_args/).
+  const fs::path dir = scratch("fuzz_if");
+  refused(model("-f megatron " + write(dir / "if.sh", "if )\n").string()), "E-PARSE-FIELD",
+          {"if.sh:1", "unexpected ')' in a condition before 'then'"});
+  refused(model("-f megatron " + write(dir / "while.sh", "while )\ndo\ndone\n").string()),
+          "E-PARSE-FIELD", {"while.sh:1", "before 'do'"});
+}
+
+TEST_CASE("A JSON number beyond a double is E-PARSE-VALUE naming the file") {
+  // fuzz: nlohmann's parse throws out_of_range.406 on 1e999, which only
+  // parse_error was caught for (tests/fuzz_regressions/hf_config_json/).
+  const fs::path dir = scratch("fuzz_1e999");
+  const std::string config = "{\"model_type\": \"llama\", \"hidden_size\": 1e999}\n";
+  refused(model(write(dir / "config.json", config).string()), "E-PARSE-VALUE",
+          {"config.json", "a number beyond the range of a double"});
+}
+
+TEST_CASE("An FSDP2 YAML field of the wrong shape is refused naming its line") {
+  // fuzz: yaml-cpp threw from `root["data"]["cutoff_len"]` on `data: 1` and
+  // from as<std::string>() on a map (tests/fuzz_regressions/megatron_fsdp2_yaml/).
+  const fs::path dir = scratch("fuzz_fsdp2");
+  const std::string head = "model:\n  model_id: qwen3\nparallel:\n  fsdp_modules: [model.layers]\n";
+  refused(model("-f megatron " + write(dir / "data.yaml", head + "data: 1\n").string()),
+          "E-PARSE-FIELD", {"data.yaml:5", "does not have the shape an FSDP2 YAML gives it"});
+  const std::string map_id =
+      "model:\n  model_id: {a: 1}\nparallel:\n  fsdp_modules: [model.layers]\n";
+  refused(model("-f megatron " + write(dir / "id.yaml", map_id).string()), "E-PARSE-FIELD",
+          {"id.yaml:2", "bad conversion"});
+}

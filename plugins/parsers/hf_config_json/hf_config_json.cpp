@@ -90,6 +90,9 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
     json config;
     try {
       config = json::parse(text);
+    } catch (const json::out_of_range& e) {  // a number beyond a double: 1e999
+      throw ndsearch::sdk::Error(NDS_OUT_OF_RANGE,
+                    path + ": a number beyond the range of a double (" + ndsearch::sdk::shown(e.what(), 200) + "); fix it");
     } catch (const json::parse_error& e) {
       const auto [line, column] =
           ndsearch::plugins::line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);

@@ -307,6 +307,9 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     json config;
     try {
       config = json::parse(text);
+    } catch (const json::out_of_range& e) {  // a number beyond a double: 1e999
+      throw sdk::Error(NDS_OUT_OF_RANGE,
+                    config_path.string() + ": a number beyond the range of a double (" + sdk::shown(e.what(), 200) + "); fix it");
     } catch (const json::parse_error& e) {
       const auto [line, column] = line_and_column(text, e.byte > 0 ? e.byte - 1 : 0);
       throw sdk::Error(NDS_INVALID_ARGUMENT, config_path.string() + ":" + std::to_string(line) + ":" +

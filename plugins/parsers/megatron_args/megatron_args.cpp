@@ -166,6 +166,8 @@ class MegatronArgs final : public sdk::ParserPlugin {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::out_of_range& e) {  // a number beyond a double: 1e999
+      throw sdk::Error(NDS_OUT_OF_RANGE, path + ": a number beyond the range of a double (" + sdk::shown(e.what(), 200) + "); fix it");
     } catch (const nlohmann::json::parse_error& e) {
       throw sdk::Error(NDS_INVALID_ARGUMENT,
                        path + ": not valid JSON (" + sdk::shown(e.what(), 200) + "); fix the file");
@@ -234,6 +236,18 @@ class MegatronArgs final : public sdk::ParserPlugin {
       throw sdk::Error(NDS_UNSUPPORTED, path + ": not a MindSpeed-LLM FSDP2 YAML (no model.model_id with parallel.fsdp_modules); "
                                                 "name its framework with -f");
     }
+    // A field of the wrong shape (`data: 1`, a map for model_id) makes
+    // yaml-cpp throw where it is read: the error names the place.
+    try {
+      read_fsdp2_fields(path, root, builder);
+    } catch (const YAML::Exception& e) {
+      const std::string at = e.mark.line >= 0 ? ":" + std::to_string(e.mark.line + 1) : "";
+      throw sdk::Error(NDS_INVALID_ARGUMENT, path + at + ": a field does not have the shape an FSDP2 YAML gives it (" +
+                                                 sdk::shown(e.msg, 120) + "); fix it");
+    }
+  }
+
+  static void read_fsdp2_fields(const std::string& path, const YAML::Node& root, sdk::Builder& builder) {
     auto where = [&](const YAML::Node& node, const std::string& field) {
       return sdk::Where{path, node.Mark().line >= 0 ? node.Mark().line + 1 : NDS_UNKNOWN, field, ""};
     };

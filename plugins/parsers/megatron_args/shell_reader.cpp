@@ -1158,6 +1158,7 @@ class Reader {
     bool first = true;
     std::string op;
     for (;;) {
+      const size_t start = pos_;
       skip_blanks();
       if (peek() == '!' && is_blank(peek(1))) get();
       Command cmd = read_command();
@@ -1188,6 +1189,10 @@ class Reader {
         return result;
       }
       if (eof()) throw ShellSyntaxError(line_, std::string("a condition is never followed by '") + keyword + "'");
+      // A character no command starts with (`if )`): reading on would read
+      // the same empty command for ever.
+      if (pos_ == start)
+        throw ShellSyntaxError(line_, std::string("unexpected '") + peek() + "' in a condition before '" + keyword + "'");
       // another command of the condition list
     }
   }
