@@ -23,7 +23,6 @@
 namespace ndsearch {
 
 class PluginRegistry;
-struct Device;
 
 struct SearchOptions {
   SearchSpace space;

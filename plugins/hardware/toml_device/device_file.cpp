@@ -109,8 +109,10 @@ class Reader {
       fail(node, "`" + std::string(name) + "` must be a table of [" + name + ".<dtype>] tables");
     for (const auto& [dtype, value] : *curves) {
       const std::string key = std::string(name) + "." + std::string(dtype.str());
+      // A named copy: lambdas capturing structured bindings are C++20 (clang 14 refuses them).
+      const std::string_view dtype_name = dtype.str();
       auto it = std::find_if(peaks.begin(), peaks.end(),
-                             [&](const auto& p) { return p.dtype == dtype.str(); });
+                             [&](const auto& p) { return p.dtype == dtype_name; });
       if (it == peaks.end())
         fail(&value,
              "`" + key + "` has no peak: add `" + std::string(dtype.str()) + "` to [peak_tflops]");
