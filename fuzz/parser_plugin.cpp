@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// parser_plugin.cpp: one shipped parser plugin, driven the way `ndsearch
+// model -f ID FILE` drives it: the input is written to a file, the plugin
+// probes it, then the core's parse_config runs the parse through the model
+// builder and finalizes the model. Built once per parser (fuzz/CMakeLists.txt):
+//   NDS_FUZZ_PLUGIN_ID      the plugin's id (and -f value)
+//   NDS_FUZZ_PLUGIN_DIR     a folder holding that plugin only
+//   NDS_FUZZ_INPUT_NAME     the file name the input is written under
+//   NDS_FUZZ_BESIDE_SOURCE  optional: a fixture copied beside the input, as
+//   NDS_FUZZ_BESIDE_NAME    this name (a model folder a config names)
+#include <cstddef>
+#include <cstdint>
+
+#include "core/model/parse_config.hpp"
+#include "core/plugins/status.hpp"
+#include "fuzz/support/expected_errors.hpp"
+#include "fuzz/support/scratch_file.hpp"
+#include "fuzz/support/shipped_plugin.hpp"
+
+namespace {
+
+const ndsearch::PluginRegistry* registry = nullptr;
+const ndsearch::LoadedPlugin* parser = nullptr;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  registry = &ndsearch::fuzz::shipped_plugin(NDS_FUZZ_PLUGIN_DIR, NDS_FUZZ_PLUGIN_ID);
+  parser = &ndsearch::fuzz::plugin_in(*registry, NDS_FUZZ_PLUGIN_ID);
+#ifdef NDS_FUZZ_BESIDE_SOURCE
+  ndsearch::fuzz::place_beside(NDS_FUZZ_BESIDE_SOURCE, NDS_FUZZ_BESIDE_NAME);
+#endif
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto path = ndsearch::fuzz::write_scratch_file(NDS_FUZZ_INPUT_NAME, data, size);
+  double confidence = 0;
+  // A probe that fails only means "not mine"; crashing or throwing past the ABI is the finding.
+  const ndsearch::StatusPtr probe_failure(parser->interfaces.parser->probe(path.c_str(), &confidence));
+  ndsearch::ParseOptions options;
+  options.framework = NDS_FUZZ_PLUGIN_ID;
+  ndsearch::fuzz::expect_only_user_errors(
+      [&] { (void)ndsearch::parse_config(*registry, path, options); });
+  return 0;
+}
