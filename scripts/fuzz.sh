@@ -68,7 +68,7 @@ while read -r name paths; do
     status=1
   fi
   line="$(printf '%-20s seeds+regressions: %s' "$name" "$regress")"
-  if [ "$seconds" -gt 0 ] && [ "$regress" = "ok" ]; then
+  if [ "$seconds" -gt 0 ] && { [ "$regress" = "ok" ] || [ "${NDS_FUZZ_KEEP_GOING:-0}" = 1 ]; }; then
     log="$work/logs/$name.fuzz.log"
     before="$(find "$findings" -type f | wc -l)"
     keep_going=()

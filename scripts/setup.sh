@@ -16,6 +16,7 @@ packages=(
   abigail-tools                  # abidw/abidiff: the ABI check
   libeigen3-dev                  # least squares of the trainer-overhead fitter (core/calibration)
   libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
+  clang libclang-rt-14-dev       # the fuzz build: clang, libFuzzer and its ASan runtime (scripts/fuzz.sh)
 )
 
 missing=()

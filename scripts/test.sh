@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds and runs every test twice: the Release build (with the ABI check),
 # then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
-# (plugins and fixtures built the same way). Any failure or sanitizer report
-# fails the run.
+# (plugins and fixtures built the same way); then the fuzz harnesses (clang,
+# libFuzzer, ASan + UBSan): their seeds and tests/fuzz_regressions once, and
+# NDS_TEST_FUZZ_SECONDS (default 15) of fuzzing each. Any failure, sanitizer
+# report or fuzz finding fails the run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="$(nproc)"
@@ -17,3 +19,6 @@ echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 (cd "$root/build-asan" && ctest --output-on-failure -j "$jobs")
+
+echo "== Fuzz harnesses: seeds and regressions, then ${NDS_TEST_FUZZ_SECONDS:-15} s each"
+"$root/scripts/fuzz.sh" "${NDS_TEST_FUZZ_SECONDS:-15}"
