@@ -19,7 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     flags.push_back(text.substr(start, end - start));
     start = end + 1;
   }
-  ndsearch::fuzz::expect_only_user_errors(
-      [&] { (void)ndsearch::SearchSpace::parse_only(flags); });
+  ndsearch::fuzz::expect_only_user_errors([&] { (void)ndsearch::SearchSpace::parse_only(flags); });
   return 0;
 }

@@ -37,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = ndsearch::fuzz::write_scratch_file(NDS_FUZZ_INPUT_NAME, data, size);
   double confidence = 0;
   // A probe that fails only means "not mine"; crashing or throwing past the ABI is the finding.
-  const ndsearch::StatusPtr probe_failure(parser->interfaces.parser->probe(path.c_str(), &confidence));
+  const ndsearch::StatusPtr probe_failure(
+      parser->interfaces.parser->probe(path.c_str(), &confidence));
   ndsearch::ParseOptions options;
   options.framework = NDS_FUZZ_PLUGIN_ID;
   ndsearch::fuzz::expect_only_user_errors(

@@ -7,4 +7,6 @@ extern "C" const char* __asan_default_options() {
   return "verify_asan_link_order=0:detect_leaks=1:strict_string_checks=1";
 }
 
-extern "C" const char* __ubsan_default_options() { return "print_stacktrace=1:halt_on_error=1"; }
+extern "C" const char* __ubsan_default_options() {
+  return "print_stacktrace=1:halt_on_error=1";
+}

@@ -15,8 +15,7 @@ namespace ndsearch::fuzz {
 const std::filesystem::path& scratch_dir();
 
 // Writes `data` to scratch_dir()/name, replacing what was there, and returns the path.
-std::filesystem::path write_scratch_file(const std::string& name, const uint8_t* data,
-                                         size_t size);
+std::filesystem::path write_scratch_file(const std::string& name, const uint8_t* data, size_t size);
 
 // Copies `source` to scratch_dir()/name (a file a config refers to, such as a
 // model folder's config.json), creating the folders on the way.
