@@ -49,7 +49,9 @@ executions() {  # the last execution count libFuzzer printed
 
 status=0
 summary=()
-while read -r name paths; do
+# The list is read on fd 3 and the harnesses get no stdin: libFuzzer's fork
+# children shared the loop's file offset and made it read a line twice.
+while read -r -u 3 name paths; do
   [[ -z "$name" || "$name" == \#* ]] && continue
   if [ -n "${NDS_FUZZ_ONLY:-}" ] && [[ " $NDS_FUZZ_ONLY " != *" $name "* ]]; then continue; fi
   bin="$work/bin/$name"
@@ -63,7 +65,7 @@ while read -r name paths; do
 
   log="$work/logs/$name.regress.log"
   regress="ok"
-  if ! "$bin" "${limits[@]}" -runs=0 -artifact_prefix="$findings/" "${inputs[@]}" >"$log" 2>&1; then
+  if ! "$bin" "${limits[@]}" -runs=0 -artifact_prefix="$findings/" "${inputs[@]}" </dev/null >"$log" 2>&1; then
     regress="FAILED (see $log)"
     status=1
   fi
@@ -75,7 +77,7 @@ while read -r name paths; do
     [ "${NDS_FUZZ_KEEP_GOING:-0}" = 1 ] && keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
     rc=0
     "$bin" "${limits[@]}" "${keep_going[@]}" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="$findings/" "$work/corpus/$name" "${inputs[@]}" >"$log" 2>&1 || rc=$?
+      -artifact_prefix="$findings/" "$work/corpus/$name" "${inputs[@]}" </dev/null >"$log" 2>&1 || rc=$?
     found=$(( $(find "$findings" -type f | wc -l) - before ))
     [ "$rc" -ne 0 ] && [ "$found" -eq 0 ] && found=1
     [ "$found" -gt 0 ] && status=1
@@ -84,7 +86,7 @@ while read -r name paths; do
   fi
   echo "$line"
   summary+=("$line")
-done <"$root/fuzz/harnesses.txt"
+done 3<"$root/fuzz/harnesses.txt"
 
 echo "== fuzz summary"
 printf '%s\n' "${summary[@]}"
