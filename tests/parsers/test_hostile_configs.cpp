@@ -422,3 +422,16 @@ TEST_CASE("An FSDP2 YAML field of the wrong shape is refused naming its line") {
   refused(model("-f megatron " + write(dir / "id.yaml", map_id).string()), "E-PARSE-FIELD",
           {"id.yaml:2", "bad conversion"});
 }
+
+TEST_CASE("A pipeline degree beyond what a parser reads is refused before its per-stage tables") {
+  // kMaxCountRead (plugins/common/parsing/read_limits.hpp) is 2^20 stages; a
+  // scalar offset would otherwise fill a table of 2^21 entries first.
+  const fs::path dir = scratch("stages");
+  const std::string yaml =
+      "parallel_config:\n  data_parallel: 1\n  model_parallel: 1\n  pipeline_stage: 2097152\n"
+      "model:\n  model_config:\n    type: LlamaConfig\n    seq_length: 2048\n    hidden_size: 1024\n"
+      "    num_layers: 8\n    num_heads: 16\n    vocab_size: 32000\n    offset: 0\n"
+      "  arch:\n    type: LlamaForCausalLM\n";
+  refused(model("-f mindformers " + write(dir / "train.yaml", yaml).string()), "E-PARSE-VALUE",
+          {"train.yaml:4", "`parallel_config.pipeline_stage` = 2097152", "at most 1048576 pipeline stages"});
+}

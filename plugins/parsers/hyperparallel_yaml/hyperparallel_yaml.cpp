@@ -256,12 +256,7 @@ class HyperParallelParser final : public sdk::ParserPlugin {
   static void write_stage_layers(const File& f, const Field& overrides, const json& config, const Int& pp, sdk::Builder& b) {
     auto offset = f.find(overrides, "offset");
     if (!offset || pp.value <= 1) return;
-    if (pp.value > kMaxCountRead)  // before the per-stage tables below
-      throw sdk::Error(NDS_OUT_OF_RANGE, pp.where.file + ":" + std::to_string(pp.where.line) +
-                                             ": `" + pp.where.field +
-                                             "` = " + std::to_string(pp.value) +
-                                             ": expected at most " + std::to_string(kMaxCountRead) +
-                                             " pipeline stages (ndsearch reads no more)");
+    plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
     std::vector<int64_t> offsets;
     if (offset->node.IsScalar()) offsets.assign(static_cast<size_t>(pp.value), f.integer(*offset));
     else offsets = f.integers(*offset);

@@ -559,12 +559,7 @@ class MindformersParser final : public sdk::ParserPlugin {
     const File& f = r.f_;
     auto offset = r.model("offset");
     if (!offset || pp.value <= 1) return;
-    if (pp.value > kMaxCountRead)  // before the per-stage tables below
-      throw sdk::Error(NDS_OUT_OF_RANGE, pp.where.file + ":" + std::to_string(pp.where.line) +
-                                             ": `" + pp.where.field +
-                                             "` = " + std::to_string(pp.value) +
-                                             ": expected at most " + std::to_string(kMaxCountRead) +
-                                             " pipeline stages (ndsearch reads no more)");
+    plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
     const int64_t total = s.layers.value + (s.mtp_in_offset ? s.mtp.value : 0);
     std::vector<int64_t> offsets;
     if (offset->node.IsScalar()) {
