@@ -205,6 +205,8 @@ TEST_CASE(
 }
 
 TEST_CASE("A probe that hangs at run time stops the run with E-PLUGIN-HANG naming the plugin") {
+  // The fixture's shutdown aborts while a call is stuck: exit 2, not SIGABRT,
+  // shows the host never shuts a module down under its hung call.
   TempDir cache;
   const fs::path config = cache.path / "hang-in-probe.json";
   fs::copy_file(tiny_config(), config);

@@ -88,6 +88,14 @@ std::vector<fs::path> split_path_list(std::string_view list) {
 }
 
 ModuleInstance::~ModuleInstance() {
+  if (abandoned) {
+    // The hung call may still log through the host: kept, reachable, until exit.
+    static auto* kept = new std::vector<std::unique_ptr<ModuleHost>>();
+    static std::mutex kept_mutex;
+    std::lock_guard lock(kept_mutex);
+    kept->push_back(std::move(host));
+    return;
+  }
   if (module != nullptr && module->shutdown != nullptr) module->shutdown();
 }
 
@@ -332,7 +340,12 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
 }
 
 PluginRegistry::~PluginRegistry() {
-  while (!plugins_.empty()) plugins_.pop_back();  // last loaded, first released
+  // A plugin whose call was given up on is never shut down (its module may be
+  // running that call still); the others are, last loaded first released.
+  for (const auto& plugin : plugins_)
+    if (plugin->guard != nullptr && plugin->guard->hung() && plugin->instance != nullptr)
+      plugin->instance->abandoned = true;
+  while (!plugins_.empty()) plugins_.pop_back();
 }
 
 std::optional<fs::path> default_plugin_dir() {

@@ -5,6 +5,7 @@
 
 #include <ndsearch/nds_abi.h>
 
+#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -44,10 +45,13 @@ enum class PluginOrigin { named, directory, environment, shipped };
 struct ModuleInstance {
   const nds_module* module = nullptr;
   std::unique_ptr<ModuleHost> host;  // outlives the module's shutdown
+  // A call into the module was given up on (E-PLUGIN-HANG) and its thread may
+  // still be inside it: no shutdown then, and the host it logs through stays.
+  std::atomic<bool> abandoned{false};
   ModuleInstance() = default;
   ModuleInstance(const ModuleInstance&) = delete;
   ModuleInstance& operator=(const ModuleInstance&) = delete;
-  ~ModuleInstance();  // calls the module's shutdown
+  ~ModuleInstance();  // calls the module's shutdown, unless abandoned
 };
 
 struct LoadedPlugin {

@@ -266,6 +266,8 @@ GuardedTables::~GuardedTables() {
   if (slot_ >= 0) slots[slot_].store(nullptr);
 }
 
+bool GuardedTables::hung() const noexcept { return watched_ != nullptr && watched_->hung; }
+
 Interfaces GuardedTables::interfaces() const {
   Interfaces guarded = real_;
   if (slot_ < 0) return guarded;

@@ -44,6 +44,8 @@ class GuardedTables {
   // others are not blocking calls: compile/evaluate are the hot path).
   Interfaces interfaces() const;
   bool guarded() const noexcept { return slot_ >= 0; }
+  // A call into the plugin was given up on and may still be running.
+  bool hung() const noexcept;
 
  private:
   Interfaces real_;
