@@ -121,6 +121,12 @@ TEST_CASE("A device count of 0 (-d 0) is E-DEVICE-COUNT, as docs/cli.md promises
     refused(r, "E-DEVICE-COUNT", {"-d 0", "at least 1"});
     CHECK_THAT(r.err, !Contains("179769"));  // not CLI11's range up to DBL_MAX
   }
+  // strtoull wraps a negative count: -1 to 2^64 - 1, -(2^64 - 1) to 1.
+  for (const char* count : {"-1", "-18446744073709551615"}) {
+    INFO(count);
+    refused(hostile("eval " + config + " " + kDevice + " -d " + count + " -b 8 --seq-len 1024"),
+            "E-DEVICE-COUNT", {"at least 1"});
+  }
 }
 
 TEST_CASE("A stated strategy whose device count is beyond the limit is refused by it") {
@@ -154,6 +160,11 @@ TEST_CASE(
   refused(hostile(eval + "-b 8 --vocab-size 0"), "E-MODEL-LIMIT", {"vocab_size = 0", "at least 1"});
   refused(hostile(eval + "-b 0"), "E-MODEL-LIMIT", {"global_batch = 0", "-b"});
   refused(hostile(eval + "-b 8 --seq-len 0"), "E-MODEL-LIMIT", {"seq_len = 0", "--seq-len"});
+  // -1 is NDS_UNKNOWN inside: a negative flag must not read as "not stated".
+  refused(hostile(eval + "-b 8 --seq-len -1"), "E-MODEL-LIMIT", {"--seq-len -1", "at least 1"});
+  refused(hostile(eval + "-b -1 --seq-len 1024"), "E-MODEL-LIMIT", {"-b -1", "at least 1"});
+  refused(hostile(eval + "-b 8 --seq-len 1024 --vocab-size -1"), "E-MODEL-LIMIT",
+          {"--vocab-size -1", "at least 1"});
 }
 
 TEST_CASE("A config's vocab_size 0 and sizes near 2^32 are refused naming the file and the field") {

@@ -169,7 +169,18 @@ void apply_overlap(Model& model, const std::string& list, const Note& note) {
   model.training.overlap = (model.training.overlap & ~all) | on;
 }
 
+// A negative size flag would read as "not stated" (-1 is NDS_UNKNOWN) and
+// slip past the model limits (which refuse 0): refused here, naming the flag.
+void require_positive(const std::optional<int64_t>& value, const char* flag) {
+  if (value && *value < 0)
+    throw UserError("E-MODEL-LIMIT", fmt::format("{} {}: must be at least 1; give a positive number", flag, *value));
+}
+
 void apply_overrides(Model& model, const TrainingOverrides& o) {
+  require_positive(o.seq_len, "--seq-len");
+  require_positive(o.global_batch, "-b");
+  require_positive(o.micro_batch_size, "--mbs");
+  require_positive(o.vocab_size, "--vocab-size");
   const Note note = [](std::map<std::string, std::string>& provenance, const std::string& key,
                        const std::string& flag) {
     auto it = provenance.find(key);

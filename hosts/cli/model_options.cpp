@@ -44,6 +44,12 @@ Model read_model(const PluginRegistry& registry, const ModelFlags& flags) {
 
 uint64_t DevicesFlag::value_or(uint64_t fallback) const {
   if (option == nullptr || option->count() == 0) return fallback;
+  // CLI11 reads -d with strtoull, which wraps a negative count (-1 becomes
+  // 2^64 - 1, -18446744073709551615 becomes 1): refused as written.
+  for (const std::string& given : option->results())
+    if (given.find('-') != std::string::npos)
+      throw UserError("E-DEVICE-COUNT",
+                      fmt::format("-d {}: give the number of devices to train on (at least 1)", given));
   check_device_count(devices, "-d");
   return devices;
 }
