@@ -4,7 +4,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>  // mkfifo
+#include <unistd.h>    // getpid
+
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
 
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -153,4 +159,40 @@ TEST_CASE("Devices are named by id or by the reference's A2 and A3") {
   CHECK_THAT(unknown.err, Catch::Contains("nvidia-h300"));
   CHECK_THAT(unknown.err, Catch::Contains("nvidia-h100-sxm, nvidia-h200"));
   CHECK_THAT(unknown.err, Catch::Contains("A3 (= ascend-a3)"));
+}
+
+TEST_CASE("A device TOML that is a FIFO, too large in memory or in its id is refused, not read or wrapped") {
+  // Found in review of the hardening work: the device reader bypassed the
+  // configs' safe reader (a FIFO blocked get_devices), std::regex recursed
+  // once per character of `id`, and memory_gib above 2^63 bytes wrapped.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("nds-device-hostile-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "fifo.toml").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  auto r = run_command("timeout 5 env -u NDS_DEVICE_PATH -u NDS_PLUGIN_PATH " + cli() +
+                       " hardware --device-file " + fifo);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("[E-DEVICE-FILE]"));
+  CHECK_THAT(r.err, Catch::Contains("fifo.toml: is a FIFO (named pipe), not a regular file"));
+
+  std::ifstream good(device_file("good"));
+  const std::string text((std::istreambuf_iterator<char>(good)), std::istreambuf_iterator<char>());
+  auto with_line = [&](const std::string& key, const std::string& line) {
+    std::string out;
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) out += (l.rfind(key + " =", 0) == 0 ? line : l) + "\n";
+    const std::string path = (dir / (key + ".toml")).string();
+    std::ofstream(path) << out;
+    return path;
+  };
+  r = hardware("--device-file " + with_line("memory_gib", "memory_gib = 1e30"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("`memory_gib` = 1000000000000000019884624838656"));
+  CHECK_THAT(r.err, Catch::Contains("above 1048576 GiB"));
+  r = hardware("--device-file " + with_line("id", "id = \"" + std::string(100000, 'a') + "\""));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("`id` is 100000 characters long; use at most 128"));
+  std::filesystem::remove_all(dir);
 }

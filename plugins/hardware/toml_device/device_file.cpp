@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/hardware/toml_device/device_file.hpp"
 
+#include <ndsearch/sdk/config_file.hpp>  // read_config_file: regular files only, bounded
 #include <ndsearch/sdk/units.hpp>
 #include <toml++/toml.h>
 
@@ -19,6 +20,11 @@ namespace ndsearch::plugins::toml_device {
 namespace {
 
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
+// 1 PiB per device, the memory budget's own limit (core/memory/budget.cpp):
+// above it llround(v * kGiB) leaves int64 and every model would "fit".
+constexpr double kMaxMemoryGib = 1024.0 * 1024.0;
+// Longer ids are not names; and std::regex recurses once per character.
+constexpr size_t kMaxDeviceIdLength = 128;
 
 // Reads one file, remembering its name for every message.
 class Reader {
@@ -187,8 +193,16 @@ class Reader {
 
   sdk::Device read() const {
     toml::table root;
+    // The configs' safe reader: a FIFO, a directory or a device (a /dev/zero
+    // link) is named, never read, and the file is bounded in size.
+    std::string source;
     try {
-      root = toml::parse_file(file_.string());
+      source = sdk::read_config_file(file_.string(), "device TOML");
+    } catch (const sdk::Error& e) {
+      throw DeviceFileError(sdk::split_error_tag(e.what()).second);  // E-DEVICE-FILE names it
+    }
+    try {
+      root = toml::parse(source, file_.string());
     } catch (const toml::parse_error& e) {
       std::ostringstream message;
       message << file_.string() << ":" << e.source().begin.line << ":" << e.source().begin.column
@@ -215,6 +229,10 @@ class Reader {
     const std::optional<std::string> id = text(root, "id", "");
     static const std::regex id_pattern("[a-z0-9][a-z0-9._-]*");
     if (!id) fail(nullptr, "missing key `id`: the device id `-A` will take, e.g. id = \"acme-x1\"");
+    // libstdc++'s regex recurses once per character: the length first.
+    if (id->size() > kMaxDeviceIdLength)
+      fail(root.get("id"), "`id` is " + std::to_string(id->size()) + " characters long; use at most " +
+                               std::to_string(kMaxDeviceIdLength));
     if (!std::regex_match(*id, id_pattern))
       fail(root.get("id"), "`id` = \"" + *id + "\": use lower-case letters, digits, '.', '_' and '-'");
     if (base && *id == *base)
@@ -223,8 +241,13 @@ class Reader {
     if (auto v = text(root, "name", "")) d.name = *v;
     if (auto v = text(root, "vendor", "")) d.vendor = *v;
     if (auto v = text(root, "assumes", "")) d.assumes = *v;
-    if (auto v = number(root, "memory_gib", "", "an HBM capacity in GiB, > 0"))
+    if (auto v = number(root, "memory_gib", "", "an HBM capacity in GiB, > 0")) {
+      if (*v > kMaxMemoryGib)
+        fail(root.get("memory_gib"), "`memory_gib` = " + std::to_string(*v) + ": above " +
+                                         std::to_string(static_cast<int64_t>(kMaxMemoryGib)) +
+                                         " GiB (1 PiB, the budget's own limit); give the device's HBM in GiB");
       d.memory_bytes = static_cast<uint64_t>(std::llround(*v * kGiB));
+    }
     if (auto v = number(root, "reserved_gib", "", "GiB reserved by the runtime, >= 0", true))
       d.reserved_bytes = static_cast<uint64_t>(std::llround(*v * kGiB));
     if (auto v = number(root, "memory_bandwidth_gb_per_s", "", "an HBM bandwidth in GB/s, > 0"))
