@@ -243,6 +243,18 @@ TEST_CASE(
   CHECK(j["skipped"][0]["error_id"] == "E-PLUGIN-UNSAFE");
   CHECK_THAT(j["skipped"][0]["message"].get<std::string>(),
              Catch::Contains("writable by others (mode 0777)"));
+  // A link in a safe folder to that library: the file it resolves to counts.
+  TempDir safe;
+  REQUIRE(chmod(safe.path.c_str(), 0755) == 0);
+  fs::create_symlink(folder.path / "compat_current.so", safe.path / "linked.so");
+  Timed linked = run_ndsearch(cache.path, safe.path.string(), "plugins list --format json");
+  INFO(linked.r.out << linked.r.err);
+  REQUIRE(linked.r.exit_code == 0);
+  const json l = json::parse(linked.r.out);
+  REQUIRE(l["skipped"].size() == 1);
+  CHECK(l["skipped"][0]["error_id"] == "E-PLUGIN-UNSAFE");
+  CHECK_THAT(l["skipped"][0]["message"].get<std::string>(),
+             Catch::Contains("writable by others (mode 0777)"));
   Timed relative = run_ndsearch(cache.path, "relative/plugins", "plugins list");
   CHECK(relative.r.exit_code == 0);
   CHECK_THAT(relative.r.err,

@@ -207,7 +207,13 @@ fs::path shown_path(const fs::path& path) {
 // written by someone other than root or the user.
 void require_safe(const fs::path& library) {
   const fs::path absolute = shown_path(library);
-  for (const fs::path& part : {absolute.parent_path(), absolute}) {
+  // The link and the file it resolves to, each with its folder: a link in a
+  // safe folder to a library in a group-writable one is not safe.
+  std::error_code ec;
+  const fs::path resolved = fs::canonical(absolute, ec);
+  std::vector<fs::path> parts{absolute.parent_path(), absolute};
+  if (!ec && resolved != absolute) parts.insert(parts.end(), {resolved.parent_path(), resolved});
+  for (const fs::path& part : parts) {
     if (std::string reason = unsafe_reason(part); !reason.empty())
       throw UserError("E-PLUGIN-UNSAFE",
                       fmt::format("{}: not loaded: {}", absolute.string(), reason));
@@ -268,13 +274,9 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   for (const std::string& id : shipped_ids)
     if (!registry.override_allowed(id)) reserved.push_back(id);
 
-  auto try_load = [&](const fs::path& path, PluginOrigin origin, bool fatal, bool folder_checked) {
+  auto try_load = [&](const fs::path& path, PluginOrigin origin, bool fatal) {
     try {
-      if (!folder_checked)
-        require_safe(path);
-      else if (std::string reason = unsafe_reason(shown_path(path)); !reason.empty())
-        throw UserError("E-PLUGIN-UNSAFE",
-                        fmt::format("{}: not loaded: {}", shown_path(path).string(), reason));
+      require_safe(path);  // also the folder a link resolves to, not only the scanned one
       require_vetted(path, search);
       registry.plugins_.push_back(load_plugin(path, search.options, ids, reserved));
       registry.plugins_.back()->origin = origin;
@@ -290,7 +292,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
     const std::string reason = unsafe_reason(shown_path(directory));
     for (const fs::path& file : libraries_in(directory)) {
       if (reason.empty()) {
-        try_load(file, origin, false, /*folder_checked=*/true);
+        try_load(file, origin, /*fatal=*/false);
       } else {
         skip(file, UserError("E-PLUGIN-UNSAFE",
                              fmt::format("{}: not loaded: {}", shown_path(file).string(), reason)));
@@ -298,7 +300,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
     }
   };
   for (const fs::path& file : search.files)
-    try_load(file, PluginOrigin::named, /*fatal=*/true, false);
+    try_load(file, PluginOrigin::named, /*fatal=*/true);
   std::error_code ec;
   for (const fs::path& directory : search.directories) {
     if (!fs::is_directory(directory, ec)) {
