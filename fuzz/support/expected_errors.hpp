@@ -2,7 +2,8 @@
 // expected_errors.hpp: what a harness accepts as a normal outcome. A
 // UserError is how the core refuses bad input (exit 2 for the user); anything
 // else that escapes is a finding, and so is a plugin exception that the SDK
-// had to catch ("plugin threw: ..."): the issue counts both as bugs.
+// had to catch ("plugin threw: ...", or E-PARSE-FAILED from a parse): the
+// issue counts both as bugs.
 #pragma once
 
 #include <cstdio>
@@ -34,6 +35,9 @@ void expect_only_user_errors(Body&& body) {
   } catch (const UserError& e) {
     if (escaped_from_plugin(e.what())) report_finding(e.id().c_str(), e.what());
     if (e.id() == "E-INTERNAL") report_finding("E-INTERNAL", e.what());
+    // The SDK's parse boundary turns an exception a parser let escape into
+    // E-PARSE-FAILED naming the file: clean for the user, a bug all the same.
+    if (e.id() == "E-PARSE-FAILED") report_finding("E-PARSE-FAILED", e.what());
   } catch (const std::exception& e) {
     report_finding("unexpected exception", e.what());
   } catch (...) {
