@@ -435,3 +435,12 @@ TEST_CASE("A pipeline degree beyond what a parser reads is refused before its pe
   refused(model("-f mindformers " + write(dir / "train.yaml", yaml).string()), "E-PARSE-VALUE",
           {"train.yaml:4", "`parallel_config.pipeline_stage` = 2097152", "at most 1048576 pipeline stages"});
 }
+
+TEST_CASE("Text the YAML reader cannot get past stops at the document limit, at once") {
+  // fuzz: yaml-cpp returns endless empty documents for ",g\v" (3 bytes);
+  // counted as values they took 10^5 rounds (tests/fuzz_regressions/megatron_fsdp2_yaml/).
+  const fs::path dir = scratch("fuzz_documents");
+  const Timed t = model("-f megatron " + write(dir / "train.yaml", ",g\v").string());
+  refused(t, "E-PARSE-LIMIT", {"train.yaml", "more than 1024 YAML documents"});
+  CHECK(t.seconds < 1.0);
+}

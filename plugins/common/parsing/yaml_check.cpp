@@ -122,7 +122,16 @@ void check_yaml(const std::string& text, const std::string& file) {
   std::istringstream in(text);
   YAML::Parser parser(in);
   Checker checker(file);
+  // A config is one document (a few at most). yaml-cpp 0.7 returns endless
+  // empty documents for some malformed text (",g\v", found by the fuzzer),
+  // each counted as a value: bounded here, well before the value limit.
+  constexpr int kMaxYamlDocuments = 1024;
+  int documents = 0;
   while (parser.HandleNextDocument(checker)) {
+    if (++documents > kMaxYamlDocuments)
+      throw sdk::LimitError(file + ": more than " + std::to_string(kMaxYamlDocuments) +
+                            " YAML documents; the YAML reader cannot get past the text it stops at: "
+                            "fix the file (a training config is one document)");
   }
 }
 
