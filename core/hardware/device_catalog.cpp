@@ -45,7 +45,14 @@ DeviceCatalog DeviceCatalog::load(const PluginRegistry& registry, bool strict_de
     if (hardware == nullptr) continue;
     const nds_device* const* table = nullptr;
     size_t count = 0;
-    StatusPtr failure(hardware->get_devices(&table, &count));  // a hang throws E-PLUGIN-HANG
+    StatusPtr failure;
+    try {
+      failure.reset(hardware->get_devices(&table, &count));
+    } catch (const UserError& e) {  // the watchdog gave up on it: its devices are not known
+      if (e.id() != "E-PLUGIN-HANG") throw;
+      problem("W-DEVICE-PLUGIN", fmt::format("{}; none of its devices is used", e.what()));
+      continue;
+    }
     if (failure) {
       problem("W-DEVICE-PLUGIN", fmt::format("hardware plugin {} ({}) could not describe its "
                                              "devices: {}",

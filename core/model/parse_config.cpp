@@ -46,6 +46,7 @@ const LoadedPlugin& chosen_parser(const PluginRegistry& registry, const fs::path
   double best_confidence = 0;
   for (const auto& p : registry.plugins()) {  // load order is id order within a directory
     if (p->interfaces.parser == nullptr) continue;
+    if (p->guard != nullptr && p->guard->hung()) continue;  // given up on earlier in this run
     double confidence = 0;
     StatusPtr failure(p->interfaces.parser->probe(config.c_str(), &confidence));
     if (failure) continue;  // a parser that cannot probe does not claim the file

@@ -12,6 +12,7 @@
 #include <regex>
 #include <system_error>
 
+#include "core/plugins/bounded_call.hpp"
 #include "core/plugins/file_safety.hpp"
 #include "core/plugins/library.hpp"
 #include "core/plugins/status.hpp"
@@ -127,16 +128,30 @@ auto plugin_call(const fs::path& path, const char* id, const char* what, Call&& 
   }
 }
 
+// The module's init, bounded by the watchdog: a library vetted in a child
+// process may still behave otherwise in this one. An init given up on leaves
+// its instance abandoned (no shutdown; the worker keeps it and its host alive).
 std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::path& path,
                                             const std::string& id,
-                                            std::shared_ptr<const PluginOptions> options) {
+                                            std::shared_ptr<const PluginOptions> options,
+                                            std::chrono::milliseconds timeout) {
   std::lock_guard lock(instances_mutex);
   if (auto alive = instances()[&module].lock()) return alive;
   auto instance = std::make_shared<ModuleInstance>();
   instance->host = std::make_unique<ModuleHost>(id, std::move(options));
-  StatusPtr failure(plugin_call(path, "E-PLUGIN-INIT", "init", [&] {
-    return module.init(instance->host->host(), path.c_str());
-  }));
+  std::atomic<bool> hung{false};
+  nds_status* status = nullptr;
+  try {
+    status = bounded_call<nds_status*>(
+        BoundedTarget{path, id, timeout, hung}, "init", [instance, &module, file = path] {
+          return plugin_call(file, "E-PLUGIN-INIT", "init",
+                             [&] { return module.init(instance->host->host(), file.c_str()); });
+        });
+  } catch (const UserError&) {
+    if (hung) instance->abandoned = true;
+    throw;
+  }
+  StatusPtr failure(status);
   if (failure) {
     throw UserError("E-PLUGIN-INIT",
                     fmt::format("{}: plugin \"{}\" failed to initialise ({}): {}", path.string(), id,
@@ -152,7 +167,8 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
 std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                                           std::shared_ptr<const PluginOptions> options,
                                           const std::vector<std::string>& known_ids,
-                                          const std::vector<std::string>& shipped_ids) {
+                                          const std::vector<std::string>& shipped_ids,
+                                          std::chrono::milliseconds init_timeout) {
   std::error_code ec;
   fs::path absolute = fs::absolute(path, ec).lexically_normal();
   if (ec) absolute = path;
@@ -189,7 +205,7 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
                  "are ignored",
                  absolute.string(), module.abi_major, module.abi_minor, NDS_ABI_VERSION_STRING);
   }
-  plugin->instance = initialised(module, absolute, id, std::move(options));
+  plugin->instance = initialised(module, absolute, id, std::move(options), init_timeout);
   plugin->interfaces = plugin_call(absolute, "E-PLUGIN-INTERFACE", "get_interface",
                                    [&] { return query_interfaces(module, absolute.string()); });
   return plugin;
@@ -261,7 +277,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   if (search.install_dir) {
     for (const fs::path& file : libraries_in(*search.install_dir)) {
       try {
-        shipped.push_back(load_plugin(file, search.options));
+        shipped.push_back(load_plugin(file, search.options, {}, {}, search.call_timeout));
         shipped.back()->origin = PluginOrigin::shipped;
         guard(*shipped.back());
         shipped_ids.push_back(shipped.back()->id);
@@ -278,7 +294,8 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
     try {
       require_safe(path);  // also the folder a link resolves to, not only the scanned one
       require_vetted(path, search);
-      registry.plugins_.push_back(load_plugin(path, search.options, ids, reserved));
+      registry.plugins_.push_back(
+          load_plugin(path, search.options, ids, reserved, search.call_timeout));
       registry.plugins_.back()->origin = origin;
       guard(*registry.plugins_.back());
       ids.push_back(registry.plugins_.back()->id);

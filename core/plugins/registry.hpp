@@ -113,11 +113,14 @@ class PluginRegistry {
 // C ABI is caught and reported under the id of the call it escaped from.
 // `known_ids`, when given, makes a module whose id is in it fail with
 // W-PLUGIN-DUPLICATE before its init runs; `shipped_ids` (the ids of shipped
-// plugins it may not take) with E-PLUGIN-SHADOW.
+// plugins it may not take) with E-PLUGIN-SHADOW. An init that does not return
+// within `init_timeout` is E-PLUGIN-HANG (bounded_call.hpp).
 std::unique_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& path,
                                           std::shared_ptr<const PluginOptions> options,
                                           const std::vector<std::string>& known_ids = {},
-                                          const std::vector<std::string>& shipped_ids = {});
+                                          const std::vector<std::string>& shipped_ids = {},
+                                          std::chrono::milliseconds init_timeout =
+                                              kDefaultPluginCallTimeout);
 
 // "a:b::c" -> {a, b, c}: the directories of a colon-separated list.
 std::vector<std::filesystem::path> split_path_list(std::string_view list);

@@ -121,6 +121,7 @@ std::optional<VetVerdict> VerdictCache::find(const FileIdentity& file) const {
     verdict.message = j.value("message", "");
     verdict.wrote_stdout = j.value("wrote_stdout", false);
     verdict.notes = j.value("notes", "");
+    verdict.timeout_ms = j.value("timeout_ms", int64_t{0});
     return verdict;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // an old or damaged entry: vet again
@@ -143,7 +144,8 @@ void VerdictCache::store(const FileIdentity& file, const VetVerdict& verdict) co
                       {"error_id", verdict.error_id},
                       {"message", verdict.message},
                       {"wrote_stdout", verdict.wrote_stdout},
-                      {"notes", verdict.notes}};
+                      {"notes", verdict.notes},
+                      {"timeout_ms", verdict.timeout_ms}};
   // Written beside, then renamed: a reader never sees half a verdict.
   const fs::path temporary = entry->string() + fmt::format(".{}.tmp", getpid());
   {

@@ -28,6 +28,8 @@ struct VetVerdict {
   std::string message;        // when not passed: what happened, naming the check
   bool wrote_stdout = false;  // the plugin printed on stdout while vetted
   std::string notes;          // conformance problems that do not stop loading
+  int64_t timeout_ms = 0;     // the time limit it was vetted under: a hang
+                              // under a shorter limit than today's is vetted again
 };
 
 // The identity of `path`, or nullopt when it cannot be read.

@@ -66,6 +66,12 @@ VetVerdict verdict_of(const IsolatedCheckResult& result) {
   return verdict;
 }
 
+// A plugin that hung under a shorter limit than the one given now may only
+// be slow: a user who raises --plugin-timeout gets it vetted again.
+bool hung_sooner_than_allowed(const VetVerdict& verdict, std::chrono::milliseconds timeout) {
+  return verdict.error_id == "E-PLUGIN-HANG" && verdict.timeout_ms < timeout.count();
+}
+
 }  // namespace
 
 std::optional<fs::path> find_vet_helper() {
@@ -113,9 +119,13 @@ VetVerdict vet_plugin(const fs::path& plugin, const PluginOptions& options,
       vetter_version(*helper));
   if (identity) {
     if (auto cached = cache.find(*identity)) {
-      spdlog::debug("{}: vetting verdict from the cache ({})", plugin.string(),
-                    cached->passed ? "passed" : cached->error_id);
-      return *cached;
+      if (!hung_sooner_than_allowed(*cached, settings.timeout)) {
+        spdlog::debug("{}: vetting verdict from the cache ({})", plugin.string(),
+                      cached->passed ? "passed" : cached->error_id);
+        return *cached;
+      }
+      spdlog::debug("{}: hung within {} ms when vetted; vetting again with {} ms",
+                    plugin.string(), cached->timeout_ms, settings.timeout.count());
     }
   }
   IsolatedCheckResult result;
@@ -127,14 +137,19 @@ VetVerdict vet_plugin(const fs::path& plugin, const PluginOptions& options,
                     fmt::format("{}: cannot vet this plugin: {}", plugin.string(), e.what()));
   }
   VetVerdict verdict = verdict_of(result);
+  verdict.timeout_ms = settings.timeout.count();
   if (!verdict.passed && verdict.message.find(plugin.string()) == std::string::npos)
     verdict.message = fmt::format("{}: {}", plugin.string(), verdict.message);
   if (!verdict.passed) {
     if (auto entry = identity ? cache.entry_path(*identity) : std::nullopt)
       verdict.message += fmt::format(
           " (vetted in a child process; the verdict is kept in {} until "
-          "the file changes: remove that file to vet it again)",
-          entry->string());
+          "the file changes{}: remove that file to vet it again)",
+          entry->string(),
+          verdict.error_id == "E-PLUGIN-HANG"
+              ? fmt::format(" or a plugin time limit over {:g} s is given",
+                            static_cast<double>(verdict.timeout_ms) / 1000.0)
+              : "");
   }
   if (identity) cache.store(*identity, verdict);
   spdlog::debug("{}: vetted in a child process: {}", plugin.string(),

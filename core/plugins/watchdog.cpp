@@ -6,15 +6,11 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <condition_variable>
 #include <cstring>
-#include <exception>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <utility>
 
+#include "core/plugins/bounded_call.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -34,59 +30,11 @@ namespace {
 constexpr size_t kSlots = 128;
 std::array<std::atomic<WatchedPlugin*>, kSlots> slots{};
 
-std::string seconds(std::chrono::milliseconds limit) {
-  return fmt::format("{:g} s", static_cast<double>(limit.count()) / 1000.0);
-}
-
 // Runs `body` on a worker thread and waits for it up to the plugin's limit.
 template <class Result, class Body>
 Result bounded(WatchedPlugin& plugin, const char* call, Body body) {
-  if (plugin.hung) {
-    throw UserError(
-        "E-PLUGIN-HANG",
-        fmt::format("{}: plugin \"{}\" is not called again ({}): an earlier call into it "
-                    "did not return",
-                    plugin.path.string(), plugin.id, call));
-  }
-  struct State {
-    std::mutex mutex;
-    std::condition_variable done_signal;
-    bool done = false;
-    Result result{};
-    std::exception_ptr error;
-  };
-  auto state = std::make_shared<State>();
-  try {
-    std::thread([state, body]() mutable {
-      Result result{};
-      std::exception_ptr error;
-      try {
-        result = body();
-      } catch (...) {
-        error = std::current_exception();
-      }
-      std::lock_guard lock(state->mutex);
-      state->result = std::move(result);
-      state->error = error;
-      state->done = true;
-      state->done_signal.notify_all();
-    }).detach();
-  } catch (const std::system_error& e) {  // no thread to spare: call it directly
-    spdlog::debug("{}: no watchdog thread for {} ({}); calling it unbounded", plugin.path.string(),
-                  call, e.what());
-    return body();
-  }
-  std::unique_lock lock(state->mutex);
-  if (!state->done_signal.wait_for(lock, plugin.timeout, [&] { return state->done; })) {
-    plugin.hung = true;
-    throw UserError("E-PLUGIN-HANG",
-                    fmt::format("{}: plugin \"{}\" did not return from {} within {} and was given "
-                                "up on; remove it from the plugin search path, or raise the limit "
-                                "with --plugin-timeout SECONDS if it is only slow",
-                                plugin.path.string(), plugin.id, call, seconds(plugin.timeout)));
-  }
-  if (state->error) std::rethrow_exception(state->error);
-  return std::move(state->result);
+  return bounded_call<Result>(BoundedTarget{plugin.path, plugin.id, plugin.timeout, plugin.hung},
+                              call, std::move(body));
 }
 
 // ---- The builder a guarded parse hands the plugin ---------------------------

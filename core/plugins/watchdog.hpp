@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // watchdog.hpp: bounds the plugin calls that may block (a parser's probe and
-// parse, a hardware plugin's get_devices) to a time limit.
+// parse, a hardware plugin's get_devices) to a time limit (bounded_call.hpp).
 //
 // Design: the call runs on a worker thread while the caller waits up to the
 // limit. A call that has not returned by then is abandoned: the caller gets
@@ -13,6 +13,12 @@
 // builder is reached through a proxy that refuses calls once abandoned.
 // The C tables have no context pointer, so each guarded plugin takes one of
 // a fixed number of trampoline slots; plugins past them are called unguarded.
+// A module's init is bounded the same way (registry.cpp). Not bounded in the
+// host: compile, evaluate and release. Evaluate is the hot path (a thread
+// per call would cost more than the call), and compile reads the model view
+// and device table in place, which an abandoned call would outlive; vetting
+// runs a sample compile and evaluate of each kind in a child process under
+// the same limit, so a plugin that always hangs there never loads.
 #pragma once
 
 #include <ndsearch/nds.h>
