@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "core/support/user_error.hpp"
 #include "hosts/cli/json_text.hpp"
 
 namespace ndsearch::cli {
@@ -49,16 +50,46 @@ void JsonObjectStream::array_field(const std::string& name, size_t rows,
     return;
   }
   out_ << '[';
+  in_array_ = true;
+  array_rows_ = 0;
   const std::string indent(2 * kIndent, ' ');
   for (size_t i = 0; i < rows; ++i) {
+    const nlohmann::json formatted = row(i);  // may throw: nothing of the row written yet
     out_ << (i == 0 ? "\n" : ",\n") << indent;
-    value(row(i), 2);
+    value(formatted, 2);
+    ++array_rows_;
   }
+  in_array_ = false;
   out_ << '\n' << std::string(kIndent, ' ') << ']';
 }
 
 void JsonObjectStream::close() {
   out_ << (empty_ ? "}" : "\n}") << '\n';
+}
+
+void JsonObjectStream::fail(const std::string& id, const std::string& message) {
+  if (in_array_) {
+    if (array_rows_ > 0) out_ << '\n' << std::string(kIndent, ' ');
+    out_ << ']';
+    in_array_ = false;
+  }
+  out_ << (empty_ ? "\n" : ",\n") << std::string(kIndent, ' ') << "\"error\": ";
+  empty_ = false;
+  value(nlohmann::json{{"id", id}, {"message", message}}, 1);
+  close();
+}
+
+void write_json_object(std::ostream& out, const std::function<void(JsonObjectStream&)>& body) {
+  JsonObjectStream stream(out);
+  try {
+    body(stream);
+  } catch (const UserError& e) {
+    stream.fail(e.id(), e.what());
+    throw;
+  } catch (const std::exception& e) {
+    stream.fail("E-INTERNAL", e.what());
+    throw;
+  }
 }
 
 }  // namespace ndsearch::cli

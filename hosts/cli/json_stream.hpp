@@ -25,6 +25,10 @@ class JsonObjectStream {
   void array_field(const std::string& key, size_t rows,
                    const std::function<nlohmann::json(size_t)>& row);
   void close();  // writes "}" and a newline, as `std::cout << j.dump(2) << "\n"`
+  // Ends a document cut short by an error: the open array and the object are
+  // closed and an "error" member {"id", "message"} is the last one (out of
+  // key order), so what was written stays one valid JSON document.
+  void fail(const std::string& id, const std::string& message);
 
  private:
   void key(const std::string& name);
@@ -34,6 +38,13 @@ class JsonObjectStream {
   std::ostream& out_;
   std::string last_key_;
   bool empty_ = true;
+  bool in_array_ = false;  // inside array_field, with this many rows written
+  size_t array_rows_ = 0;
 };
+
+// Runs `body` on an object written to `out`; an exception thrown part-way
+// ends the document with JsonObjectStream::fail (a UserError's id, else
+// E-INTERNAL) and is rethrown for the caller to report and exit.
+void write_json_object(std::ostream& out, const std::function<void(JsonObjectStream&)>& body);
 
 }  // namespace ndsearch::cli

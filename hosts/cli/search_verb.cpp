@@ -195,29 +195,30 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
       return row;
     };
     // The keys in dump()'s (sorted) order, as the whole object printed before.
-    JsonObjectStream out(std::cout);
-    out.field("assumptions", r.assumptions);
-    out.field("budget_bytes", budget);
-    out.field("candidates_per_s", per_s);
-    out.array_field("closest_misses", r.closest.size(), [&](size_t i) {
-      json miss = miss_json(r.closest[i], budget);
-      if (i < r.closest_fixes.size()) miss["fits_with"] = r.closest_fixes[i];
-      return miss;
+    write_json_object(std::cout, [&](JsonObjectStream& out) {
+      out.field("assumptions", r.assumptions);
+      out.field("budget_bytes", budget);
+      out.field("candidates_per_s", per_s);
+      out.array_field("closest_misses", r.closest.size(), [&](size_t i) {
+        json miss = miss_json(r.closest[i], budget);
+        if (i < r.closest_fixes.size()) miss["fits_with"] = r.closest_fixes[i];
+        return miss;
+      });
+      out.field("counts", {{"tested", r.counts.tested},
+                           {"refused", refused},
+                           {"priced", r.counts.priced},
+                           {"fit", r.counts.fit},
+                           {"dropped", r.counts.dropped}});
+      out.field("device", machine.device->id);
+      out.field("devices", devices);
+      out.field("elapsed_s", r.elapsed_s);
+      out.field("global_batch", options.space.global_batch);
+      out.field("model", name);
+      out.array_field("pareto", r.pareto.size(), [&](size_t i) { return with_stages(i + 1, r.pareto[i]); });
+      out.array_field("ranking", r.ranking.size(), [&](size_t i) { return with_stages(i + 1, r.ranking[i]); });
+      out.field("schema_version", kSchemaVersion);
+      out.close();
     });
-    out.field("counts", {{"tested", r.counts.tested},
-                         {"refused", refused},
-                         {"priced", r.counts.priced},
-                         {"fit", r.counts.fit},
-                         {"dropped", r.counts.dropped}});
-    out.field("device", machine.device->id);
-    out.field("devices", devices);
-    out.field("elapsed_s", r.elapsed_s);
-    out.field("global_batch", options.space.global_batch);
-    out.field("model", name);
-    out.array_field("pareto", r.pareto.size(), [&](size_t i) { return with_stages(i + 1, r.pareto[i]); });
-    out.array_field("ranking", r.ranking.size(), [&](size_t i) { return with_stages(i + 1, r.ranking[i]); });
-    out.field("schema_version", kSchemaVersion);
-    out.close();
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
