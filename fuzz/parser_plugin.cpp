@@ -36,9 +36,17 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = ndsearch::fuzz::write_scratch_file(NDS_FUZZ_INPUT_NAME, data, size);
   double confidence = 0;
-  // A probe that fails only means "not mine"; crashing or throwing past the ABI is the finding.
+  // A probe that fails only means "not mine"; crashing or throwing past the ABI is the
+  // finding, and so is an answer the core could not use: a failure without a message,
+  // or a confidence outside [0, 1] (NaN included) with success.
   const ndsearch::StatusPtr probe_failure(
       parser->interfaces.parser->probe(path.c_str(), &confidence));
+  if (probe_failure && probe_failure->message.empty())
+    ndsearch::fuzz::report_finding("probe", "a failed probe gave no message");
+  if (!probe_failure && !(confidence >= 0.0 && confidence <= 1.0))
+    ndsearch::fuzz::report_finding("probe", "a confidence outside [0, 1]");
+  if (probe_failure && ndsearch::fuzz::escaped_from_plugin(probe_failure->message))
+    ndsearch::fuzz::report_finding("probe", probe_failure->message.c_str());
   ndsearch::ParseOptions options;
   options.framework = NDS_FUZZ_PLUGIN_ID;
   ndsearch::fuzz::expect_only_user_errors(
