@@ -20,34 +20,16 @@
 #include "core/plugins/vetting.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/fixtures_paths.hpp"
+#include "tests/support/hostile_fixtures.hpp"
 
 namespace fs = std::filesystem;
 using namespace ndsearch;
 using ndsearch::test::fixture;
+using ndsearch::test::hostile;
+using ndsearch::test::hostile_dir;
+using ndsearch::test::TempDir;
 
 namespace {
-
-fs::path hostile_dir(const std::string& mode) {
-  return fs::path(NDS_TEST_FIXTURES) / "hostile" / mode;
-}
-fs::path hostile(const std::string& mode) {
-  return hostile_dir(mode) / ("hostile_" + mode + ".so");
-}
-
-// A fresh folder of this test's own, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "nds-isolation-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, ec);
-    fs::remove_all(path, ec);
-  }
-};
 
 VetSettings settings_in(const fs::path& cache) {
   VetSettings s;

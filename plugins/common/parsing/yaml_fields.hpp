@@ -27,6 +27,12 @@ struct Field {
   int64_t line = NDS_UNKNOWN;  // 1-based
 };
 
+// An integer read from the file (or a default), with where it came from.
+struct Int {
+  int64_t value;
+  sdk::Where where;
+};
+
 // A loaded YAML file: its root and its path (for provenance and messages).
 class File {
  public:

@@ -32,6 +32,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using yaml::Field;
 using yaml::File;
+using yaml::Int;
 
 constexpr const char* kTrainer = "hyperparallel";
 const sdk::Where kDefault = yaml::default_of(kTrainer);
@@ -44,10 +45,6 @@ const std::set<std::string> kNdOverrideKeys = {"offset",   "full_rec", "sel_rec"
 const std::map<std::string, std::string> kRenamed = {{"num_shared_experts", "n_shared_experts"},
                                                      {"mtp_depth", "num_nextn_predict_layers"}};
 
-struct Int {
-  int64_t value;
-  sdk::Where where;
-};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

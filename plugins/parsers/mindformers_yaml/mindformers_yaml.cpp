@@ -27,6 +27,7 @@ namespace {
 
 using yaml::Field;
 using yaml::File;
+using yaml::Int;
 
 constexpr const char* kTrainer = "mindformers";
 const sdk::Where kDefault = yaml::default_of(kTrainer);
@@ -104,11 +105,6 @@ const std::set<std::string> kTopKeys = {
     "ckpt_use_legacy_format", "use_clip_grad", "wrapper", "train_precision_sync", "infer_precision_sync",
     "postprocess_use_numpy", "moe_infer_config", "pretrained_model_dir", "generation_config"};
 
-// A value stated in the file, or a default, with its provenance.
-struct Int {
-  int64_t value;
-  sdk::Where where;
-};
 
 class Reader {
  public:
