@@ -59,7 +59,11 @@ Result bounded_call(const BoundedTarget& target, const char* call, Body body) {
       Result result{};
       std::exception_ptr error;
       try {
-        result = body();
+        // What the body holds is released before the caller is woken: the
+        // caller may then end the process, and a capture dropped late on this
+        // thread would run its destructor after the statics are gone.
+        auto call = std::move(body);
+        result = call();
       } catch (...) {
         error = std::current_exception();
       }

@@ -142,10 +142,13 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
   std::atomic<bool> hung{false};
   nds_status* status = nullptr;
   try {
+    // The host, not the instance: an instance owned by the worker could be
+    // shut down from there. A hung init's host is kept (~ModuleInstance).
     status = bounded_call<nds_status*>(
-        BoundedTarget{path, id, timeout, hung}, "init", [instance, &module, file = path] {
+        BoundedTarget{path, id, timeout, hung}, "init",
+        [host = instance->host->host(), &module, file = path] {
           return plugin_call(file, "E-PLUGIN-INIT", "init",
-                             [&] { return module.init(instance->host->host(), file.c_str()); });
+                             [&] { return module.init(host, file.c_str()); });
         });
   } catch (const UserError&) {
     if (hung) instance->abandoned = true;
