@@ -19,11 +19,11 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
-#include "hosts/cli/byte_counts.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/support/byte_counts.hpp"
+#include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
-#include "hosts/cli/strategy_json.hpp"
-#include "hosts/cli/time_json.hpp"
+#include "core/report/strategy_json.hpp"
+#include "core/report/time_json.hpp"
 
 namespace ndsearch::cli {
 namespace {

@@ -13,10 +13,10 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_verb.hpp"
-#include "hosts/cli/strategy_json.hpp"
+#include "core/report/strategy_json.hpp"
 
 namespace ndsearch::cli {
 namespace {

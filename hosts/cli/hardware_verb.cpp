@@ -9,7 +9,7 @@
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/device_json.hpp"
 #include "core/support/user_error.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/report/json_text.hpp"
 
 namespace ndsearch::cli {
 namespace {

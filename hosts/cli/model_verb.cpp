@@ -7,7 +7,7 @@
 
 #include "core/model/model_json.hpp"
 #include "core/support/user_error.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 
 namespace ndsearch::cli {

@@ -10,7 +10,7 @@
 #include "core/plugins/isolated_check.hpp"
 #include "core/plugins/vetting.hpp"
 #include "core/support/user_error.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/report/json_text.hpp"
 
 namespace ndsearch::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/model/model_json.hpp"
-#include "hosts/cli/byte_counts.hpp"
+#include "core/support/byte_counts.hpp"
 
 namespace ndsearch::cli {
 namespace {

@@ -18,14 +18,14 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "core/strategy/degree_product.hpp"
-#include "hosts/cli/byte_counts.hpp"
+#include "core/support/byte_counts.hpp"
 #include "hosts/cli/eval_verb.hpp"
-#include "hosts/cli/json_stream.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/report/json_stream.hpp"
+#include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_csv.hpp"
-#include "hosts/cli/strategy_json.hpp"
-#include "hosts/cli/time_json.hpp"
+#include "core/report/strategy_json.hpp"
+#include "core/report/time_json.hpp"
 
 namespace ndsearch::cli {
 namespace {

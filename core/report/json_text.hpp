@@ -9,11 +9,11 @@
 
 #include <string>
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 // `indent` < 0: one line, as nlohmann's dump().
 inline std::string json_text(const nlohmann::json& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

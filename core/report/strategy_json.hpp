@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 nlohmann::json strategy_json(const nds_strategy& s);
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/time_json.hpp"
+#include "core/report/time_json.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 nlohmann::json time_parts_json(const TimeParts& parts) {
   nlohmann::json out = nlohmann::json::object();
@@ -15,4 +15,4 @@ nlohmann::json time_json(const TimeEstimate& e) {
   return {{"step_s", e.step_s}, {"parts", time_parts_json(e.parts)}, {"hidden", hidden}};
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/strategy_json.hpp"
+#include "core/report/strategy_json.hpp"
 
 #include "core/model/model_json.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 nlohmann::json strategy_json(const nds_strategy& s) {
   using nlohmann::json;
@@ -24,4 +24,4 @@ nlohmann::json strategy_json(const nds_strategy& s) {
           {"schedule", schedule_name(s.schedule) ? json(schedule_name(s.schedule)) : json(nullptr)}};
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

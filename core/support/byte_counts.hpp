@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 inline int64_t whole_bytes(double bytes) {
   constexpr double kMost = 9.2233720368547748e18;  // the largest double below 2^63
@@ -27,4 +27,4 @@ inline int64_t add_bytes(int64_t a, int64_t b) {
   return sum;
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/json_stream.hpp"
+#include "core/report/json_stream.hpp"
 
 #include <stdexcept>
 
 #include "core/support/user_error.hpp"
-#include "hosts/cli/json_text.hpp"
+#include "core/report/json_text.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 constexpr int kIndent = 2;  // dump(2)
 
@@ -92,4 +92,4 @@ void write_json_object(std::ostream& out, const std::function<void(JsonObjectStr
   }
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

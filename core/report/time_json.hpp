@@ -8,9 +8,9 @@
 
 #include "core/time/time_model.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 nlohmann::json time_parts_json(const TimeParts& parts);
 nlohmann::json time_json(const TimeEstimate& estimate);
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

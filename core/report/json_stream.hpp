@@ -12,7 +12,7 @@
 #include <ostream>
 #include <string>
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 class JsonObjectStream {
  public:
@@ -47,4 +47,4 @@ class JsonObjectStream {
 // E-INTERNAL) and is rethrown for the caller to report and exit.
 void write_json_object(std::ostream& out, const std::function<void(JsonObjectStream&)>& body);
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch
