@@ -8,11 +8,11 @@
 #include <atomic>
 #include <climits>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <memory>
 #include <thread>
 
+#include "core/evaluate/price_memory.hpp"
 #include "core/hardware/device.hpp"
 #include "core/memory/memory_evaluator.hpp"
 #include "core/strategy/checks.hpp"
@@ -68,6 +68,7 @@ struct Worker {
   std::unique_ptr<CpModel> cp;
   std::unique_ptr<TimeModel> time;
   std::vector<RankMemory> ranks;
+  MemoryPricing pricing;
   Placement placement;  // reused: no allocation per candidate
   std::vector<PricedCandidate> fits, misses;
 };
@@ -83,15 +84,11 @@ struct Peak {
 Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devices, int64_t batch) {
   if (const char* refusal = first_refusal_id(s, model, devices, batch)) return {refusal, 0};
   place_layers_into(s, model, false, w.placement);
-  const nds_candidate candidate = w.placement.candidate();
-  if (!w.memory->evaluate(candidate, w.ranks).empty()) return {"memory-pass", 0};
-  double cp_working_set = 0;
-  if (s.cp > 1) {
-    const CpBuffers buffers = w.cp->buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
-    // A working set that is not a finite count >= 0 must not "fit" either.
-    if (!buffers.refusal.empty() || !(buffers.bytes >= 0) || !std::isfinite(buffers.bytes)) return {"cp-algorithm", 0};
-    cp_working_set = buffers.bytes;
-  }
+  price_memory(*w.memory, w.cp.get(), model, w.placement.candidate(), w.ranks, w.pricing);
+  if (!w.pricing.pass_refusal.empty()) return {"memory-pass", 0};
+  // A working set that is not a finite count >= 0 must not "fit" either.
+  if (!w.pricing.cp.refusal.empty() || !w.pricing.cp_bytes_are_a_count()) return {"cp-algorithm", 0};
+  const double cp_working_set = w.pricing.cp.bytes;
   Peak peak;
   for (const RankMemory& r : w.ranks) {
     const double bytes = r.peak() + cp_working_set;
@@ -213,6 +210,10 @@ std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOp
 bool ranks_before(const PricedCandidate& a, const PricedCandidate& b) {
   if (a.time.step_s != b.time.step_s) return a.time.step_s < b.time.step_s;
   return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.index < b.index;
+}
+
+double candidates_per_s(const SearchResult& r) {
+  return r.elapsed_s > 0 ? static_cast<double>(r.counts.tested) / r.elapsed_s : 0;
 }
 
 std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidates) {

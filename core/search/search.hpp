@@ -74,4 +74,7 @@ std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidate
 // Orders by step time, then peak memory, then enumeration index.
 bool ranks_before(const PricedCandidate& a, const PricedCandidate& b);
 
+// Candidates tested per second of the search's run (0 when it took no time).
+double candidates_per_s(const SearchResult& result);
+
 }  // namespace ndsearch
