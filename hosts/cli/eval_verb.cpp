@@ -5,51 +5,21 @@
 #include <ndsearch/sdk/units.hpp>
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
-#include "core/hardware/machine.hpp"
-#include "core/memory/budget.hpp"
-#include "core/memory/memory_evaluator.hpp"
 #include "core/model/model_json.hpp"
-#include "core/strategy/checks.hpp"
-#include "core/strategy/degree_product.hpp"
-#include "core/strategy/placement.hpp"
+#include "core/report/evaluation_json.hpp"
+#include "core/report/json_text.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
-#include "core/time/time_model.hpp"
-#include "core/support/byte_counts.hpp"
-#include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
-#include "core/report/strategy_json.hpp"
-#include "core/report/time_json.hpp"
 
 namespace ndsearch::cli {
 namespace {
 
 using nlohmann::json;
-constexpr int kSchemaVersion = 1;
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
-
-
-json stage_json(size_t rank, const RankMemory& m, uint32_t layers) {
-  int64_t peak = 0;
-  json stage = {{"stage", rank}, {"layers", layers}};
-  const std::pair<const char*, nds_memory_term> terms[] = {
-      {"params_bytes", NDS_MEMORY_PARAMS},
-      {"grads_bytes", NDS_MEMORY_GRADS},
-      {"optimizer_bytes", NDS_MEMORY_OPTIMIZER},
-      {"activations_bytes", NDS_MEMORY_ACTIVATIONS},
-      {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS},
-      {"other_bytes", NDS_MEMORY_OTHER}};
-  for (const auto& [key, term] : terms) {
-    stage[key] = whole_bytes(m.bytes[term]);
-    peak = add_bytes(peak, whole_bytes(m.bytes[term]));
-  }
-  stage["peak_bytes"] = peak;  // the sum of the printed terms
-  return stage;
-}
 
 void print_memory_footer(const json& m);
 
@@ -120,100 +90,6 @@ void print_memory_footer(const json& m) {
 
 }  // namespace
 
-json eval_json(const PluginRegistry& registry, Model& model, const Machine& machine, const EvalArgs& args) {
-  const nds_strategy given =
-      args.strategy.empty() ? unset_strategy() : parse_strategy(args.strategy);
-  StrategySources sources;
-  const nds_strategy s =
-      resolve_strategy(given, model, args.devices, model.training.global_batch, &sources);
-  json j = {{"schema_version", kSchemaVersion},
-            {"model", model.main.name.empty() ? model.file : model.main.name},
-            {"config", model.file},
-            {"framework", model.framework},
-            {"device", machine.device->id},
-            // Without -d: the devices the strategy uses (null while a degree is unknown).
-            {"devices", args.devices != 0 ? json(args.devices)
-                        : s.dp != NDS_UNKNOWN && s.tp != NDS_UNKNOWN && s.pp != NDS_UNKNOWN && s.cp != NDS_UNKNOWN
-                            ? json(degree_product({s.dp, s.tp, s.pp, s.cp}))
-                            : json(nullptr)},
-            {"strategy", strategy_json(s)},
-            {"strategy_text", strategy_text(s)},
-            {"strategy_sources", sources}};
-  const auto refusal = first_refusal(s, model, args.devices, model.training.global_batch);
-  j["valid"] = !refusal.has_value();
-  j["refusal"] = refusal ? json{{"id", refusal->id}, {"reason", refusal->message}} : json(nullptr);
-  if (!refusal) {
-    const Placement placement = place_layers(s, model, args.layers_from_config);
-    const nds_candidate candidate = placement.candidate();
-    MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
-    std::vector<RankMemory> ranks;
-    const std::string refused = memory.evaluate(candidate, ranks);
-    if (!refused.empty())
-      throw UserError("E-MEMORY-REFUSED",
-                      fmt::format("a memory pass refused {}: {}", strategy_text(s), refused));
-    // Time: the CP model only matters (and is only loaded) with cp > 1.
-    std::unique_ptr<CpModel> cp;
-    double cp_working_set = 0;
-    if (s.cp > 1) {
-      const std::string algorithm = CpModel::choose_algorithm(args.cp_algo, model);
-      cp = std::make_unique<CpModel>(registry, model, *machine.device, algorithm);
-      const CpBuffers buffers = cp->buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
-      cp_working_set = buffers.bytes;
-      if (!(buffers.bytes >= 0) || !std::isfinite(buffers.bytes))
-        throw UserError("E-MEMORY-REFUSED", fmt::format("the {} CP algorithm gave a working set of {} bytes for {}; "
-                                                        "a byte count must be a finite number >= 0",
-                                                        algorithm, buffers.bytes, strategy_text(s)));
-      if (!buffers.refusal.empty()) {
-        j["valid"] = false;
-        j["refusal"] = {{"id", "cp-" + algorithm}, {"reason", buffers.refusal}};
-      }
-    }
-    // The CP algorithm's buffers: one layer's at a time, on every rank.
-    for (RankMemory& rank : ranks) rank.bytes[NDS_MEMORY_COMM_BUFFERS] += cp_working_set;
-    const Budget budget = memory_budget(*machine.device, model, args.max_memory, args.reserve_mem);
-    json stages = json::array();
-    int64_t peak = 0;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      uint32_t layers = 0;
-      for (int32_t c = 0; c < s.vpp; ++c)
-        layers += placement.chunk_layers[r * static_cast<size_t>(s.vpp) + c];
-      stages.push_back(stage_json(r, ranks[r], layers));
-      peak = std::max(peak, stages.back()["peak_bytes"].get<int64_t>());
-    }
-    if (j["valid"].get<bool>()) {
-      const TimeModel time(model, *machine.device, cp.get());
-      const TimeEstimate e = time.estimate(
-          candidate,
-          args.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : args.devices);
-      j["time"] = time_json(e);
-      j["assumptions"] = time.assumptions();
-      j["model_flops_per_step"] = e.model_flops_per_step;
-      j["hardware_flops_per_step"] = e.hardware_flops_per_step;
-      j["mfu"] = e.mfu;
-      j["mfu_causal"] = e.mfu_causal;
-      j["hfu"] = e.hfu;
-      j["tokens_per_s"] = e.tokens_per_s;
-    }
-    if (j["valid"].get<bool>())  // a CP algorithm may still refuse: then no prices
-      j["memory"] = {{"peak_bytes", peak},
-                     {"budget_bytes", budget.budget_bytes},
-                     {"capacity_bytes", budget.capacity_bytes},
-                     {"capacity_source", budget.capacity_source},
-                     {"reserved_bytes", budget.reserved_bytes},
-                     {"reserve_mem_bytes", budget.reserve_mem_bytes},
-                     {"fits", static_cast<double>(peak) <= budget.budget_bytes},
-                     {"passes", memory.pass_ids()},
-                     {"stages", stages}};
-  }
-  j["warnings"] = model.warnings;
-  for (const ModelPart& tower : model.submodels)
-    j["warnings"].push_back(
-        fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
-                    "language model only",
-                    tower.name, tower.blocks.size()));
-  return j;
-}
-
 PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
   PluginFlags flags = base;
   if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
@@ -221,10 +97,10 @@ PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
   return flags;
 }
 
-int report_refusal(const json& j) {
-  if (j["valid"].get<bool>()) return kExitOk;
-  std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", j["strategy_text"].get<std::string>(),
-                           j["refusal"]["id"].get<std::string>(), j["refusal"]["reason"].get<std::string>());
+int report_refusal(const StrategyEvaluation& e) {
+  if (e.valid()) return kExitOk;
+  std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", strategy_text(e.strategy),
+                           e.refusal->id, e.refusal->reason);
   return kExitUsage;
 }
 
@@ -236,10 +112,10 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.model);
-  const Machine machine = make_machine(catalog, args.device, args.devices == 0 ? 1 : args.devices);
-  json j = eval_json(registry, model, machine, args);
-  const int exit_code = report_refusal(j);
-  j.erase("strategy_text");
+  const Machine machine = make_machine(catalog, args.device, args.request.devices == 0 ? 1 : args.request.devices);
+  const StrategyEvaluation evaluation = evaluate_strategy(registry, model, machine, args.request);
+  const int exit_code = report_refusal(evaluation);
+  const json j = evaluation_json(evaluation);
   if (args.format == "json")
     std::cout << json_text(j, 2) << "\n";
   else
@@ -260,14 +136,14 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option(
-      "--strategy", args->strategy,
+      "--strategy", args->request.strategy,
       "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
       "then the defaults");
-  verb->add_option("-M,--max-memory", args->max_memory,
+  verb->add_option("-M,--max-memory", args->request.max_memory,
                    "Device memory to use instead of the device's (58GB = 58 GiB)");
-  verb->add_option("--reserve-mem", args->reserve_mem,
+  verb->add_option("--reserve-mem", args->request.reserve_mem,
                    "Memory to keep free beside the runtime's reserve");
-  verb->add_flag("--layers-from-config", args->layers_from_config,
+  verb->add_flag("--layers-from-config", args->request.layers_from_config,
                  "Place layers as the config's stated per-stage counts or offsets instead of the "
                  "default split");
   verb->add_flag("--swap-optimizer", args->swap_optimizer,
@@ -275,7 +151,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   verb->add_option("--cp-ulysses", args->cp_ulysses,
                    "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
       ->check(CLI::Range(1, 1 << 16));
-  verb->add_option("--cp-algo", args->cp_algo,
+  verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
                    "config's, else ring)");
   verb->add_option("--format", args->format, "Output format")
@@ -283,7 +159,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
       ->capture_default_str();
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
-      args->devices = devices->value_or(0);  // 0: the strategy's product
+      args->request.devices = devices->value_or(0);  // 0: the strategy's product
       return evaluate(flags, *args);
     };
   });

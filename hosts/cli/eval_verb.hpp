@@ -12,9 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "core/hardware/machine.hpp"
-#include "core/model/model.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/evaluate/evaluate_strategy.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/plugin_options.hpp"
 
@@ -24,25 +22,18 @@ namespace ndsearch::cli {
 struct EvalArgs {
   ModelFlags model;
   std::string device;
-  uint64_t devices = 0;
-  std::string strategy;
-  std::optional<std::string> max_memory, reserve_mem;
-  bool layers_from_config = false;
+  EvaluationRequest request;  // devices: 0 for the strategy's product
   bool swap_optimizer = false;
-  std::string cp_algo;
   std::optional<int> cp_ulysses;
   std::string format = "table";
 };
 
-// The eval JSON of docs/cli.md for args.strategy (with "strategy_text" added,
-// which the printed JSON drops). Throws UserError as eval does.
-nlohmann::json eval_json(const PluginRegistry& registry, Model& model, const Machine& machine, const EvalArgs& args);
 // The plugin options the eval flags add (--swap-optimizer, --cp-ulysses).
 PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args);
-// The eval table of one eval_json.
+// The eval table of one evaluation_json.
 void print_eval_table(const nlohmann::json& j);
 // Prints E-STRATEGY-REFUSED for a refused strategy and returns its exit code (0 when valid).
-int report_refusal(const nlohmann::json& j);
+int report_refusal(const StrategyEvaluation& evaluation);
 
 void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run);
 

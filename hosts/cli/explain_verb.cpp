@@ -5,18 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
-#include <limits>
 
+#include "core/explain/explain_strategy.hpp"
 #include "core/hardware/device_catalog.hpp"
-#include "core/search/search.hpp"
-#include "core/strategy/checks.hpp"
-#include "core/strategy/strategy.hpp"
-#include "core/support/user_error.hpp"
-#include "hosts/cli/eval_verb.hpp"
+#include "core/report/explain_json.hpp"
 #include "core/report/json_text.hpp"
+#include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_verb.hpp"
-#include "core/report/strategy_json.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -25,59 +21,8 @@ using nlohmann::json;
 
 struct ExplainArgs {
   EvalArgs eval;
-  SpaceFlags space;
-  size_t beaten_by = 3;
+  SearchSpaceRequest space;
 };
-
-// The time part where `other` saves the most over `self`: why it ranks higher.
-std::string main_reason(const TimeEstimate& self, const TimeEstimate& other) {
-  size_t best = 0;
-  double most = -std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < kTimeParts.size(); ++i) {
-    const double saving = self.parts.*kTimeParts[i].second - other.parts.*kTimeParts[i].second;
-    if (saving > most) {
-      most = saving;
-      best = i;
-    }
-  }
-  const auto& [name, member] = kTimeParts[best];
-  return fmt::format("{} {:.1f} % vs {:.1f} % of the step ({:.3f} s less)", name, 100 * self.parts.*member / self.step_s,
-                     100 * other.parts.*member / other.step_s, most);
-}
-
-// Runs the search the flags describe and places `s` in it.
-json rank_in_search(const PluginRegistry& registry, Model& model, const Machine& machine, const ExplainArgs& args,
-                    const nds_strategy& s) {
-  SearchOptions options = search_options(model, machine, args.space, args.eval.max_memory,
-                                         args.eval.reserve_mem, args.eval.cp_algo);
-  options.keep = 0;  // every fitting strategy: the rank is a position among them
-  options.closest_misses = 5;
-  const SearchResult r = run_search(registry, model, *machine.device, options);
-  json out = {{"fit", r.counts.fit}, {"tested", r.counts.tested}};
-  size_t position = r.ranking.size();
-  for (size_t i = 0; i < r.ranking.size(); ++i)
-    if (same_keys(r.ranking[i].strategy, s)) position = i;
-  if (position == r.ranking.size()) {
-    out["rank"] = nullptr;
-    out["note"] = "not among the fitting strategies of this search: it is outside the space (-l, --only), "
-                  "refused by a check, or over the budget";
-    return out;
-  }
-  out["rank"] = position + 1;
-  json beaten_by = json::array();
-  // The fastest ones, then the one just ahead.
-  std::vector<size_t> ahead;
-  for (size_t i = 0; i < position && ahead.size() + 1 < args.beaten_by; ++i) ahead.push_back(i);
-  if (position > 0 && (ahead.empty() || ahead.back() != position - 1)) ahead.push_back(position - 1);
-  for (size_t i : ahead)
-    beaten_by.push_back({{"rank", i + 1},
-                         {"strategy", strategy_json(r.ranking[i].strategy)},
-                         {"strategy_text", strategy_text(r.ranking[i].strategy)},
-                         {"step_s", r.ranking[i].time.step_s},
-                         {"reason", main_reason(r.ranking[position].time, r.ranking[i].time)}});
-  out["beaten_by"] = beaten_by;
-  return out;
-}
 
 int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   const PluginFlags flags = eval_plugin_flags(base_flags, args.eval);
@@ -85,22 +30,14 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.eval.model);
-  const Machine machine = make_machine(catalog, args.eval.device, args.eval.devices == 0 ? 1 : args.eval.devices);
-  json j = eval_json(registry, model, machine, args.eval);
-  const nds_strategy s =
-      resolve_strategy(parse_strategy(args.eval.strategy), model, args.eval.devices, model.training.global_batch);
-  json checks = json::array();
-  for (const CheckOutcome& c : run_checks(s, model, args.eval.devices, model.training.global_batch))
-    checks.push_back({{"id", c.id}, {"passed", c.passed}, {"message", c.message}});
-  j["checks"] = checks;
-  const bool search_flags = !args.space.dimensions.empty() || !args.space.only.empty();
-  if (search_flags && j["valid"].get<bool>()) {
-    if (args.eval.devices == 0) throw UserError("E-USAGE", "explain with -l or --only ranks the strategy in a search, which needs the device "
-                                "count: give -d N");
-    j["search"] = rank_in_search(registry, model, machine, args, s);
-  }
-  const int exit_code = report_refusal(j);
-  j.erase("strategy_text");
+  const uint64_t devices = args.eval.request.devices;
+  const Machine machine = make_machine(catalog, args.eval.device, devices == 0 ? 1 : devices);
+  ExplainRequest request;
+  request.evaluation = args.eval.request;
+  request.space = args.space;
+  const StrategyExplanation explanation = explain_strategy(registry, model, machine, request);
+  const int exit_code = report_refusal(explanation.evaluation);
+  const json j = explanation_json(explanation);
   if (args.eval.format == "json") {
     std::cout << json_text(j, 2) << "\n";
     return exit_code;
@@ -137,18 +74,18 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
       ->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
-  verb->add_option("--strategy", args->eval.strategy, "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,recompute=full\"")
+  verb->add_option("--strategy", args->eval.request.strategy, "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,recompute=full\"")
       ->required();
-  verb->add_option("-M,--max-memory", args->eval.max_memory, "Device memory to use instead of the device's");
-  verb->add_option("--reserve-mem", args->eval.reserve_mem, "Memory to keep free beside the runtime's reserve");
-  verb->add_option("--cp-algo", args->eval.cp_algo, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
+  verb->add_option("-M,--max-memory", args->eval.request.max_memory, "Device memory to use instead of the device's");
+  verb->add_option("--reserve-mem", args->eval.request.reserve_mem, "Memory to keep free beside the runtime's reserve");
+  verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
   add_space_flags(*verb, args->space);  // with -l or --only: rank the strategy in that search
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
-      args->eval.devices = devices->value_or(0);  // 0: the strategy's product
+      args->eval.request.devices = devices->value_or(0);  // 0: the strategy's product
       return explain(flags, *args);
     };
   });

@@ -8,40 +8,30 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <thread>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/machine.hpp"
-#include "core/search/search.hpp"
 #include "core/model/model_json.hpp"
-#include "core/model/model_limits.hpp"
+#include "core/report/json_text.hpp"
+#include "core/report/search_json.hpp"
+#include "core/report/strategy_json.hpp"
+#include "core/search/search.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
-#include "core/strategy/degree_product.hpp"
-#include "core/support/byte_counts.hpp"
-#include "hosts/cli/eval_verb.hpp"
-#include "core/report/json_stream.hpp"
-#include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_csv.hpp"
-#include "core/report/strategy_json.hpp"
-#include "core/report/time_json.hpp"
 
 namespace ndsearch::cli {
 namespace {
 
 using nlohmann::json;
-constexpr int kSchemaVersion = 1;
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 
 struct SearchArgs {
   ModelFlags model;
   std::string device;
-  uint64_t devices = 0;
-  SpaceFlags space;
+  SearchRequest request;  // devices: 0 for what the config's strategy states
   size_t top = 10;
-  std::optional<std::string> max_memory, reserve_mem;
-  std::string cp_algo;
   bool pareto = false;
   std::string format = "table";
   std::string ranking_csv, out_dir;
@@ -58,23 +48,6 @@ void write_file(const std::filesystem::path& path, const std::function<void(std:
   if (!out)
     throw UserError("E-OUTPUT", fmt::format("cannot write {}; check that the directory exists and is writable",
                                             path.string()));
-}
-
-json candidate_json(size_t rank, const PricedCandidate& c) {
-  return {{"rank", rank},
-          {"strategy", strategy_json(c.strategy)},
-          {"memory", {{"peak_bytes", whole_bytes(c.peak_bytes)}}},
-          {"time", time_json(c.time)},
-          {"mfu", c.time.mfu},
-          {"mfu_causal", c.time.mfu_causal},
-          {"hfu", c.time.hfu},
-          {"tokens_per_s", c.time.tokens_per_s}};
-}
-
-json miss_json(const PricedCandidate& c, double budget) {
-  return {{"strategy", strategy_json(c.strategy)},
-          {"peak_bytes", whole_bytes(c.peak_bytes)},
-          {"miss_bytes", whole_bytes(c.peak_bytes - budget)}};
 }
 
 // The degrees the table shows: those searched, in DESIGN §8.1's order.
@@ -133,20 +106,10 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.model);
 
-  uint64_t devices = args.devices;
-  if (devices == 0) {  // the device count the config's strategy states
-    const nds_strategy& st = model.stated;
-    if (st.dp == NDS_UNKNOWN || st.tp == NDS_UNKNOWN || st.pp == NDS_UNKNOWN)
-      throw UserError("E-USAGE", fmt::format("{} states no device count (dp·tp·pp·cp); give -d N", model.file));
-    // Saturated: the stated degrees are up to 2^24 each; the search refuses
-    // a count beyond its limit (E-DEVICE-COUNT).
-    devices = static_cast<uint64_t>(degree_product({st.dp, st.tp, st.pp, st.cp == NDS_UNKNOWN ? 1 : st.cp}));
-    check_device_count(devices, fmt::format("dp·tp·pp·cp as {} states them =", model.file).c_str());
-  }
+  const uint64_t devices = search_device_count(model, args.request.devices);
   const Machine machine = make_machine(catalog, args.device, devices);
 
-  SearchOptions options =
-      search_options(model, machine, args.space, args.max_memory, args.reserve_mem, args.cp_algo);
+  SearchOptions options = search_options(model, machine, args.request);
   // Files list every fitting (and, with -o, every dropped) candidate; the
   // screen shows the top -t and the five closest misses (all at -v 2).
   const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
@@ -172,53 +135,13 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   r.ranking = first(r.ranking, args.top);
   if (flags.verbosity < 2) r.closest = first(r.closest, 5);
   const std::string name = model.main.name.empty() ? model.file : model.main.name;
-  const double per_s = r.elapsed_s > 0 ? static_cast<double>(r.counts.tested) / r.elapsed_s : 0;
+  const double per_s = candidates_per_s(r);
   const double budget = options.budget.budget_bytes;
 
   if (args.format == "csv") {
     write_ranking_csv(std::cout, r.ranking);
   } else if (args.format == "json") {
-    json refused = json::object();
-    for (const auto& [id, n] : r.counts.refused) refused[id] = n;
-    // Each listed strategy's stages, priced again as eval prices them (the
-    // search itself keeps only the peak rank's terms). Rows are formatted
-    // and written one at a time: memory does not grow with -t.
-    auto with_stages = [&](size_t rank, const PricedCandidate& c) {
-      EvalArgs one;
-      one.strategy = strategy_text(c.strategy);
-      one.devices = devices;
-      one.max_memory = args.max_memory;
-      one.reserve_mem = args.reserve_mem;
-      one.cp_algo = args.cp_algo;
-      json row = candidate_json(rank, c);
-      row["memory"]["stages"] = eval_json(registry, model, machine, one)["memory"]["stages"];
-      return row;
-    };
-    // The keys in dump()'s (sorted) order, as the whole object printed before.
-    write_json_object(std::cout, [&](JsonObjectStream& out) {
-      out.field("assumptions", r.assumptions);
-      out.field("budget_bytes", budget);
-      out.field("candidates_per_s", per_s);
-      out.array_field("closest_misses", r.closest.size(), [&](size_t i) {
-        json miss = miss_json(r.closest[i], budget);
-        if (i < r.closest_fixes.size()) miss["fits_with"] = r.closest_fixes[i];
-        return miss;
-      });
-      out.field("counts", {{"tested", r.counts.tested},
-                           {"refused", refused},
-                           {"priced", r.counts.priced},
-                           {"fit", r.counts.fit},
-                           {"dropped", r.counts.dropped}});
-      out.field("device", machine.device->id);
-      out.field("devices", devices);
-      out.field("elapsed_s", r.elapsed_s);
-      out.field("global_batch", options.space.global_batch);
-      out.field("model", name);
-      out.array_field("pareto", r.pareto.size(), [&](size_t i) { return with_stages(i + 1, r.pareto[i]); });
-      out.array_field("ranking", r.ranking.size(), [&](size_t i) { return with_stages(i + 1, r.ranking[i]); });
-      out.field("schema_version", kSchemaVersion);
-      out.close();
-    });
+    write_search_json(std::cout, registry, model, machine, args.request, options, r);
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
@@ -264,28 +187,12 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
 
 }  // namespace
 
-void add_space_flags(CLI::App& verb, SpaceFlags& flags) {
-  verb.add_option("-l,--dimensions", flags.dimensions,
+void add_space_flags(CLI::App& verb, SearchSpaceRequest& space) {
+  verb.add_option("-l,--dimensions", space.dimensions,
                   "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS MBN "
                   "RECOMPUTE; MP = TP, MB = MBN); the others keep the config's value");
-  verb.add_option("--only", flags.only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
-  verb.add_option("-j,--threads", flags.threads, "Pricing threads (default: every core)")->check(CLI::Range(1, 4096));
-}
-
-SearchOptions search_options(const Model& model, const Machine& machine, const SpaceFlags& space,
-                             const std::optional<std::string>& max_memory,
-                             const std::optional<std::string>& reserve_mem, const std::string& cp_algo) {
-  SearchOptions options;
-  options.space.devices = machine.devices;
-  options.space.global_batch = model.training.global_batch;
-  options.space.pipeline_bound = machine.pipeline_bound();
-  options.space.searched =
-      space.dimensions.empty() ? default_dimensions() : SearchSpace::parse_dimensions(space.dimensions);
-  options.space.only = SearchSpace::parse_only(space.only);
-  options.budget = memory_budget(*machine.device, model, max_memory, reserve_mem);
-  options.cp_algorithm = cp_algo;
-  options.threads = space.threads != 0 ? space.threads : std::max(1u, std::thread::hardware_concurrency());
-  return options;
+  verb.add_option("--only", space.only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
+  verb.add_option("-j,--threads", space.threads, "Pricing threads (default: every core)")->check(CLI::Range(1, 4096));
 }
 
 void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
@@ -296,12 +203,12 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
       ->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices (default: what the config's strategy states)");
-  add_space_flags(*verb, args->space);
+  add_space_flags(*verb, args->request.space);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  verb->add_option("-M,--max-memory", args->max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
-  verb->add_option("--reserve-mem", args->reserve_mem, "Memory to keep free beside the runtime's reserve");
-  verb->add_option("--cp-algo", args->cp_algo,
+  verb->add_option("-M,--max-memory", args->request.max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
+  verb->add_option("--reserve-mem", args->request.reserve_mem, "Memory to keep free beside the runtime's reserve");
+  verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
   verb->add_option("--format", args->format, "Output format (csv: the ranking's top -t)")
@@ -312,7 +219,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
                    "Write ranking.csv and dropped.csv to DIR (and priced.csv, every priced candidate, at -v 3)");
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
-      args->devices = devices->value_or(0);  // 0: what the config's strategy states
+      args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
       return search(flags, *args);
     };
   });

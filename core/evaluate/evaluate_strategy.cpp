@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/evaluate/evaluate_strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "core/evaluate/price_memory.hpp"
+#include "core/memory/memory_evaluator.hpp"
+#include "core/strategy/checks.hpp"
+#include "core/strategy/degree_product.hpp"
+#include "core/strategy/placement.hpp"
+#include "core/support/byte_counts.hpp"
+#include "core/support/user_error.hpp"
+#include "core/time/cp_model.hpp"
+
+namespace ndsearch {
+namespace {
+
+// The strategy as resolved for this run, and what the result names.
+StrategyEvaluation resolved(const Model& model, const Machine& machine,
+                            const EvaluationRequest& request) {
+  StrategyEvaluation e;
+  e.model_name = model.main.name.empty() ? model.file : model.main.name;
+  e.config_file = model.file;
+  e.framework = model.framework;
+  e.device_id = machine.device->id;
+  e.devices_requested = request.devices;
+  const nds_strategy given =
+      request.strategy.empty() ? unset_strategy() : parse_strategy(request.strategy);
+  e.strategy =
+      resolve_strategy(given, model, request.devices, model.training.global_batch, &e.sources);
+  const nds_strategy& s = e.strategy;
+  if (s.dp != NDS_UNKNOWN && s.tp != NDS_UNKNOWN && s.pp != NDS_UNKNOWN && s.cp != NDS_UNKNOWN)
+    e.strategy_devices = degree_product({s.dp, s.tp, s.pp, s.cp});
+  return e;
+}
+
+// Each rank's terms with the CP working set in its comm buffers, its layers
+// over its chunks, and the peak of the terms as whole bytes.
+std::vector<StageMemory> stage_memory(const std::vector<RankMemory>& ranks,
+                                      const Placement& placement, double cp_working_set) {
+  const size_t vpp = static_cast<size_t>(placement.strategy.vpp);
+  std::vector<StageMemory> stages(ranks.size());
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    StageMemory& stage = stages[r];
+    stage.bytes = ranks[r].bytes;
+    // The CP algorithm's buffers: one layer's at a time, on every rank.
+    stage.bytes[NDS_MEMORY_COMM_BUFFERS] += cp_working_set;
+    for (size_t c = 0; c < vpp; ++c) stage.layers += placement.chunk_layers[r * vpp + c];
+    for (double bytes : stage.bytes)
+      stage.peak_bytes = add_bytes(stage.peak_bytes, whole_bytes(bytes));
+  }
+  return stages;
+}
+
+void add_warnings(const Model& model, StrategyEvaluation& e) {
+  e.warnings = model.warnings;
+  for (const ModelPart& tower : model.submodels)
+    e.warnings.push_back(
+        fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
+                    "language model only",
+                    tower.name, tower.blocks.size()));
+}
+
+// Memory by stage, the budget, then the time: a strategy the checks passed.
+void price(const PluginRegistry& registry, Model& model, const Machine& machine,
+           const EvaluationRequest& request, StrategyEvaluation& e) {
+  const nds_strategy& s = e.strategy;
+  const Placement placement = place_layers(s, model, request.layers_from_config);
+  const nds_candidate candidate = placement.candidate();
+  MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
+  std::vector<RankMemory> ranks;
+  MemoryPricing pricing;
+  price_memory(memory, nullptr, model, candidate, ranks, pricing);
+  if (!pricing.pass_refusal.empty())
+    throw UserError("E-MEMORY-REFUSED", fmt::format("a memory pass refused {}: {}",
+                                                    strategy_text(s), pricing.pass_refusal));
+  // The CP model only matters (and is only loaded) with cp > 1.
+  std::unique_ptr<CpModel> cp;
+  std::string cp_algorithm;
+  if (s.cp > 1) {
+    cp_algorithm = CpModel::choose_algorithm(request.cp_algorithm, model);
+    cp = std::make_unique<CpModel>(registry, model, *machine.device, cp_algorithm);
+    pricing.cp = cp_working_set(*cp, model, candidate);
+  }
+  if (!pricing.cp_bytes_are_a_count())
+    throw UserError("E-MEMORY-REFUSED",
+                    fmt::format("the {} CP algorithm gave a working set of {} bytes for {}; "
+                                "a byte count must be a finite number >= 0",
+                                cp_algorithm, pricing.cp.bytes, strategy_text(s)));
+  if (!pricing.cp.refusal.empty())
+    e.refusal = StrategyRefusal{"cp-" + cp_algorithm, pricing.cp.refusal};
+  // Read even when the CP algorithm refused: a size that does not read is an error either way.
+  const Budget budget =
+      memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
+  if (!e.valid()) return;  // a CP algorithm may still refuse: then no prices
+  e.stages = stage_memory(ranks, placement, pricing.cp.bytes);
+  for (const StageMemory& stage : e.stages) e.peak_bytes = std::max(e.peak_bytes, stage.peak_bytes);
+  e.budget = budget;
+  e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;
+  e.memory_passes = memory.pass_ids();
+  const TimeModel time(model, *machine.device, cp.get());
+  e.time = time.estimate(candidate, request.devices == 0
+                                        ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
+                                        : request.devices);
+  e.assumptions = time.assumptions();
+}
+
+}  // namespace
+
+StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& model,
+                                     const Machine& machine, const EvaluationRequest& request) {
+  StrategyEvaluation e = resolved(model, machine, request);
+  if (auto refusal = first_refusal(e.strategy, model, request.devices, model.training.global_batch))
+    e.refusal = StrategyRefusal{refusal->id, refusal->message};
+  else
+    price(registry, model, machine, request, e);
+  add_warnings(model, e);
+  return e;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// evaluate_strategy.hpp: one strategy resolved, checked and priced (DESIGN
+// §8.2-§8.7): memory per pipeline stage by term against the budget, then the
+// step time and MFU. The one pricing of a single strategy, which `eval`,
+// `explain` and the rows `search` lists all use.
+#pragma once
+
+#include <ndsearch/nds_memory.h>
+#include <ndsearch/nds_model.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/hardware/machine.hpp"
+#include "core/memory/budget.hpp"
+#include "core/model/model.hpp"
+#include "core/plugins/registry.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/time/time_model.hpp"
+
+namespace ndsearch {
+
+struct EvaluationRequest {
+  std::string strategy;  // "tp=4,pp=4,recompute=full"; unset keys: the config's, then the defaults
+  uint64_t devices = 0;  // 0: the product of the strategy's degrees
+  // Sizes as the user wrote them ("58GB"): instead of the device's memory,
+  // and to keep free beside the runtime's reserve (memory_budget).
+  std::optional<std::string> max_memory, reserve_mem;
+  bool layers_from_config = false;  // the config's per-stage layers instead of the default split
+  std::string cp_algorithm;         // empty: the config's, else ring
+};
+
+struct StrategyRefusal {
+  std::string id;  // a check's id (checks.hpp) or "cp-<algorithm>"
+  std::string reason;
+};
+
+struct StageMemory {
+  uint32_t layers = 0;  // over the stage's chunks
+  std::array<double, NDS_MEMORY_TERM_COUNT_V1>
+      bytes{};             // by nds_memory_term, CP working set in comm buffers
+  int64_t peak_bytes = 0;  // the sum of the terms as whole bytes (whole_bytes), saturated
+};
+
+struct StrategyEvaluation {
+  std::string model_name;  // the config's model name, else its file
+  std::string config_file, framework, device_id;
+  uint64_t devices_requested = 0;           // as the request gave them (0: none)
+  std::optional<int64_t> strategy_devices;  // dp·tp·pp·cp, while every one of them is known
+  nds_strategy strategy{};                  // resolved
+  StrategySources sources;
+  std::optional<StrategyRefusal> refusal;  // a check's, else the CP algorithm's
+  bool valid() const { return !refusal.has_value(); }
+
+  // Priced, when valid:
+  std::vector<StageMemory> stages;  // by pipeline rank
+  int64_t peak_bytes = 0;           // the largest stage's
+  Budget budget;
+  bool fits = false;                       // peak_bytes <= budget.budget_bytes
+  std::vector<std::string> memory_passes;  // ids, in the order they run
+  std::optional<TimeEstimate> time;
+  std::vector<std::string> assumptions;  // of the time model
+
+  std::vector<std::string> warnings;  // the model's, and what is not priced yet
+};
+
+// Throws UserError as the pricing does: E-STRATEGY (a strategy that does not
+// read), E-PLACEMENT, E-MEMORY-REFUSED (a memory pass refused the strategy, or
+// the CP algorithm gave a working set that is not a byte count), E-CP-ALGO,
+// the budget's E-USAGE / E-BUDGET. A strategy a check refuses is not an
+// error: it comes back with `refusal` set.
+StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& model,
+                                     const Machine& machine, const EvaluationRequest& request);
+
+}  // namespace ndsearch

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/explain/explain_strategy.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "core/search/search.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace {
+
+// The positions listed as beating `position`: the fastest `most` - 1, then the one just ahead.
+std::vector<size_t> ahead_of(size_t position, size_t most) {
+  std::vector<size_t> ahead;
+  for (size_t i = 0; i < position && ahead.size() + 1 < most; ++i) ahead.push_back(i);
+  if (position > 0 && (ahead.empty() || ahead.back() != position - 1))
+    ahead.push_back(position - 1);
+  return ahead;
+}
+
+// Runs the search the request describes and places `s` among its fitting strategies.
+StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const Machine& machine,
+                            const ExplainRequest& request, const nds_strategy& s) {
+  SearchRequest search;
+  search.space = request.space;
+  search.max_memory = request.evaluation.max_memory;
+  search.reserve_mem = request.evaluation.reserve_mem;
+  search.cp_algorithm = request.evaluation.cp_algorithm;
+  SearchOptions options = search_options(model, machine, search);
+  options.keep = 0;  // every fitting strategy: the rank is a position among them
+  options.closest_misses = 5;
+  const SearchResult r = run_search(registry, model, *machine.device, options);
+  StrategyRank out;
+  out.fit = r.counts.fit;
+  out.tested = r.counts.tested;
+  size_t position = r.ranking.size();
+  for (size_t i = 0; i < r.ranking.size(); ++i)
+    if (same_keys(r.ranking[i].strategy, s)) position = i;
+  if (position == r.ranking.size()) return out;
+  out.rank = position + 1;
+  for (size_t i : ahead_of(position, request.beaten_by))
+    out.beaten_by.push_back({i + 1, r.ranking[i].strategy, r.ranking[i].time.step_s,
+                             main_reason(r.ranking[position].time, r.ranking[i].time)});
+  return out;
+}
+
+}  // namespace
+
+std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster) {
+  size_t best = 0;
+  double most = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < kTimeParts.size(); ++i) {
+    const double saving = self.parts.*kTimeParts[i].second - faster.parts.*kTimeParts[i].second;
+    if (saving > most) {
+      most = saving;
+      best = i;
+    }
+  }
+  const auto& [name, member] = kTimeParts[best];
+  return fmt::format("{} {:.1f} % vs {:.1f} % of the step ({:.3f} s less)", name,
+                     100 * self.parts.*member / self.step_s,
+                     100 * faster.parts.*member / faster.step_s, most);
+}
+
+StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& model,
+                                     const Machine& machine, const ExplainRequest& request) {
+  StrategyExplanation x;
+  x.evaluation = evaluate_strategy(registry, model, machine, request.evaluation);
+  const uint64_t devices = request.evaluation.devices;
+  x.checks = run_checks(x.evaluation.strategy, model, devices, model.training.global_batch);
+  const bool ranked = !request.space.dimensions.empty() || !request.space.only.empty();
+  if (ranked && x.evaluation.valid()) {
+    if (devices == 0)
+      throw UserError(
+          "E-USAGE",
+          "explain with -l or --only ranks the strategy in a search, which needs the device "
+          "count: give -d N");
+    x.search = rank_in_search(registry, model, machine, request, x.evaluation.strategy);
+  }
+  return x;
+}
+
+}  // namespace ndsearch

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/report/evaluation_json.hpp"
+
+#include <utility>
+
+#include "core/report/strategy_json.hpp"
+#include "core/report/time_json.hpp"
+#include "core/support/byte_counts.hpp"
+
+namespace ndsearch {
+namespace {
+
+using nlohmann::json;
+constexpr int kSchemaVersion = 1;
+
+json stage_json(size_t rank, const StageMemory& m) {
+  json stage = {{"stage", rank}, {"layers", m.layers}};
+  const std::pair<const char*, nds_memory_term> terms[] = {
+      {"params_bytes", NDS_MEMORY_PARAMS},
+      {"grads_bytes", NDS_MEMORY_GRADS},
+      {"optimizer_bytes", NDS_MEMORY_OPTIMIZER},
+      {"activations_bytes", NDS_MEMORY_ACTIVATIONS},
+      {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS},
+      {"other_bytes", NDS_MEMORY_OTHER}};
+  for (const auto& [key, term] : terms) stage[key] = whole_bytes(m.bytes[term]);
+  stage["peak_bytes"] = m.peak_bytes;  // the sum of the printed terms
+  return stage;
+}
+
+json memory_json(const StrategyEvaluation& e) {
+  const Budget& b = e.budget;
+  return {{"peak_bytes", e.peak_bytes},
+          {"budget_bytes", b.budget_bytes},
+          {"capacity_bytes", b.capacity_bytes},
+          {"capacity_source", b.capacity_source},
+          {"reserved_bytes", b.reserved_bytes},
+          {"reserve_mem_bytes", b.reserve_mem_bytes},
+          {"fits", e.fits},
+          {"passes", e.memory_passes},
+          {"stages", stages_json(e)}};
+}
+
+void add_time(const TimeEstimate& t, json& j) {
+  j["time"] = time_json(t);
+  j["model_flops_per_step"] = t.model_flops_per_step;
+  j["hardware_flops_per_step"] = t.hardware_flops_per_step;
+  j["mfu"] = t.mfu;
+  j["mfu_causal"] = t.mfu_causal;
+  j["hfu"] = t.hfu;
+  j["tokens_per_s"] = t.tokens_per_s;
+}
+
+}  // namespace
+
+json stages_json(const StrategyEvaluation& e) {
+  if (!e.valid()) return nullptr;
+  json stages = json::array();
+  for (size_t r = 0; r < e.stages.size(); ++r) stages.push_back(stage_json(r, e.stages[r]));
+  return stages;
+}
+
+json evaluation_json(const StrategyEvaluation& e) {
+  json j = {{"schema_version", kSchemaVersion},
+            {"model", e.model_name},
+            {"config", e.config_file},
+            {"framework", e.framework},
+            {"device", e.device_id},
+            // Without -d: the devices the strategy uses (null while a degree is unknown).
+            {"devices", e.devices_requested != 0 ? json(e.devices_requested)
+                        : e.strategy_devices     ? json(*e.strategy_devices)
+                                                 : json(nullptr)},
+            {"strategy", strategy_json(e.strategy)},
+            {"strategy_sources", e.sources},
+            {"valid", e.valid()},
+            {"refusal", e.refusal ? json{{"id", e.refusal->id}, {"reason", e.refusal->reason}}
+                                  : json(nullptr)}};
+  if (e.valid()) {
+    if (e.time) add_time(*e.time, j);
+    j["assumptions"] = e.assumptions;
+    j["memory"] = memory_json(e);
+  }
+  j["warnings"] = e.warnings;
+  return j;
+}
+
+}  // namespace ndsearch

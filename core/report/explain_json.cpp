@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/report/explain_json.hpp"
+
+#include "core/report/evaluation_json.hpp"
+#include "core/report/strategy_json.hpp"
+#include "core/strategy/strategy.hpp"
+
+namespace ndsearch {
+namespace {
+
+using nlohmann::json;
+
+json rank_json(const StrategyRank& r) {
+  json out = {{"fit", r.fit}, {"tested", r.tested}};
+  if (!r.rank) {
+    out["rank"] = nullptr;
+    out["note"] =
+        "not among the fitting strategies of this search: it is outside the space (-l, --only), "
+        "refused by a check, or over the budget";
+    return out;
+  }
+  out["rank"] = *r.rank;
+  json beaten_by = json::array();
+  for (const FasterStrategy& f : r.beaten_by)
+    beaten_by.push_back({{"rank", f.rank},
+                         {"strategy", strategy_json(f.strategy)},
+                         {"strategy_text", strategy_text(f.strategy)},
+                         {"step_s", f.step_s},
+                         {"reason", f.reason}});
+  out["beaten_by"] = beaten_by;
+  return out;
+}
+
+}  // namespace
+
+json explanation_json(const StrategyExplanation& x) {
+  json j = evaluation_json(x.evaluation);
+  json checks = json::array();
+  for (const CheckOutcome& c : x.checks)
+    checks.push_back({{"id", c.id}, {"passed", c.passed}, {"message", c.message}});
+  j["checks"] = checks;
+  if (x.search) j["search"] = rank_json(*x.search);
+  return j;
+}
+
+}  // namespace ndsearch

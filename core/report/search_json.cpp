@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/report/search_json.hpp"
+
+#include "core/evaluate/evaluate_strategy.hpp"
+#include "core/report/evaluation_json.hpp"
+#include "core/report/json_stream.hpp"
+#include "core/report/strategy_json.hpp"
+#include "core/report/time_json.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/byte_counts.hpp"
+
+namespace ndsearch {
+namespace {
+
+using nlohmann::json;
+constexpr int kSchemaVersion = 1;
+
+json counts_json(const SearchCounts& counts) {
+  json refused = json::object();
+  for (const auto& [id, n] : counts.refused) refused[id] = n;
+  return {{"tested", counts.tested},
+          {"refused", refused},
+          {"priced", counts.priced},
+          {"fit", counts.fit},
+          {"dropped", counts.dropped}};
+}
+
+}  // namespace
+
+json candidate_json(size_t rank, const PricedCandidate& c) {
+  return {{"rank", rank},
+          {"strategy", strategy_json(c.strategy)},
+          {"memory", {{"peak_bytes", whole_bytes(c.peak_bytes)}}},
+          {"time", time_json(c.time)},
+          {"mfu", c.time.mfu},
+          {"mfu_causal", c.time.mfu_causal},
+          {"hfu", c.time.hfu},
+          {"tokens_per_s", c.time.tokens_per_s}};
+}
+
+json miss_json(const PricedCandidate& c, double budget_bytes) {
+  return {{"strategy", strategy_json(c.strategy)},
+          {"peak_bytes", whole_bytes(c.peak_bytes)},
+          {"miss_bytes", whole_bytes(c.peak_bytes - budget_bytes)}};
+}
+
+void write_search_json(std::ostream& out, const PluginRegistry& registry, Model& model,
+                       const Machine& machine, const SearchRequest& request,
+                       const SearchOptions& options, const SearchResult& r) {
+  const double budget = options.budget.budget_bytes;
+  // Each listed strategy's stages, priced as eval prices it. Rows are
+  // formatted and written one at a time: memory does not grow with them.
+  auto with_stages = [&](size_t rank, const PricedCandidate& c) {
+    EvaluationRequest one;
+    one.strategy = strategy_text(c.strategy);
+    one.devices = machine.devices;
+    one.max_memory = request.max_memory;
+    one.reserve_mem = request.reserve_mem;
+    one.cp_algorithm = request.cp_algorithm;
+    json row = candidate_json(rank, c);
+    row["memory"]["stages"] = stages_json(evaluate_strategy(registry, model, machine, one));
+    return row;
+  };
+  // The keys in dump()'s (sorted) order, as the whole object printed before.
+  write_json_object(out, [&](JsonObjectStream& doc) {
+    doc.field("assumptions", r.assumptions);
+    doc.field("budget_bytes", budget);
+    doc.field("candidates_per_s", candidates_per_s(r));
+    doc.array_field("closest_misses", r.closest.size(), [&](size_t i) {
+      json miss = miss_json(r.closest[i], budget);
+      if (i < r.closest_fixes.size()) miss["fits_with"] = r.closest_fixes[i];
+      return miss;
+    });
+    doc.field("counts", counts_json(r.counts));
+    doc.field("device", machine.device->id);
+    doc.field("devices", machine.devices);
+    doc.field("elapsed_s", r.elapsed_s);
+    doc.field("global_batch", options.space.global_batch);
+    doc.field("model", model.main.name.empty() ? model.file : model.main.name);
+    doc.array_field("pareto", r.pareto.size(),
+                    [&](size_t i) { return with_stages(i + 1, r.pareto[i]); });
+    doc.array_field("ranking", r.ranking.size(),
+                    [&](size_t i) { return with_stages(i + 1, r.ranking[i]); });
+    doc.field("schema_version", kSchemaVersion);
+    doc.close();
+  });
+}
+
+}  // namespace ndsearch

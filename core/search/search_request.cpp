@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/search/search_request.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "core/memory/budget.hpp"
+#include "core/model/model_limits.hpp"
+#include "core/strategy/degree_product.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+
+uint64_t search_device_count(const Model& model, uint64_t requested) {
+  if (requested != 0) return requested;
+  const nds_strategy& st = model.stated;
+  if (st.dp == NDS_UNKNOWN || st.tp == NDS_UNKNOWN || st.pp == NDS_UNKNOWN)
+    throw UserError("E-USAGE",
+                    fmt::format("{} states no device count (dp·tp·pp·cp); give -d N", model.file));
+  // Saturated: the stated degrees are up to 2^24 each; the search refuses
+  // a count beyond its limit (E-DEVICE-COUNT).
+  const auto devices = static_cast<uint64_t>(
+      degree_product({st.dp, st.tp, st.pp, st.cp == NDS_UNKNOWN ? 1 : st.cp}));
+  check_device_count(devices, fmt::format("dp·tp·pp·cp as {} states them =", model.file).c_str());
+  return devices;
+}
+
+SearchOptions search_options(const Model& model, const Machine& machine,
+                             const SearchRequest& request) {
+  SearchOptions options;
+  options.space.devices = machine.devices;
+  options.space.global_batch = model.training.global_batch;
+  options.space.pipeline_bound = machine.pipeline_bound();
+  const SearchSpaceRequest& space = request.space;
+  options.space.searched = space.dimensions.empty()
+                               ? default_dimensions()
+                               : SearchSpace::parse_dimensions(space.dimensions);
+  options.space.only = SearchSpace::parse_only(space.only);
+  options.budget = memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
+  options.cp_algorithm = request.cp_algorithm;
+  options.threads =
+      space.threads != 0 ? space.threads : std::max(1u, std::thread::hardware_concurrency());
+  return options;
+}
+
+}  // namespace ndsearch
