@@ -8,7 +8,6 @@
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
-#include "core/model/model_json.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/strategy/strategy.hpp"
