@@ -96,8 +96,10 @@ class DeviceTable {
   std::vector<const nds_device*> pointers_;
 };
 
-// Derive from it and return the devices; describe() runs once, at the first
-// get_devices after init, and a throw there becomes the call's status.
+// Derive from it and return the devices; describe() runs once per init, at the
+// first get_devices after it (a module initialised again in the process, for a
+// later run, describes again with that run's options), and a throw there
+// becomes the call's status.
 class HardwarePlugin : public virtual Plugin {
  public:
   virtual std::vector<Device> describe() = 0;
@@ -107,6 +109,7 @@ class HardwarePlugin : public virtual Plugin {
     self() = this;
     offer(NDS_HARDWARE_INTERFACE_ID, &table_);
   }
+  ~HardwarePlugin() override { self() = nullptr; }
 
  private:
   static HardwarePlugin*& self() noexcept {

@@ -112,6 +112,7 @@ class ParserPlugin : public virtual Plugin {
     table_.aliases = aliases;
     offer(NDS_PARSER_INTERFACE_ID, &table_);
   }
+  ~ParserPlugin() override { self() = nullptr; }
 
  private:
   static ParserPlugin*& self() noexcept {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // plugin.hpp: the base of every SDK plugin: the module entry, the host's
 // services (log, options, statuses) and the guard that keeps exceptions from
-// crossing the C ABI. One plugin object per library.
+// crossing the C ABI. One plugin object per library and initialisation.
 #ifndef NDSEARCH_SDK_PLUGIN_HPP_INCLUDED
 #define NDSEARCH_SDK_PLUGIN_HPP_INCLUDED
 
@@ -130,7 +130,10 @@ nds_status* guard(Body&& body) noexcept {
 
 // Base of a plugin object. Kind bases (HardwarePlugin, MemoryPassPlugin, ...)
 // derive from it virtually and offer their interface tables in their
-// constructors; the plugin class derives from one or more kind bases.
+// constructors; the plugin class derives from one or more kind bases. The SDK
+// constructs the object at each init and destroys it after shutdown; a run's
+// options are read in init, describe or compile and kept in members, never in
+// statics, which would outlive the run.
 class Plugin {
  public:
   virtual ~Plugin() = default;
@@ -155,32 +158,45 @@ class Plugin {
 };
 
 namespace detail {
-// The library's one plugin object, made on first use by NDS_SDK_MODULE.
+// The library's one plugin object, alive from init to shutdown only: a module
+// initialised again in the same process (a later run) gets a fresh object, so
+// nothing it or its kind bases kept (devices described, options read) carries
+// over from the previous run. (Storage is a function-local static, see host().)
 template <class PluginClass>
-PluginClass& plugin_instance() {
-  static PluginClass instance;
-  return instance;
+std::optional<PluginClass>& plugin_slot() noexcept {
+  static std::optional<PluginClass> slot;
+  return slot;
 }
 
 template <class PluginClass>
 nds_status* module_init(const nds_host* h, const char* /*module_path*/) noexcept {
   host().attach(h);
-  return guard([] { plugin_instance<PluginClass>().init(); });
+  std::optional<PluginClass>& slot = plugin_slot<PluginClass>();
+  nds_status* failure = guard([&] {
+    // An object left by an init without its shutdown (the host abandoned a
+    // call into it) may still be in use: kept, never destroyed under it.
+    if (!slot) slot.emplace();
+    slot->init();
+  });
+  // A failed init gets no shutdown: what it built goes now.
+  if (failure != nullptr) slot.reset();
+  return failure;
 }
 
 template <class PluginClass>
 void module_shutdown() noexcept {
-  plugin_instance<PluginClass>().shutdown();
+  std::optional<PluginClass>& slot = plugin_slot<PluginClass>();
+  if (slot) {
+    slot->shutdown();
+    slot.reset();
+  }
   host().attach(nullptr);
 }
 
 template <class PluginClass>
 const void* module_get_interface(const char* interface_id) noexcept {
-  try {
-    return plugin_instance<PluginClass>().interface(interface_id);
-  } catch (...) {
-    return nullptr;  // a constructor that threw: the plugin offers nothing
-  }
+  const std::optional<PluginClass>& slot = plugin_slot<PluginClass>();
+  return slot ? slot->interface(interface_id) : nullptr;  // none outside init..shutdown
 }
 }  // namespace detail
 
