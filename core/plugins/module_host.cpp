@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/plugins/module_host.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <set>
 #include <string_view>
 
 #include "core/plugins/status.hpp"
@@ -32,7 +34,26 @@ nds_str host_status_message(void*, const nds_status* status) {
 }
 const void* host_get_service(void*, const char*) { return nullptr; }  // none in ABI 1.0
 
+std::string shown_value(const PluginOptions& options, const std::string& key) {
+  auto it = options.find(key);
+  return it == options.end() ? "unset" : fmt::format("\"{}\"", it->second);
+}
+
 }  // namespace
+
+std::string option_differences(const PluginOptions& there, const PluginOptions& here) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : there) keys.insert(key);
+  for (const auto& [key, value] : here) keys.insert(key);
+  std::string differences;
+  for (const std::string& key : keys) {
+    const std::string before = shown_value(there, key), now = shown_value(here, key);
+    if (before == now) continue;
+    if (!differences.empty()) differences += ", ";
+    differences += fmt::format("{} ({} there, {} here)", key, before, now);
+  }
+  return differences;
+}
 
 ModuleHost::ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options)
     : logger_(spdlog::default_logger()->clone("plugin." + module_id)),

@@ -19,6 +19,11 @@ namespace ndsearch {
 // Plugin options by key ("device-file" -> "/path/x.toml"), fixed before any init.
 using PluginOptions = std::map<std::string, std::string, std::less<>>;
 
+// The keys whose values differ between two option sets, in key order, each with
+// both values: `device-file ("/a.toml" there, "/b.toml" here)`, `swap-optimizer
+// (unset there, "1" here)`; empty when the sets are equal.
+std::string option_differences(const PluginOptions& there, const PluginOptions& here);
+
 class ModuleHost {
  public:
   ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options);
@@ -26,6 +31,8 @@ class ModuleHost {
   ModuleHost& operator=(const ModuleHost&) = delete;
 
   const nds_host* host() const noexcept { return &host_; }
+  // The options of the run that initialised the module, fixed until its shutdown.
+  const PluginOptions& options() const noexcept { return *options_; }
 
  private:
   static void log(void* context, nds_log_level level, const char* message, size_t size);

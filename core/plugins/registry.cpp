@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <system_error>
 
 #include "core/plugins/bounded_call.hpp"
@@ -88,8 +89,30 @@ std::vector<fs::path> split_path_list(std::string_view list) {
   return parts;
 }
 
+namespace {
+
+// Modules given up on (E-PLUGIN-HANG) in this process: a thread may still be
+// inside one, so it is never initialised again ([once]: never concurrent).
+std::mutex abandoned_mutex;
+std::set<const nds_module*>& abandoned_modules() {
+  static auto* modules = new std::set<const nds_module*>();
+  return *modules;
+}
+void never_initialise_again(const nds_module* module) {
+  if (module == nullptr) return;
+  std::lock_guard lock(abandoned_mutex);
+  abandoned_modules().insert(module);
+}
+bool given_up_on(const nds_module* module) {
+  std::lock_guard lock(abandoned_mutex);
+  return abandoned_modules().count(module) > 0;
+}
+
+}  // namespace
+
 ModuleInstance::~ModuleInstance() {
   if (abandoned) {
+    never_initialise_again(module);
     // The hung call may still log through the host: kept, reachable, until exit.
     static auto* kept = new std::vector<std::unique_ptr<ModuleHost>>();
     static std::mutex kept_mutex;
@@ -136,7 +159,26 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
                                             std::shared_ptr<const PluginOptions> options,
                                             std::chrono::milliseconds timeout) {
   std::lock_guard lock(instances_mutex);
-  if (auto alive = instances()[&module].lock()) return alive;
+  if (auto alive = instances()[&module].lock()) {
+    // One library is one module per process: a run that holds it fixes its
+    // options until it lets go. Shared only with a run of the same options.
+    const std::string differences = option_differences(alive->host->options(), *options);
+    if (differences.empty()) return alive;
+    throw UserError(
+        "E-PLUGIN-OPTIONS",
+        fmt::format("{}: plugin \"{}\" is in use by another run in this process that has other "
+                    "plugin options: {}; a plugin has one set of options at a time, so close the "
+                    "other run (release its plugin registry) before starting this one, or give "
+                    "both the same options",
+                    path.string(), id, differences));
+  }
+  if (given_up_on(&module)) {
+    throw UserError("E-PLUGIN-HANG",
+                    fmt::format("{}: plugin \"{}\" hung in an earlier run of this process and "
+                                "may still be running that call, so it is not initialised again; "
+                                "start a new process, or leave this plugin out",
+                                path.string(), id));
+  }
   auto instance = std::make_shared<ModuleInstance>();
   instance->host = std::make_unique<ModuleHost>(id, std::move(options));
   std::atomic<bool> hung{false};
@@ -151,7 +193,10 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
                              [&] { return module.init(host, file.c_str()); });
         });
   } catch (const UserError&) {
-    if (hung) instance->abandoned = true;
+    if (hung) {
+      instance->abandoned = true;
+      never_initialise_again(&module);
+    }
     throw;
   }
   StatusPtr failure(status);
@@ -267,6 +312,9 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   std::vector<std::string> ids;          // of the plugins loaded from the search path
   std::vector<std::string> shipped_ids;  // that those may not take
   auto skip = [&](const fs::path& path, const UserError& e) {
+    // Not the library's fault, and a run without it would price otherwise:
+    // another run of this process holds it with other options.
+    if (e.id() == "E-PLUGIN-OPTIONS") throw e;
     spdlog::warn("[{}] {}", e.id(), e.what());
     registry.skipped_.push_back({shown_path(path), e.id(), e.what()});
   };

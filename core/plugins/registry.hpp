@@ -40,8 +40,10 @@ struct PluginSearch {
 // Where a loaded plugin came from.
 enum class PluginOrigin { named, directory, environment, shipped };
 
-// A module after its init: one per library and process, shared by every
-// LoadedPlugin of that library, so init and shutdown each run once ([once]).
+// A module after its init: one per library at a time, shared by every live
+// LoadedPlugin of that library (all with the options it was initialised with),
+// so init and shutdown each run once per initialisation ([once]); after the
+// last owner shut it down, a later load initialises it again.
 struct ModuleInstance {
   const nds_module* module = nullptr;
   std::unique_ptr<ModuleHost> host;  // outlives the module's shutdown
@@ -86,7 +88,9 @@ class PluginRegistry {
   // Refused before loading: an unsafe file or folder (E-PLUGIN-UNSAFE), a
   // library that fails vetting (the id of what failed: E-PLUGIN-CRASH,
   // E-PLUGIN-HANG, E-PLUGIN-INIT, ...; E-PLUGIN-VET when it cannot be vetted)
-  // and one with a shipped plugin's id (E-PLUGIN-SHADOW).
+  // and one with a shipped plugin's id (E-PLUGIN-SHADOW). A library another
+  // live registry holds with other options throws E-PLUGIN-OPTIONS, whatever
+  // its origin (load_plugin).
   static PluginRegistry load(const PluginSearch& search);
 
   PluginRegistry() = default;
@@ -105,9 +109,12 @@ class PluginRegistry {
   std::vector<std::string> allow_override_;
 };
 
-// Loads and initialises one library, whatever its id; a library already
-// initialised in this process is not initialised again (its first options
-// stay). Throws UserError with the failure's id (E-PLUGIN-LOAD,
+// Loads and initialises one library, whatever its id, with the options of
+// this run. A library whose module another live LoadedPlugin holds is shared,
+// not initialised again, when its options are the same, and refused with
+// E-PLUGIN-OPTIONS (naming the keys that differ) when they are not; once the
+// last holder is gone, the next load initialises it afresh with its own
+// options. Throws UserError with the failure's id (E-PLUGIN-LOAD,
 // E-PLUGIN-NO-ENTRY, E-PLUGIN-ENTRY, E-PLUGIN-ABI-MAJOR, E-PLUGIN-MODULE,
 // E-PLUGIN-INIT, E-PLUGIN-INTERFACE); an exception a plugin throws across the
 // C ABI is caught and reported under the id of the call it escaped from.
