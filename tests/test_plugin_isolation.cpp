@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/plugins/registry.hpp"
@@ -61,7 +62,8 @@ TEST_CASE(
   search.files = {hostile("hang_at_run")};  // sound under vetting; hangs on these names
   search.vetting.enabled = false;
   search.call_timeout = std::chrono::milliseconds(300);
-  PluginRegistry registry = PluginRegistry::load(search);
+  std::optional<PluginRegistry> held = PluginRegistry::load(search);
+  PluginRegistry& registry = *held;
   REQUIRE(registry.plugins().size() == 1);
   const nds_parser_v1& parser = *registry.plugins()[0]->interfaces.parser;
   double confidence = -1;
@@ -89,6 +91,17 @@ TEST_CASE(
   } catch (const UserError& e) {
     CHECK(e.id() == "E-PLUGIN-HANG");
     CHECK_THAT(e.what(), Catch::Contains("not called again"));
+  }
+  // Nor is it initialised again by a later run of this process: init and
+  // shutdown never run beside another call ([once]).
+  held.reset();
+  try {
+    PluginRegistry::load(search);
+    FAIL("a plugin that hung was initialised again");
+  } catch (const UserError& e) {
+    CHECK(e.id() == "E-PLUGIN-HANG");
+    CHECK_THAT(e.what(), Catch::Contains("hung in an earlier run of this process"));
+    CHECK_THAT(e.what(), Catch::Contains("hostile_hang_at_run.so"));
   }
 }
 

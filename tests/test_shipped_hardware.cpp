@@ -7,6 +7,7 @@
 
 #include "core/hardware/device.hpp"
 #include "core/plugins/registry.hpp"
+#include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
 
@@ -14,9 +15,7 @@ namespace {
 constexpr uint64_t GiB = uint64_t{1} << 30;
 
 std::map<std::string, Device> shipped_devices() {
-  PluginSearch search;
-  search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
-  static PluginRegistry registry = PluginRegistry::load(search);
+  const PluginRegistry& registry = ndsearch::test::shipped_plugins();
   std::map<std::string, Device> devices;
   for (const auto& plugin : registry.plugins()) {
     if (plugin->interfaces.hardware == nullptr) continue;

@@ -6,9 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <ndsearch/nds_cp_attention.h>
-#include <unistd.h>  // getpid
 
-#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,27 +15,22 @@
 #include "core/model/finalize.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/plugins/status.hpp"
+#include "tests/support/shipped.hpp"
 
 using namespace ndsearch;
 using Value = ModelBuilder::Value;
 
 namespace {
 
-// A fresh copy of a shipped CP plugin, loaded with `options`. A module keeps
-// the options of its first initialisation in a process (registry.hpp), and
-// another test may hold the shipped library already, so each load reads its
-// own copy of the file: a distinct library, initialised with these options.
+// A shipped CP plugin loaded with `options`: a module no other run holds is
+// initialised afresh with the options of its load (registry.hpp), so the
+// helper's callers hold one at a time and the test program's long-lived
+// registry, loaded without options, lets go first.
 std::unique_ptr<LoadedPlugin> cp_plugin(const std::string& name,
                                         const PluginOptions& options = {}) {
-  static std::atomic<int> copies{0};
-  const std::filesystem::path shipped =
-      std::filesystem::path(NDS_TEST_SHIPPED_PLUGINS) / (name + ".so");
-  const std::filesystem::path copy =
-      std::filesystem::temp_directory_path() / ("nds-cp-test-" + std::to_string(::getpid()) + "-" +
-                                                std::to_string(copies++) + "-" + name + ".so");
-  std::filesystem::copy_file(shipped, copy, std::filesystem::copy_options::overwrite_existing);
-  auto plugin = load_plugin(copy, std::make_shared<const PluginOptions>(options));
-  std::filesystem::remove(copy);  // the loaded library stays mapped
+  ndsearch::test::release_shipped_plugins();
+  auto plugin = load_plugin(std::filesystem::path(NDS_TEST_SHIPPED_PLUGINS) / (name + ".so"),
+                            std::make_shared<const PluginOptions>(options));
   REQUIRE(plugin->interfaces.cp_attention != nullptr);
   return plugin;
 }

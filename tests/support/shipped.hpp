@@ -3,6 +3,7 @@
 // devices, for tests that price with the real memory passes and devices.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "core/hardware/device_catalog.hpp"
@@ -10,13 +11,28 @@
 
 namespace ndsearch::test {
 
+// The registry stays loaded between test cases (loading takes a while), until
+// a test that loads the plugins with options of its own lets it go: a module
+// has one set of options at a time (E-PLUGIN-OPTIONS).
+inline std::optional<PluginRegistry>& shipped_registry_slot() {
+  static std::optional<PluginRegistry> registry;
+  return registry;
+}
+
 inline const PluginRegistry& shipped_plugins() {
-  static PluginRegistry registry = [] {
+  std::optional<PluginRegistry>& registry = shipped_registry_slot();
+  if (!registry) {
     PluginSearch search;
     search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
-    return PluginRegistry::load(search);
-  }();
-  return registry;
+    registry = PluginRegistry::load(search);
+  }
+  return *registry;
+}
+
+// For a test about to load shipped plugins with options: no registry of this
+// program holds them with none (a reference from shipped_plugins() dangles).
+inline void release_shipped_plugins() {
+  shipped_registry_slot().reset();
 }
 
 inline const DeviceCatalog& shipped_devices() {

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_plugin_options.cpp: plugin options belong to a run, not to the process
+// (issue 12). Two runs one after the other in one process, each with its own
+// --device-file or swap-optimizer, give what two `ndsearch` processes with
+// those flags give; a run that starts while another holds the plugins with
+// other options is refused (E-PLUGIN-OPTIONS); the same options share.
+//
+// Each case first lets go of the test program's long-lived registry
+// (tests/support/shipped.hpp): this file is about runs that hold the plugins
+// in turn.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/hardware/device_catalog.hpp"
+#include "core/hardware/device_json.hpp"
+#include "core/hardware/machine.hpp"
+#include "core/memory/budget.hpp"
+#include "core/model/model_json.hpp"
+#include "core/model/parse_config.hpp"
+#include "core/plugins/registry.hpp"
+#include "core/search/search.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/user_error.hpp"
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/hostile_fixtures.hpp"  // TempDir
+#include "tests/support/run_command.hpp"
+#include "tests/support/shipped.hpp"
+
+using namespace ndsearch;
+using ndsearch::test::cli;
+using ndsearch::test::run_command;
+using ndsearch::test::TempDir;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Two descriptions of one device id, "options-npu", that differ in what a
+// search prices: memory, bf16 peak and HBM bandwidth. A run that kept the
+// first file's device would price the second run with the first's figures.
+const char* const kDeviceId = "options-npu";
+fs::path write_device(const fs::path& folder, const std::string& name, int memory_gib,
+                      int bf16_tflops, int hbm_gb_per_s) {
+  const fs::path file = folder / (name + ".toml");
+  std::ofstream(file) << "id = \"" << kDeviceId << "\"\n"
+                      << "base = \"nvidia-h100-sxm\"\n"
+                      << "name = \"Options NPU " << name << "\"\n"
+                      << "memory_gib = " << memory_gib << "\n"
+                      << "memory_bandwidth_gb_per_s = " << hbm_gb_per_s << "\n"
+                      << "[peak_tflops]\nbf16 = " << bf16_tflops << "\n";
+  return file;
+}
+
+std::string tiny_config() {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
+}
+
+// tiny-4-layers on 8 devices, global batch 4, sequence 1024: small enough that
+// a search takes milliseconds; the same settings as the CLI runs below.
+constexpr uint64_t kDevices = 8;
+constexpr int64_t kGlobalBatch = 4, kSeqLen = 1024;
+const char* const kCliSettings = " -d 8 -b 4 --seq-len 1024 -j 1 -t 5 --format json";
+
+PluginSearch shipped_with(PluginOptions options) {
+  PluginSearch search;
+  search.install_dir = NDS_TEST_SHIPPED_PLUGINS;
+  search.options = std::make_shared<const PluginOptions>(std::move(options));
+  return search;
+}
+
+Model tiny_model(const PluginRegistry& registry) {
+  ParseOptions parse;
+  parse.overrides.global_batch = kGlobalBatch;
+  parse.overrides.seq_len = kSeqLen;
+  return parse_config(registry, tiny_config(), parse);
+}
+
+// What one in-process run prices: the device it resolved and its ranking.
+struct InProcess {
+  json device;
+  std::vector<PricedCandidate> ranking;
+};
+
+// One run as `ndsearch search` makes it (hosts/cli/search_verb.cpp: default
+// dimensions, the device's budget, no -M), its registry released at the end.
+InProcess search_in_process(const PluginOptions& options, const std::string& device_id) {
+  ndsearch::test::release_shipped_plugins();
+  PluginRegistry registry = PluginRegistry::load(shipped_with(options));
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, options.count("device-file") > 0);
+  Model model = tiny_model(registry);
+  const Machine machine = make_machine(catalog, device_id, kDevices);
+  SearchOptions search;
+  search.space.devices = machine.devices;
+  search.space.global_batch = model.training.global_batch;
+  search.space.pipeline_bound = machine.pipeline_bound();
+  search.space.searched = default_dimensions();
+  search.budget = memory_budget(*machine.device, model, std::nullopt, std::nullopt);
+  search.threads = 1;
+  search.keep = 5;
+  SearchResult result = run_search(registry, model, *machine.device, search);
+  return {device_to_json(*machine.device), std::move(result.ranking)};
+}
+
+json cli_json(const std::string& arguments) {
+  const auto r =
+      run_command("env -u NDS_PLUGIN_PATH -u NDS_DEVICE_PATH " + cli() + " " + arguments);
+  INFO(arguments << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// The in-process ranking is the CLI's: the same strategies in the same order,
+// the same step time and (rounded to whole bytes, as the JSON prints it) peak.
+void check_same_ranking(const std::vector<PricedCandidate>& in_process, const json& cli_search) {
+  const json& rows = cli_search["ranking"];
+  REQUIRE(rows.size() == in_process.size());
+  REQUIRE(!rows.empty());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    INFO("rank " << i + 1 << ": " << strategy_text(in_process[i].strategy));
+    const nds_strategy& s = in_process[i].strategy;
+    const json& row = rows[i]["strategy"];
+    const char* recompute = recompute_name(s.recompute);
+    CHECK(row["recompute"] == (recompute == nullptr ? json(nullptr) : json(recompute)));
+    const std::initializer_list<std::pair<const char*, int32_t>> degrees{
+        {"dp", s.dp},     {"tp", s.tp},   {"pp", s.pp},   {"cp", s.cp},
+        {"ep", s.ep},     {"etp", s.etp}, {"vpp", s.vpp}, {"sp", s.sp},
+        {"zero", s.zero}, {"op", s.op},   {"mbs", s.mbs}, {"mbn", s.mbn}};
+    for (const auto& [key, value] : degrees)
+      CHECK(row[key] == (value == NDS_UNKNOWN ? json(nullptr) : json(value)));
+    CHECK(rows[i]["time"]["step_s"].get<double>() == in_process[i].time.step_s);
+    CHECK(rows[i]["memory"]["peak_bytes"].get<int64_t>() == std::llround(in_process[i].peak_bytes));
+  }
+}
+
+json without_schema(json j) {
+  j.erase("schema_version");
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Two searches in one process with two device files give what two ndsearch processes give") {
+  TempDir scratch;
+  // Full-size H100 figures in the first file, a smaller and slower part in the second.
+  const fs::path big = write_device(scratch.path, "big", 80, 989, 3350);
+  const fs::path small = write_device(scratch.path, "small", 24, 300, 1000);
+
+  const InProcess first = search_in_process({{"device-file", big.string()}}, kDeviceId);
+  const InProcess second = search_in_process({{"device-file", small.string()}}, kDeviceId);
+
+  // The second run reads its own file: 24 GiB, not the first run's 80.
+  CHECK(first.device["memory_bytes"].get<uint64_t>() == 80ull << 30);
+  CHECK(second.device["memory_bytes"].get<uint64_t>() == 24ull << 30);
+  // ... and prices with it: a third of the peak cannot give the same step.
+  REQUIRE(!first.ranking.empty());
+  REQUIRE(!second.ranking.empty());
+  CHECK(second.ranking[0].time.step_s > first.ranking[0].time.step_s);
+
+  // Each equals a separate process with that --device-file.
+  for (const auto& [file, run] : {std::pair{big, &first}, std::pair{small, &second}}) {
+    INFO("--device-file " << file.string());
+    const std::string device_file = " --device-file " + file.string();
+    CHECK(without_schema(cli_json(std::string("hardware ") + kDeviceId + " --format json" +
+                                  device_file)) == run->device);
+    check_same_ranking(run->ranking, cli_json("search " + tiny_config() + " -A " + kDeviceId +
+                                              kCliSettings + device_file));
+  }
+}
+
+TEST_CASE("A memory pass option given to the second run of a process applies to it alone") {
+  // swap-optimizer (eval --swap-optimizer) keeps optimizer states and master
+  // weights on the host: the weights-and-optimizer pass, compiled in each
+  // run, reads it then. Three runs: without, with, without again.
+  const InProcess before = search_in_process({}, "nvidia-h100-sxm");
+  const InProcess swapped = search_in_process({{"swap-optimizer", "1"}}, "nvidia-h100-sxm");
+  const InProcess after = search_in_process({}, "nvidia-h100-sxm");
+  REQUIRE(!before.ranking.empty());
+  REQUIRE(!swapped.ranking.empty());
+  REQUIRE(after.ranking.size() == before.ranking.size());
+  for (size_t i = 0; i < before.ranking.size(); ++i) {
+    CHECK(after.ranking[i].peak_bytes == before.ranking[i].peak_bytes);
+    CHECK(after.ranking[i].time.step_s == before.ranking[i].time.step_s);
+  }
+
+  // The best strategy of each run, priced by `ndsearch eval` in a process of
+  // its own with and without --swap-optimizer: the same optimizer bytes on the
+  // peak stage, and the same peak.
+  auto eval = [](const PricedCandidate& c, bool swap) {
+    return cli_json("eval " + tiny_config() + " -A nvidia-h100-sxm -d 8 -b 4 --seq-len 1024" +
+                    " --strategy \"" + strategy_text(c.strategy) + "\" --format json" +
+                    (swap ? " --swap-optimizer" : ""));
+  };
+  for (const auto& [run, swap] : {std::pair{&before, false}, std::pair{&swapped, true}}) {
+    const PricedCandidate& best = run->ranking[0];
+    INFO(strategy_text(best.strategy) << (swap ? " --swap-optimizer" : ""));
+    const json e = eval(best, swap);
+    CHECK(e["memory"]["peak_bytes"].get<int64_t>() == std::llround(best.peak_bytes));
+    int64_t optimizer_on_peak_stage = -1;
+    for (const json& stage : e["memory"]["stages"])
+      if (stage["peak_bytes"] == e["memory"]["peak_bytes"])
+        optimizer_on_peak_stage = stage["optimizer_bytes"].get<int64_t>();
+    CHECK(optimizer_on_peak_stage == std::llround(best.peak_terms[NDS_MEMORY_OPTIMIZER]));
+  }
+  // Swapped, the optimizer states leave the device (docs/memory.md): none on it.
+  CHECK(swapped.ranking[0].peak_terms[NDS_MEMORY_OPTIMIZER] <
+        before.ranking[0].peak_terms[NDS_MEMORY_OPTIMIZER]);
+}
+
+TEST_CASE("A run that starts while another holds the plugins with other options is refused") {
+  TempDir scratch;
+  const fs::path big = write_device(scratch.path, "big", 80, 989, 3350);
+  const fs::path small = write_device(scratch.path, "small", 24, 300, 1000);
+  const PluginOptions first_options{{"device-file", big.string()}};
+  const PluginOptions second_options{{"device-file", small.string()}};
+  ndsearch::test::release_shipped_plugins();
+  std::optional<PluginRegistry> first = PluginRegistry::load(shipped_with(first_options));
+  const DeviceCatalog first_devices = DeviceCatalog::load(*first, true);
+
+  SECTION("other options: E-PLUGIN-OPTIONS naming the plugin, the key, both values and the fix") {
+    try {
+      PluginRegistry::load(shipped_with(second_options));
+      FAIL("a second run with other options shared the plugins");
+    } catch (const UserError& e) {
+      CHECK(e.id() == "E-PLUGIN-OPTIONS");
+      CHECK(e.exit_code() == 2);
+      const std::string message = e.what();
+      CHECK_THAT(message, Catch::Contains("is in use by another run in this process"));
+      CHECK_THAT(message, Catch::Contains("device-file (\"" + big.string() + "\" there, \"" +
+                                          small.string() + "\" here)"));
+      CHECK_THAT(message, Catch::Contains("close the other run"));
+    }
+    // One plugin loaded alone names itself (and a key the first run lacks).
+    try {
+      load_plugin(fs::path(NDS_TEST_SHIPPED_PLUGINS) / "toml_device.so",
+                  std::make_shared<const PluginOptions>(
+                      PluginOptions{{"device-file", big.string()}, {"swap-optimizer", "1"}}));
+      FAIL("a plugin held with other options was shared");
+    } catch (const UserError& e) {
+      CHECK(e.id() == "E-PLUGIN-OPTIONS");
+      CHECK_THAT(e.what(), Catch::Contains("toml_device.so: plugin \"toml-device\""));
+      CHECK_THAT(e.what(), Catch::Contains("swap-optimizer (unset there, \"1\" here)"));
+      CHECK_THAT(e.what(), !Catch::Contains("device-file ("));
+    }
+    // The first run is untouched and, once it lets go, the second one loads.
+    CHECK(first_devices.resolve(kDeviceId).memory_bytes == 80ull << 30);
+    first.reset();
+    PluginRegistry second = PluginRegistry::load(shipped_with(second_options));
+    CHECK(DeviceCatalog::load(second, true).resolve(kDeviceId).memory_bytes == 24ull << 30);
+  }
+  SECTION("the same options: both runs share the plugins and see the same devices") {
+    PluginRegistry second = PluginRegistry::load(shipped_with(first_options));
+    CHECK(second.plugins().size() == first->plugins().size());
+    for (size_t i = 0; i < second.plugins().size(); ++i)
+      CHECK(second.plugins()[i]->instance == first->plugins()[i]->instance);
+    CHECK(DeviceCatalog::load(second, true).resolve(kDeviceId).memory_bytes == 80ull << 30);
+  }
+}
