@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hosts/cli/plugin_options.hpp"
 
-#include <cstdlib>  // std::getenv
-#include <filesystem>
 #include <iostream>
 
+#include "core/api/plugin_settings.hpp"
 #include "core/plugins/stdout_guard.hpp"
 
 namespace ndsearch::cli {
@@ -34,23 +33,15 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
 
 PluginSearch plugin_search(const PluginFlags& flags) {
   keep_stdout_from_plugins();
-  PluginSearch search;
-  for (const std::string& file : flags.plugin_files) search.files.emplace_back(file);
+  PluginSettings settings;
+  for (const std::string& file : flags.plugin_files) settings.plugin_files.emplace_back(file);
   for (const std::string& list : flags.plugin_paths)
-    for (auto& directory : split_path_list(list)) search.directories.push_back(std::move(directory));
-  if (const char* env = std::getenv("NDS_PLUGIN_PATH")) search.environment_path = env;
-  search.install_dir = default_plugin_dir();
-  auto options = std::make_shared<PluginOptions>(flags.verb_options);
-  if (!flags.device_file.empty())
-    (*options)["device-file"] = std::filesystem::absolute(flags.device_file).string();
-  if (const char* env = std::getenv("NDS_DEVICE_PATH")) (*options)["device-path"] = env;
-  search.options = std::move(options);
-  search.allow_override = flags.allow_override;
-  const auto limit =
-      std::chrono::milliseconds(static_cast<long long>(flags.plugin_timeout_s * 1000));
-  search.call_timeout = limit;
-  search.vetting.timeout = limit;
-  return search;
+    for (auto& directory : split_path_list(list)) settings.plugin_dirs.push_back(std::move(directory));
+  if (!flags.device_file.empty()) settings.device_file = flags.device_file;
+  settings.allow_override = flags.allow_override;
+  settings.plugin_timeout_s = flags.plugin_timeout_s;
+  settings.options = {flags.verb_options.begin(), flags.verb_options.end()};
+  return ndsearch::plugin_search(settings);
 }
 
 void note_skipped(const PluginRegistry& registry, size_t skipped_devices, const PluginFlags& flags) {

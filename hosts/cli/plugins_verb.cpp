@@ -9,6 +9,7 @@
 
 #include "core/plugins/isolated_check.hpp"
 #include "core/plugins/vetting.hpp"
+#include "core/report/plugins_json.hpp"
 #include "core/support/user_error.hpp"
 #include "core/report/json_text.hpp"
 
@@ -26,21 +27,7 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
 int list_plugins(const PluginFlags& flags, const std::string& format) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   if (format == "json") {
-    nlohmann::json plugins = nlohmann::json::array();
-    for (const auto& p : registry.plugins()) {
-      plugins.push_back({{"id", p->id},
-                         {"version", p->version},
-                         {"description", p->description},
-                         {"kinds", p->interfaces.ids()},
-                         {"abi_major", p->abi_major},
-                         {"abi_minor", p->abi_minor},
-                         {"path", p->path.string()}});
-    }
-    nlohmann::json skipped = nlohmann::json::array();
-    for (const SkippedPlugin& s : registry.skipped())
-      skipped.push_back({{"path", s.path.string()}, {"error_id", s.error_id}, {"message", s.message}});
-    nlohmann::json out = {{"schema_version", kSchemaVersion}, {"plugins", plugins}, {"skipped", skipped}};
-    std::cout << json_text(out, 2) << "\n";
+    std::cout << json_text(plugins_json(registry), 2) << "\n";
     return kExitOk;
   }
   if (registry.plugins().empty()) {

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <ndsearch/core/planner.hpp>
+
+#include <sstream>
+
+#include "core/api/plugin_settings.hpp"
+#include "core/evaluate/evaluate_strategy.hpp"
+#include "core/explain/explain_strategy.hpp"
+#include "core/hardware/device_catalog.hpp"
+#include "core/hardware/device_json.hpp"
+#include "core/model/model_json.hpp"
+#include "core/model/parse_config.hpp"
+#include "core/plugins/registry.hpp"
+#include "core/report/evaluation_json.hpp"
+#include "core/report/explain_json.hpp"
+#include "core/report/plugins_json.hpp"
+#include "core/report/search_json.hpp"
+#include "core/search/search.hpp"
+#include "core/search/search_request.hpp"
+
+namespace ndsearch {
+namespace {
+
+using nlohmann::json;
+constexpr int kSchemaVersion = 1;  // of every document (docs/cli.md)
+
+ParseOptions parse_options(const ModelSettings& m) {
+  ParseOptions options;
+  options.framework = m.framework;
+  options.strict = m.strict;
+  options.overrides = {m.seq_len,  m.global_batch, m.micro_batch_size, m.vocab_size,
+                       m.dtype,    m.fp8_recipe,   m.overlap};
+  return options;
+}
+
+EvaluationRequest evaluation_request(const EvaluateSettings& e) {
+  EvaluationRequest request;
+  request.strategy = e.strategy;
+  request.devices = e.devices;
+  request.max_memory = e.max_memory;
+  request.reserve_mem = e.reserve_mem;
+  request.layers_from_config = e.layers_from_config;
+  request.cp_algorithm = e.cp_algo;
+  return request;
+}
+
+SearchSpaceRequest space_request(const SpaceSettings& s) { return {s.dimensions, s.only, s.threads}; }
+
+// The first n of v (all when shorter).
+void keep_first(std::vector<PricedCandidate>& v, size_t n) {
+  if (v.size() > n) v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
+}
+
+}  // namespace
+
+struct Planner::Loaded {
+  PluginRegistry registry;
+  DeviceCatalog catalog;
+  std::optional<std::filesystem::path> shipped_dir;
+};
+
+Planner::Planner(const PluginSettings& settings) {
+  const PluginSearch search = plugin_search(settings);
+  auto loaded = std::make_unique<Loaded>();
+  loaded->shipped_dir = search.install_dir;
+  loaded->registry = PluginRegistry::load(search);
+  // A device file the user names must be right: an error in it stops the run.
+  loaded->catalog = DeviceCatalog::load(loaded->registry, settings.device_file.has_value());
+  loaded_ = std::move(loaded);
+}
+
+Planner::Planner(Planner&&) noexcept = default;
+Planner& Planner::operator=(Planner&&) noexcept = default;
+Planner::~Planner() = default;
+
+LoadSummary Planner::load_summary() const noexcept {
+  return {loaded_->registry.skipped().size(), loaded_->catalog.warnings().size()};
+}
+
+std::optional<std::filesystem::path> Planner::shipped_dir() const { return loaded_->shipped_dir; }
+
+json Planner::plugins() const { return plugins_json(loaded_->registry); }
+
+json Planner::hardware() const {
+  json devices = json::array();
+  for (const Device& d : loaded_->catalog.devices()) devices.push_back(device_to_json(d));
+  return {{"schema_version", kSchemaVersion}, {"devices", devices}};
+}
+
+json Planner::device(const std::string& id) const {
+  json j = device_to_json(loaded_->catalog.resolve(id, "the device id"));
+  j["schema_version"] = kSchemaVersion;
+  return j;
+}
+
+json Planner::model(const ModelSettings& settings) const {
+  json j = model_to_json(parse_config(loaded_->registry, settings.config, parse_options(settings)));
+  j["schema_version"] = kSchemaVersion;
+  return j;
+}
+
+json Planner::evaluate(const EvaluateSettings& settings) const {
+  Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
+  const Machine machine =
+      make_machine(loaded_->catalog, settings.device, settings.devices == 0 ? 1 : settings.devices);
+  return evaluation_json(
+      evaluate_strategy(loaded_->registry, model, machine, evaluation_request(settings)));
+}
+
+json Planner::explain(const ExplainSettings& settings) const {
+  const EvaluateSettings& e = settings.evaluate;
+  Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
+  const Machine machine = make_machine(loaded_->catalog, e.device, e.devices == 0 ? 1 : e.devices);
+  ExplainRequest request;
+  request.evaluation = evaluation_request(e);
+  request.space = space_request(settings.space);
+  request.beaten_by = settings.beaten_by;
+  return explanation_json(explain_strategy(loaded_->registry, model, machine, request));
+}
+
+// As `search` lists them: the top `top`, and the five closest misses unless
+// all are asked for.
+void Planner::write_search(const SearchSettings& settings, std::ostream& out) const {
+  Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
+  SearchRequest request;
+  request.devices = settings.devices;
+  request.space = space_request(settings.space);
+  request.max_memory = settings.max_memory;
+  request.reserve_mem = settings.reserve_mem;
+  request.cp_algorithm = settings.cp_algo;
+  request.devices = search_device_count(model, settings.devices);
+  const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
+  SearchOptions options = search_options(model, machine, request);
+  options.keep = settings.top;
+  options.closest_misses = settings.all_misses ? 0 : 5;
+  SearchResult result = run_search(loaded_->registry, model, *machine.device, options);
+  keep_first(result.ranking, settings.top);
+  if (!settings.all_misses) keep_first(result.closest, 5);
+  write_search_json(out, loaded_->registry, model, machine, request, options, result);
+}
+
+json Planner::search(const SearchSettings& settings) const {
+  std::ostringstream text;
+  write_search(settings, text);
+  return json::parse(text.str());
+}
+
+}  // namespace ndsearch

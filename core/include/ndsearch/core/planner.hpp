@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// planner.hpp: the public API of the ndsearch core. A Planner holds one run's
+// plugins and devices; each call reads a config and answers with the JSON
+// document the CLI prints for the same verb (docs/cli.md lists the keys), so
+// every host (the CLI, the Python binding, a C++ program) gets the same
+// answers. Bad input throws ndsearch::UserError with a stable id.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <ndsearch/core/user_error.hpp>
+
+namespace ndsearch {
+
+// Where plugins come from and the options they are given (docs/cli.md,
+// "Finding plugins" and "Plugin isolation").
+struct PluginSettings {
+  std::vector<std::filesystem::path> plugin_files;  // loaded first; a failure is an error
+  std::vector<std::filesystem::path> plugin_dirs;   // searched next; each must exist
+  bool use_environment = true;  // NDS_PLUGIN_PATH and NDS_DEVICE_PATH
+  // The shipped plugins: nullopt finds them beside the program or library.
+  std::optional<std::filesystem::path> shipped_dir;
+  std::optional<std::filesystem::path> device_file;  // a device in TOML (docs/device-toml.md)
+  std::vector<std::string> allow_override;           // ids a plugin may take from a shipped one
+  double plugin_timeout_s = 10;                       // vetting and each blocking call
+  std::map<std::string, std::string> options;         // further plugin options by key
+  // The plugin-vetting helper: nullopt finds it (NDS_PLUGIN_VET, beside the
+  // program, the install folder).
+  std::optional<std::filesystem::path> vet_helper;
+};
+
+// What loading left out; each was also logged as a warning.
+struct LoadSummary {
+  size_t skipped_libraries = 0;
+  size_t skipped_devices = 0;
+};
+
+// The config and the training settings that override it.
+struct ModelSettings {
+  std::filesystem::path config;
+  std::string framework;  // a parser id or alias; empty: the parser that recognises the file
+  bool strict = false;    // fields the parser does not understand are errors
+  std::optional<int64_t> seq_len, global_batch, micro_batch_size, vocab_size;
+  std::optional<std::string> dtype, fp8_recipe, overlap;
+};
+
+// One strategy on one machine (`eval`).
+struct EvaluateSettings {
+  ModelSettings model;
+  std::string device;     // an id of hardware()
+  uint64_t devices = 0;   // 0: the strategy's dp·tp·pp·cp
+  std::string strategy;   // "tp=4,pp=2,mbs=1"; unset keys from the config, then defaults
+  std::optional<std::string> max_memory, reserve_mem;  // sizes, "58GB" = 58 GiB
+  bool layers_from_config = false;
+  std::string cp_algo;  // empty: the config's, else ring
+  // --swap-optimizer and --cp-ulysses are plugin options: PluginSettings.options
+  // {"swap-optimizer": "1"}, {"cp-ulysses": "4"}.
+};
+
+// The search space (`search`, and `explain` when it ranks a strategy).
+struct SpaceSettings {
+  std::string dimensions;         // "DP TP PP" or "dp,tp,pp"; empty: the default set
+  std::vector<std::string> only;  // "tp=1,2,4" restrictions
+  unsigned threads = 0;           // 0: every core
+};
+
+struct SearchSettings {
+  ModelSettings model;
+  std::string device;
+  uint64_t devices = 0;  // 0: the count the config's strategy states
+  SpaceSettings space;
+  size_t top = 10;
+  std::optional<std::string> max_memory, reserve_mem;
+  std::string cp_algo;
+  bool all_misses = false;  // every closest miss, not the five closest
+};
+// A search where nothing fits answers with counts.fit 0 (the CLI then exits 3).
+
+struct ExplainSettings {
+  EvaluateSettings evaluate;
+  SpaceSettings space;  // ranks the strategy in this search when dimensions or only is set
+  size_t beaten_by = 3;
+};
+
+class Planner {
+ public:
+  // Loads the plugins and devices `settings` describe (the vetting of
+  // search-path plugins included); throws UserError as the CLI's flags do.
+  explicit Planner(const PluginSettings& settings = {});
+  Planner(Planner&&) noexcept;
+  Planner& operator=(Planner&&) noexcept;
+  ~Planner();
+
+  nlohmann::json plugins() const;                          // `plugins list --format json`
+  nlohmann::json hardware() const;                         // `hardware --format json`
+  nlohmann::json device(const std::string& id) const;      // `hardware ID --format json`
+  nlohmann::json model(const ModelSettings& settings) const;  // `model --format json`
+  nlohmann::json evaluate(const EvaluateSettings& settings) const;  // `eval --format json`
+  nlohmann::json explain(const ExplainSettings& settings) const;    // `explain --format json`
+  nlohmann::json search(const SearchSettings& settings) const;      // `search --format json`
+  // The search document written as it is formatted (memory independent of
+  // the rows); an error part-way ends it with an "error" member and throws.
+  void write_search(const SearchSettings& settings, std::ostream& out) const;
+
+  LoadSummary load_summary() const noexcept;
+  // The folder the shipped plugins were looked for in (nullopt: none found).
+  std::optional<std::filesystem::path> shipped_dir() const;
+
+ private:
+  struct Loaded;
+  std::unique_ptr<Loaded> loaded_;
+};
+
+}  // namespace ndsearch

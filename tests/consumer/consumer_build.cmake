@@ -1,0 +1,35 @@
+# A user's program against an installed ndsearch: install to a prefix,
+# configure tests/consumer as a separate project with find_package(ndsearch),
+# build it, run it on CONFIG, and check its best strategy and step time
+# against the installed CLI's `search` for the same inputs.
+# Usage: cmake -DBUILD_DIR=... -DSOURCE=... -DWORK_DIR=... -DCONFIG=... -P consumer_build.cmake
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " command "${ARGV}")
+    message(FATAL_ERROR "`${command}` failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+if(EXISTS ${prefix}/include/ndsearch/core/search)
+  message(FATAL_ERROR "the core's private headers were installed")
+endif()
+run(${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${WORK_DIR}/build/best_strategy ${CONFIG})
+string(JSON program_step GET "${last_output}" step_s)
+string(JSON program_strategy GET "${last_output}" strategy)
+run(${prefix}/bin/ndsearch search ${CONFIG} -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 1
+    --format json)
+string(JSON cli_step GET "${last_output}" ranking 0 time step_s)
+string(JSON cli_strategy GET "${last_output}" ranking 0 strategy)
+string(JSON same EQUAL "${program_strategy}" "${cli_strategy}")
+if(NOT program_step STREQUAL cli_step OR NOT same)
+  message(FATAL_ERROR "the program's best (${program_step} s, ${program_strategy}) is not the "
+                      "CLI's (${cli_step} s, ${cli_strategy})")
+endif()
+message(STATUS "best strategy through the installed library: ${program_step} s, ${program_strategy}")
