@@ -20,9 +20,9 @@ namespace {
 std::vector<std::string> test_names(const std::string& source) {
   std::vector<std::string> names;
   static const std::regex literal(R"re(^\s*"((?:[^"\\]|\\.)*)")re");
-  for (size_t at = source.find("TEST_CASE("); at != std::string::npos;
-       at = source.find("TEST_CASE(", at + 1)) {
-    std::string rest = source.substr(at + 10, 2000), name;
+  const std::string macro = "\nTEST_CASE(";  // at the start of a line: not in a string
+  for (size_t at = source.find(macro); at != std::string::npos; at = source.find(macro, at + 1)) {
+    std::string rest = source.substr(at + macro.size(), 2000), name;
     std::smatch m;
     while (std::regex_search(rest, m, literal)) {
       name += m[1].str();
