@@ -17,6 +17,7 @@ packages=(
   libeigen3-dev                  # least squares of the trainer-overhead fitter (core/calibration)
   libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
   clang libclang-rt-14-dev       # the fuzz build: clang, libFuzzer and its ASan runtime (scripts/fuzz.sh)
+  python3-dev pybind11-dev       # the Python binding (hosts/python, docs/python.md) and its tests
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs every test twice: the Release build (with the ABI check),
-# then the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
-# (plugins and fixtures built the same way); then the fuzz harnesses (clang,
+# Builds and runs every test twice: the Release build (with the ABI check and
+# the Python binding), then the whole suite under AddressSanitizer +
+# UndefinedBehaviorSanitizer (plugins and fixtures built the same way; no
+# binding: python itself is not instrumented); then the fuzz harnesses (clang,
 # libFuzzer, ASan + UBSan): their seeds and tests/fuzz_regressions once, and
 # NDS_TEST_FUZZ_SECONDS (default 15) of fuzzing each. Any failure, sanitizer
 # report or fuzz finding fails the run.
@@ -9,8 +10,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="$(nproc)"
 
-echo "== Release build and tests"
-"$root/scripts/build.sh" build
+echo "== Release build and tests (with the Python binding)"
+"$root/scripts/build.sh" build -DNDS_BUILD_PYTHON=ON
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ndsearch in process: the fastest hybrid-parallel strategy to train an LLM.
+
+Each function answers with the dict of the CLI's JSON for the same verb
+(docs/cli.md lists the keys; docs/python.md shows the calls) and raises
+ndsearch.Error, whose .id is the CLI's error id, for bad input:
+
+    import ndsearch
+    ndsearch.model("run.yaml")["params_total"]
+    ndsearch.evaluate("run.yaml", device="nvidia-h100-sxm", devices=64,
+                      strategy={"tp": 8, "pp": 2})["time"]["step_s"]
+    ndsearch.search("run.yaml", device="nvidia-h100-sxm", devices=64)["ranking"][0]
+
+Keywords are those of the CLI's flags, spelt with underscores (global_batch
+for -b, max_memory for -M, ...). Plugin settings (plugin_files, plugin_dirs,
+device_file, options, allow_override, plugin_timeout_s, use_environment) may
+be given to any call, or once to a Planner whose methods take the rest.
+"""
+
+from ._ndsearch import Error, Planner
+
+__all__ = ["Error", "Planner", "plugins", "hardware", "model", "evaluate", "search", "explain"]
+
+_PLUGIN_KEYS = ("plugin_files", "plugin_dirs", "use_environment", "device_file",
+                "allow_override", "plugin_timeout_s", "options")
+
+
+def _planner(kwargs):
+    """A Planner of the plugin keywords in kwargs (removed from it)."""
+    return Planner(**{k: kwargs.pop(k) for k in _PLUGIN_KEYS if k in kwargs})
+
+
+def _strategy_text(strategy):
+    """{"tp": 4, "recompute": "full"} -> "tp=4,recompute=full"; a string is kept."""
+    if strategy is None or isinstance(strategy, str):
+        return strategy
+    def text(value):
+        return str(value).lower() if isinstance(value, bool) else str(value)
+    return ",".join(f"{key}={text(value)}" for key, value in strategy.items())
+
+
+def plugins(**kwargs):
+    """The loaded plugins and the skipped libraries (`ndsearch plugins list`)."""
+    return _planner(kwargs).plugins()
+
+
+def hardware(device=None, **kwargs):
+    """Every device, or one by id or alias (`ndsearch hardware [ID]`)."""
+    planner = _planner(kwargs)
+    return planner.device(device) if device else planner.hardware()
+
+
+def model(config, **kwargs):
+    """What the parser understood of a config (`ndsearch model`)."""
+    return _planner(kwargs).model(config=config, **kwargs)
+
+
+def evaluate(config, device, devices=0, strategy=None, **kwargs):
+    """One strategy checked and priced (`ndsearch eval`)."""
+    return _planner(kwargs).evaluate(config=config, device=device, devices=devices,
+                                     strategy=_strategy_text(strategy), **kwargs)
+
+
+def explain(config, device, strategy, devices=0, **kwargs):
+    """One strategy's checks, memory and time; with dimensions or only, its
+    rank in that search and what beats it (`ndsearch explain`)."""
+    return _planner(kwargs).explain(config=config, device=device, devices=devices,
+                                    strategy=_strategy_text(strategy), **kwargs)
+
+
+def search(config, device, devices=0, **kwargs):
+    """Every strategy enumerated, checked, priced and ranked (`ndsearch search`)."""
+    return _planner(kwargs).search(config=config, device=device, devices=devices, **kwargs)

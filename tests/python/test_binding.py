@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Python binding answers as the CLI does: for the shipped examples, each
+call's dict equals the JSON `ndsearch VERB --format json` prints for the same
+inputs, and bad input raises ndsearch.Error with the CLI's error id.
+
+Run by CTest (tests/CMakeLists.txt) with NDS_TEST_CLI naming the ndsearch
+program, NDS_TEST_EXAMPLES the examples folder and PYTHONPATH the built
+package; XDG_CACHE_HOME keeps plugin verdicts in the build tree."""
+
+import json
+import os
+import subprocess
+import unittest
+
+import ndsearch
+
+CLI = os.environ["NDS_TEST_CLI"]
+EXAMPLES = os.environ["NDS_TEST_EXAMPLES"]
+TORCHTITAN = os.path.join(EXAMPLES, "llama3-8b-torchtitan", "llama3_8b.toml")
+LLAMA70B = os.path.join(EXAMPLES, "llama-3.1-70b", "config.json")
+DEEPSEEK = os.path.join(EXAMPLES, "deepseek-v3-hyperparallel", "deepseek_v3.yaml")
+ACME = os.path.join(EXAMPLES, "devices", "acme-x1.toml")
+# Run-to-run numbers of a search: its wall time and speed.
+VOLATILE = ("elapsed_s", "candidates_per_s")
+
+
+def cli_json(*args):
+    """The JSON document `ndsearch ARGS --format json` prints (exit 0 expected)."""
+    done = subprocess.run([CLI, *args, "--format", "json"], capture_output=True, text=True,
+                          check=False)
+    if done.returncode != 0:
+        raise AssertionError(f"ndsearch {' '.join(args)} exited {done.returncode}: {done.stderr}")
+    return json.loads(done.stdout)
+
+
+def steady(document):
+    """The document without what changes from one run to the next."""
+    return {k: v for k, v in document.items() if k not in VOLATILE}
+
+
+class SameAnswersAsTheCli(unittest.TestCase):
+    def test_model(self):
+        for config in (TORCHTITAN, LLAMA70B, DEEPSEEK):
+            with self.subTest(config=config):
+                self.assertEqual(ndsearch.model(config), cli_json("model", config))
+
+    def test_model_with_overrides(self):
+        self.assertEqual(ndsearch.model(LLAMA70B, seq_len=4096, global_batch=64),
+                         cli_json("model", LLAMA70B, "--seq-len", "4096", "-b", "64"))
+
+    def test_hardware(self):
+        self.assertEqual(ndsearch.hardware(), cli_json("hardware"))
+        self.assertEqual(ndsearch.hardware("nvidia-h100-sxm"),
+                         cli_json("hardware", "nvidia-h100-sxm"))
+        self.assertEqual(ndsearch.hardware("acme-x1", device_file=ACME),
+                         cli_json("hardware", "acme-x1", "--device-file", ACME))
+
+    def test_plugins(self):
+        self.assertEqual(ndsearch.plugins(), cli_json("plugins", "list"))
+
+    def test_evaluate(self):
+        # examples/README.md: TP 2 x FSDP 32 for Llama 3 8B on 64 H100.
+        self.assertEqual(
+            ndsearch.evaluate(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
+                              strategy={"tp": 2, "pp": 1, "dp": 32}),
+            cli_json("eval", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64",
+                     "--strategy", "tp=2,pp=1,dp=32"))
+
+    def test_search(self):
+        got = ndsearch.search(TORCHTITAN, device="nvidia-h100-sxm", devices=64, global_batch=64,
+                              seq_len=8192, top=3)
+        want = cli_json("search", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64", "-b", "64",
+                        "--seq-len", "8192", "-t", "3")
+        self.assertEqual(steady(got), steady(want))
+        self.assertEqual(len(got["ranking"]), 3)
+
+    def test_explain(self):
+        got = ndsearch.explain(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
+                               strategy="tp=2,pp=1,dp=32", global_batch=64, seq_len=8192,
+                               dimensions="TP PP")
+        want = cli_json("explain", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64",
+                        "--strategy", "tp=2,pp=1,dp=32", "-b", "64", "--seq-len", "8192",
+                        "-l", "TP PP")
+        self.assertEqual(got, want)
+
+
+class ErrorsCarryTheCliIds(unittest.TestCase):
+    def test_unknown_device(self):
+        with self.assertRaises(ndsearch.Error) as raised:
+            ndsearch.evaluate(TORCHTITAN, device="no-such-device", devices=8)
+        self.assertEqual(raised.exception.id, "E-DEVICE-UNKNOWN")
+        self.assertEqual(raised.exception.exit_code, 2)
+        self.assertIn("no-such-device", str(raised.exception))
+
+    def test_missing_config(self):
+        with self.assertRaises(ndsearch.Error) as raised:
+            ndsearch.model(os.path.join(EXAMPLES, "no-such-config.yaml"))
+        self.assertEqual(raised.exception.id, "E-PARSE-FILE")
+
+    def test_misspelt_keyword(self):
+        with self.assertRaises(ndsearch.Error) as raised:
+            ndsearch.model(LLAMA70B, seq_lenght=4096)
+        self.assertEqual(raised.exception.id, "E-USAGE")
+        self.assertIn("seq_lenght", str(raised.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
