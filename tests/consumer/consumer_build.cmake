@@ -2,7 +2,10 @@
 # configure tests/consumer as a separate project with find_package(ndsearch),
 # build it, run it on CONFIG, and check its best strategy and step time
 # against the installed CLI's `search` for the same inputs.
-# Usage: cmake -DBUILD_DIR=... -DSOURCE=... -DWORK_DIR=... -DCONFIG=... -P consumer_build.cmake
+# With -DPYTHON=<interpreter> (a build with the binding), the installed
+# package is imported from the prefix too and must find the installed plugins.
+# Usage: cmake -DBUILD_DIR=... -DSOURCE=... -DWORK_DIR=... -DCONFIG=... [-DPYTHON=...]
+#        -P consumer_build.cmake
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 function(run)
@@ -33,3 +36,19 @@ if(NOT program_step STREQUAL cli_step OR NOT same)
                       "CLI's (${cli_step} s, ${cli_strategy})")
 endif()
 message(STATUS "best strategy through the installed library: ${program_step} s, ${program_strategy}")
+
+if(PYTHON)
+  # No NDS_PLUGIN_PATH or build tree to fall back on: what it prices comes from the prefix.
+  run(${CMAKE_COMMAND} -E env --unset=NDS_PLUGIN_PATH --unset=NDS_DEVICE_PATH
+      PYTHONPATH=${prefix}/lib/python3/dist-packages
+      ${PYTHON} ${CMAKE_CURRENT_LIST_DIR}/installed_package.py ${CONFIG} ${cli_step})
+  string(STRIP "${last_output}" printed)
+  string(REPLACE "\n" ";" printed "${printed}")
+  list(GET printed 0 first_plugin)
+  list(GET printed -1 python_step)
+  string(FIND "${first_plugin}" "${prefix}/" at)
+  if(NOT at EQUAL 0)
+    message(FATAL_ERROR "the installed package loaded ${first_plugin}, not a plugin under ${prefix}")
+  endif()
+  message(STATUS "installed Python package: ${python_step} s, plugins from ${first_plugin}")
+endif()
