@@ -6,17 +6,7 @@
 # package is imported from the prefix too and must find the installed plugins.
 # Usage: cmake -DBUILD_DIR=... -DSOURCE=... -DWORK_DIR=... -DCONFIG=... [-DPYTHON=...]
 #        -P consumer_build.cmake
-file(REMOVE_RECURSE ${WORK_DIR})
-set(prefix ${WORK_DIR}/prefix)
-function(run)
-  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " command "${ARGV}")
-    message(FATAL_ERROR "`${command}` failed (${rc}):\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+include(${CMAKE_CURRENT_LIST_DIR}/../support/install_to_prefix.cmake)
 if(EXISTS ${prefix}/include/ndsearch/core/search)
   message(FATAL_ERROR "the core's private headers were installed")
 endif()

@@ -2,17 +2,7 @@
 # configure the SDK templates as a separate project with find_package(ndsearch),
 # build them, and check both with the installed `ndsearch plugins check`.
 # Usage: cmake -DBUILD_DIR=... -DTEMPLATES=... -DWORK_DIR=... -P vendor_build.cmake
-file(REMOVE_RECURSE ${WORK_DIR})
-set(prefix ${WORK_DIR}/prefix)
-function(run)
-  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " command "${ARGV}")
-    message(FATAL_ERROR "`${command}` failed (${rc}):\n${out}\n${err}")
-  endif()
-  set(last_output "${out}" PARENT_SCOPE)
-endfunction()
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+include(${CMAKE_CURRENT_LIST_DIR}/../support/install_to_prefix.cmake)
 run(${CMAKE_COMMAND} -S ${TEMPLATES} -B ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
