@@ -7,10 +7,9 @@
 #include "core/evaluate/evaluate_strategy.hpp"
 #include "core/explain/explain_strategy.hpp"
 #include "core/hardware/device_catalog.hpp"
-#include "core/hardware/device_json.hpp"
-#include "core/model/model_json.hpp"
 #include "core/model/parse_config.hpp"
 #include "core/plugins/registry.hpp"
+#include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/explain_json.hpp"
 #include "core/report/plugins_json.hpp"
@@ -22,7 +21,6 @@ namespace ndsearch {
 namespace {
 
 using nlohmann::json;
-constexpr int kSchemaVersion = 1;  // of every document (docs/cli.md)
 
 ParseOptions parse_options(const ModelSettings& m) {
   ParseOptions options;
@@ -46,23 +44,16 @@ EvaluationRequest evaluation_request(const EvaluateSettings& e) {
 
 SearchSpaceRequest space_request(const SpaceSettings& s) { return {s.dimensions, s.only, s.threads}; }
 
-// The first n of v (all when shorter).
-void keep_first(std::vector<PricedCandidate>& v, size_t n) {
-  if (v.size() > n) v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
-}
-
 }  // namespace
 
 struct Planner::Loaded {
   PluginRegistry registry;
   DeviceCatalog catalog;
-  std::optional<std::filesystem::path> shipped_dir;
 };
 
 Planner::Planner(const PluginSettings& settings) {
   const PluginSearch search = plugin_search(settings);
   auto loaded = std::make_unique<Loaded>();
-  loaded->shipped_dir = search.install_dir;
   loaded->registry = PluginRegistry::load(search);
   // A device file the user names must be right: an error in it stops the run.
   loaded->catalog = DeviceCatalog::load(loaded->registry, settings.device_file.has_value());
@@ -73,36 +64,21 @@ Planner::Planner(Planner&&) noexcept = default;
 Planner& Planner::operator=(Planner&&) noexcept = default;
 Planner::~Planner() = default;
 
-LoadSummary Planner::load_summary() const noexcept {
-  return {loaded_->registry.skipped().size(), loaded_->catalog.warnings().size()};
-}
-
-std::optional<std::filesystem::path> Planner::shipped_dir() const { return loaded_->shipped_dir; }
-
 json Planner::plugins() const { return plugins_json(loaded_->registry); }
 
-json Planner::hardware() const {
-  json devices = json::array();
-  for (const Device& d : loaded_->catalog.devices()) devices.push_back(device_to_json(d));
-  return {{"schema_version", kSchemaVersion}, {"devices", devices}};
-}
+json Planner::hardware() const { return hardware_document(loaded_->catalog); }
 
 json Planner::device(const std::string& id) const {
-  json j = device_to_json(loaded_->catalog.resolve(id, "the device id"));
-  j["schema_version"] = kSchemaVersion;
-  return j;
+  return device_document(loaded_->catalog.resolve(id, "the device id"));
 }
 
 json Planner::model(const ModelSettings& settings) const {
-  json j = model_to_json(parse_config(loaded_->registry, settings.config, parse_options(settings)));
-  j["schema_version"] = kSchemaVersion;
-  return j;
+  return model_document(parse_config(loaded_->registry, settings.config, parse_options(settings)));
 }
 
 json Planner::evaluate(const EvaluateSettings& settings) const {
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
-  const Machine machine =
-      make_machine(loaded_->catalog, settings.device, settings.devices == 0 ? 1 : settings.devices);
+  const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
   return evaluation_json(
       evaluate_strategy(loaded_->registry, model, machine, evaluation_request(settings)));
 }
@@ -110,7 +86,7 @@ json Planner::evaluate(const EvaluateSettings& settings) const {
 json Planner::explain(const ExplainSettings& settings) const {
   const EvaluateSettings& e = settings.evaluate;
   Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
-  const Machine machine = make_machine(loaded_->catalog, e.device, e.devices == 0 ? 1 : e.devices);
+  const Machine machine = evaluation_machine(loaded_->catalog, e.device, e.devices);
   ExplainRequest request;
   request.evaluation = evaluation_request(e);
   request.space = space_request(settings.space);
@@ -123,7 +99,6 @@ json Planner::explain(const ExplainSettings& settings) const {
 void Planner::write_search(const SearchSettings& settings, std::ostream& out) const {
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   SearchRequest request;
-  request.devices = settings.devices;
   request.space = space_request(settings.space);
   request.max_memory = settings.max_memory;
   request.reserve_mem = settings.reserve_mem;
@@ -134,8 +109,7 @@ void Planner::write_search(const SearchSettings& settings, std::ostream& out) co
   options.keep = settings.top;
   options.closest_misses = settings.all_misses ? 0 : 5;
   SearchResult result = run_search(loaded_->registry, model, *machine.device, options);
-  keep_first(result.ranking, settings.top);
-  if (!settings.all_misses) keep_first(result.closest, 5);
+  keep_listed(result, settings.top, options.closest_misses);
   write_search_json(out, loaded_->registry, model, machine, request, options, result);
 }
 

@@ -121,4 +121,8 @@ StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& mode
   return e;
 }
 
+Machine evaluation_machine(const DeviceCatalog& catalog, std::string_view device, uint64_t devices) {
+  return make_machine(catalog, device, devices == 0 ? 1 : devices);
+}
+
 }  // namespace ndsearch

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/hardware/machine.hpp"
@@ -74,5 +75,10 @@ struct StrategyEvaluation {
 // error: it comes back with `refusal` set.
 StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& model,
                                      const Machine& machine, const EvaluationRequest& request);
+
+// The machine one strategy is priced on: `devices` of `device`, or one while
+// the count is 0 (the strategy's product, known once it is resolved; pricing
+// reads the device, and the count from the request or the strategy).
+Machine evaluation_machine(const DeviceCatalog& catalog, std::string_view device, uint64_t devices);
 
 }  // namespace ndsearch

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/report/schema_version.hpp"
 #include "core/report/evaluation_json.hpp"
 
 #include <utility>
@@ -11,7 +12,6 @@ namespace ndsearch {
 namespace {
 
 using nlohmann::json;
-constexpr int kSchemaVersion = 1;
 
 json stage_json(size_t rank, const StageMemory& m) {
   json stage = {{"stage", rank}, {"layers", m.layers}};

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/report/plugins_json.hpp"
 
+#include "core/report/schema_version.hpp"
+
 namespace ndsearch {
 
 nlohmann::json plugins_json(const PluginRegistry& registry) {
-  constexpr int kSchemaVersion = 1;
   nlohmann::json plugins = nlohmann::json::array();
   for (const auto& p : registry.plugins()) {
     plugins.push_back({{"id", p->id},

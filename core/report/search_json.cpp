@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "core/report/schema_version.hpp"
 #include "core/report/search_json.hpp"
 
 #include "core/evaluate/evaluate_strategy.hpp"
@@ -13,7 +14,6 @@ namespace ndsearch {
 namespace {
 
 using nlohmann::json;
-constexpr int kSchemaVersion = 1;
 
 json counts_json(const SearchCounts& counts) {
   json refused = json::object();

@@ -216,6 +216,14 @@ double candidates_per_s(const SearchResult& r) {
   return r.elapsed_s > 0 ? static_cast<double>(r.counts.tested) / r.elapsed_s : 0;
 }
 
+void keep_listed(SearchResult& result, size_t top, size_t misses) {
+  const auto keep_first = [](std::vector<PricedCandidate>& v, size_t n) {
+    if (v.size() > n) v.erase(v.begin() + static_cast<std::ptrdiff_t>(n), v.end());
+  };
+  keep_first(result.ranking, top);
+  if (misses > 0) keep_first(result.closest, misses);
+}
+
 std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidates) {
   // By time, then memory: among equally fast ones the smallest comes first.
   std::sort(candidates.begin(), candidates.end(), ranks_before);

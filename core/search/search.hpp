@@ -77,4 +77,8 @@ bool ranks_before(const PricedCandidate& a, const PricedCandidate& b);
 // Candidates tested per second of the search's run (0 when it took no time).
 double candidates_per_s(const SearchResult& result);
 
+// What a host lists of a search: the first `top` of the ranking and the first
+// `misses` of the closest misses (0: all of them).
+void keep_listed(SearchResult& result, size_t top, size_t misses);
+
 }  // namespace ndsearch

@@ -111,7 +111,7 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.model);
-  const Machine machine = make_machine(catalog, args.device, args.request.devices == 0 ? 1 : args.request.devices);
+  const Machine machine = evaluation_machine(catalog, args.device, args.request.devices);
   const StrategyEvaluation evaluation = evaluate_strategy(registry, model, machine, args.request);
   const int exit_code = report_refusal(evaluation);
   const json j = evaluation_json(evaluation);

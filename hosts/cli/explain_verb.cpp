@@ -30,8 +30,7 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.eval.model);
-  const uint64_t devices = args.eval.request.devices;
-  const Machine machine = make_machine(catalog, args.eval.device, devices == 0 ? 1 : devices);
+  const Machine machine = evaluation_machine(catalog, args.eval.device, args.eval.request.devices);
   ExplainRequest request;
   request.evaluation = args.eval.request;
   request.space = args.space;

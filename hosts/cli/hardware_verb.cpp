@@ -7,14 +7,13 @@
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
-#include "core/hardware/device_json.hpp"
+#include "core/report/documents.hpp"
 #include "core/support/user_error.hpp"
 #include "core/report/json_text.hpp"
 
 namespace ndsearch::cli {
 namespace {
 
-constexpr int kSchemaVersion = 1;
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 
 std::string group_text(uint32_t devices) { return devices == 0 ? "all" : std::to_string(devices); }
@@ -105,18 +104,14 @@ int show_hardware(const PluginFlags& flags, const std::string& id, const std::st
   if (!id.empty()) {
     const Device& device = catalog.resolve(id, "ndsearch hardware");
     if (format == "json") {
-      nlohmann::json j = device_to_json(device);
-      j["schema_version"] = kSchemaVersion;
-      std::cout << json_text(j, 2) << "\n";
+      std::cout << json_text(device_document(device), 2) << "\n";
     } else {
       print_device(device);
     }
     return kExitOk;
   }
   if (format == "json") {
-    nlohmann::json devices = nlohmann::json::array();
-    for (const Device& d : catalog.devices()) devices.push_back(device_to_json(d));
-    std::cout << json_text(nlohmann::json{{"schema_version", kSchemaVersion}, {"devices", devices}}, 2) << "\n";
+    std::cout << json_text(hardware_document(catalog), 2) << "\n";
   } else if (catalog.devices().empty()) {
     std::cout << "No devices: no hardware plugin is loaded (see `ndsearch plugins list`).\n";
   } else {

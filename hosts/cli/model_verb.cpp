@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "core/model/model_json.hpp"
+#include "core/report/documents.hpp"
 #include "core/support/user_error.hpp"
 #include "core/report/json_text.hpp"
 #include "hosts/cli/model_options.hpp"
@@ -13,7 +13,6 @@
 namespace ndsearch::cli {
 namespace {
 
-constexpr int kSchemaVersion = 1;
 
 std::string text(const nlohmann::json& v) {
   if (v.is_null()) return "unknown";
@@ -88,13 +87,11 @@ void add_model_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
       note_skipped(registry, 0, flags);
       const Model model = read_model(registry, args->model);
-      nlohmann::json j = model_to_json(model);
-      if (args->format == "json") {
-        j["schema_version"] = kSchemaVersion;
+      const nlohmann::json j = model_document(model);
+      if (args->format == "json")
         std::cout << json_text(j, 2) << "\n";
-      } else {
+      else
         print_table(j);
-      }
       return kExitOk;
     };
   });

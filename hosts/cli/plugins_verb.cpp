@@ -10,13 +10,13 @@
 #include "core/plugins/isolated_check.hpp"
 #include "core/plugins/vetting.hpp"
 #include "core/report/plugins_json.hpp"
+#include "core/report/schema_version.hpp"
 #include "core/support/user_error.hpp"
 #include "core/report/json_text.hpp"
 
 namespace ndsearch::cli {
 namespace {
 
-constexpr int kSchemaVersion = 1;
 
 std::string joined(const std::vector<std::string>& items, const char* separator) {
   std::string text;

@@ -37,11 +37,6 @@ struct SearchArgs {
   std::string ranking_csv, out_dir;
 };
 
-// The first n of v (all when shorter).
-std::vector<PricedCandidate> first(const std::vector<PricedCandidate>& v, size_t n) {
-  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
-}
-
 void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
   std::ofstream out(path);
   if (out) write(out);
@@ -132,8 +127,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
       write_file(dir / "priced.csv",
                  [&](std::ostream& out) { write_priced_csv(out, r, options.budget.budget_bytes); });
   }
-  r.ranking = first(r.ranking, args.top);
-  if (flags.verbosity < 2) r.closest = first(r.closest, 5);
+  keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
   const std::string name = model.main.name.empty() ? model.file : model.main.name;
   const double per_s = candidates_per_s(r);
   const double budget = options.budget.budget_bytes;

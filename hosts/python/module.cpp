@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include "hosts/python/settings_from_dict.hpp"
@@ -43,9 +45,25 @@ Planner make_planner(const py::dict& settings) {
   return Planner(s);
 }
 
-py::object to_python(const nlohmann::json& document) {
+py::object from_json_text(const std::string& text) {
   static const py::object loads = py::module_::import("json").attr("loads");
-  return loads(document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return loads(text);
+}
+
+py::object to_python(const nlohmann::json& document) {
+  return from_json_text(document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// The search document as the core streams it, read by Python once (not
+// parsed into a tree and written out again first).
+py::object search(const Planner& planner, const py::kwargs& kwargs) {
+  const ndsearch::SearchSettings settings = ndsearch::python::search_settings(kwargs);
+  std::ostringstream text;
+  {
+    py::gil_scoped_release unlocked;
+    planner.write_search(settings, text);
+  }
+  return from_json_text(text.str());
 }
 
 // A method reading its settings from keyword arguments, run without the GIL.
@@ -90,11 +108,7 @@ PYBIND11_MODULE(_ndsearch, m) {
              return call<ndsearch::EvaluateSettings, &Planner::evaluate>(
                  p, &ndsearch::python::evaluate_settings, kw);
            })
-      .def("search",
-           [](const Planner& p, const py::kwargs& kw) {
-             return call<ndsearch::SearchSettings, &Planner::search>(
-                 p, &ndsearch::python::search_settings, kw);
-           })
+      .def("search", &search)
       .def("explain", [](const Planner& p, const py::kwargs& kw) {
         return call<ndsearch::ExplainSettings, &Planner::explain>(
             p, &ndsearch::python::explain_settings, kw);

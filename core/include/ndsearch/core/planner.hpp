@@ -38,11 +38,6 @@ struct PluginSettings {
   std::optional<std::filesystem::path> vet_helper;
 };
 
-// What loading left out; each was also logged as a warning.
-struct LoadSummary {
-  size_t skipped_libraries = 0;
-  size_t skipped_devices = 0;
-};
 
 // The config and the training settings that override it.
 struct ModelSettings {
@@ -110,10 +105,6 @@ class Planner {
   // The search document written as it is formatted (memory independent of
   // the rows); an error part-way ends it with an "error" member and throws.
   void write_search(const SearchSettings& settings, std::ostream& out) const;
-
-  LoadSummary load_summary() const noexcept;
-  // The folder the shipped plugins were looked for in (nullopt: none found).
-  std::optional<std::filesystem::path> shipped_dir() const;
 
  private:
   struct Loaded;
