@@ -97,6 +97,13 @@ class ErrorsCarryTheCliIds(unittest.TestCase):
             ndsearch.model(os.path.join(EXAMPLES, "no-such-config.yaml"))
         self.assertEqual(raised.exception.id, "E-PARSE-FILE")
 
+    def test_plugin_time_limit_out_of_range(self):
+        # The CLI's --plugin-timeout range (docs/cli.md): 0.1 to 3600 seconds.
+        with self.assertRaises(ndsearch.Error) as raised:
+            ndsearch.plugins(plugin_timeout_s=0)
+        self.assertEqual(raised.exception.id, "E-USAGE")
+        self.assertIn("give 0.1 to 3600 seconds", str(raised.exception))
+
     def test_misspelt_keyword(self):
         with self.assertRaises(ndsearch.Error) as raised:
             ndsearch.model(LLAMA70B, seq_lenght=4096)
