@@ -55,6 +55,14 @@ TEST_CASE("search counts every candidate and each refusal as a hand enumeration 
   CHECK(c["priced"] == 6);
   CHECK(c["fit"] == 6);
   CHECK(c["dropped"] == 0);
+  // The bounds the enumeration used, as the config states them (one source
+  // for the table's "bounds" line and the JSON): 2 KV heads, 4 layers, dense.
+  CHECK(s.j["bounds"] == json({{"kv_heads", 2},
+                               {"layers", 4},
+                               {"global_batch", 4},
+                               {"routed_experts", 0},
+                               {"max_vpp", 4},
+                               {"pipeline_bound", 8}}));
   REQUIRE(s.j["ranking"].size() == 6);
   for (size_t i = 1; i < s.j["ranking"].size(); ++i)
     CHECK(s.j["ranking"][i - 1]["time"]["step_s"].get<double>() <= s.j["ranking"][i]["time"]["step_s"].get<double>());
@@ -110,11 +118,27 @@ TEST_CASE("Nothing fits: exit 3 with the closest misses") {
   CHECK_THAT(s.err, Catch::Contains("E-SEARCH-NO-FIT"));
 }
 
+TEST_CASE("The bounds an MoE search reports are the config's, and the table prints the same") {
+  // Mixtral-8x7B's config.json: 8 KV heads, 32 layers, 8 routed experts
+  // (num_local_experts). The machine allows pp up to its 8 devices per node.
+  Search s = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1");
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.j["bounds"] == json({{"kv_heads", 8},
+                               {"layers", 32},
+                               {"global_batch", 32},
+                               {"routed_experts", 8},
+                               {"max_vpp", 4},
+                               {"pipeline_bound", 8}}));
+  Search table = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1", false);
+  CHECK_THAT(table.out, Catch::Contains("tp <= 8 KV heads; pp <= min(8 the machine allows, 32 layers, batch 32); "
+                                        "ep <= 8 routed experts; vpp <= min(4, pp, layers / pp)"));
+}
+
 TEST_CASE("search JSON carries the documented keys") {
   Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -t 2");
   REQUIRE(s.exit_code == 0);
   for (const char* key : {"schema_version", "model", "device", "devices", "global_batch", "budget_bytes", "assumptions",
-                          "counts", "elapsed_s", "candidates_per_s", "ranking", "pareto", "closest_misses"})
+                          "bounds", "counts", "elapsed_s", "candidates_per_s", "ranking", "pareto", "closest_misses"})
     CHECK(s.j.contains(key));
   for (const char* key : {"tested", "refused", "priced", "fit", "dropped"}) CHECK(s.j["counts"].contains(key));
   const json& r = s.j["ranking"][0];

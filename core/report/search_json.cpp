@@ -64,6 +64,12 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
   // The keys in dump()'s (sorted) order, as the whole object printed before.
   write_json_object(out, [&](JsonObjectStream& doc) {
     doc.field("assumptions", r.assumptions);
+    doc.field("bounds", json{{"global_batch", r.bounds.global_batch},
+                             {"kv_heads", r.bounds.kv_heads},
+                             {"layers", r.bounds.layers},
+                             {"max_vpp", r.bounds.max_vpp},
+                             {"pipeline_bound", r.bounds.pipeline_bound},
+                             {"routed_experts", r.bounds.routed_experts}});
     doc.field("budget_bytes", budget);
     doc.field("candidates_per_s", candidates_per_s(r));
     doc.array_field("closest_misses", r.closest.size(), [&](size_t i) {

@@ -59,6 +59,7 @@ struct SearchResult {
   // ("recompute=full: 61.20 GiB"), re-checked and re-priced; empty: none alone.
   std::vector<std::vector<std::string>> closest_fixes;
   std::vector<std::string> assumptions;  // of the time model, the same for every candidate
+  SpaceBounds bounds;                    // what the space allowed (reference §3.4)
   double elapsed_s = 0;
 };
 

@@ -64,7 +64,7 @@ std::set<std::string> default_dimensions() {
 
 std::vector<int64_t> vpp_bound(int64_t pp, int64_t layers) {
   std::vector<int64_t> vpps{1};
-  for (int64_t v = 2; pp > 1 && v <= std::min<int64_t>({4, pp, layers / pp}); ++v) vpps.push_back(v);
+  for (int64_t v = 2; pp > 1 && v <= std::min<int64_t>({kMaxInterleaving, pp, layers / pp}); ++v) vpps.push_back(v);
   return vpps;
 }
 
@@ -146,12 +146,24 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
   return only;
 }
 
+SpaceBounds space_bounds(const SearchSpace& space, const Model& model) {
+  SpaceBounds bounds;
+  for (const ModelBlock& b : model.main.blocks) {
+    if (b.c.kind == NDS_BLOCK_DECODER)
+      bounds.kv_heads = bounds.kv_heads == 0 ? b.c.kv_heads : std::min(bounds.kv_heads, b.c.kv_heads);
+    bounds.routed_experts = std::max<int64_t>(bounds.routed_experts, b.c.experts);
+  }
+  bounds.pipeline_bound = space.pipeline_bound;
+  bounds.layers = model.decoder_layers();
+  bounds.global_batch = space.global_batch;
+  return bounds;
+}
+
 std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& model) {
   const int64_t n = static_cast<int64_t>(space.devices);
   const nds_strategy& st = model.stated;
-  int64_t kv_bound = 0, layers = model.decoder_layers();
-  for (const ModelBlock& b : model.main.blocks)
-    if (b.c.kind == NDS_BLOCK_DECODER) kv_bound = kv_bound == 0 ? b.c.kv_heads : std::min(kv_bound, b.c.kv_heads);
+  const SpaceBounds bounds = space_bounds(space, model);
+  const int64_t kv_bound = bounds.kv_heads, layers = bounds.layers;
   std::vector<OuterTriple> out;
   // Reference §3.4: TP <= the KV heads; PP <= min(pipeline bound, layers, B).
   std::vector<int64_t> tps;
@@ -178,9 +190,8 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   const nds_strategy& st = model.stated;
   const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
   const int64_t batch = space.global_batch;
-  int64_t experts = 0;
-  for (const ModelBlock& b : model.main.blocks) experts = std::max<int64_t>(experts, b.c.experts);
-  const int64_t layers = model.decoder_layers();
+  const SpaceBounds bounds = space_bounds(space, model);
+  const int64_t experts = bounds.routed_experts, layers = bounds.layers;
   const int64_t shardable = dp * t.cp;
   // Every list once per triple: nothing below allocates per candidate.
   // MBS: divisors of B / dp that leave at least pp micro-batches (reference

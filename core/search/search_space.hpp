@@ -33,8 +33,23 @@ struct SearchSpace {
 // The dimensions searched without -l (DESIGN §8.1).
 std::set<std::string> default_dimensions();
 
+// The most chunks per pipeline rank the search tries (reference §3.4).
+inline constexpr int64_t kMaxInterleaving = 4;
+
+// The bounds of reference §3.4 that the space applies to this model, in one
+// place for the enumeration and for what a host shows of it.
+struct SpaceBounds {
+  int64_t kv_heads = 0;          // tp <= the fewest KV heads of a decoder block
+  uint64_t pipeline_bound = 0;   // pp <= min(this (the machine's), layers, global_batch)
+  int64_t layers = 0;            // the decoder layers
+  int64_t global_batch = 0;
+  int64_t routed_experts = 0;    // ep <= this; 0: a dense model, ep = 1
+  int64_t max_vpp = kMaxInterleaving;  // vpp <= min(max_vpp, pp, layers / pp)
+};
+SpaceBounds space_bounds(const SearchSpace& space, const Model& model);
+
 // The interleaving the search enumerates for `pp` stages of `layers` layers:
-// 1..min(4, pp, layers / pp) (reference §3.4); {1} without a pipeline.
+// 1..min(kMaxInterleaving, pp, layers / pp) (reference §3.4); {1} without a pipeline.
 std::vector<int64_t> vpp_bound(int64_t pp, int64_t layers);
 
 // The outer loop's (tp, pp, cp) triples, in order: the unit of work a thread

@@ -140,17 +140,13 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
     for (const std::string& a : r.assumptions) std::cout << "  assumes " << a << "\n";
-    int64_t kv_heads = 0, experts = 0;
-    for (const ModelBlock& b : model.main.blocks) {
-      if (b.c.kind != NDS_BLOCK_DECODER) continue;
-      kv_heads = kv_heads == 0 ? b.c.kv_heads : std::min(kv_heads, b.c.kv_heads);
-      experts = std::max(experts, b.c.experts);
-    }
+    const SpaceBounds& b = r.bounds;
     std::cout << fmt::format("  bounds (reference §3.4): tp <= {} KV heads; pp <= min({} the machine allows, {} "
-                             "layers, batch {}); {}vpp <= min(4, pp, layers / pp); mbn >= pp\n",
-                             kv_heads, options.space.pipeline_bound, model.decoder_layers(),
-                             options.space.global_batch,
-                             experts > 0 ? fmt::format("ep <= {} routed experts; ", experts) : std::string());
+                             "layers, batch {}); {}vpp <= min({}, pp, layers / pp); mbn >= pp\n",
+                             b.kv_heads, b.pipeline_bound, b.layers, b.global_batch,
+                             b.routed_experts > 0 ? fmt::format("ep <= {} routed experts; ", b.routed_experts)
+                                                  : std::string(),
+                             b.max_vpp);
     if (!r.ranking.empty()) print_ranking(r.ranking, shown_keys(options.space));
     if (args.pareto && !r.pareto.empty()) {
       std::cout << "  Pareto set (no other strategy is both faster and smaller):\n";
