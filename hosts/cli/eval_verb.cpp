@@ -13,6 +13,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -34,7 +35,7 @@ void print_eval_table(const json& j) {
   std::cout << "  strategy  " << keys << "\n";
   if (!j["valid"].get<bool>()) {
     std::cout << fmt::format("  refused   [{}] {}\n", j["refusal"]["id"].get<std::string>(),
-                             j["refusal"]["reason"].get<std::string>());
+                             with_flags(j["refusal"]["reason"].get<std::string>()));
     return;
   }
   const json& m = j["memory"];
@@ -67,7 +68,8 @@ void print_eval_table(const json& j) {
     std::cout << fmt::format("  MFU {:.1f}%, HFU {:.1f}%, {:.0f} tokens/s\n",
                              100 * j["mfu"].get<double>(), 100 * j["hfu"].get<double>(),
                              j["tokens_per_s"].get<double>());
-    for (const auto& a : j["assumptions"]) std::cout << "  assumes " << a.get<std::string>() << "\n";
+    for (const auto& a : j["assumptions"])
+      std::cout << "  assumes " << with_flags(a.get<std::string>()) << "\n";
   }
 }
 
@@ -78,7 +80,7 @@ void print_memory_footer(const json& m) {
       "  peak {:.2f} GiB of a {:.2f} GiB budget ({:.2f} GiB from {}, less {:.2f} GiB reserved{}): "
       "{}\n",
       m["peak_bytes"].get<double>() / kGiB, m["budget_bytes"].get<double>() / kGiB,
-      m["capacity_bytes"].get<double>() / kGiB, m["capacity_source"].get<std::string>(),
+      m["capacity_bytes"].get<double>() / kGiB, with_flags(m["capacity_source"].get<std::string>()),
       m["reserved_bytes"].get<double>() / kGiB,
       m["reserve_mem_bytes"].get<double>() > 0
           ? fmt::format(" and {:.2f} GiB --reserve-mem",
@@ -98,8 +100,8 @@ PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
 
 int report_refusal(const StrategyEvaluation& e) {
   if (e.valid()) return kExitOk;
-  std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n", strategy_text(e.strategy),
-                           e.refusal->id, e.refusal->reason);
+  std::cerr << fmt::format("ndsearch: error [E-STRATEGY-REFUSED]: {}: [{}] {}\n",
+                           strategy_text(e.strategy), e.refusal->id, with_flags(e.refusal->reason));
   return kExitUsage;
 }
 

@@ -13,6 +13,7 @@
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_verb.hpp"
+#include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -43,20 +44,22 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   }
   std::cout << "  checks (DESIGN §8.2):\n";
   for (const json& c : j["checks"])
-    std::cout << fmt::format("    {} {:<12} {}\n", c["passed"].get<bool>() ? "pass" : "FAIL", c["id"].get<std::string>(),
-                             c["message"].get<std::string>());
+    std::cout << fmt::format("    {} {:<12} {}\n", c["passed"].get<bool>() ? "pass" : "FAIL",
+                             c["id"].get<std::string>(),
+                             with_flags(c["message"].get<std::string>()));
   print_eval_table(j);
   if (j.contains("search")) {
     const json& r = j["search"];
     if (r["rank"].is_null()) {
-      std::cout << fmt::format("  search: {}\n", r["note"].get<std::string>());
+      std::cout << fmt::format("  search: {}\n", with_flags(r["note"].get<std::string>()));
     } else {
       std::cout << fmt::format("  search: rank {} of {} fitting ({} tested)\n", r["rank"].get<size_t>(),
                                r["fit"].get<uint64_t>(), r["tested"].get<uint64_t>());
       for (const json& b : r["beaten_by"])
-        std::cout << fmt::format("    rank {} ({:.3f} s): {}\n      faster by {}\n", b["rank"].get<size_t>(),
-                                 b["step_s"].get<double>(), b["strategy_text"].get<std::string>(),
-                                 b["reason"].get<std::string>());
+        std::cout << fmt::format("    rank {} ({:.3f} s): {}\n      faster by {}\n",
+                                 b["rank"].get<size_t>(), b["step_s"].get<double>(),
+                                 b["strategy_text"].get<std::string>(),
+                                 with_flags(b["reason"].get<std::string>()));
     }
   }
   return exit_code;

@@ -15,11 +15,12 @@
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/explain_verb.hpp"
-#include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/hardware_verb.hpp"
 #include "hosts/cli/model_verb.hpp"
 #include "hosts/cli/plugin_options.hpp"
 #include "hosts/cli/plugins_verb.hpp"
+#include "hosts/cli/search_verb.hpp"
+#include "hosts/cli/setting_flags.hpp"
 #include "hosts/cli/unknown_verb.hpp"
 
 namespace {
@@ -80,11 +81,11 @@ int main(int argc, char** argv) {
                              unknown ? *unknown : std::string(e.what()));
     return kExitUsage;
   }
-  configure_logging(plugin_flags.verbosity);
+  configure_logging(plugin_flags.verbosity, cli::with_flags);  // warnings name the flags too
   try {
     return run();
   } catch (const UserError& e) {
-    std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), e.what());
+    std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), cli::with_flags(e.what()));
     return e.exit_code();
   } catch (const std::bad_alloc&) {
     // The input asked for more memory than this process may have: a user's

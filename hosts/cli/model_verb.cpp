@@ -6,9 +6,10 @@
 #include <iostream>
 
 #include "core/report/documents.hpp"
-#include "core/support/user_error.hpp"
 #include "core/report/json_text.hpp"
+#include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -66,7 +67,8 @@ void print_table(const nlohmann::json& j) {
       on.empty() && off.empty()
           ? std::string("not stated")
           : fmt::format("on: {}; off: {}", on.empty() ? "none" : on, off.empty() ? "none" : off));
-  for (const auto& w : j["warnings"]) std::cout << "  warning       " << w.get<std::string>() << "\n";
+  for (const auto& w : j["warnings"])
+    std::cout << "  warning       " << with_flags(w.get<std::string>()) << "\n";
 }
 
 }  // namespace

@@ -9,10 +9,11 @@
 
 #include "core/plugins/isolated_check.hpp"
 #include "core/plugins/vetting.hpp"
+#include "core/report/json_text.hpp"
 #include "core/report/plugins_json.hpp"
 #include "core/report/schema_version.hpp"
 #include "core/support/user_error.hpp"
-#include "core/report/json_text.hpp"
+#include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -44,7 +45,7 @@ int list_plugins(const PluginFlags& flags, const std::string& format) {
     }
   }
   for (const SkippedPlugin& s : registry.skipped())
-    std::cout << fmt::format("skipped [{}] {}\n", s.error_id, s.message);
+    std::cout << fmt::format("skipped [{}] {}\n", s.error_id, with_flags(s.message));
   return kExitOk;
 }
 
@@ -110,19 +111,21 @@ int check_plugin(const PluginFlags& flags, const std::string& path, const std::s
         std::cout << fmt::format("  pass  {}\n", e.check);
       } else if (e.kind == CheckEvent::Kind::fail) {
         ++failed;
-        std::cout << fmt::format("  FAIL  {} [{}] {}\n", e.check, e.error_id, e.detail);
+        std::cout << fmt::format("  FAIL  {} [{}] {}\n", e.check, e.error_id, with_flags(e.detail));
       }
     }
     if (!result.unfinished_check().empty()) {
       ++failed;
-      std::cout << fmt::format("  FAIL  {} [{}] {}\n", result.unfinished_check(), error_id, message);
+      std::cout << fmt::format("  FAIL  {} [{}] {}\n", result.unfinished_check(), error_id,
+                               with_flags(message));
     }
     if (!stdout_warning.empty())
       std::cout << "  WARN  module.stdout [W-PLUGIN-STDOUT] " << stdout_warning << "\n";
     std::cout << fmt::format("{} passed, {} failed\n", passed, failed);
     if (!result.passed) {
-      std::cerr << fmt::format("ndsearch: error [{}]: {}\n", error_id,
-                               message.find(path) == std::string::npos ? path + ": " + message : message);
+      std::cerr << fmt::format(
+          "ndsearch: error [{}]: {}\n", error_id,
+          with_flags(message.find(path) == std::string::npos ? path + ": " + message : message));
       if (!result.child_stderr.empty())
         std::cerr << "plugin output:\n" << result.child_stderr << (result.child_stderr.back() == '\n' ? "" : "\n");
     }

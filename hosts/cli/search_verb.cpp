@@ -20,6 +20,7 @@
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_csv.hpp"
+#include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -139,7 +140,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
-    for (const std::string& a : r.assumptions) std::cout << "  assumes " << a << "\n";
+    for (const std::string& a : r.assumptions) std::cout << "  assumes " << with_flags(a) << "\n";
     const SpaceBounds& b = r.bounds;
     std::cout << fmt::format("  bounds (reference §3.4): tp <= {} KV heads; pp <= min({} the machine allows, {} "
                              "layers, batch {}); {}vpp <= min({}, pp, layers / pp); mbn >= pp\n",

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/setting_flags.hpp"
+
+#include <ndsearch/core/settings.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace ndsearch::cli {
+namespace {
+
+// Each as the verbs define it (add_model_flags, add_plugin_flags,
+// add_space_flags and the verbs' own options).
+constexpr std::array kFlags{
+    SettingFlag{"config", "CONFIG", ""},
+    SettingFlag{"framework", "-f", ""},
+    SettingFlag{"strict", "--strict", ""},
+    SettingFlag{"seq_len", "--seq-len", ""},
+    SettingFlag{"global_batch", "-b", "B"},
+    SettingFlag{"micro_batch_size", "--mbs", ""},
+    SettingFlag{"vocab_size", "--vocab-size", ""},
+    SettingFlag{"dtype", "--dtype", ""},
+    SettingFlag{"fp8_recipe", "--fp8-recipe", ""},
+    SettingFlag{"overlap", "--overlap", ""},
+    SettingFlag{"device", "-A", ""},
+    SettingFlag{"devices", "-d", "N"},
+    SettingFlag{"strategy", "--strategy", ""},
+    SettingFlag{"max_memory", "-M", ""},
+    SettingFlag{"reserve_mem", "--reserve-mem", ""},
+    SettingFlag{"layers_from_config", "--layers-from-config", ""},
+    SettingFlag{"cp_algo", "--cp-algo", ""},
+    SettingFlag{"top", "-t", ""},
+    SettingFlag{"all_misses", "-v 2", ""},
+    SettingFlag{"dimensions", "-l", ""},
+    SettingFlag{"only", "--only", ""},
+    SettingFlag{"threads", "-j", ""},
+    SettingFlag{"plugin_files", "--plugin", ""},
+    SettingFlag{"plugin_dirs", "--plugin-path", ""},
+    SettingFlag{"device_file", "--device-file", ""},
+    SettingFlag{"allow_override", "--allow-override", ""},
+    SettingFlag{"plugin_timeout_s", "--plugin-timeout", ""},
+    SettingFlag{"swap-optimizer", "--swap-optimizer", ""},
+    SettingFlag{"cp-ulysses", "--cp-ulysses", "N"},
+};
+
+// explain ranks with the core's default beaten_by; the CLI always reads the
+// environment's plugin path; plugin options are flags of their own.
+constexpr std::array<std::string_view, 3> kWithoutFlag{"beaten_by", "use_environment", "options"};
+
+// Every row names a setting of the core's list: a misspelt key would never
+// match the core's text.
+constexpr bool all_known() {
+  for (const SettingFlag& f : kFlags)
+    if (find_setting(f.key) == nullptr) return false;
+  for (std::string_view key : kWithoutFlag)
+    if (find_setting(key) == nullptr) return false;
+  return true;
+}
+static_assert(all_known(), "a row of kFlags or kWithoutFlag is not a key of kSettingNames");
+
+const SettingFlag* flag_of(std::string_view key) {
+  const auto it = std::find_if(kFlags.begin(), kFlags.end(),
+                               [key](const SettingFlag& f) { return f.key == key; });
+  return it == kFlags.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::span<const SettingFlag> setting_flags() {
+  return kFlags;
+}
+
+std::span<const std::string_view> settings_without_flag() {
+  return kWithoutFlag;
+}
+
+std::string with_flags(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;  // copied up to here
+  for (size_t open = text.find("(`"); open != std::string_view::npos;
+       open = text.find("(`", open + 1)) {
+    const size_t close = text.find("`)", open + 2);
+    if (close == std::string_view::npos) break;
+    const std::string_view quoted = text.substr(open + 2, close - open - 2);
+    const size_t equals = quoted.find('=');
+    const std::string_view key = quoted.substr(0, equals);
+    const SettingFlag* flag = flag_of(key);
+    // A setting only where its words come first: "`vocab_size`" alone may be a config's field.
+    if (flag == nullptr ||
+        !text.substr(0, open).ends_with(std::string(find_setting(key)->words) + " "))
+      continue;
+    out.append(text.substr(at, open - at)).append("(").append(flag->flag);
+    if (equals != std::string_view::npos)
+      out.append(" ").append(quoted.substr(equals + 1));
+    else if (!flag->placeholder.empty())
+      out.append(" ").append(flag->placeholder);
+    out.append(")");
+    at = close + 2;
+    open = close + 1;  // the loop's +1 looks on after the closing "`)"
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
+}  // namespace ndsearch::cli
