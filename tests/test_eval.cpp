@@ -70,7 +70,8 @@ TEST_CASE("The budget takes -M and --reserve-mem as the reference reads sizes") 
   Eval e = eval("llama-3.1-8b", "-A ascend-a2 -d 8 --seq-len 4096 -b 8 -M 58GB --reserve-mem 1GB --strategy tp=8");
   REQUIRE(e.exit_code == 0);
   CHECK(e.j["memory"]["capacity_bytes"].get<double>() == 58 * GiB);  // 58GB is 58 GiB (DESIGN §8.5)
-  CHECK(e.j["memory"]["capacity_source"] == "-M");
+  CHECK(e.j["memory"]["capacity_source"] ==
+        "the device memory (`max_memory`)");  // JSON: the setting's key
   // 58 GiB less A2's 6 GiB runtime reserve and the 1 GiB asked for.
   CHECK(e.j["memory"]["budget_bytes"].get<double>() == 51 * GiB);
 }

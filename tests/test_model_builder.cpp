@@ -165,7 +165,7 @@ TEST_CASE("fp8 compute with no recipe stated takes Megatron-LM's delayed and bf1
                              {"compute_dtype", text("fp8"), "f.sh:3: --fp8-format"}});
   CHECK(m.training.fp8_recipe == NDS_FP8_DELAYED);
   CHECK(m.training_provenance.at("fp8_recipe") ==
-        "default:megatron (--fp8-recipe delayed; no fp8 recipe stated)");
+        "default:megatron (delayed, Megatron-LM's default recipe; no fp8 recipe stated)");
   // Transformer Engine and torchao keep activations and collectives in bf16.
   CHECK(m.training.activation_dtype == NDS_DTYPE_BF16);
   CHECK_THAT(m.training_provenance.at("activation_dtype"), Catch::StartsWith("derived: bf16"));

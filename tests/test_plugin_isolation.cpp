@@ -79,7 +79,7 @@ TEST_CASE(
     CHECK_THAT(e.what(), Catch::Contains("hostile-hang-at-run"));
     CHECK_THAT(e.what(), Catch::Contains("hostile_hang_at_run.so"));
     CHECK_THAT(e.what(), Catch::Contains("probe within 0.3 s"));
-    CHECK_THAT(e.what(), Catch::Contains("--plugin-timeout"));
+    CHECK_THAT(e.what(), Catch::Contains("the plugin time limit (`plugin_timeout_s`)"));
   }
   const auto waited = std::chrono::steady_clock::now() - start;
   CHECK(waited >= std::chrono::milliseconds(300));
@@ -281,7 +281,7 @@ TEST_CASE("A device with a shipped device's id is refused unless allowed to over
       FAIL("no error");
     } catch (const UserError& e) {
       CHECK(e.id() == "E-DEVICE-SHADOW");
-      CHECK_THAT(e.what(), Catch::Contains("--allow-override nvidia-h100-sxm"));
+      CHECK_THAT(e.what(), Catch::Contains("the override (`allow_override=nvidia-h100-sxm`)"));
     }
   }
 }
@@ -313,6 +313,7 @@ TEST_CASE("A plugin with a shipped plugin's id is refused unless allowed to over
     search.allow_override.clear();
     search.environment_path.clear();
     search.files = {hostile("shadow_id")};
-    CHECK_THROWS_WITH(PluginRegistry::load(search), Catch::Contains("--allow-override nvidia"));
+    CHECK_THROWS_WITH(PluginRegistry::load(search),
+                      Catch::Contains("the override (`allow_override=nvidia`)"));
   }
 }

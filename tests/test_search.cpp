@@ -373,5 +373,6 @@ TEST_CASE("search and explain say which missing input they need and the flag tha
   auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + tiny +
                        " -A nvidia-h100-sxm -b 8 --seq-len 1024 --strategy tp=2,dp=1 -l TP");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("-l or --only") && Catch::Contains("-d N"));
+  CHECK_THAT(r.err, Catch::Contains("(-l) or the restrictions of the search (--only)") &&
+                        Catch::Contains("-d N"));
 }

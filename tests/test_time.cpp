@@ -287,7 +287,8 @@ TEST_CASE("eval states its assumptions, and --overlap replaces the assumed well-
   REQUIRE(none.exit_code == 0);
   const nlohmann::json n = nlohmann::json::parse(none.out);
   CHECK_THAT(n["assumptions"][0].get<std::string>(), Catch::Contains("on: none"));
-  CHECK_THAT(n["assumptions"][0].get<std::string>(), Catch::Contains("(as --overlap states)"));
+  CHECK_THAT(n["assumptions"][0].get<std::string>(),
+             Catch::Contains("(as the overlap switches (`overlap`) state)"));
   for (const char* part : {"tp", "cp", "ep", "dp", "pp"}) CHECK(n["time"]["hidden"][part].get<double>() == 0);
   // Nothing hidden: each collective's whole time is exposed, so the step is longer.
   CHECK(n["time"]["parts"]["tp"].get<double>() ==

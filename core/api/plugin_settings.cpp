@@ -2,6 +2,7 @@
 #include "core/api/plugin_settings.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <cmath>
 #include <cstdlib>  // std::getenv
@@ -12,8 +13,11 @@ namespace ndsearch {
 
 PluginSearch plugin_search(const PluginSettings& settings) {
   if (!(settings.plugin_timeout_s >= 0.1 && settings.plugin_timeout_s <= 3600))
-    throw UserError("E-USAGE", fmt::format("plugin time limit {} s: give 0.1 to 3600 seconds",
-                                           settings.plugin_timeout_s));
+    throw UserError(
+        "E-USAGE",
+        fmt::format(
+            "{}: give 0.1 to 3600 seconds",
+            Setting("plugin_timeout_s").named(fmt::format("{}", settings.plugin_timeout_s))));
   PluginSearch search;
   search.files = settings.plugin_files;
   search.directories = settings.plugin_dirs;

@@ -2,6 +2,7 @@
 #include "core/explain/explain_strategy.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <limits>
 
@@ -76,8 +77,9 @@ StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& mode
     if (devices == 0)
       throw UserError(
           "E-USAGE",
-          "explain with -l or --only ranks the strategy in a search, which needs the device "
-          "count: give -d N");
+          fmt::format("explain with {} or {} ranks the strategy in a search, which needs {}",
+                      Setting("dimensions").named(), Setting("only").named(),
+                      Setting("devices").named()));
     x.search = rank_in_search(registry, model, machine, request, x.evaluation.strategy);
   }
   return x;

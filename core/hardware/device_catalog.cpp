@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 
@@ -97,10 +98,10 @@ DeviceCatalog DeviceCatalog::load(const PluginRegistry& registry, bool strict_de
       if (shadows) {
         const std::string message = fmt::format(
             "device {} of plugin {} ({}) has the id of a device shipped with ndsearch; it may not "
-            "replace it, so the shipped one is used. Give it another id, or pass --allow-override "
-            "{} "
+            "replace it, so the shipped one is used. Give it another id, or allow {} "
             "to use this one instead",
-            device.id, d.plugin->id, d.plugin->path.string(), device.id);
+            device.id, d.plugin->id, d.plugin->path.string(),
+            Setting("allow_override").named(device.id));
         if (d.plugin->origin == PluginOrigin::named) throw UserError("E-DEVICE-SHADOW", message);
         spdlog::warn("[W-DEVICE-SHADOW] {}", message);
         catalog.warnings_.push_back("[W-DEVICE-SHADOW] " + message);
@@ -131,10 +132,13 @@ const Device& DeviceCatalog::resolve(std::string_view name, std::string_view ask
   for (const Device& d : devices_) known += (known.empty() ? "" : ", ") + d.id;
   for (const Alias& alias : kAliases) known += fmt::format(", {} (= {})", alias.name, alias.id);
   throw UserError("E-DEVICE-UNKNOWN",
-                  fmt::format("{} {}: no loaded hardware plugin describes this device; known "
-                              "devices: {}. Describe a new one in a TOML file (--device-file, "
-                              "docs/device-toml.md)",
-                              asked_as, name, known.empty() ? "none (no hardware plugin loaded)" : known));
+                  fmt::format("{}: no loaded hardware plugin describes this device; known "
+                              "devices: {}. Describe a new one in a TOML file: {}, "
+                              "docs/device-toml.md",
+                              asked_as.empty() ? Setting("device").named(name)
+                                               : fmt::format("{} {}", asked_as, name),
+                              known.empty() ? "none (no hardware plugin loaded)" : known,
+                              Setting("device_file").named()));
 }
 
 }  // namespace ndsearch

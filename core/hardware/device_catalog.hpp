@@ -27,9 +27,10 @@ class DeviceCatalog {
   const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
   // The device a user names: an id, or one of the reference's names (A2, A3).
-  // `asked_as` says where the name came from for the message ("-A"). Throws
-  // UserError E-DEVICE-UNKNOWN listing the known ids.
-  const Device& resolve(std::string_view name, std::string_view asked_as = "-A") const;
+  // `asked_as` says where the name came from for the message ("the device
+  // id"); empty: the device setting. Throws UserError E-DEVICE-UNKNOWN
+  // listing the known ids.
+  const Device& resolve(std::string_view name, std::string_view asked_as = {}) const;
 
  private:
   std::vector<Device> devices_;

@@ -2,6 +2,7 @@
 #include "core/hardware/machine.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include "core/hardware/topology.hpp"
 #include "core/support/user_error.hpp"
@@ -12,7 +13,8 @@ uint64_t Machine::pipeline_bound() const { return ndsearch::pipeline_bound(*devi
 
 Machine make_machine(const DeviceCatalog& catalog, std::string_view name, uint64_t devices) {
   if (devices == 0)
-    throw UserError("E-DEVICE-COUNT", "-d 0: give the number of devices to train on (at least 1)");
+    throw UserError("E-DEVICE-COUNT", Setting("devices").named("0") +
+                                          ": give the number of devices to train on (at least 1)");
   return {&catalog.resolve(name), devices};
 }
 

@@ -2,6 +2,7 @@
 #include "core/model/builder.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <cmath>
 #include <string_view>
@@ -497,9 +498,9 @@ nds_status* ModelBuilder::unknown(const char* key, const char* why, const std::s
 nds_status* ModelBuilder::unknown_field(const std::string& source) {
   if (strict_)
     return refuse("E-PARSE-UNKNOWN-FIELD", NDS_INVALID_ARGUMENT,
-                  fmt::format("{}: field not understood by {} (--strict makes this an error); remove it, "
-                              "or drop --strict to list it as a warning",
-                              source, parser_id_));
+                  fmt::format("{}: field not understood by {}, an error with {}; remove it, "
+                              "or turn strict parsing off to list it as a warning",
+                              source, parser_id_, Setting("strict").named()));
   model_.warnings.push_back(fmt::format("{}: field not understood by {}; ignored", source, parser_id_));
   return nullptr;
 }

@@ -2,6 +2,7 @@
 #include "core/model/finalize.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 
@@ -124,7 +125,8 @@ void finalize_precision(Model& m) {
     if (t.fp8_recipe == NDS_FP8_NONE) {
       // Megatron-LM's --fp8-recipe default, Transformer Engine's DelayedScaling.
       t.fp8_recipe = NDS_FP8_DELAYED;
-      provenance["fp8_recipe"] = "default:megatron (--fp8-recipe delayed; no fp8 recipe stated)";
+      provenance["fp8_recipe"] =
+          "default:megatron (delayed, Megatron-LM's default recipe; no fp8 recipe stated)";
     }
     // fp8 GEMMs with fp8 parameters the config did not state as such (a flag
     // or default saying "fp8" for everything): the recipes keep bf16
@@ -170,12 +172,14 @@ void finalize_model(Model& m) {
     for (ModelBlock& b : tower.blocks) finalize_block(m, b, tower.name);
   finalize_precision(m);
   // Values a model needs whose absence is worth a warning (DESIGN §8.5: null, not 0).
-  auto unknown = [&](bool missing, const char* key) {
-    if (missing) m.warnings.push_back(fmt::format("{}: {} is unknown (null); give it on the command line if needed", m.file, key));
+  auto unknown = [&](bool missing, const char* key, const Setting& setting) {
+    if (missing)
+      m.warnings.push_back(
+          fmt::format("{}: {} is unknown (null); set {} if needed", m.file, key, setting.named()));
   };
-  unknown(m.main.vocab_size == U, "vocab_size");
-  unknown(m.training.seq_len == U, "seq_len (--seq-len)");
-  unknown(m.training.global_batch == U, "global_batch (-b)");
+  unknown(m.main.vocab_size == U, "vocab_size", Setting("vocab_size"));
+  unknown(m.training.seq_len == U, "seq_len", Setting("seq_len"));
+  unknown(m.training.global_batch == U, "global_batch", Setting("global_batch"));
 }
 
 }  // namespace ndsearch

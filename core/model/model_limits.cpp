@@ -105,16 +105,16 @@ void check_model_limits(const Model& m) {
   check_list(m, "recompute_layers", m.recompute_layers);
 }
 
-void check_device_count(uint64_t devices, const char* flag) {
+void check_device_count(uint64_t devices, const std::string& given) {
   if (devices == 0)
     throw UserError("E-DEVICE-COUNT",
-                    fmt::format("{} 0: give the number of devices to train on (at least 1)", flag));
+                    fmt::format("{}: give the number of devices to train on (at least 1)", given));
   if (devices > static_cast<uint64_t>(kMaxDevices.most))
     throw UserError(
         "E-DEVICE-COUNT",
-        fmt::format("{} {}: above ndsearch's limit of {} devices ({}); give the devices of one "
+        fmt::format("{}: above ndsearch's limit of {} devices ({}); give the devices of one "
                     "training job",
-                    flag, devices, kMaxDevices.most, kMaxDevices.why));
+                    given, kMaxDevices.most, kMaxDevices.why));
 }
 
 }  // namespace ndsearch

@@ -66,8 +66,8 @@ inline constexpr ModelLimit kMaxDevices{"devices", int64_t{1} << 24,
 void check_model_limits(const Model& model);
 
 // Throws UserError E-DEVICE-COUNT for 0 devices or more than kMaxDevices;
-// `flag` names where the count came from ("-d", "dp·tp·pp·cp as x.yaml
-// states them =").
-void check_device_count(uint64_t devices, const char* flag);
+// `given` names the count as it was given ("the device count
+// (`devices=0`)", "dp·tp·pp·cp as x.yaml states them = 0").
+void check_device_count(uint64_t devices, const std::string& given);
 
 }  // namespace ndsearch

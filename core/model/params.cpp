@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/params.hpp"
 
+#include <ndsearch/core/settings.hpp>
+
 namespace ndsearch {
 namespace {
 
@@ -9,7 +11,7 @@ double d(int64_t v) { return static_cast<double>(v); }
 }  // namespace
 
 std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why) {
-  auto fail = [&](const char* what) -> std::optional<ParameterCounts> {
+  auto fail = [&](const std::string& what) -> std::optional<ParameterCounts> {
     if (why != nullptr) *why = what;
     return std::nullopt;
   };
@@ -21,7 +23,8 @@ std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why
   // The tokenizer's vocabulary, else the embedding's padded rows (a script
   // that states only --padded-vocab-size).
   const int64_t vocab = m.main.vocab_size != NDS_UNKNOWN ? m.main.vocab_size : m.main.padded_vocab_size;
-  if (vocab == NDS_UNKNOWN) return fail("vocab_size is unknown (give --vocab-size)");
+  if (vocab == NDS_UNKNOWN)
+    return fail("vocab_size is unknown; set " + Setting("vocab_size").named());
   if (m.main.tied_embeddings == NDS_UNKNOWN) return fail("whether the embeddings are tied is unknown");
   ParameterCounts c;
   const double h = d(first->hidden_size);

@@ -2,6 +2,7 @@
 #include "core/model/parse_config.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/config_file.hpp>  // the file checks and error tags the parsers share
 
 #include <functional>
@@ -39,8 +40,8 @@ const LoadedPlugin& chosen_parser(const PluginRegistry& registry, const fs::path
           if (framework == *alias) return *p;
     }
     throw UserError("E-PARSE-FRAMEWORK",
-                    fmt::format("-f {}: no loaded parser has this name; known: {}", framework,
-                                parser_names(registry)));
+                    fmt::format("{}: no loaded parser has this name; known: {}",
+                                Setting("framework").named(framework), parser_names(registry)));
   }
   const LoadedPlugin* best = nullptr;
   double best_confidence = 0;
@@ -56,10 +57,11 @@ const LoadedPlugin& chosen_parser(const PluginRegistry& registry, const fs::path
     }
   }
   if (best == nullptr) {
-    throw UserError("E-PARSE-FORMAT",
-                    fmt::format("{}: no parser recognises this file; name its framework with -f, one "
-                                "of: {}",
-                                config.string(), parser_names(registry)));
+    throw UserError(
+        "E-PARSE-FORMAT",
+        fmt::format("{}: no parser recognises this file; name {}, one "
+                    "of: {}",
+                    config.string(), Setting("framework").named(), parser_names(registry)));
   }
   return *best;
 }
@@ -90,14 +92,15 @@ void apply_precision(Model& model, const TrainingOverrides& o, const Note& note)
       names += fmt::format("{}{}", names.empty() ? "" : ", ", r.name);
     }
     if (!recipe)
-      throw UserError("E-USAGE", fmt::format("--fp8-recipe {}: not an fp8 recipe; give one of {} "
+      throw UserError("E-USAGE", fmt::format("{}: not an fp8 recipe; give one of {} "
                                              "(tensorwise is current)",
-                                             *o.fp8_recipe, names));
+                                             Setting("fp8_recipe").named(*o.fp8_recipe), names));
     if (o.dtype && *o.dtype != "fp8")
-      throw UserError("E-USAGE",
-                      fmt::format("--fp8-recipe {} with --dtype {}: a recipe scales fp8 GEMMs; "
-                                  "drop --dtype or give --dtype fp8",
-                                  *o.fp8_recipe, *o.dtype));
+      throw UserError(
+          "E-USAGE",
+          fmt::format("{} with {}: a recipe scales fp8 GEMMs; drop the dtype or make it fp8",
+                      Setting("fp8_recipe").named(*o.fp8_recipe),
+                      Setting("dtype").named(*o.dtype)));
   }
   if (o.dtype) {
     static const std::pair<const char*, nds_dtype> kDtypes[] = {{"fp32", NDS_DTYPE_FP32},
@@ -109,11 +112,12 @@ void apply_precision(Model& model, const TrainingOverrides& o, const Note& note)
     for (const auto& [name, value] : kDtypes)
       if (*o.dtype == name) dtype = value;
     if (!dtype)
-      throw UserError("E-USAGE",
-                      fmt::format("--dtype {}: expected fp32, tf32, bf16, fp16 or fp8", *o.dtype));
+      throw UserError("E-USAGE", fmt::format("{}: expected fp32, tf32, bf16, fp16 or fp8",
+                                             Setting("dtype").named(*o.dtype)));
     const bool fp8 = *dtype == NDS_DTYPE_FP8;
     const std::string flag =
-        fp8 ? "--dtype fp8 (fp8 GEMMs, bf16 parameters and activations)" : "--dtype";
+        fp8 ? Setting("dtype").named("fp8") + ": fp8 GEMMs, bf16 parameters and activations"
+            : Setting("dtype").named();
     t.compute_dtype = *dtype;
     t.params_dtype = t.activation_dtype = fp8 ? NDS_DTYPE_BF16 : *dtype;
     note(model.training_provenance, "params_dtype", flag);
@@ -122,16 +126,16 @@ void apply_precision(Model& model, const TrainingOverrides& o, const Note& note)
     if (fp8 && !recipe) {
       t.fp8_recipe = NDS_FP8_DELAYED;  // Megatron-LM's --fp8-recipe default
       note(model.training_provenance, "fp8_recipe",
-           "--dtype fp8 (delayed scaling, Megatron-LM's default recipe)");
+           Setting("dtype").named("fp8") + ": delayed scaling, Megatron-LM's default recipe");
     }
   }
   if (recipe) {
     if (t.compute_dtype != NDS_DTYPE_FP8) {
       t.compute_dtype = NDS_DTYPE_FP8;
-      note(model.training_provenance, "compute_dtype", "--fp8-recipe");
+      note(model.training_provenance, "compute_dtype", Setting("fp8_recipe").named());
     }
     t.fp8_recipe = *recipe;
-    note(model.training_provenance, "fp8_recipe", "--fp8-recipe");
+    note(model.training_provenance, "fp8_recipe", Setting("fp8_recipe").named());
   }
 }
 
@@ -156,32 +160,33 @@ void apply_overlap(Model& model, const std::string& list, const Note& note) {
         if (item == s.item) found = &s;
       if (found == nullptr)
         throw UserError("E-USAGE",
-                        fmt::format("--overlap {}: \"{}\" is not an overlap switch; give none, all "
+                        fmt::format("{}: \"{}\" is not an overlap switch; give none, all "
                                     "or a comma list of {}",
-                                    list, item, valid));
+                                    Setting("overlap").named(list), item, valid));
       on |= found->bit;
     }
   }
   uint64_t all = 0;
   for (const OverlapSwitch& s : switches) {
     all |= s.bit;
-    note(model.training_provenance, s.key, "--overlap");
+    note(model.training_provenance, s.key, Setting("overlap").named());
   }
   model.training.overlap = (model.training.overlap & ~all) | on;
 }
 
 // A negative size flag would read as "not stated" (-1 is NDS_UNKNOWN) and
-// slip past the model limits (which refuse 0): refused here, naming the flag.
-void require_positive(const std::optional<int64_t>& value, const char* flag) {
+// slip past the model limits (which refuse 0): refused here, naming the setting.
+void require_positive(const std::optional<int64_t>& value, const Setting& setting) {
   if (value && *value < 0)
-    throw UserError("E-MODEL-LIMIT", fmt::format("{} {}: must be at least 1; give a positive number", flag, *value));
+    throw UserError("E-MODEL-LIMIT", fmt::format("{}: must be at least 1; give a positive number",
+                                                 setting.named(std::to_string(*value))));
 }
 
 void apply_overrides(Model& model, const TrainingOverrides& o) {
-  require_positive(o.seq_len, "--seq-len");
-  require_positive(o.global_batch, "-b");
-  require_positive(o.micro_batch_size, "--mbs");
-  require_positive(o.vocab_size, "--vocab-size");
+  require_positive(o.seq_len, Setting("seq_len"));
+  require_positive(o.global_batch, Setting("global_batch"));
+  require_positive(o.micro_batch_size, Setting("micro_batch_size"));
+  require_positive(o.vocab_size, Setting("vocab_size"));
   const Note note = [](std::map<std::string, std::string>& provenance, const std::string& key,
                        const std::string& flag) {
     auto it = provenance.find(key);
@@ -189,19 +194,19 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
   };
   if (o.seq_len) {
     model.training.seq_len = *o.seq_len;
-    note(model.training_provenance, "seq_len", "--seq-len");
+    note(model.training_provenance, "seq_len", Setting("seq_len").named());
   }
   if (o.global_batch) {
     model.training.global_batch = *o.global_batch;
-    note(model.training_provenance, "global_batch", "-b");
+    note(model.training_provenance, "global_batch", Setting("global_batch").named());
   }
   if (o.micro_batch_size) {
     model.stated.mbs = static_cast<int32_t>(*o.micro_batch_size);
-    note(model.training_provenance, "stated.mbs", "--mbs");
+    note(model.training_provenance, "stated.mbs", Setting("micro_batch_size").named());
   }
   if (o.vocab_size) {
     model.main.vocab_size = *o.vocab_size;
-    note(model.main.provenance, "vocab_size", "--vocab-size");
+    note(model.main.provenance, "vocab_size", Setting("vocab_size").named());
   }
   apply_precision(model, o, note);
   if (o.overlap) apply_overlap(model, *o.overlap, note);

@@ -81,12 +81,12 @@ Result bounded_call(const BoundedTarget& target, const char* call, Body body) {
   std::unique_lock lock(state->mutex);
   if (!state->done_signal.wait_for(lock, target.timeout, [&] { return state->done; })) {
     target.hung = true;
-    throw UserError("E-PLUGIN-HANG",
-                    fmt::format("{}: plugin \"{}\" did not return from {} within {} and was given "
-                                "up on; remove it from the plugin search path, or raise the limit "
-                                "with --plugin-timeout SECONDS if it is only slow",
-                                target.path.string(), target.id, call,
-                                seconds_text(target.timeout)));
+    throw UserError(
+        "E-PLUGIN-HANG",
+        fmt::format("{}: plugin \"{}\" did not return from {} within {} and was given "
+                    "up on; remove it from the plugin search path, or raise the plugin "
+                    "time limit (`plugin_timeout_s`) if it is only slow",
+                    target.path.string(), target.id, call, seconds_text(target.timeout)));
   }
   if (state->error) std::rethrow_exception(state->error);
   return std::move(state->result);

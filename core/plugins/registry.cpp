@@ -235,8 +235,8 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
         "E-PLUGIN-SHADOW",
         fmt::format("{}: plugin id \"{}\" is the id of a plugin shipped with ndsearch; a "
                     "plugin from the search path may not replace it, so this one is not "
-                    "loaded. Give it another id, or pass --allow-override {} to let it "
-                    "replace the shipped one",
+                    "loaded. Give it another id, or allow the override (`allow_override={}`) "
+                    "to let it replace the shipped one",
                     absolute.string(), id, id));
   }
   auto plugin = std::make_unique<LoadedPlugin>();
@@ -372,10 +372,11 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   std::error_code ec;
   for (const fs::path& directory : search.directories) {
     if (!fs::is_directory(directory, ec)) {
-      throw UserError("E-PLUGIN-PATH",
-                      fmt::format("--plugin-path {}: no such directory; give a directory that "
-                                  "holds plugin libraries (*.so)",
-                                  directory.string()));
+      throw UserError(
+          "E-PLUGIN-PATH",
+          fmt::format("the plugin directory (`plugin_dirs={}`): no such directory; give a "
+                      "directory that holds plugin libraries (*.so)",
+                      directory.string()));
     }
     load_folder(directory, PluginOrigin::directory);
   }
@@ -400,7 +401,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
            UserError(
                "W-PLUGIN-DUPLICATE",
                fmt::format("{}: the shipped plugin \"{}\" is replaced by a plugin of the same id "
-                           "from the search path, as --allow-override {} allows",
+                           "from the search path, as the override (`allow_override={}`) allows",
                            plugin->path.string(), plugin->id, plugin->id)));
       continue;
     }

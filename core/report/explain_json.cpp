@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/report/explain_json.hpp"
 
+#include <ndsearch/core/settings.hpp>
+
 #include "core/report/evaluation_json.hpp"
 #include "core/report/strategy_json.hpp"
 #include "core/strategy/strategy.hpp"
@@ -14,9 +16,9 @@ json rank_json(const StrategyRank& r) {
   json out = {{"fit", r.fit}, {"tested", r.tested}};
   if (!r.rank) {
     out["rank"] = nullptr;
-    out["note"] =
-        "not among the fitting strategies of this search: it is outside the space (-l, --only), "
-        "refused by a check, or over the budget";
+    out["note"] = "not among the fitting strategies of this search: it is outside the space of " +
+                  Setting("dimensions").named() + " and " + Setting("only").named() +
+                  ", refused by a check, or over the budget";
     return out;
   }
   out["rank"] = *r.rank;

@@ -2,6 +2,7 @@
 #include "core/search/search.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/units.hpp>
 
 #include <algorithm>
@@ -152,14 +153,17 @@ void require_reachable_batch(const SearchSpace& space, const Model& model, const
   }
   std::sort(dps.begin(), dps.end());
   const size_t shown = std::min<size_t>(dps.size(), 12);
-  throw UserError("E-SEARCH-BATCH",
-                  fmt::format("no strategy can make the global batch {}: dp·mbs·mbn must equal it, and no data-"
-                              "parallel degree {} devices leave here ({}{}) times a micro-batch size allowed ({}) "
-                              "divides it; choose a global batch (-b) that is a multiple of one, other devices (-d), "
-                              "or other micro-batch sizes",
-                              space.global_batch, space.devices,
-                              fmt::join(dps.begin(), dps.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
-                              shown < dps.size() ? ", ..." : "", fmt::join(mbss, ", ")));
+  throw UserError(
+      "E-SEARCH-BATCH",
+      fmt::format(
+          "no strategy can make the global batch {}: dp·mbs·mbn must equal it, and no data-"
+          "parallel degree {} devices leave here ({}{}) times a micro-batch size allowed ({}) "
+          "divides it; make {} a multiple of one, change {}, "
+          "or allow other micro-batch sizes",
+          space.global_batch, space.devices,
+          fmt::join(dps.begin(), dps.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+          shown < dps.size() ? ", ..." : "", fmt::join(mbss, ", "), Setting("global_batch").named(),
+          Setting("devices").named()));
 }
 
 // What would make a dropped candidate fit, each change alone, re-checked and
@@ -238,20 +242,27 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
                         const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
-    throw UserError("E-USAGE", fmt::format("{} states no global batch, which the search needs; give -b B",
-                                           model.file.empty() ? std::string("the config") : model.file));
+    throw UserError("E-USAGE",
+                    fmt::format("{} states no global batch, which the search needs; set {}",
+                                model.file.empty() ? std::string("the config") : model.file,
+                                Setting("global_batch").named()));
   // Degrees and micro-batch counts are int32 in the ABI's nds_strategy; the
   // limits keep every product of them within 64 bits.
-  check_device_count(options.space.devices, "-d");
+  check_device_count(options.space.devices,
+                     Setting("devices").named(std::to_string(options.space.devices)));
   if (options.space.global_batch > kMaxBatch.most)
-    throw UserError("E-MODEL-LIMIT", fmt::format("-b {}: above ndsearch's limit of {} sequences per step ({})",
-                                                 options.space.global_batch, kMaxBatch.most, kMaxBatch.why));
+    throw UserError(
+        "E-MODEL-LIMIT",
+        fmt::format("{}: above ndsearch's limit of {} sequences per step ({})",
+                    Setting("global_batch").named(std::to_string(options.space.global_batch)),
+                    kMaxBatch.most, kMaxBatch.why));
   const std::vector<OuterTriple> triples = outer_triples(options.space, model);
   if (triples.empty())
-    throw UserError("E-SEARCH-EMPTY",
-                    fmt::format("no (tp, pp, cp) divides {} devices within the bounds and --only given; "
-                                "widen --only or change -d",
-                                options.space.devices));
+    throw UserError(
+        "E-SEARCH-EMPTY",
+        fmt::format("no (tp, pp, cp) divides {} devices within the bounds and {}; widen them or "
+                    "change {}",
+                    options.space.devices, Setting("only").named(), Setting("devices").named()));
   require_reachable_batch(options.space, model, triples);
 
   uint32_t max_pp = 1;
@@ -303,8 +314,12 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     result.closest.insert(result.closest.end(), r.closest.begin(), r.closest.end());
   }
   if (result.counts.tested == 0)
-    throw UserError("E-SEARCH-EMPTY", "the space holds no candidate: --only or the config's fixed values leave no "
-                                      "value of some dimension within its bounds (docs/cli.md); widen --only or -l");
+    throw UserError(
+        "E-SEARCH-EMPTY",
+        fmt::format(
+            "the space holds no candidate: {} or the config's fixed values leave no value of some "
+            "dimension within its bounds (docs/cli.md); widen them or {}",
+            Setting("only").named(), Setting("dimensions").named()));
   keep_first(result.ranking, options.keep, ranks_before);
   result.pareto = pareto_front(std::move(fronts));
   keep_first(result.closest, options.closest_misses, closer_miss);

@@ -2,6 +2,7 @@
 #include "core/search/search_request.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 #include <thread>
@@ -17,13 +18,14 @@ uint64_t search_device_count(const Model& model, uint64_t requested) {
   if (requested != 0) return requested;
   const nds_strategy& st = model.stated;
   if (st.dp == NDS_UNKNOWN || st.tp == NDS_UNKNOWN || st.pp == NDS_UNKNOWN)
-    throw UserError("E-USAGE",
-                    fmt::format("{} states no device count (dp·tp·pp·cp); give -d N", model.file));
+    throw UserError("E-USAGE", fmt::format("{} states no device count (dp·tp·pp·cp); set {}",
+                                           model.file, Setting("devices").named()));
   // Saturated: the stated degrees are up to 2^24 each; the search refuses
   // a count beyond its limit (E-DEVICE-COUNT).
   const auto devices = static_cast<uint64_t>(
       degree_product({st.dp, st.tp, st.pp, st.cp == NDS_UNKNOWN ? 1 : st.cp}));
-  check_device_count(devices, fmt::format("dp·tp·pp·cp as {} states them =", model.file).c_str());
+  check_device_count(devices,
+                     fmt::format("dp·tp·pp·cp as {} states them = {}", model.file, devices));
   return devices;
 }
 

@@ -2,6 +2,7 @@
 #include "core/search/search_space.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +15,11 @@ namespace ndsearch {
 namespace {
 
 constexpr int32_t U = NDS_UNKNOWN;
+
+// "the restrictions of the search (`only=tp=2,x`)": the restriction a message is about.
+std::string only_given(const std::string& assignment) {
+  return Setting("only").named(assignment);
+}
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -79,9 +85,11 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
       if (part.empty()) continue;
       const std::string key = lower(part);
       if (kKnown.count(key) == 0)
-        throw UserError("E-USAGE", fmt::format("-l {}: not a dimension; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
-                                               "RECOMPUTE (MP = TP, MB = MBN)",
-                                               part));
+        throw UserError(
+            "E-USAGE",
+            fmt::format("{}: not a dimension; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
+                        "RECOMPUTE (MP = TP, MB = MBN)",
+                        Setting("dimensions").named(part)));
       dims.insert(key);
     }
   }
@@ -98,21 +106,28 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
     while (in >> assignment) {
       const size_t eq = assignment.find('=');
       if (eq == std::string::npos)
-        throw UserError("E-USAGE", fmt::format("--only {}: write KEY=V1,V2 (e.g. tp=2,4,8)", assignment));
+        throw UserError("E-USAGE",
+                        fmt::format("{}: write KEY=V1,V2 (e.g. tp=2,4,8)", only_given(assignment)));
       const std::string key = lower(assignment.substr(0, eq));
-      if (kKnown.count(key) == 0) throw UserError("E-USAGE", fmt::format("--only {}: unknown key \"{}\"", assignment, key));
+      if (kKnown.count(key) == 0)
+        throw UserError("E-USAGE",
+                        fmt::format("{}: unknown key \"{}\"", only_given(assignment), key));
       if (key == "dp" || key == "mbn")
-        throw UserError("E-USAGE", fmt::format("--only {}: {} follows from the others (dp = devices / (tp·pp·cp), "
-                                               "mbn = global batch / (dp·mbs)); restrict tp, pp, cp or mbs instead",
-                                               assignment, key));
+        throw UserError(
+            "E-USAGE",
+            fmt::format("{}: {} follows from the others (dp = devices / (tp·pp·cp), "
+                        "mbn = global batch / (dp·mbs)); restrict tp, pp, cp or mbs instead",
+                        only_given(assignment), key));
       if (eq + 1 == assignment.size())
-        throw UserError("E-USAGE", fmt::format("--only {}: no values; write {}=V1,V2", assignment, key));
+        throw UserError("E-USAGE",
+                        fmt::format("{}: no values; write {}=V1,V2", only_given(assignment), key));
       // A key given twice (in one --only or two) is refused, not merged or
       // replaced: which list was meant is the user's to say.
       if (auto [it, first] = given.emplace(key, assignment); !first)
-        throw UserError("E-USAGE", fmt::format("--only: {} is given twice (\"{}\" and \"{}\"); give one list "
-                                               "per key, e.g. {}=2,4,8",
-                                               key, it->second, assignment, key));
+        throw UserError("E-USAGE",
+                        fmt::format("{}: {} is given twice (\"{}\" and \"{}\"); give one list "
+                                    "per key, e.g. {}=2,4,8",
+                                    Setting("only").named(), key, it->second, assignment, key));
       std::istringstream values_in(assignment.substr(eq + 1));
       std::string v;
       while (std::getline(values_in, v, ',')) {
@@ -122,23 +137,31 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
                                : name == "selective" ? NDS_RECOMPUTE_SELECTIVE
                                : name == "full" ? NDS_RECOMPUTE_FULL
                                                 : -1;
-          if (mode < 0) throw UserError("E-USAGE", fmt::format("--only recompute={}: none, selective or full", v));
+          if (mode < 0)
+            throw UserError("E-USAGE", fmt::format("{}: none, selective or full",
+                                                   only_given("recompute=" + v)));
           if (std::find(only[key].begin(), only[key].end(), mode) != only[key].end())
-            throw UserError("E-USAGE", fmt::format("--only {}: {} is listed twice; list each value once", assignment, v));
+            throw UserError("E-USAGE", fmt::format("{}: {} is listed twice; list each value once",
+                                                   only_given(assignment), v));
           only[key].push_back(mode);
           continue;
         }
         char* end = nullptr;
         const long long number = std::strtoll(v.c_str(), &end, 10);
         if (v.empty() || *end != '\0')
-          throw UserError("E-USAGE", fmt::format("--only {}: \"{}\" is not a whole number", assignment, v));
+          throw UserError("E-USAGE", fmt::format("{}: \"{}\" is not a whole number",
+                                                 only_given(assignment), v));
         // sp and zero start at 0; the degrees at 1; all fit the ABI's int32.
         const long long least = key == "sp" || key == "zero" ? 0 : 1;
         if (number < least || number > INT32_MAX)
-          throw UserError("E-USAGE", fmt::format("--only {}: {} is out of range; {} takes {} to {}", assignment, v, key,
-                                                 least, key == "sp" ? 1 : key == "zero" ? 3 : INT32_MAX));
+          throw UserError("E-USAGE", fmt::format("{}: {} is out of range; {} takes {} to {}",
+                                                 only_given(assignment), v, key, least,
+                                                 key == "sp"     ? 1
+                                                 : key == "zero" ? 3
+                                                                 : INT32_MAX));
         if (std::find(only[key].begin(), only[key].end(), number) != only[key].end())
-          throw UserError("E-USAGE", fmt::format("--only {}: {} is listed twice; list each value once", assignment, v));
+          throw UserError("E-USAGE", fmt::format("{}: {} is listed twice; list each value once",
+                                                 only_given(assignment), v));
         only[key].push_back(number);
       }
     }

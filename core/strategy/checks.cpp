@@ -2,6 +2,7 @@
 #include "core/strategy/checks.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include "core/model/model_limits.hpp"
 #include "core/strategy/degree_product.hpp"
@@ -33,10 +34,13 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
           if (value == U || value < 1) unresolved += fmt::format("{}{}", unresolved.empty() ? "" : ", ", name);
         if (s.sp != 0 && s.sp != 1) unresolved += fmt::format("{}sp (0 or 1)", unresolved.empty() ? "" : ", ");
         if (s.zero < 0 || s.zero > 3) unresolved += fmt::format("{}zero (0..3)", unresolved.empty() ? "" : ", ");
-        return resolved ? std::string("every key resolved")
-                        : fmt::format("{} unknown or out of range; give them in --strategy (dp follows from -d, mbn "
-                                      "from -b)",
-                                      unresolved);
+        return resolved
+                   ? std::string("every key resolved")
+                   : fmt::format(
+                         "{} unknown or out of range; give them in {}: dp follows from {}, mbn "
+                         "from {}",
+                         unresolved, Setting("strategy").named(), Setting("devices").named(),
+                         Setting("global_batch").named());
       }) || !resolved)
     return;
 
@@ -85,12 +89,15 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   const int64_t seq = m.training.seq_len;
-  if (!check("cp-seq", s.cp == 1 || (seq != NDS_UNKNOWN && seq % (2 * static_cast<int64_t>(s.cp)) == 0), [&] {
-        return seq == NDS_UNKNOWN
-                   ? fmt::format("cp = {} needs the sequence length (--seq-len)", s.cp)
-                   : fmt::format("the sequence length {} must be divisible by 2·cp = {} (load-balanced halves)", seq,
-                                 2 * s.cp);
-      }))
+  if (!check("cp-seq",
+             s.cp == 1 || (seq != NDS_UNKNOWN && seq % (2 * static_cast<int64_t>(s.cp)) == 0), [&] {
+               return seq == NDS_UNKNOWN
+                          ? fmt::format("cp = {} needs {}", s.cp, Setting("seq_len").named())
+                          : fmt::format(
+                                "the sequence length {} must be divisible by 2·cp = {} "
+                                "(load-balanced halves)",
+                                seq, 2 * s.cp);
+             }))
     return;
 
   const bool sp_cp_ok = !(s.sp == 1 && s.cp > 1) || (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0;

@@ -2,6 +2,7 @@
 #include "core/strategy/placement.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 #include <array>
@@ -114,17 +115,19 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   split.clear();
   if (layers_from_config && !model.stage_layers.empty()) {
     if (model.stage_layers.size() != static_cast<size_t>(p) * v) {
-      throw UserError("E-PLACEMENT",
-                      fmt::format("--layers-from-config: the config states {} per-stage layer counts, but pp·vpp = "
-                                  "{}; drop the flag or use the config's pp and vpp",
-                                  model.stage_layers.size(), p * v));
+      throw UserError(
+          "E-PLACEMENT",
+          fmt::format("{}: the config states {} per-stage layer counts, but pp·vpp = "
+                      "{}; drop it or use the config's pp and vpp",
+                      Setting("layers_from_config").named(), model.stage_layers.size(), p * v));
     }
     for (int64_t n : model.stage_layers) split.push_back(static_cast<uint32_t>(n));
   } else if (layers_from_config && !model.stage_layer_offsets.empty()) {
     if (model.stage_layer_offsets.size() != static_cast<size_t>(p) * v) {
       throw UserError("E-PLACEMENT",
-                      fmt::format("--layers-from-config: the config states {} stage offsets, but pp·vpp = {}; drop "
-                                  "the flag or use the config's pp and vpp",
+                      fmt::format("{}: the config states {} stage offsets, but pp·vpp = {}; drop "
+                                  "it or use the config's pp and vpp",
+                                  Setting("layers_from_config").named(),
                                   model.stage_layer_offsets.size(), p * v));
     }
     const int64_t per = layers / (p * v);
@@ -142,9 +145,10 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   }
   const uint32_t placed = std::accumulate(split.begin(), split.end(), 0u);
   if (placed != layers) {
-    throw UserError("E-PLACEMENT", fmt::format("--layers-from-config: the config's split places {} layers, but the "
-                                               "model has {}; fix the config's stage layers or offsets",
-                                               placed, layers));
+    throw UserError("E-PLACEMENT",
+                    fmt::format("{}: the config's split places {} layers, but the "
+                                "model has {}; fix the config's stage layers or offsets",
+                                Setting("layers_from_config").named(), placed, layers));
   }
   out.strategy = s;
   const size_t chunks = static_cast<size_t>(p) * v;

@@ -2,6 +2,7 @@
 #include "core/strategy/strategy.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -37,11 +38,12 @@ std::string lower(std::string_view s) {
 }
 
 [[noreturn]] void bad(const std::string& what) {
-  throw UserError("E-STRATEGY",
-                  fmt::format("--strategy: {}; write keys of DESIGN §8.1 as \"dp=8,tp=4,pp=4,mbs=1\" "
-                              "(dp tp pp cp ep etp vpp sp zero op mbs mbn recompute schedule; MP = tp, "
-                              "MB = mbn)",
-                              what));
+  throw UserError(
+      "E-STRATEGY",
+      fmt::format("{}: {}; write keys of DESIGN §8.1 as \"dp=8,tp=4,pp=4,mbs=1\" "
+                  "(dp tp pp cp ep etp vpp sp zero op mbs mbn recompute schedule; MP = tp, "
+                  "MB = mbn)",
+                  Setting("strategy").named(), what));
 }
 
 }  // namespace
@@ -116,7 +118,7 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     if (sources != nullptr) (*sources)[key] = where;
   };
   for (const IntKey& k : kIntKeys)
-    if (s.*k.field != U) source(std::string(k.name).c_str(), "--strategy");
+    if (s.*k.field != U) source(std::string(k.name).c_str(), Setting("strategy").named());
   auto take = [&](int32_t nds_strategy::*field, const char* key, int32_t fallback, const std::string& why) {
     if (s.*field != U) return;
     if (stated.*field != U) {
@@ -148,7 +150,8 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
       s.dp = static_cast<int32_t>(devices / model_parallel);
       source("dp", "derived: devices / (tp·pp·cp)");
     } else {
-      take(&nds_strategy::dp, "dp", U, "unknown: -d does not divide by tp·pp·cp");
+      take(&nds_strategy::dp, "dp", U,
+           fmt::format("unknown: {} does not divide by tp·pp·cp", Setting("devices").named()));
     }
   }
   const int64_t shardable = s.dp == U ? U : static_cast<int64_t>(s.dp) * s.cp;
@@ -168,7 +171,7 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     s.recompute = stated.recompute != U ? stated.recompute : NDS_RECOMPUTE_NONE;
     source("recompute", stated.recompute != U ? "config" : "default (DESIGN §8.1)");
   } else {
-    source("recompute", "--strategy");
+    source("recompute", Setting("strategy").named());
   }
   if (s.schedule == U) {
     const bool stated_fits = stated.schedule != U &&
@@ -177,7 +180,7 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
     source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b (DESIGN §8.1)");
   } else {
-    source("schedule", "--strategy");
+    source("schedule", Setting("strategy").named());
   }
   return s;
 }

@@ -6,6 +6,7 @@
 #include <ndsearch/sdk/hardware.hpp>  // DeviceTable
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
@@ -22,8 +23,10 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
     if (table_ == nullptr && algorithm_ == cp->algorithm) table_ = cp;
   }
   if (table_ == nullptr)
-    throw UserError("E-CP-ALGO", fmt::format("--cp-algo {}: no loaded CP attention model has this name; known: {}",
-                                             algorithm_, known.empty() ? "none" : known));
+    throw UserError(
+        "E-CP-ALGO",
+        fmt::format("{}: no loaded CP attention model has this name; known: {}",
+                    Setting("cp_algo").named(algorithm_), known.empty() ? "none" : known));
   sdk::DeviceTable devices;
   devices.add(device);
   const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};

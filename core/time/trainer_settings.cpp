@@ -2,6 +2,7 @@
 #include "core/time/trainer_settings.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <ndsearch/sdk/model_math.hpp>
 
@@ -59,17 +60,19 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
                                  const std::optional<TrainerOverheads>& overheads) {
   TrainerSettings t;
   const nds_training& training = model.training;
-  // Overlap: as the config (or --overlap) states; a format with no trainer
+  // Overlap: as the config (or the overlap setting) states; a format with no trainer
   // states nothing and is taken as a well-tuned Megatron-Core run.
   t.overlap_assumed = !overlap_stated(model);
   t.overlap = t.overlap_assumed ? kWellTunedOverlap : training.overlap;
-  bool from_flag = false;
+  const std::string overlap_setting =
+      Setting("overlap").named();  // the provenance parse_config writes
+  bool from_setting = false;
   for (const auto& [key, where] : model.training_provenance)
-    if (key.rfind("overlap.", 0) == 0 && where.rfind("--overlap", 0) == 0) from_flag = true;
+    if (key.rfind("overlap.", 0) == 0 && where.rfind(overlap_setting, 0) == 0) from_setting = true;
   t.assumptions.push_back(fmt::format("overlap {}{}", overlap_words(t.overlap),
                                       t.overlap_assumed ? " (the config states no overlap setting: "
                                                           "assumed a well-tuned Megatron-Core run)"
-                                      : from_flag       ? " (as --overlap states)"
+                                      : from_setting    ? " (as " + overlap_setting + " state)"
                                                         : " (as the config states)"));
   // Precision: an fp8 recipe runs the linear layers' GEMMs in fp8 and keeps
   // attention, the output head, the router, the activations and every

@@ -50,7 +50,7 @@ uint64_t DevicesFlag::value_or(uint64_t fallback) const {
     if (given.find('-') != std::string::npos)
       throw UserError("E-DEVICE-COUNT",
                       fmt::format("-d {}: give the number of devices to train on (at least 1)", given));
-  check_device_count(devices, "-d");
+  check_device_count(devices, fmt::format("-d {}", devices));
   return devices;
 }
 

@@ -355,14 +355,15 @@ TEST_CASE("Hybrid follows cp-ulysses N and refuses what N cannot split") {
   const Result three = evaluate("cp_hybrid", kLlama8B, s, {{"cp-ulysses", "3"}});
   CHECK(three.code == NDS_INFEASIBLE);
   CHECK(three.reason ==
-        "cp must be divisible by the Ulysses degree N of --cp-ulysses N (hybrid runs cp/N rings of "
-        "N-way Ulysses)");
+        "cp must be divisible by N, the Ulysses degree (`cp-ulysses`): hybrid runs cp/N rings of "
+        "N-way Ulysses");
   // --cp-ulysses 4 with 4 KV heads and tp 2: 4 % (2·4) != 0.
   const Result heads =
       evaluate("cp_hybrid", Shape{4096, 32, 4, 128, 8192}, s, {{"cp-ulysses", "4"}});
   CHECK(heads.code == NDS_INFEASIBLE);
   CHECK(heads.reason ==
-        "KV heads must be divisible by tp·N (--cp-ulysses N: Ulysses splits heads)");
+        "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`): Ulysses splits "
+        "heads");
   // cp = 1 ignores N.
   CHECK(evaluate("cp_hybrid", kLlama8B, strategy(8, 2, 1), {{"cp-ulysses", "3"}}).code == NDS_OK);
 }
@@ -377,5 +378,6 @@ TEST_CASE("Hybrid refuses to compile with a cp-ulysses that is not a number") {
   StatusPtr failure(plugin->interfaces.cp_attention->compile(&input, &compiled));
   REQUIRE(failure != nullptr);
   CHECK(failure->code == NDS_INVALID_ARGUMENT);
-  CHECK_THAT(failure->message, Catch::Contains("--cp-ulysses \"four\" is not a positive integer"));
+  CHECK_THAT(failure->message,
+             Catch::Contains("the Ulysses degree (`cp-ulysses=four`) is not a positive integer"));
 }

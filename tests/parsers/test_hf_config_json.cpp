@@ -138,9 +138,11 @@ TEST_CASE("Training settings on the command line override the config and say so"
   CHECK(j["micro_batch_size"] == 2);
   CHECK(j["dtypes"]["params"] == "fp16");
   CHECK(j["vocab_size"] == 128000);
-  CHECK(j["provenance"]["seq_len"] == "--seq-len");
-  CHECK(j["provenance"]["vocab_size"] == "--vocab-size (overrides " + hf("llama-3.1-8b") + ":3: vocab_size)");
-  CHECK(j["provenance"]["params_dtype"] == "--dtype (overrides default:ndsearch)");
+  // JSON names a setting by its words and key, as the Python binding does (docs/cli.md).
+  CHECK(j["provenance"]["seq_len"] == "the sequence length (`seq_len`)");
+  CHECK(j["provenance"]["vocab_size"] ==
+        "the vocabulary size (`vocab_size`) (overrides " + hf("llama-3.1-8b") + ":3: vocab_size)");
+  CHECK(j["provenance"]["params_dtype"] == "the dtype (`dtype`) (overrides default:ndsearch)");
 }
 
 TEST_CASE("A config.json states no overlap and no fp8 recipe") {
@@ -178,13 +180,15 @@ TEST_CASE(
   CHECK(j["dtypes"]["params"] == "bf16");
   CHECK(j["dtypes"]["activations"] == "bf16");
   CHECK(j["fp8_recipe"] == "delayed");
-  CHECK_THAT(j["provenance"]["fp8_recipe"].get<std::string>(), Catch::StartsWith("--dtype fp8"));
+  // JSON names a setting by its words and key, as the Python binding does (docs/cli.md).
+  CHECK_THAT(j["provenance"]["fp8_recipe"].get<std::string>(),
+             Catch::StartsWith("the dtype (`dtype=fp8`)"));
   // --fp8-recipe chooses the recipe (tensorwise is current) and turns fp8 on.
   json current = model_json("llama-3.1-8b", "--fp8-recipe tensorwise");
   CHECK(current["dtypes"]["compute"] == "fp8");
   CHECK(current["fp8_recipe"] == "current");
   CHECK(current["dtypes"]["params"] == "bf16");  // the config's (default:ndsearch)
-  CHECK(current["provenance"]["fp8_recipe"] == "--fp8-recipe");
+  CHECK(current["provenance"]["fp8_recipe"] == "the fp8 recipe (`fp8_recipe`)");
   CHECK(model_json("llama-3.1-8b", "--dtype fp8 --fp8-recipe mxfp8")["fp8_recipe"] == "mxfp8");
 }
 
@@ -196,7 +200,7 @@ TEST_CASE("The flag --overlap states each overlap switch on or off") {
   CHECK(some["overlap"]["param_gather"] == false);
   CHECK(some["overlap"]["moe_a2a"] == false);
   CHECK(some["overlap"]["p2p"] == false);
-  CHECK(some["provenance"]["overlap.cp"] == "--overlap");
+  CHECK(some["provenance"]["overlap.cp"] == "the overlap switches (`overlap`)");
   json all = model_json("llama-3.1-8b", "--overlap all");
   json none = model_json("llama-3.1-8b", "--overlap none");
   for (const char* key : {"grad_reduce", "param_gather", "tp_comm", "moe_a2a", "p2p", "cp"}) {
@@ -211,14 +215,17 @@ TEST_CASE("The flag --overlap states each overlap switch on or off") {
   json m = json::parse(r.out);
   CHECK(m["overlap"]["grad_reduce"] == true);
   CHECK(m["overlap"]["p2p"] == false);
-  CHECK(m["provenance"]["overlap.p2p"] == "--overlap (overrides default:megatron)");
+  CHECK(m["provenance"]["overlap.p2p"] ==
+        "the overlap switches (`overlap`) (overrides default:megatron)");
 }
 
 TEST_CASE("A bad --overlap --fp8-recipe or --dtype names the flag the item and the valid ones") {
   auto overlap = model(hf("llama-3.1-8b") + " --overlap tp,zero");
   CHECK(overlap.exit_code == 2);
   CHECK_THAT(overlap.err, Catch::Contains("[E-USAGE]"));
-  CHECK_THAT(overlap.err, Catch::Contains("--overlap tp,zero: \"zero\" is not an overlap switch"));
+  CHECK_THAT(overlap.err,
+             Catch::Contains(
+                 "the overlap switches (--overlap tp,zero): \"zero\" is not an overlap switch"));
   CHECK_THAT(overlap.err, Catch::Contains("tp (the TP/SP collectives)"));
   CHECK_THAT(overlap.err, Catch::Contains("cp (the context-parallel KV exchange)"));
   auto recipe = model(hf("llama-3.1-8b") + " --fp8-recipe rowwise");
@@ -228,10 +235,12 @@ TEST_CASE("A bad --overlap --fp8-recipe or --dtype names the flag the item and t
   CHECK_THAT(recipe.err, Catch::Contains("delayed, current, tensorwise, blockwise, mxfp8"));
   auto both = model(hf("llama-3.1-8b") + " --dtype bf16 --fp8-recipe delayed");
   CHECK(both.exit_code == 2);
-  CHECK_THAT(both.err, Catch::Contains("--fp8-recipe delayed with --dtype bf16"));
+  CHECK_THAT(both.err, Catch::Contains(
+                           "the fp8 recipe (--fp8-recipe delayed) with the dtype (--dtype bf16)"));
   auto dtype = model(hf("llama-3.1-8b") + " --dtype int8");
   CHECK(dtype.exit_code == 2);
-  CHECK_THAT(dtype.err, Catch::Contains("--dtype int8: expected fp32, tf32, bf16, fp16 or fp8"));
+  CHECK_THAT(dtype.err,
+             Catch::Contains("the dtype (--dtype int8): expected fp32, tf32, bf16, fp16 or fp8"));
 }
 
 TEST_CASE("The framework is found by probing or named with -f") {

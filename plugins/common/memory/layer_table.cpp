@@ -26,7 +26,7 @@ LayerTable LayerTable::compile(const nds_model& model) {
   t.hidden = static_cast<double>(t.blocks.front().hidden_size);
   const int64_t vocab = model.padded_vocab_size != NDS_UNKNOWN ? model.padded_vocab_size : model.vocab_size;
   if (vocab == NDS_UNKNOWN)
-    throw sdk::Error(NDS_INVALID_ARGUMENT, "the vocabulary size is unknown; give --vocab-size");
+    throw sdk::Error(NDS_INVALID_ARGUMENT, "the vocabulary size (`vocab_size`) is unknown; set it");
   t.vocab = static_cast<double>(vocab);
   t.tied_embeddings = model.tied_embeddings == 1;
   if (model.position_embedding == NDS_POSITION_LEARNED && model.max_position_embeddings != NDS_UNKNOWN)

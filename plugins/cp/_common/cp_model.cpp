@@ -29,7 +29,7 @@ CpModel CpModel::compile(const nds_compile_input& input) {
   if (m.seq_len_ == NDS_UNKNOWN || m.seq_len_ <= 0)
     throw sdk::Error(
         NDS_INVALID_ARGUMENT,
-        "the sequence length is unknown; context parallelism splits it: give --seq-len");
+        "the sequence length (`seq_len`) is unknown; context parallelism splits it: set it");
   // K and V travel in the activation dtype (ABI 1.1: bf16 around fp8 GEMMs),
   // the compute dtype for a 1.0 writer.
   const nds_training& t = *model.training;

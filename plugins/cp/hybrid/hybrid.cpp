@@ -33,10 +33,10 @@ namespace {
 namespace cp = ndsearch::plugins::cp;
 
 const char* const kDegreeNotDivisor =
-    "cp must be divisible by the Ulysses degree N of --cp-ulysses N (hybrid runs cp/N rings of "
-    "N-way Ulysses)";
+    "cp must be divisible by N, the Ulysses degree (`cp-ulysses`): hybrid runs cp/N rings of "
+    "N-way Ulysses";
 const char* const kHeadsForDegree =
-    "KV heads must be divisible by tp·N (--cp-ulysses N: Ulysses splits heads)";
+    "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`): Ulysses splits heads";
 
 // The value of --cp-ulysses, 0 when not given; throws for one that is not a
 // positive integer.
@@ -52,9 +52,9 @@ int32_t stated_ulysses_degree() {
   }
   if (used == 0 || used != text->size() || value < 1 || value > (1L << 20))
     throw ndsearch::sdk::Error(
-        NDS_INVALID_ARGUMENT, "--cp-ulysses \"" + *text +
-                                  "\" is not a positive integer; give the Ulysses degree of hybrid "
-                                  "context parallelism, e.g. --cp-ulysses 4");
+        NDS_INVALID_ARGUMENT, "the Ulysses degree (`cp-ulysses=" + *text +
+                                  "`) is not a positive integer; give the Ulysses degree of hybrid "
+                                  "context parallelism, e.g. 4");
   return static_cast<int32_t>(value);
 }
 
@@ -112,6 +112,7 @@ class Plugin final : public ndsearch::sdk::CpAttentionPlugin<Hybrid> {
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "cp-hybrid", "1.0.0",
-               "CP attention: Ulysses inside ring attention (USP); Ulysses degree from the KV "
-               "heads or --cp-ulysses N")
+NDS_SDK_MODULE(
+    Plugin, "cp-hybrid", "1.0.0",
+    "CP attention: Ulysses inside ring attention (USP); the Ulysses degree (`cp-ulysses`) "
+    "or one the KV heads allow")

@@ -228,7 +228,10 @@ class Reader {
     }
     const std::optional<std::string> id = text(root, "id", "");
     static const std::regex id_pattern("[a-z0-9][a-z0-9._-]*");
-    if (!id) fail(nullptr, "missing key `id`: the device id `-A` will take, e.g. id = \"acme-x1\"");
+    if (!id)
+      fail(nullptr,
+           "missing key `id`: the id that selects it as the device (`device`), e.g. id = "
+           "\"acme-x1\"");
     // libstdc++'s regex recurses once per character: the length first.
     if (id->size() > kMaxDeviceIdLength)
       fail(root.get("id"), "`id` is " + std::to_string(id->size()) + " characters long; use at most " +

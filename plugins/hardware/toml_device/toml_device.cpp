@@ -58,7 +58,8 @@ class TomlDevice final : public ndsearch::sdk::HardwarePlugin {
       try {
         devices.push_back(read_device_file(*file));
       } catch (const DeviceFileError& e) {
-        throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, std::string("--device-file ") + e.what());
+        throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
+                                   std::string("the device file (`device_file`) ") + e.what());
       }
     }
     return devices;
@@ -68,4 +69,4 @@ class TomlDevice final : public ndsearch::sdk::HardwarePlugin {
 }  // namespace
 
 NDS_SDK_MODULE(TomlDevice, "toml-device", "1.0.0",
-               "Devices described in TOML files (NDS_DEVICE_PATH, --device-file)")
+               "Devices described in TOML files: NDS_DEVICE_PATH, the device file (`device_file`)")

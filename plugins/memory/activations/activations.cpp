@@ -111,7 +111,8 @@ class Activations {
     a->table_ = LayerTable::compile(*input.model);
     const LayerTable& t = a->table_;
     if (t.training.seq_len == NDS_UNKNOWN)
-      throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "the sequence length is unknown; give --seq-len");
+      throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
+                                 "the sequence length (`seq_len`) is unknown; set it");
     a->seq_ = static_cast<double>(t.training.seq_len);
     a->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // bf16 around fp8 GEMMs (ABI 1.1)
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;

@@ -32,7 +32,8 @@ class CommBuffers {
     auto c = std::make_unique<CommBuffers>();
     const LayerTable t = LayerTable::compile(*input.model);
     if (t.training.seq_len == NDS_UNKNOWN)
-      throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "the sequence length is unknown; give --seq-len");
+      throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
+                                 "the sequence length (`seq_len`) is unknown; set it");
     c->seq_ = static_cast<double>(t.training.seq_len);
     c->hidden_ = t.hidden;
     c->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // what the TP/EP/CP/PP buffers carry

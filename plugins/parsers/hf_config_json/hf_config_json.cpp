@@ -62,7 +62,8 @@ void released_weights_note(const json& config, const std::string& path,
       "fp8_recipe",
       "quantization_config" + how +
           " describes how the released weights are stored, not how the model trains; ndsearch "
-          "prices bf16 training, or fp8 GEMMs with --fp8-recipe or --dtype fp8",
+          "prices bf16 training, or fp8 GEMMs with the fp8 recipe (`fp8_recipe`) or the dtype "
+          "(`dtype=fp8`)",
       w);
 }
 
@@ -99,7 +100,7 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
       throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
                                  path + ":" + std::to_string(line) + ":" + std::to_string(column) +
                                      ": not valid JSON (" + ndsearch::sdk::shown(e.what(), 200) +
-                                     "); fix the file or give its framework with -f");
+                                     "); fix the file or name the parser (`framework`)");
     }
     ndsearch::plugins::HfSource source{path, "", &line_of, &lines};
     ndsearch::plugins::read_hf_model(config, source, b);

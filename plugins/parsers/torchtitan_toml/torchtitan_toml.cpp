@@ -165,10 +165,10 @@ class TorchtitanToml final : public ndsearch::sdk::ParserPlugin {
     if (f == nullptr) {
       const std::string flavors = known_flavors(name);
       if (flavors.empty())
-        job.fail(
-            "model.name",
-            "not a TorchTitan model ndsearch knows; known: " + known_models() +
-                " (pytorch/torchtitan 238fa99); for another model give its config.json with -f hf");
+        job.fail("model.name", "not a TorchTitan model ndsearch knows; known: " + known_models() +
+                                   " (pytorch/torchtitan 238fa99); for another model give its "
+                                   "config.json with the parser "
+                                   "(`framework=hf`)");
       job.fail("model.flavor", "not a " + name + " flavor ndsearch knows; known " + name +
                                    " flavors: " + flavors +
                                    " (pytorch/torchtitan 238fa99); pick one of them");
