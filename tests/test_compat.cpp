@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_compat.cpp: one hardware plugin built against the current headers, a
 // synthetic older minor (each struct without its last field), a newer minor
-// (one more field each) and the released 1.0 headers (tests/compat/abi-1.0/):
-// the host reads all four, by struct_size and elem_size, and an older plugin's
-// missing fields take their defaults.
+// (one more field each) and the released 1.0 and 1.1 headers
+// (tests/compat/abi-1.0/, abi-1.1/): the host reads all five, by struct_size
+// and elem_size, and an older plugin's missing fields take their defaults.
 #include <catch2/catch.hpp>
 
 #include "core/hardware/device.hpp"
@@ -106,6 +106,21 @@ TEST_CASE(
   }
   CHECK(d.memory_bandwidth_efficiency == 0);  // the host's default, 0.85
   CHECK(device_problems(d).empty());
+}
+
+TEST_CASE(
+    "A plugin built against the released 1.1 headers loads, and 1.2's module flags read as none") {
+  uint32_t minor = 99;
+  Device d = the_device("compat_1_1", &minor);
+  CHECK(minor == 1);
+  check_common_figures(d);
+  check_1_0_trailing_fields(d);
+  check_1_1_fields_but_last(d);
+  CHECK(d.source == "compat-1-1");
+  // Every field of 1.1 is read, its last ones included.
+  CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
+  CHECK(d.levels[0].half_bandwidth_bytes == 4.0e6);
+  CHECK(d.memory_bandwidth_efficiency == 0.9);
 }
 
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {

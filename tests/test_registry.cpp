@@ -87,10 +87,11 @@ TEST_CASE("Bad libraries found in a directory are skipped and listed but not fat
   CHECK(skipped["bad_interface.so"] == "E-PLUGIN-INTERFACE");
   std::vector<std::string> loaded;
   for (const auto& p : registry.plugins()) loaded.push_back(p->id);
-  // Name order within a directory: bad_device, compat_1_0, compat_current,
-  // compat_newer, compat_older, sdk_parser_cp.
-  CHECK(loaded == std::vector<std::string>{"fixture-bad-device", "compat-1-0", "compat-current",
-                                           "compat-newer", "compat-older", "fixture-sdk-kinds"});
+  // Name order within a directory: bad_device, compat_1_0, compat_1_1,
+  // compat_current, compat_newer, compat_older, sdk_parser_cp.
+  CHECK(loaded == std::vector<std::string>{"fixture-bad-device", "compat-1-0", "compat-1-1",
+                                           "compat-current", "compat-newer", "compat-older",
+                                           "fixture-sdk-kinds"});
 }
 
 TEST_CASE("A plugin named with the plugin flag must load or the run stops") {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.1 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.2 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)
@@ -20,7 +20,7 @@ NDS_FROZEN(nds_host, status_message, 64)
 NDS_FROZEN(nds_host, get_option, 72)
 NDS_FROZEN(nds_host, get_service, 80)
 NDS_FROZEN_LAST(nds_host, get_service)
-NDS_FROZEN_SIZE(nds_module, 64)
+NDS_FROZEN_SIZE(nds_module, 72)
 NDS_FROZEN(nds_module, struct_size, 0)
 NDS_FROZEN(nds_module, abi_major, 8)
 NDS_FROZEN(nds_module, abi_minor, 12)
@@ -30,7 +30,8 @@ NDS_FROZEN(nds_module, init, 32)
 NDS_FROZEN(nds_module, shutdown, 40)
 NDS_FROZEN(nds_module, get_interface, 48)
 NDS_FROZEN(nds_module, description, 56)
-NDS_FROZEN_LAST(nds_module, description)
+NDS_FROZEN(nds_module, flags, 64)
+NDS_FROZEN_LAST(nds_module, flags)
 NDS_FROZEN_SIZE(nds_candidate, 48)
 NDS_FROZEN(nds_candidate, struct_size, 0)
 NDS_FROZEN(nds_candidate, strategy, 8)

@@ -20,8 +20,8 @@ extern "C" {
  * fields that fit inside it (NDS_HAS_FIELD). abi/CHANGELOG.md has one line per
  * minor. Version 1.0 is final (abi/CHANGELOG.md): from here on, append-only. */
 #define NDS_ABI_MAJOR 1
-#define NDS_ABI_MINOR 1
-#define NDS_ABI_VERSION_STRING "1.1"
+#define NDS_ABI_MINOR 2
+#define NDS_ABI_VERSION_STRING "1.2"
 
 /* True when the struct `p` points to (of type T, as its writer saw it) is large
  * enough to hold `field`. Read an appended field only when this holds. It is
@@ -119,9 +119,13 @@ typedef struct nds_host {
   nds_str (*status_message)(void* context, const nds_status* status);
 
   /* [any-thread] The value of a plugin option given on the command line (e.g.
-   * key "device-file" for --device-file). Unset: {NULL, 0}. The value is
-   * NUL-terminated and stays valid until shutdown. Keys are documented in
-   * abi/conventions.md. */
+   * key "device-file" for --device-file). Unset: {NULL, 0}. NUL-terminated.
+   * Keys are documented in abi/conventions.md. Whose options: for a module
+   * without NDS_MODULE_OPTIONS_PER_CALL, those of the run that called init,
+   * valid and unchanged until shutdown. For a module with it, those of the run
+   * on whose behalf the host makes the current call into the module (a run
+   * that shares the module may have other options), valid until that call
+   * returns; outside such a call, those of the run that called init. */
   nds_str (*get_option)(void* context, const char* key);
 
   /* [any-thread] A later service by id (e.g. "nds.host.something/1"); NULL when
@@ -156,8 +160,20 @@ typedef struct nds_module {
 
   /* One line for `ndsearch plugins list`; NULL reads as "". Static. */
   const char* description;
+  /* NDS_MODULE_* bits (since 1.2; absent reads as 0). */
+  uint64_t flags;
   /* Add fields only at the end. */
 } nds_module;
+
+/* nds_module.flags: the module reads plugin options with get_option in the
+ * calls that use them (get_devices, parse, compile, ...) and keeps nothing
+ * derived from an option's value past that call unless keyed by the value (a
+ * device table per device file, say). The host may then share one
+ * initialisation between live runs with different options, each call reading
+ * its own run's (get_option). Without it, a module serves one set of options
+ * from init to shutdown and a run with other options is refused while another
+ * holds it (E-PLUGIN-OPTIONS). */
+#define NDS_MODULE_OPTIONS_PER_CALL ((uint64_t)1)
 
 /* The name of the one exported symbol, and its type: [any-thread], returns the
  * same static table on every call, never NULL. */

@@ -216,6 +216,7 @@ const void* module_get_interface(const char* interface_id) noexcept {
         &::ndsearch::sdk::detail::module_shutdown<PluginClass>,                       \
         &::ndsearch::sdk::detail::module_get_interface<PluginClass>,                  \
         description_literal,                                                          \
+        0, /* flags: options are read from init until the SDK reads them per call */  \
     };                                                                                \
     return &module;                                                                   \
   }
