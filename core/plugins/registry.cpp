@@ -320,7 +320,7 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   };
   auto guard = [&](LoadedPlugin& plugin) {
     plugin.guard = std::make_unique<GuardedTables>(plugin.interfaces, plugin.id, plugin.path,
-                                                   search.call_timeout);
+                                                   search.call_timeout, plugin.instance->serialized);
     plugin.interfaces = plugin.guard->interfaces();
   };
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 
 #include "core/plugins/interfaces.hpp"
 #include "core/plugins/module_host.hpp"
+#include "core/plugins/serialized_calls.hpp"
 #include "core/plugins/vetting.hpp"
 #include "core/plugins/watchdog.hpp"
 
@@ -47,6 +49,8 @@ enum class PluginOrigin { named, directory, environment, shipped };
 struct ModuleInstance {
   const nds_module* module = nullptr;
   std::unique_ptr<ModuleHost> host;  // outlives the module's shutdown
+  // Its [serialized] functions, one call at a time whichever run makes it.
+  std::shared_ptr<SerializedCalls> serialized = std::make_shared<SerializedCalls>();
   // A call into the module was given up on (E-PLUGIN-HANG) and its thread may
   // still be inside it: no shutdown then, and the host it logs through stays.
   std::atomic<bool> abandoned{false};
@@ -128,6 +132,14 @@ std::unique_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& path,
                                           const std::vector<std::string>& shipped_ids = {},
                                           std::chrono::milliseconds init_timeout =
                                               kDefaultPluginCallTimeout);
+
+// Holds `plugin`'s module to one call of the [serialized] function `call` at
+// a time (compile and release, which the core calls on its own thread).
+inline std::unique_lock<std::mutex> one_call_at_a_time(const LoadedPlugin& plugin,
+                                                       std::mutex SerializedCalls::*call) {
+  if (plugin.instance == nullptr) return {};
+  return std::unique_lock<std::mutex>((*plugin.instance->serialized).*call);
+}
 
 // "a:b::c" -> {a, b, c}: the directories of a colon-separated list.
 std::vector<std::filesystem::path> split_path_list(std::string_view list);

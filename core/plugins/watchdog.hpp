@@ -29,6 +29,7 @@
 #include <string>
 
 #include "core/plugins/interfaces.hpp"
+#include "core/plugins/serialized_calls.hpp"
 
 namespace ndsearch {
 
@@ -37,11 +38,14 @@ struct WatchedPlugin;  // watchdog.cpp: the plugin behind one trampoline slot
 inline constexpr std::chrono::milliseconds kDefaultPluginCallTimeout{10'000};
 
 // The guarded copies of one plugin's parser and hardware tables; they hold a
-// trampoline slot until destroyed.
+// trampoline slot until destroyed. Each guarded call takes its lock of
+// `serialized` (the module's, shared by every run that holds it) on the
+// worker thread, so a call another run's thread is making is waited for
+// within the limit, and one left hung keeps later ones out.
 class GuardedTables {
  public:
   GuardedTables(const Interfaces& real, std::string plugin_id, std::filesystem::path path,
-                std::chrono::milliseconds timeout);
+                std::chrono::milliseconds timeout, std::shared_ptr<SerializedCalls> serialized);
   GuardedTables(const GuardedTables&) = delete;
   GuardedTables& operator=(const GuardedTables&) = delete;
   ~GuardedTables();

@@ -20,7 +20,10 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
     const nds_cp_attention_v1* cp = p->interfaces.cp_attention;
     if (cp == nullptr) continue;
     known += fmt::format("{}{}", known.empty() ? "" : ", ", cp->algorithm);
-    if (table_ == nullptr && algorithm_ == cp->algorithm) table_ = cp;
+    if (table_ == nullptr && algorithm_ == cp->algorithm) {
+      table_ = cp;
+      plugin_ = p.get();
+    }
   }
   if (table_ == nullptr)
     throw UserError(
@@ -30,6 +33,7 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
   sdk::DeviceTable devices;
   devices.add(device);
   const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
+  const auto serialized = one_call_at_a_time(*plugin_, &SerializedCalls::cp_compile);
   StatusPtr failure(table_->compile(&input, &compiled_));
   if (failure)
     throw UserError("E-CP-COMPILE", fmt::format("CP attention model {} cannot price {}: {}", algorithm_, model.file,
@@ -37,7 +41,9 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
 }
 
 CpModel::~CpModel() {
-  if (compiled_ != nullptr && table_->release != nullptr) table_->release(compiled_);
+  if (compiled_ == nullptr || table_->release == nullptr) return;
+  const auto serialized = one_call_at_a_time(*plugin_, &SerializedCalls::cp_release);
+  table_->release(compiled_);
 }
 
 std::string CpModel::choose_algorithm(const std::string& requested, const Model& model) {

@@ -49,6 +49,7 @@ class CpModel {
  private:
   std::string algorithm_;
   const nds_cp_attention_v1* table_ = nullptr;
+  const LoadedPlugin* plugin_ = nullptr;  // table_'s, for its module's call locks
   nds_cp_compiled* compiled_ = nullptr;
 };
 
