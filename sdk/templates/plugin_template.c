@@ -86,6 +86,10 @@ NDS_EXPORT const nds_module* nds_get_module(void) {
                                     .version = "1.0.0",
                                     .init = init,
                                     .get_interface = get_interface,
-                                    .description = "Template: one made-up NPU in plain C"};
+                                    .description = "Template: one made-up NPU in plain C",
+                                    /* It reads no options at all, so none at init: one
+                                     * initialisation may serve runs with any options
+                                     * (docs/plugin-guide.md, "Init, shutdown and options"). */
+                                    .flags = NDS_MODULE_OPTIONS_PER_CALL};
   return &module;
 }

@@ -96,10 +96,13 @@ class DeviceTable {
   std::vector<const nds_device*> pointers_;
 };
 
-// Derive from it and return the devices; describe() runs once per init, at the
-// first get_devices after it (a module initialised again in the process, for a
-// later run, describes again with that run's options), and a throw there
-// becomes the call's status.
+// Derive from it and return the devices. describe() runs at the first
+// get_devices, and again whenever an option it read (through host().option)
+// has another value at a later get_devices (another live run that shares the
+// module, with another --device-file): each description is kept, with the
+// options it read, until shutdown, so the tables handed out stay valid and a
+// run whose options match an earlier description gets that one again. A
+// throw there becomes the call's status (and the next call describes again).
 class HardwarePlugin : public virtual Plugin {
  public:
   virtual std::vector<Device> describe() = 0;
@@ -112,24 +115,42 @@ class HardwarePlugin : public virtual Plugin {
   ~HardwarePlugin() override { self() = nullptr; }
 
  private:
+  struct Description {
+    Host::OptionsRead options_read;  // by describe(), with the values it saw
+    DeviceTable devices;
+  };
+
   static HardwarePlugin*& self() noexcept {
     static HardwarePlugin* plugin = nullptr;
     return plugin;
   }
   static nds_status* get_devices(const nds_device* const** devices, size_t* count) noexcept {
     return guard([&] {
-      HardwarePlugin& plugin = *self();
-      if (!plugin.described_) {
-        for (Device& d : plugin.describe()) plugin.devices_.add(std::move(d));
-        plugin.described_ = true;
-      }
-      *devices = plugin.devices_.data();
-      *count = plugin.devices_.size();
+      const DeviceTable& table = self()->description_for_these_options().devices;
+      *devices = table.data();
+      *count = table.size();
     });
   }
+  // get_devices is [serialized]: no two calls here at once.
+  const Description& description_for_these_options() {
+    for (const Description& d : descriptions_)
+      if (host().still_reads(d.options_read)) return d;
+    Description& d = descriptions_.emplace_back();
+    try {
+      std::vector<Device> described;
+      {
+        const Host::Recording recording(d.options_read);
+        described = describe();
+      }
+      for (Device& device : described) d.devices.add(std::move(device));
+    } catch (...) {
+      descriptions_.pop_back();
+      throw;
+    }
+    return d;
+  }
   nds_hardware_v1 table_ = {sizeof(nds_hardware_v1), &get_devices, nullptr};
-  DeviceTable devices_;
-  bool described_ = false;
+  std::deque<Description> descriptions_;  // a deque never moves what it holds
 };
 
 }  // namespace ndsearch::sdk

@@ -69,12 +69,37 @@ class Host {
   void log(nds_log_level level, std::string_view message) const noexcept {
     if (should_log(level)) host_->log(host_->context, level, message.data(), message.size());
   }
-  // The value of a plugin option (e.g. "device-file"), if the user gave one.
+  // The value of a plugin option (e.g. "device-file"), if the user gave one:
+  // that of the run the host makes the current call for. Read it in the call
+  // that uses it (describe, compile); it may differ at the next call.
   std::optional<std::string> option(const char* key) const {
     if (host_ == nullptr) return std::nullopt;
     nds_str value = host_->get_option(host_->context, key);
-    if (value.data == nullptr) return std::nullopt;
-    return std::string(value.data, value.size);
+    std::optional<std::string> read;
+    if (value.data != nullptr) read.emplace(value.data, value.size);
+    if (OptionsRead* record = recording()) record->emplace_back(key, read);
+    return read;
+  }
+
+  // The options a piece of work read, each key with the value it saw (unset:
+  // nullopt), in the order read: what HardwarePlugin keys a description by.
+  using OptionsRead = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  // While alive, every option() this thread reads is appended to `into`.
+  class Recording {
+   public:
+    explicit Recording(OptionsRead& into) noexcept : previous_(recording()) { recording() = &into; }
+    ~Recording() { recording() = previous_; }
+    Recording(const Recording&) = delete;
+    Recording& operator=(const Recording&) = delete;
+
+   private:
+    OptionsRead* previous_;
+  };
+  // Whether each option `read` names still has the value it had then.
+  bool still_reads(const OptionsRead& read) const {
+    for (const auto& [key, value] : read)
+      if (option(key.c_str()) != value) return false;
+    return true;
   }
   nds_status* make_status(nds_status_code code, std::string_view message) const noexcept {
     if (host_ == nullptr) return nullptr;
@@ -85,6 +110,12 @@ class Host {
   }
 
  private:
+  // Per thread: another interface of the module may be called meanwhile
+  // ([serialized] holds per function) and its reads are not this work's.
+  static OptionsRead*& recording() noexcept {
+    static thread_local OptionsRead* record = nullptr;
+    return record;
+  }
   const nds_host* host_ = nullptr;
 };
 
@@ -131,11 +162,21 @@ nds_status* guard(Body&& body) noexcept {
 // Base of a plugin object. Kind bases (HardwarePlugin, MemoryPassPlugin, ...)
 // derive from it virtually and offer their interface tables in their
 // constructors; the plugin class derives from one or more kind bases. The SDK
-// constructs the object at each init and destroys it after shutdown; a run's
-// options are read in init, describe or compile and kept in members, never in
-// statics, which would outlive the run.
+// constructs the object at each init and destroys it after shutdown.
+//
+// Options: an SDK module tells the host it reads them per call
+// (NDS_MODULE_OPTIONS_PER_CALL), so one initialisation may serve live runs
+// with different options. Read them in the call that uses them (describe,
+// compile) and keep what you derive in what that call returns (the compiled
+// object; HardwarePlugin keeps one description per set of values read),
+// never in members or statics. A plugin that reads options in its
+// constructor or init() must say so: `static constexpr uint64_t module_flags
+// = 0;` in its class, and the host then gives it one set of options per
+// initialisation.
 class Plugin {
  public:
+  static constexpr uint64_t module_flags = NDS_MODULE_OPTIONS_PER_CALL;
+
   virtual ~Plugin() = default;
   // After the host is attached; throw to fail init (the message is shown).
   virtual void init() {}
@@ -216,7 +257,7 @@ const void* module_get_interface(const char* interface_id) noexcept {
         &::ndsearch::sdk::detail::module_shutdown<PluginClass>,                       \
         &::ndsearch::sdk::detail::module_get_interface<PluginClass>,                  \
         description_literal,                                                          \
-        0, /* flags: options are read from init until the SDK reads them per call */  \
+        PluginClass::module_flags,                                                    \
     };                                                                                \
     return &module;                                                                   \
   }
