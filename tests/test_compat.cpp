@@ -13,10 +13,12 @@
 using namespace ndsearch;
 
 namespace {
-Device the_device(const std::string& fixture_name, uint32_t* abi_minor = nullptr) {
+Device the_device(const std::string& fixture_name, uint32_t* abi_minor = nullptr,
+                  bool* options_per_call = nullptr) {
   auto plugin = load_plugin(test::fixture(fixture_name), std::make_shared<const PluginOptions>());
   REQUIRE(plugin->interfaces.hardware != nullptr);
   if (abi_minor) *abi_minor = plugin->abi_minor;
+  if (options_per_call) *options_per_call = plugin->options_per_call;
   const nds_device* const* devices = nullptr;
   size_t count = 0;
   REQUIRE(plugin->interfaces.hardware->get_devices(&devices, &count) == nullptr);
@@ -62,8 +64,10 @@ void check_1_1_fields_but_last(const Device& d) {
 
 TEST_CASE("A plugin built against the current headers reads in full") {
   uint32_t minor = 99;
-  Device d = the_device("compat_current", &minor);
+  bool options_per_call = false;
+  Device d = the_device("compat_current", &minor, &options_per_call);
   CHECK(minor == NDS_ABI_MINOR);
+  CHECK(options_per_call);  // nds_module.flags, the last field of 1.2, is read
   check_common_figures(d);
   check_1_0_trailing_fields(d);
   CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
@@ -76,7 +80,9 @@ TEST_CASE("A plugin built against the current headers reads in full") {
 }
 
 TEST_CASE("A plugin built before the last field of each struct loads with defaults") {
-  Device d = the_device("compat_older");
+  bool options_per_call = true;
+  Device d = the_device("compat_older", nullptr, &options_per_call);
+  CHECK_FALSE(options_per_call);  // the last of nds_module: absent, no flags
   check_common_figures(d);
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);
@@ -111,8 +117,10 @@ TEST_CASE(
 TEST_CASE(
     "A plugin built against the released 1.1 headers loads, and 1.2's module flags read as none") {
   uint32_t minor = 99;
-  Device d = the_device("compat_1_1", &minor);
+  bool options_per_call = true;
+  Device d = the_device("compat_1_1", &minor, &options_per_call);
   CHECK(minor == 1);
+  CHECK_FALSE(options_per_call);  // its nds_module ends at description
   check_common_figures(d);
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);

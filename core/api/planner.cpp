@@ -9,6 +9,7 @@
 #include "core/hardware/device_catalog.hpp"
 #include "core/model/parse_config.hpp"
 #include "core/plugins/registry.hpp"
+#include "core/plugins/run_options.hpp"
 #include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/explain_json.hpp"
@@ -46,14 +47,19 @@ SearchSpaceRequest space_request(const SpaceSettings& s) { return {s.dimensions,
 
 }  // namespace
 
+// Every call works for this Planner's run: a plugin shared with another live
+// Planner reads this one's options in the calls made for it (run_options.hpp).
 struct Planner::Loaded {
+  std::shared_ptr<const PluginOptions> options;
   PluginRegistry registry;
   DeviceCatalog catalog;
 };
 
 Planner::Planner(const PluginSettings& settings) {
   const PluginSearch search = plugin_search(settings);
+  const RunScope run(search.options);
   auto loaded = std::make_unique<Loaded>();
+  loaded->options = search.options;
   loaded->registry = PluginRegistry::load(search);
   // A device file the user names must be right: an error in it stops the run.
   loaded->catalog = DeviceCatalog::load(loaded->registry, settings.device_file.has_value());
@@ -64,19 +70,24 @@ Planner::Planner(Planner&&) noexcept = default;
 Planner& Planner::operator=(Planner&&) noexcept = default;
 Planner::~Planner() = default;
 
-json Planner::plugins() const { return plugins_json(loaded_->registry); }
+json Planner::plugins() const {
+  const RunScope run(loaded_->options); return plugins_json(loaded_->registry); }
 
-json Planner::hardware() const { return hardware_document(loaded_->catalog); }
+json Planner::hardware() const {
+  const RunScope run(loaded_->options); return hardware_document(loaded_->catalog); }
 
 json Planner::device(const std::string& id) const {
+  const RunScope run(loaded_->options);
   return device_document(loaded_->catalog.resolve(id, "the device id"));
 }
 
 json Planner::model(const ModelSettings& settings) const {
+  const RunScope run(loaded_->options);
   return model_document(parse_config(loaded_->registry, settings.config, parse_options(settings)));
 }
 
 json Planner::evaluate(const EvaluateSettings& settings) const {
+  const RunScope run(loaded_->options);
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
   return evaluation_json(
@@ -84,6 +95,7 @@ json Planner::evaluate(const EvaluateSettings& settings) const {
 }
 
 json Planner::explain(const ExplainSettings& settings) const {
+  const RunScope run(loaded_->options);
   const EvaluateSettings& e = settings.evaluate;
   Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
   const Machine machine = evaluation_machine(loaded_->catalog, e.device, e.devices);
@@ -97,6 +109,7 @@ json Planner::explain(const ExplainSettings& settings) const {
 // As `search` lists them: the top `top`, and the five closest misses unless
 // all are asked for.
 void Planner::write_search(const SearchSettings& settings, std::ostream& out) const {
+  const RunScope run(loaded_->options);
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   SearchRequest request;
   request.space = space_request(settings.space);

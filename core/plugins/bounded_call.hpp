@@ -21,6 +21,7 @@
 #include <thread>
 #include <utility>
 
+#include "core/plugins/run_options.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -55,7 +56,8 @@ Result bounded_call(const BoundedTarget& target, const char* call, Body body) {
   };
   auto state = std::make_shared<State>();
   try {
-    std::thread([state, body]() mutable {
+    // The worker works for the caller's run (a shared module reads its options).
+    std::thread([state, body = in_this_run(body)]() mutable {
       Result result{};
       std::exception_ptr error;
       try {

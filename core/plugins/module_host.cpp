@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/plugins/run_options.hpp"
 #include "core/plugins/status.hpp"
 
 namespace ndsearch {
@@ -55,9 +56,11 @@ std::string option_differences(const PluginOptions& there, const PluginOptions& 
   return differences;
 }
 
-ModuleHost::ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options)
+ModuleHost::ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options,
+                       bool options_per_call)
     : logger_(spdlog::default_logger()->clone("plugin." + module_id)),
       options_(std::move(options)),
+      options_per_call_(options_per_call),
       host_{sizeof(nds_host),  NDS_ABI_MAJOR,     NDS_ABI_MINOR,       this,
             &log,              &log_threshold,    &host_make_status,   &host_release_status,
             &host_status_code, &host_status_message, &get_option,      &host_get_service} {}
@@ -73,7 +76,9 @@ nds_log_level ModuleHost::log_threshold(void* context) {
 
 nds_str ModuleHost::get_option(void* context, const char* key) {
   if (key == nullptr) return {nullptr, 0};
-  const PluginOptions& options = *self(context).options_;
+  const ModuleHost& host = self(context);
+  const PluginOptions* run = host.options_per_call_ ? current_run_options() : nullptr;
+  const PluginOptions& options = run != nullptr ? *run : *host.options_;
   auto it = options.find(std::string_view(key));
   if (it == options.end()) return {nullptr, 0};
   return {it->second.c_str(), it->second.size()};

@@ -26,13 +26,18 @@ std::string option_differences(const PluginOptions& there, const PluginOptions& 
 
 class ModuleHost {
  public:
-  ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options);
+  // `options`: those of the run that initialises the module. A module that
+  // reads its options per call (NDS_MODULE_OPTIONS_PER_CALL) gets, from
+  // get_option, those of the run the calling thread works for (run_options.hpp).
+  ModuleHost(const std::string& module_id, std::shared_ptr<const PluginOptions> options,
+             bool options_per_call = false);
   ModuleHost(const ModuleHost&) = delete;  // nds_host.context points to this object
   ModuleHost& operator=(const ModuleHost&) = delete;
 
   const nds_host* host() const noexcept { return &host_; }
   // The options of the run that initialised the module, fixed until its shutdown.
   const PluginOptions& options() const noexcept { return *options_; }
+  bool options_per_call() const noexcept { return options_per_call_; }
 
  private:
   static void log(void* context, nds_log_level level, const char* message, size_t size);
@@ -41,6 +46,7 @@ class ModuleHost {
 
   std::shared_ptr<spdlog::logger> logger_;
   std::shared_ptr<const PluginOptions> options_;
+  bool options_per_call_;
   nds_host host_;
 };
 

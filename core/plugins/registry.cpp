@@ -16,6 +16,7 @@
 #include "core/plugins/bounded_call.hpp"
 #include "core/plugins/file_safety.hpp"
 #include "core/plugins/library.hpp"
+#include "core/plugins/run_options.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -151,6 +152,11 @@ auto plugin_call(const fs::path& path, const char* id, const char* what, Call&& 
   }
 }
 
+bool reads_options_per_call(const nds_module& module) {
+  return NDS_HAS_FIELD(&module, nds_module, flags) &&
+         (module.flags & NDS_MODULE_OPTIONS_PER_CALL) != 0;
+}
+
 // The module's init, bounded by the watchdog: a library vetted in a child
 // process may still behave otherwise in this one. An init given up on leaves
 // its instance abandoned (no shutdown; the worker keeps it and its host alive).
@@ -160,16 +166,19 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
                                             std::chrono::milliseconds timeout) {
   std::lock_guard lock(instances_mutex);
   if (auto alive = instances()[&module].lock()) {
-    // One library is one module per process: a run that holds it fixes its
-    // options until it lets go. Shared only with a run of the same options.
+    // One library is one module per process. One that reads its options per
+    // call serves every run (get_option answers for the calling run); any
+    // other is fixed to its options until the run that holds it lets go.
+    if (alive->host->options_per_call()) return alive;
     const std::string differences = option_differences(alive->host->options(), *options);
     if (differences.empty()) return alive;
     throw UserError(
         "E-PLUGIN-OPTIONS",
         fmt::format("{}: plugin \"{}\" is in use by another run in this process that has other "
-                    "plugin options: {}; a plugin has one set of options at a time, so close the "
-                    "other run (release its plugin registry) before starting this one, or give "
-                    "both the same options",
+                    "plugin options: {}; this plugin reads its options once per initialisation "
+                    "(its module does not set NDS_MODULE_OPTIONS_PER_CALL), so close the other "
+                    "run (release its plugin registry) before starting this one, or give both "
+                    "the same options",
                     path.string(), id, differences));
   }
   if (given_up_on(&module)) {
@@ -180,7 +189,7 @@ std::shared_ptr<ModuleInstance> initialised(const nds_module& module, const fs::
                                 path.string(), id));
   }
   auto instance = std::make_shared<ModuleInstance>();
-  instance->host = std::make_unique<ModuleHost>(id, std::move(options));
+  instance->host = std::make_unique<ModuleHost>(id, std::move(options), reads_options_per_call(module));
   std::atomic<bool> hung{false};
   nds_status* status = nullptr;
   try {
@@ -247,6 +256,7 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
     plugin->description = module.description;
   plugin->abi_major = module.abi_major;
   plugin->abi_minor = module.abi_minor;
+  plugin->options_per_call = reads_options_per_call(module);
   plugin->module = &module;
   if (module.abi_minor > NDS_ABI_MINOR) {
     spdlog::info("{}: built for ABI {}.{}, newer than this ndsearch's {}; the fields it added "
@@ -306,6 +316,7 @@ bool PluginRegistry::override_allowed(std::string_view id) const {
 }
 
 PluginRegistry PluginRegistry::load(const PluginSearch& search) {
+  const RunScope run(search.options);  // init and get_interface work for this run
   PluginRegistry registry;
   registry.allow_override_ = search.allow_override;
   std::vector<std::unique_ptr<LoadedPlugin>> shipped;

@@ -43,9 +43,10 @@ struct PluginSearch {
 enum class PluginOrigin { named, directory, environment, shipped };
 
 // A module after its init: one per library at a time, shared by every live
-// LoadedPlugin of that library (all with the options it was initialised with),
-// so init and shutdown each run once per initialisation ([once]); after the
-// last owner shut it down, a later load initialises it again.
+// LoadedPlugin of that library (all with the options it was initialised with,
+// or any options when it reads them per call), so init and shutdown each run
+// once per initialisation ([once]); after the last owner shut it down, a
+// later load initialises it again.
 struct ModuleInstance {
   const nds_module* module = nullptr;
   std::unique_ptr<ModuleHost> host;  // outlives the module's shutdown
@@ -67,6 +68,8 @@ struct LoadedPlugin {
   std::string description;
   uint32_t abi_major = 0;
   uint32_t abi_minor = 0;
+  // NDS_MODULE_OPTIONS_PER_CALL: live runs with other options share the module.
+  bool options_per_call = false;
   Interfaces interfaces;
   const nds_module* module = nullptr;
   PluginOrigin origin = PluginOrigin::named;
@@ -93,8 +96,9 @@ class PluginRegistry {
   // library that fails vetting (the id of what failed: E-PLUGIN-CRASH,
   // E-PLUGIN-HANG, E-PLUGIN-INIT, ...; E-PLUGIN-VET when it cannot be vetted)
   // and one with a shipped plugin's id (E-PLUGIN-SHADOW). A library another
-  // live registry holds with other options throws E-PLUGIN-OPTIONS, whatever
-  // its origin (load_plugin).
+  // live registry holds with other options, whose module does not read them
+  // per call, throws E-PLUGIN-OPTIONS, whatever its origin (load_plugin).
+  // The load works for the run of `search.options` (run_options.hpp).
   static PluginRegistry load(const PluginSearch& search);
 
   PluginRegistry() = default;
@@ -115,12 +119,13 @@ class PluginRegistry {
 
 // Loads and initialises one library, whatever its id, with the options of
 // this run. A library whose module another live LoadedPlugin holds is shared,
-// not initialised again, when its options are the same, and refused with
-// E-PLUGIN-OPTIONS (naming the keys that differ) when they are not; once the
-// last holder is gone, the next load initialises it afresh with its own
-// options. Throws UserError with the failure's id (E-PLUGIN-LOAD,
-// E-PLUGIN-NO-ENTRY, E-PLUGIN-ENTRY, E-PLUGIN-ABI-MAJOR, E-PLUGIN-MODULE,
-// E-PLUGIN-INIT, E-PLUGIN-INTERFACE); an exception a plugin throws across the
+// not initialised again, when its options are the same or its module reads
+// them per call (NDS_MODULE_OPTIONS_PER_CALL), and refused with
+// E-PLUGIN-OPTIONS (naming the keys that differ) otherwise; once the last
+// holder is gone, the next load initialises it afresh with its own options.
+// Throws UserError with the failure's id (E-PLUGIN-LOAD, E-PLUGIN-NO-ENTRY,
+// E-PLUGIN-ENTRY, E-PLUGIN-ABI-MAJOR, E-PLUGIN-MODULE, E-PLUGIN-INIT,
+// E-PLUGIN-INTERFACE); an exception a plugin throws across the
 // C ABI is caught and reported under the id of the call it escaped from.
 // `known_ids`, when given, makes a module whose id is in it fail with
 // W-PLUGIN-DUPLICATE before its init runs; `shipped_ids` (the ids of shipped

@@ -16,6 +16,7 @@
 #include "core/evaluate/price_memory.hpp"
 #include "core/hardware/device.hpp"
 #include "core/memory/memory_evaluator.hpp"
+#include "core/plugins/run_options.hpp"  // the workers work for the caller's run
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/model/model_limits.hpp"
@@ -294,7 +295,8 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned id = 1; id < threads; ++id) pool.emplace_back(work, id);
+  // The workers work for this thread's run (run_options.hpp); set once per thread.
+  for (unsigned id = 1; id < threads; ++id) pool.emplace_back(in_this_run(work), id);
   work(0);
   for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& failure : failures)
