@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_plugin_options.cpp: plugin options belong to a run, not to the process
-// (issue 12). Two runs one after the other in one process, each with its own
-// --device-file or swap-optimizer, give what two `ndsearch` processes with
-// those flags give; a run that starts while another holds the plugins with
-// other options is refused (E-PLUGIN-OPTIONS); the same options share.
+// (issue 12). Runs one after the other in one process, and two runs alive at
+// once (two ndsearch::Planner, also searching on two threads at once), each
+// with its own --device-file or swap-optimizer, give what separate `ndsearch`
+// processes with those flags give: the shipped plugins read their options per
+// call (NDS_MODULE_OPTIONS_PER_CALL). tests/test_options_per_call.cpp checks
+// the host's side with fixture modules, with the flag and without.
 //
-// Each case first lets go of the test program's long-lived registry
-// (tests/support/shipped.hpp): this file is about runs that hold the plugins
-// in turn.
+// The runs one after the other first let go of the test program's long-lived
+// registry (tests/support/shipped.hpp), so that each initialises the plugins.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,11 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
+
+#include <ndsearch/core/planner.hpp>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/device_json.hpp"
@@ -214,52 +219,120 @@ TEST_CASE("A memory pass option given to the second run of a process applies to 
         before.ranking[0].peak_terms[NDS_MEMORY_OPTIMIZER]);
 }
 
-TEST_CASE("A run that starts while another holds the plugins with other options is refused") {
+// ---- Two runs alive at once (the public API: two ndsearch::Planner) ----------
+
+namespace {
+
+PluginSettings shipped_settings() {
+  PluginSettings settings;
+  settings.shipped_dir = NDS_TEST_SHIPPED_PLUGINS;
+  settings.use_environment = false;  // as the CLI runs below: env -u NDS_PLUGIN_PATH ...
+  return settings;
+}
+
+Planner planner_with_device_file(const fs::path& file) {
+  PluginSettings settings = shipped_settings();
+  settings.device_file = file;
+  return Planner(settings);
+}
+
+SearchSettings tiny_search() {
+  SearchSettings s;  // kCliSettings: -d 8 -b 4 --seq-len 1024 -j 1 -t 5
+  s.model.config = tiny_config();
+  s.model.global_batch = kGlobalBatch;
+  s.model.seq_len = kSeqLen;
+  s.device = kDeviceId;
+  s.devices = kDevices;
+  s.space.threads = 1;
+  s.top = 5;
+  return s;
+}
+
+// A search document without what changes from one run to the next.
+json steady(json search) {
+  search.erase("elapsed_s");
+  search.erase("candidates_per_s");
+  return search;
+}
+
+}  // namespace
+
+TEST_CASE("Two Planners alive at once with two device files each give what its own process gives") {
   TempDir scratch;
   const fs::path big = write_device(scratch.path, "big", 80, 989, 3350);
   const fs::path small = write_device(scratch.path, "small", 24, 300, 1000);
-  const PluginOptions first_options{{"device-file", big.string()}};
-  const PluginOptions second_options{{"device-file", small.string()}};
-  ndsearch::test::release_shipped_plugins();
-  std::optional<PluginRegistry> first = PluginRegistry::load(shipped_with(first_options));
-  const DeviceCatalog first_devices = DeviceCatalog::load(*first, true);
+  // Both alive: the shipped toml-device is one module, initialised once, that
+  // reads --device-file in each get_devices (NDS_MODULE_OPTIONS_PER_CALL).
+  const Planner first = planner_with_device_file(big);
+  const Planner second = planner_with_device_file(small);
+  CHECK(first.device(kDeviceId)["memory_bytes"].get<uint64_t>() == 80ull << 30);
+  CHECK(second.device(kDeviceId)["memory_bytes"].get<uint64_t>() == 24ull << 30);
 
-  SECTION("other options: E-PLUGIN-OPTIONS naming the plugin, the key, both values and the fix") {
-    try {
-      PluginRegistry::load(shipped_with(second_options));
-      FAIL("a second run with other options shared the plugins");
-    } catch (const UserError& e) {
-      CHECK(e.id() == "E-PLUGIN-OPTIONS");
-      CHECK(e.exit_code() == 2);
-      const std::string message = e.what();
-      CHECK_THAT(message, Catch::Contains("is in use by another run in this process"));
-      CHECK_THAT(message, Catch::Contains("device-file (\"" + big.string() + "\" there, \"" +
-                                          small.string() + "\" here)"));
-      CHECK_THAT(message, Catch::Contains("close the other run"));
-    }
-    // One plugin loaded alone names itself (and a key the first run lacks).
-    try {
-      load_plugin(fs::path(NDS_TEST_SHIPPED_PLUGINS) / "toml_device.so",
-                  std::make_shared<const PluginOptions>(
-                      PluginOptions{{"device-file", big.string()}, {"swap-optimizer", "1"}}));
-      FAIL("a plugin held with other options was shared");
-    } catch (const UserError& e) {
-      CHECK(e.id() == "E-PLUGIN-OPTIONS");
-      CHECK_THAT(e.what(), Catch::Contains("toml_device.so: plugin \"toml-device\""));
-      CHECK_THAT(e.what(), Catch::Contains("swap-optimizer (unset there, \"1\" here)"));
-      CHECK_THAT(e.what(), !Catch::Contains("device-file ("));
-    }
-    // The first run is untouched and, once it lets go, the second one loads.
-    CHECK(first_devices.resolve(kDeviceId).memory_bytes == 80ull << 30);
-    first.reset();
-    PluginRegistry second = PluginRegistry::load(shipped_with(second_options));
-    CHECK(DeviceCatalog::load(second, true).resolve(kDeviceId).memory_bytes == 24ull << 30);
+  std::vector<std::pair<const Planner*, fs::path>> runs{{&first, big}, {&second, small}};
+  std::vector<json> searched;
+  for (const auto& [planner, file] : runs) {
+    INFO("--device-file " << file.string());
+    const std::string device_file = " --device-file " + file.string();
+    CHECK(planner->hardware() == cli_json("hardware --format json" + device_file));
+    searched.push_back(planner->search(tiny_search()));
+    CHECK(steady(searched.back()) == steady(cli_json("search " + tiny_config() + " -A " +
+                                                     kDeviceId + kCliSettings + device_file)));
   }
-  SECTION("the same options: both runs share the plugins and see the same devices") {
-    PluginRegistry second = PluginRegistry::load(shipped_with(first_options));
-    CHECK(second.plugins().size() == first->plugins().size());
-    for (size_t i = 0; i < second.plugins().size(); ++i)
-      CHECK(second.plugins()[i]->instance == first->plugins()[i]->instance);
-    CHECK(DeviceCatalog::load(second, true).resolve(kDeviceId).memory_bytes == 80ull << 30);
+  // A third of the peak cannot give the same best step.
+  CHECK(searched[1]["ranking"][0]["time"]["step_s"] > searched[0]["ranking"][0]["time"]["step_s"]);
+
+  SECTION("the two searches at once, on two threads, give the same documents") {
+    std::vector<json> at_once(2);
+    std::vector<std::string> failures(2);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < runs.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          at_once[i] = runs[i].first->search(tiny_search());
+        } catch (const std::exception& e) {
+          failures[i] = e.what();
+        }
+      });
+    for (std::thread& thread : threads) thread.join();
+    for (size_t i = 0; i < runs.size(); ++i) {
+      INFO("--device-file " << runs[i].second.string());
+      CHECK(failures[i].empty());
+      CHECK(steady(at_once[i]) == steady(searched[i]));
+    }
   }
+}
+
+TEST_CASE("Two Planners alive at once, swap-optimizer on and off, price the optimizer as two processes") {
+  PluginSettings swapped_settings = shipped_settings();
+  swapped_settings.options["swap-optimizer"] = "1";
+  const Planner plain(shipped_settings());
+  const Planner swapped(swapped_settings);
+
+  EvaluateSettings e;
+  e.model.config = tiny_config();
+  e.model.global_batch = kGlobalBatch;
+  e.model.seq_len = kSeqLen;
+  e.device = "nvidia-h100-sxm";
+  e.devices = 4;
+  e.strategy = "dp=4,tp=1,pp=1,zero=0";  // no sharding: every rank keeps all the optimizer
+  const std::string cli_eval = "eval " + tiny_config() +
+                               " -A nvidia-h100-sxm -d 4 -b 4 --seq-len 1024 --strategy "
+                               "dp=4,tp=1,pp=1,zero=0 --format json";
+  const json without = plain.evaluate(e);
+  const json with = swapped.evaluate(e);
+  CHECK(without == cli_json(cli_eval));
+  CHECK(with == cli_json(cli_eval + " --swap-optimizer"));
+
+  // tiny-4-layers (h 256, ffn 512, 4 heads of 64, 2 KV heads, vocab 1024,
+  // untied head): per layer q, o 256·256 + k, v 256·128 + SwiGLU 3·256·512 +
+  // two norms 2·256 = 590 336; four layers 2 361 344, embedding and head
+  // 2·1024·256 = 524 288, final norm 256: 2 885 888 parameters. Unsharded,
+  // fp32 master weights (4 bytes) and two fp32 Adam states (8 bytes):
+  // 12 · 2 885 888 = 34 630 656 bytes on the one stage; swapped, none.
+  REQUIRE(without["memory"]["stages"].size() == 1);
+  REQUIRE(with["memory"]["stages"].size() == 1);
+  CHECK(without["memory"]["stages"][0]["optimizer_bytes"].get<int64_t>() == 34'630'656);
+  CHECK(with["memory"]["stages"][0]["optimizer_bytes"].get<int64_t>() == 0);
+  // The first Planner is not changed by the second: again without.
+  CHECK(plain.evaluate(e) == without);
 }

@@ -10,6 +10,7 @@ package; XDG_CACHE_HOME keeps plugin verdicts in the build tree."""
 import json
 import os
 import subprocess
+import tempfile
 import unittest
 
 import ndsearch
@@ -82,6 +83,32 @@ class SameAnswersAsTheCli(unittest.TestCase):
                         "--strategy", "tp=2,pp=1,dp=32", "-b", "64", "--seq-len", "8192",
                         "-l", "TP PP")
         self.assertEqual(got, want)
+
+
+def write_device(folder, name, memory_gib):
+    """A TOML device file (docs/device-toml.md): id "options-npu", an H100 with
+    `memory_gib` of memory."""
+    path = os.path.join(folder, name + ".toml")
+    with open(path, "w", encoding="utf-8") as out:
+        out.write('id = "options-npu"\nbase = "nvidia-h100-sxm"\n'
+                  f'name = "Options NPU {name}"\nmemory_gib = {memory_gib}\n')
+    return path
+
+
+class TwoPlannersAtOnce(unittest.TestCase):
+    def test_each_lists_the_device_of_its_own_device_file(self):
+        with tempfile.TemporaryDirectory() as folder:
+            big, small = write_device(folder, "big", 80), write_device(folder, "small", 24)
+            first = ndsearch.Planner(device_file=big)
+            second = ndsearch.Planner(device_file=small)  # while the first is alive
+            for planner, path, gib in ((first, big, 80), (second, small, 24), (first, big, 80)):
+                with self.subTest(device_file=path):
+                    device = planner.device("options-npu")
+                    self.assertEqual(device["memory_bytes"], gib << 30)
+                    self.assertEqual(device, cli_json("hardware", "options-npu",
+                                                      "--device-file", path))
+                    self.assertEqual(planner.hardware(),
+                                     cli_json("hardware", "--device-file", path))
 
 
 class ErrorsCarryTheCliIds(unittest.TestCase):

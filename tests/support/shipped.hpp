@@ -11,9 +11,9 @@
 
 namespace ndsearch::test {
 
-// The registry stays loaded between test cases (loading takes a while), until
-// a test that loads the plugins with options of its own lets it go: a module
-// has one set of options at a time (E-PLUGIN-OPTIONS).
+// The registry stays loaded between test cases (loading takes a while); a
+// test may load the shipped plugins with options of its own meanwhile (they
+// read their options per call), or let it go to have them initialised afresh.
 inline std::optional<PluginRegistry>& shipped_registry_slot() {
   static std::optional<PluginRegistry> registry;
   return registry;
@@ -29,8 +29,8 @@ inline const PluginRegistry& shipped_plugins() {
   return *registry;
 }
 
-// For a test about to load shipped plugins with options: no registry of this
-// program holds them with none (a reference from shipped_plugins() dangles).
+// For a test whose runs must each initialise the shipped plugins: no registry
+// of this program holds them (a reference from shipped_plugins() dangles).
 inline void release_shipped_plugins() {
   shipped_registry_slot().reset();
 }
