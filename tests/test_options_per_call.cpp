@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_options_per_call.cpp: the host's side of NDS_MODULE_OPTIONS_PER_CALL
-// (ABI 1.2) with fixture modules (tests/fixtures/options_per_call.c). One
-// module shared by two live runs with other options answers each call with
-// the options of the run it is made for, also from two threads at once, and
-// never runs two calls of a [serialized] function at once; a module without
-// the flag (flags = 0, or built against the 1.1 headers) is still given one
-// set of options at a time (E-PLUGIN-OPTIONS), and shared when they are equal.
+// (ABI 1.2) with fixture modules (tests/fixtures/options_per_call.c) and the
+// shipped toml-device. One module shared by two live runs with other options
+// answers each call made through a run's plugin with that run's options,
+// also from two threads at once, and never runs two calls of a [serialized]
+// function at once; a call made for no run reads the options of init; a
+// module without the flag (flags = 0, or built against the 1.1 headers) is
+// still given one set of options at a time (E-PLUGIN-OPTIONS), and shared
+// when they are equal.
 #include <catch2/catch.hpp>
 
 #include <ndsearch/nds.h>
@@ -64,13 +66,17 @@ Listed devices_of(const LoadedPlugin& plugin) {
   return {devices[0]->memory_bytes, devices[0], ""};
 }
 
-// What the fixture's memory pass compiled for this run puts in "other".
+// What the fixture's memory pass, compiled through this run's plugin as the
+// memory evaluator compiles it, puts in "other".
 double other_bytes_of(const LoadedPlugin& plugin) {
   const nds_memory_v1& memory = *plugin.interfaces.memory;
   const nds_compile_input input{sizeof(nds_compile_input), nullptr, nullptr};  // it reads neither
   nds_memory_compiled* compiled = nullptr;
-  StatusPtr failure(memory.compile(&input, &compiled));
-  REQUIRE(!failure);
+  {
+    const SerializedCall call = serialized_call(plugin, &SerializedCalls::memory_compile);
+    StatusPtr failure(memory.compile(&input, &compiled));
+    REQUIRE(!failure);
+  }
   nds_strategy strategy{};
   strategy.struct_size = sizeof(strategy);
   strategy.pp = 1;
@@ -98,28 +104,22 @@ TEST_CASE("A module that reads its options per call serves two live runs, each w
   CHECK(in_first.options_per_call);
   CHECK(in_first.instance == in_second.instance);  // one init for both runs
 
-  const nds_device* first_table = nullptr;
+  // Each call through a run's plugin is made for that run, whatever run the
+  // calling thread works for (none here, then the other one).
+  const Listed in_a = devices_of(in_first);
+  CHECK(in_a.failure.empty());
+  CHECK(in_a.memory_bytes == 16 * kGiB);
+  CHECK(devices_of(in_second).memory_bytes == 32 * kGiB);
+  CHECK(other_bytes_of(in_first) == 1000);
+  CHECK(other_bytes_of(in_second) == 2000);
   {
-    const RunScope run(a);
-    const Listed listed = devices_of(in_first);
-    CHECK(listed.failure.empty());
-    CHECK(listed.memory_bytes == 16 * kGiB);
-    first_table = listed.device;
+    const RunScope other_run(b);
+    CHECK(devices_of(in_first).memory_bytes == 16 * kGiB);
     CHECK(other_bytes_of(in_first) == 1000);
   }
-  {
-    const RunScope run(b);
-    CHECK(devices_of(in_second).memory_bytes == 32 * kGiB);
-    CHECK(other_bytes_of(in_second) == 2000);
-  }
-  {
-    // Back to the first run: its table again, still valid.
-    const RunScope run(a);
-    CHECK(devices_of(in_first).device == first_table);
-    CHECK(first_table->memory_bytes == 16 * kGiB);
-  }
-  // Outside any run: the options the module was initialised with (the first's).
-  CHECK(devices_of(in_second).memory_bytes == 16 * kGiB);
+  // Back to the first run: its table again, still valid.
+  CHECK(devices_of(in_first).device == in_a.device);
+  CHECK(in_a.device->memory_bytes == 16 * kGiB);
 
   SECTION("two threads at once: each reads its own run's, and get_devices runs one at a time") {
     // The fixture's get_devices fails when it finds another call of it
@@ -128,12 +128,10 @@ TEST_CASE("A module that reads its options per call serves two live runs, each w
     // overlap.
     std::vector<std::vector<Listed>> seen(2);
     std::vector<std::thread> threads;
-    const std::vector<std::pair<const LoadedPlugin*, Options>> runs{{&in_first, a},
-                                                                    {&in_second, b}};
+    const std::vector<const LoadedPlugin*> runs{&in_first, &in_second};
     for (size_t i = 0; i < runs.size(); ++i)
       threads.emplace_back([&, i] {
-        const RunScope run(runs[i].second);
-        for (int call = 0; call < 100; ++call) seen[i].push_back(devices_of(*runs[i].first));
+        for (int call = 0; call < 100; ++call) seen[i].push_back(devices_of(*runs[i]));
       });
     for (std::thread& thread : threads) thread.join();
     for (size_t i = 0; i < runs.size(); ++i) {
@@ -177,10 +175,7 @@ TEST_CASE(
 
 TEST_CASE("A module without the options flag, once let go of, serves the next run's options") {
   std::optional<PluginRegistry> first = run_of("options/options_at_init", options_of("16", "0"));
-  {
-    const RunScope run(options_of("16", "0"));
-    CHECK(devices_of(*first->plugins().at(0)).memory_bytes == 16 * kGiB);
-  }
+  CHECK(devices_of(*first->plugins().at(0)).memory_bytes == 16 * kGiB);
   first.reset();
   const PluginRegistry second = run_of("options/options_at_init", options_of("32", "0"));
   // Without the flag it reads the options it was initialised with, in a run or not.
@@ -225,4 +220,7 @@ TEST_CASE("An SDK hardware plugin describes again for other option values and ke
   // The first table is still valid and handed out again for the same values.
   CHECK(in_a[0]->memory_bytes == 40 * kGiB);
   CHECK(table_of(*first, a) == in_a);
+  // A call made for no run (these tables are not guarded: no plugin's run is
+  // known) reads the options of the run that called init, the first's.
+  CHECK(table_of(*second, nullptr) == in_a);
 }

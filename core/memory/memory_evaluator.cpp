@@ -32,7 +32,7 @@ MemoryEvaluator::MemoryEvaluator(const PluginRegistry& registry, Model& model, c
   devices.add(device);
   const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
   for (Pass& pass : passes_) {
-    const auto serialized = one_call_at_a_time(*pass.plugin, &SerializedCalls::memory_compile);
+    const SerializedCall call = serialized_call(*pass.plugin, &SerializedCalls::memory_compile);
     StatusPtr failure(pass.table->compile(&input, &pass.compiled));
     if (failure) {
       throw UserError("E-MEMORY-COMPILE", fmt::format("memory pass {} ({}) cannot price {}: {}", pass.plugin->id,
@@ -46,7 +46,7 @@ MemoryEvaluator::MemoryEvaluator(const PluginRegistry& registry, Model& model, c
 MemoryEvaluator::~MemoryEvaluator() {
   for (Pass& pass : passes_) {
     if (pass.compiled == nullptr || pass.table->release == nullptr) continue;
-    const auto serialized = one_call_at_a_time(*pass.plugin, &SerializedCalls::memory_release);
+    const SerializedCall call = serialized_call(*pass.plugin, &SerializedCalls::memory_release);
     pass.table->release(pass.compiled);
   }
 }

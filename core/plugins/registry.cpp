@@ -257,6 +257,7 @@ std::unique_ptr<LoadedPlugin> load_plugin(const fs::path& path,
   plugin->abi_major = module.abi_major;
   plugin->abi_minor = module.abi_minor;
   plugin->options_per_call = reads_options_per_call(module);
+  plugin->options = options;
   plugin->module = &module;
   if (module.abi_minor > NDS_ABI_MINOR) {
     spdlog::info("{}: built for ABI {}.{}, newer than this ndsearch's {}; the fields it added "
@@ -331,7 +332,8 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   };
   auto guard = [&](LoadedPlugin& plugin) {
     plugin.guard = std::make_unique<GuardedTables>(plugin.interfaces, plugin.id, plugin.path,
-                                                   search.call_timeout, plugin.instance->serialized);
+                                                   search.call_timeout, plugin.instance->serialized,
+                                                   plugin.options);
     plugin.interfaces = plugin.guard->interfaces();
   };
 

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
-#include <mutex>
+#include <mutex>  // SerializedCalls
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,6 +70,9 @@ struct LoadedPlugin {
   uint32_t abi_minor = 0;
   // NDS_MODULE_OPTIONS_PER_CALL: live runs with other options share the module.
   bool options_per_call = false;
+  // The options of the run that loaded it: every call the core makes through
+  // this plugin is made for that run (SerializedCall, the guarded tables).
+  std::shared_ptr<const PluginOptions> options;
   Interfaces interfaces;
   const nds_module* module = nullptr;
   PluginOrigin origin = PluginOrigin::named;
@@ -138,12 +141,12 @@ std::unique_ptr<LoadedPlugin> load_plugin(const std::filesystem::path& path,
                                           std::chrono::milliseconds init_timeout =
                                               kDefaultPluginCallTimeout);
 
-// Holds `plugin`'s module to one call of the [serialized] function `call` at
-// a time (compile and release, which the core calls on its own thread).
-inline std::unique_lock<std::mutex> one_call_at_a_time(const LoadedPlugin& plugin,
-                                                       std::mutex SerializedCalls::*call) {
-  if (plugin.instance == nullptr) return {};
-  return std::unique_lock<std::mutex>((*plugin.instance->serialized).*call);
+// A call of the [serialized] function `call` through `plugin` (compile and
+// release, which the core makes on its own thread): one at a time for the
+// module, made for `plugin`'s run. Construct it as
+// `const SerializedCall c = serialized_call(plugin, &SerializedCalls::memory_compile);`.
+inline SerializedCall serialized_call(const LoadedPlugin& plugin, std::mutex SerializedCalls::*call) {
+  return SerializedCall(*plugin.instance->serialized, call, plugin.options);
 }
 
 // "a:b::c" -> {a, b, c}: the directories of a colon-separated list.

@@ -2,10 +2,12 @@
 // run_options.hpp: the run the core works for on this thread. A module shared
 // by live runs with different plugin options (NDS_MODULE_OPTIONS_PER_CALL)
 // reads, through nds_host.get_option, the options of the run on whose behalf
-// the core calls it (module_host.cpp). A run's work opens a RunScope (every
-// Planner call, a registry's load); a thread the core starts for that work
-// carries it (in_this_run). Outside any scope a module reads the options it
-// was initialised with.
+// the core calls it (module_host.cpp). Each [serialized] call through a run's
+// LoadedPlugin opens a RunScope of that run (SerializedCall, the guarded
+// tables); a run's work opens one too (every Planner call, a registry's load,
+// for init, get_interface and any call not made through those), and a thread
+// the core starts for that work carries it (in_this_run). Outside any scope a
+// module reads the options it was initialised with.
 #pragma once
 
 #include <memory>

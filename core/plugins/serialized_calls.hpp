@@ -6,7 +6,11 @@
 // [hot] functions (evaluate, estimate_gemm) take none.
 #pragma once
 
+#include <memory>
 #include <mutex>
+#include <utility>
+
+#include "core/plugins/run_options.hpp"
 
 namespace ndsearch {
 
@@ -14,6 +18,22 @@ struct SerializedCalls {
   std::mutex probe, parse, get_devices;       // the watchdog's worker takes them (watchdog.cpp)
   std::mutex memory_compile, memory_release;  // nds.memory/1
   std::mutex cp_compile, cp_release;          // nds.cp_attention/1
+};
+
+// One call of a [serialized] function, made for one run: holds the module's
+// lock of that function, and works for the run (a module that reads options
+// per call reads that run's) until the call returns.
+class SerializedCall {
+ public:
+  SerializedCall(SerializedCalls& calls, std::mutex SerializedCalls::*call,
+                 std::shared_ptr<const PluginOptions> run)
+      : lock_(calls.*call), run_(std::move(run)) {}
+  SerializedCall(const SerializedCall&) = delete;
+  SerializedCall& operator=(const SerializedCall&) = delete;
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+  RunScope run_;
 };
 
 }  // namespace ndsearch

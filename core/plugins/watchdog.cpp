@@ -24,6 +24,7 @@ struct WatchedPlugin : std::enable_shared_from_this<WatchedPlugin> {
   std::chrono::milliseconds timeout{};
   std::atomic<bool> hung{false};
   std::shared_ptr<SerializedCalls> serialized;  // the module's, outlives a hung call
+  std::shared_ptr<const PluginOptions> run_options;  // of the run whose plugin this is
 };
 
 namespace {
@@ -102,7 +103,7 @@ nds_status* guarded_probe(size_t slot, const char* path, double* confidence) {
   };
   Probed probed = bounded<Probed>(*plugin, "probe", [plugin, file = std::string(path)] {
     Probed p;
-    std::lock_guard one_at_a_time(plugin->serialized->probe);
+    const SerializedCall call(*plugin->serialized, &SerializedCalls::probe, plugin->run_options);
     p.status = plugin->parser->probe(file.c_str(), &p.confidence);
     return p;
   });
@@ -116,7 +117,7 @@ nds_status* guarded_parse(size_t slot, const char* path, const nds_builder_v1* b
   auto proxy = builder_proxy(builder);
   try {
     return bounded<nds_status*>(*plugin, "parse", [plugin, proxy, file = std::string(path)] {
-      std::lock_guard one_at_a_time(plugin->serialized->parse);
+      const SerializedCall call(*plugin->serialized, &SerializedCalls::parse, plugin->run_options);
       return plugin->parser->parse(file.c_str(), &proxy->table);
     });
   } catch (const UserError&) {
@@ -136,7 +137,7 @@ nds_status* guarded_get_devices(size_t slot, const nds_device* const** devices, 
   };
   Listed listed = bounded<Listed>(*plugin, "get_devices", [plugin] {
     Listed l;
-    std::lock_guard one_at_a_time(plugin->serialized->get_devices);
+    const SerializedCall call(*plugin->serialized, &SerializedCalls::get_devices, plugin->run_options);
     l.status = plugin->hardware->get_devices(&l.devices, &l.count);
     return l;
   });
@@ -183,7 +184,8 @@ void copy_table(Table& into, const Table* from) {
 
 GuardedTables::GuardedTables(const Interfaces& real, std::string plugin_id,
                              std::filesystem::path path, std::chrono::milliseconds timeout,
-                             std::shared_ptr<SerializedCalls> serialized)
+                             std::shared_ptr<SerializedCalls> serialized,
+                             std::shared_ptr<const PluginOptions> run_options)
     : real_(real) {
   if (real.parser == nullptr && real.hardware == nullptr) return;
   watched_ = std::make_shared<WatchedPlugin>();
@@ -193,6 +195,7 @@ GuardedTables::GuardedTables(const Interfaces& real, std::string plugin_id,
   watched_->hardware = real.hardware;
   watched_->timeout = timeout;
   watched_->serialized = std::move(serialized);
+  watched_->run_options = std::move(run_options);
   for (size_t slot = 0; slot < kSlots; ++slot) {
     WatchedPlugin* expected = nullptr;
     if (slots[slot].compare_exchange_strong(expected, watched_.get())) {

@@ -38,14 +38,16 @@ struct WatchedPlugin;  // watchdog.cpp: the plugin behind one trampoline slot
 inline constexpr std::chrono::milliseconds kDefaultPluginCallTimeout{10'000};
 
 // The guarded copies of one plugin's parser and hardware tables; they hold a
-// trampoline slot until destroyed. Each guarded call takes its lock of
-// `serialized` (the module's, shared by every run that holds it) on the
-// worker thread, so a call another run's thread is making is waited for
-// within the limit, and one left hung keeps later ones out.
+// trampoline slot until destroyed. Each guarded call is made, on the worker
+// thread, for the run of `run_options` and under its lock of `serialized`
+// (the module's, shared by every run that holds it), so a call another run's
+// thread is making is waited for within the limit, and one left hung keeps
+// later ones out.
 class GuardedTables {
  public:
   GuardedTables(const Interfaces& real, std::string plugin_id, std::filesystem::path path,
-                std::chrono::milliseconds timeout, std::shared_ptr<SerializedCalls> serialized);
+                std::chrono::milliseconds timeout, std::shared_ptr<SerializedCalls> serialized,
+                std::shared_ptr<const PluginOptions> run_options);
   GuardedTables(const GuardedTables&) = delete;
   GuardedTables& operator=(const GuardedTables&) = delete;
   ~GuardedTables();

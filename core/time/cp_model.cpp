@@ -33,7 +33,7 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
   sdk::DeviceTable devices;
   devices.add(device);
   const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
-  const auto serialized = one_call_at_a_time(*plugin_, &SerializedCalls::cp_compile);
+  const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::cp_compile);
   StatusPtr failure(table_->compile(&input, &compiled_));
   if (failure)
     throw UserError("E-CP-COMPILE", fmt::format("CP attention model {} cannot price {}: {}", algorithm_, model.file,
@@ -42,7 +42,7 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
 
 CpModel::~CpModel() {
   if (compiled_ == nullptr || table_->release == nullptr) return;
-  const auto serialized = one_call_at_a_time(*plugin_, &SerializedCalls::cp_release);
+  const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::cp_release);
   table_->release(compiled_);
 }
 
