@@ -51,9 +51,9 @@ constexpr std::array<std::string_view, 3> kWithoutFlag{"beaten_by", "use_environ
 // match the core's text.
 constexpr bool all_known() {
   for (const SettingFlag& f : kFlags)
-    if (find_setting(f.key) == nullptr) return false;
+    if (setting_index(f.key) == kSettingCount) return false;
   for (std::string_view key : kWithoutFlag)
-    if (find_setting(key) == nullptr) return false;
+    if (setting_index(key) == kSettingCount) return false;
   return true;
 }
 static_assert(all_known(), "a row of kFlags or kWithoutFlag is not a key of kSettingNames");

@@ -11,6 +11,7 @@
 // in the text it shows; JSON documents keep them as written.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -62,23 +63,33 @@ inline constexpr SettingName kSettingNames[] = {
     {"cp-ulysses", "the Ulysses degree"},
 };
 
+inline constexpr size_t kSettingCount = sizeof(kSettingNames) / sizeof(kSettingNames[0]);
+
+// The index of `key` in kSettingNames, or kSettingCount. An index, not a
+// pointer: GCC 12 with -fsanitize cannot compare a pointer into the table
+// with nullptr in a constant expression.
+constexpr size_t setting_index(std::string_view key) {
+  for (size_t i = 0; i < kSettingCount; ++i)
+    if (kSettingNames[i].key == key) return i;
+  return kSettingCount;
+}
+
 // The entry of `key`, or nullptr.
 constexpr const SettingName* find_setting(std::string_view key) {
-  for (const SettingName& s : kSettingNames)
-    if (s.key == key) return &s;
-  return nullptr;
+  const size_t i = setting_index(key);
+  return i == kSettingCount ? nullptr : &kSettingNames[i];
 }
 
 // A setting a message names, checked against kSettingNames when it is
 // compiled: Setting("global_btach") does not compile.
 class Setting {
  public:
-  consteval explicit Setting(const char* key) : name_(find_setting(key)) {
-    if (name_ == nullptr)
+  consteval explicit Setting(const char* key) : index_(setting_index(key)) {
+    if (index_ == kSettingCount)
       throw "not a key of kSettingNames";  // a compile error in a consteval call
   }
-  constexpr std::string_view key() const { return name_->key; }
-  constexpr std::string_view words() const { return name_->words; }
+  constexpr std::string_view key() const { return kSettingNames[index_].key; }
+  constexpr std::string_view words() const { return kSettingNames[index_].words; }
 
   // "the global batch (`global_batch`)", "the global batch (`global_batch=0`)"
   std::string named() const { return text({}, false); }
@@ -94,7 +105,7 @@ class Setting {
     return out;
   }
 
-  const SettingName* name_;
+  size_t index_;
 };
 
 }  // namespace ndsearch
