@@ -55,15 +55,16 @@ Result bounded_call(const BoundedTarget& target, const char* call, Body body) {
     std::exception_ptr error;
   };
   auto state = std::make_shared<State>();
+  std::thread worker;
   try {
     // The worker works for the caller's run (a shared module reads its options).
-    std::thread([state, body = in_this_run(body)]() mutable {
+    worker = std::thread([state, body = in_this_run(body)]() mutable {
       Result result{};
       std::exception_ptr error;
       try {
-        // What the body holds is released before the caller is woken: the
-        // caller may then end the process, and a capture dropped late on this
-        // thread would run its destructor after the statics are gone.
+        // What the body holds is released before the caller is woken: a
+        // worker given up on outlives the call, and a capture dropped late
+        // on it would run its destructor after the statics are gone.
         auto call = std::move(body);
         result = call();
       } catch (...) {
@@ -74,14 +75,20 @@ Result bounded_call(const BoundedTarget& target, const char* call, Body body) {
       state->error = error;
       state->done = true;
       state->done_signal.notify_all();
-    }).detach();
+    });
   } catch (const std::system_error& e) {  // no thread to spare: call it directly
     spdlog::debug("{}: no watchdog thread for {} ({}); calling it unbounded",
                   target.path.string(), call, e.what());
     return body();
   }
   std::unique_lock lock(state->mutex);
-  if (!state->done_signal.wait_for(lock, target.timeout, [&] { return state->done; })) {
+  const bool returned = state->done_signal.wait_for(lock, target.timeout, [&] { return state->done; });
+  lock.unlock();
+  if (!returned) {
+    // Only a worker stuck in the plugin is left running. One that returned is
+    // joined: a detached thread still exiting when the process ends races
+    // the exit (LeakSanitizer's check at exit crashed on one).
+    worker.detach();
     target.hung = true;
     throw UserError(
         "E-PLUGIN-HANG",
@@ -90,6 +97,7 @@ Result bounded_call(const BoundedTarget& target, const char* call, Body body) {
                     "time limit (`plugin_timeout_s`) if it is only slow",
                     target.path.string(), target.id, call, seconds_text(target.timeout)));
   }
+  worker.join();
   if (state->error) std::rethrow_exception(state->error);
   return std::move(state->result);
 }
