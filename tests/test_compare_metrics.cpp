@@ -221,3 +221,19 @@ TEST_CASE("Metrics JSON has exactly the documented keys and parts by name") {
   CHECK(j.at("parts").at("dp").at("runs") == 2);
   CHECK(j.at("pearson").get<double>() == Approx(1.0));  // two points always lie on a line
 }
+
+TEST_CASE("A NaN time is ranked last and breaks neither the sort nor the other runs") {
+  // The CSV reader refuses such times; the metrics still must not crash on one.
+  // Run 1 predicted NaN: no error; MAPE over runs 0 and 2: (0.1 + 0.2) / 2 = 0.15;
+  // its predicted rank comes after the two numbers (3); our fastest is run 0 (11).
+  const double nan = std::nan("");
+  const CompareMetrics m = compare_metrics(step_runs({10, 12, 15}, {11, nan, 18}));
+  CHECK(std::isnan(m.runs[1].error));
+  CHECK(m.mape == Approx(0.15));
+  CHECK(m.runs[0].predicted_rank == 1);
+  CHECK(m.runs[2].predicted_rank == 2);
+  CHECK(m.runs[1].predicted_rank == 3);
+  CHECK(std::isnan(m.pearson));
+  CHECK(m.top_k == 1);  // 11 leads; 18 after the NaN is not taken as the minimum
+  CHECK(m.top1_regret == Approx(1.0));
+}
