@@ -158,7 +158,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "A ragged row is skipped with a diagnostic naming its line and cell count; the rest go on") {
+    "A ragged row is skipped with a diagnostic naming its line and cell count, and the rest go "
+    "on") {
   const auto d = diagnostics_of("dp,step_s\n2,1.0\n4\n8,1.0,9\n");
   REQUIRE(d.size() == 2);
   CHECK(d[0].line == 3);
@@ -185,7 +186,7 @@ TEST_CASE("A time that is not a positive finite number of seconds is a diagnosti
 }
 
 TEST_CASE(
-    "A bad part is a diagnostic; a part of 0 is a measurement; parts above the step time are "
+    "A bad part is a diagnostic, a part of 0 a measurement, and parts above the step time are "
     "refused") {
   const auto d =
       diagnostics_of("dp,step_s,tp_s\n1,1.0,0\n2,1.0,-0.5\n3,1.0,NaN\n4,1.0,x\n5,1.0,2.0\n");
@@ -303,7 +304,7 @@ TEST_CASE("A measured-runs path that is missing or not a regular file is E-MEASU
   }
 }
 
-TEST_CASE("A row that is not UTF-8 is a diagnostic; a file over the size limit is refused") {
+TEST_CASE("A row that is not UTF-8 is a diagnostic, and a file over the size limit is refused") {
   const auto d = diagnostics_of("dp,step_s\n1,1\n2,\xff\n");
   REQUIRE(d.size() == 1);
   CHECK(d[0].line == 3);
