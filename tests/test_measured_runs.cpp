@@ -322,3 +322,11 @@ TEST_CASE("A row that is not UTF-8 is a diagnostic, and a file over the size lim
   unsetenv("NDS_CONFIG_MAX_BYTES");
   fs::remove(file);
 }
+
+TEST_CASE("A file of more than kMaxMeasuredRows runs is E-MEASURED-CSV, not a silent cut") {
+  std::string text = "dp,step_s\n";
+  for (size_t i = 1; i <= kMaxMeasuredRows + 1; ++i) text += std::to_string(i) + ",1\n";
+  const auto [id, message] = error_of(text);
+  CHECK(id == "E-MEASURED-CSV");
+  CHECK_THAT(message, Catch::Contains("more than 100000 runs"));
+}

@@ -434,7 +434,7 @@ MeasuredRuns read_measured_runs(const std::filesystem::path& file) {
     }
     if (++read_rows > kMaxMeasuredRows)
       fail(file, fmt::format("more than {} runs; split the file", kMaxMeasuredRows));
-    if (auto run = rows->read(line, raw, result.diagnostics))
+    if (auto run = rows->read(line, content, result.diagnostics))
       result.runs.push_back(std::move(*run));
   }
   if (!rows) fail(file, fmt::format("empty; the first row must be a header: {}", kFormats));
