@@ -330,3 +330,12 @@ TEST_CASE("A file of more than kMaxMeasuredRows runs is E-MEASURED-CSV, not a si
   CHECK(id == "E-MEASURED-CSV");
   CHECK_THAT(message, Catch::Contains("more than 100000 runs"));
 }
+
+TEST_CASE("The reference's SP column reads True and False as our sp 1 and 0") {
+  const fs::path file = csv_file("MP,SP,time\n2,True,1.5\n4,false,1.5\n");
+  const MeasuredRuns read = read_measured_runs(file);
+  fs::remove(file);
+  REQUIRE(read.runs.size() == 2);
+  CHECK(read.runs[0].strategy == "tp=2,sp=1");
+  CHECK(read.runs[1].strategy == "tp=4,sp=0");
+}
