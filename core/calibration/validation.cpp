@@ -18,6 +18,7 @@
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
+#include "core/support/csv.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -30,22 +31,6 @@ constexpr const char* kColumns[] = {"name",    "config",   "device", "devices", 
   throw UserError("E-VALIDATION-CSV",
                   fmt::format("{}:{}: {}; each row needs the columns {}", file.string(), line, what,
                               fmt::join(kColumns, ",")));
-}
-
-// One CSV line into fields; a field may be double-quoted (and then hold commas).
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (char ch : line) {
-    if (ch == '"') {
-      quoted = !quoted;
-    } else if (ch == ',' && !quoted) {
-      fields.emplace_back();
-    } else if (ch != '\r') {
-      fields.back() += ch;
-    }
-  }
-  return fields;
 }
 
 Metric parse_metric(const std::string& text, const std::filesystem::path& file, int line) {
@@ -126,7 +111,7 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
     while (std::getline(in, text)) {
       ++line;
       if (text.empty() || text[0] == '#') continue;
-      const std::vector<std::string> f = split_csv(text);
+      const std::vector<std::string> f = split_csv_line(text);
       if (header) {
         const std::vector<std::string> expected(std::begin(kColumns), std::end(kColumns));
         if (f != expected) bad_row(file, line, "the header is not the expected one");

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/support/csv.hpp"
+
+namespace ndsearch {
+
+std::vector<std::string> split_csv_line(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (ch == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (ch == ',' && !quoted) {
+      fields.emplace_back();
+    } else if (ch != '\r') {
+      fields.back() += ch;
+    }
+  }
+  return fields;
+}
+
+}  // namespace ndsearch
