@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "core/report/schema_version.hpp"
+
 namespace ndsearch {
 namespace {
 
@@ -28,6 +30,54 @@ nlohmann::json metrics_json(const CompareMetrics& m) {
           {"top_k", m.top_k},
           {"top1_regret", number_or_null(m.top1_regret)},
           {"parts", parts}};
+}
+
+nlohmann::json compare_json(const Comparison& c) {
+  using nlohmann::json;
+  json runs = json::array();
+  for (const ComparedRun& run : c.runs) {
+    json parts = json::object();
+    for (const auto& [name, seconds] : run.measured.parts) {
+      auto predicted = run.predicted_parts_s.find(name);
+      parts[name] = {
+          {"measured_s", seconds},
+          {"predicted_s",
+           predicted == run.predicted_parts_s.end() ? json(nullptr) : json(predicted->second)}};
+    }
+    json scored = {{"error", nullptr}, {"measured_rank", nullptr}, {"predicted_rank", nullptr}};
+    if (run.metric_index) {
+      const RunScore& score = c.metrics.runs[*run.metric_index];
+      scored = {{"error", number_or_null(score.error)},
+                {"measured_rank", score.measured_rank},
+                {"predicted_rank", score.predicted_rank}};
+    }
+    runs.push_back(
+        {{"line", run.measured.line},
+         {"strategy", run.measured.strategy},
+         {"resolved", run.strategy},
+         {"measured_s", run.measured.step_s},
+         {"predicted_s", run.predicted_s ? json(*run.predicted_s) : json(nullptr)},
+         {"error", scored["error"]},
+         {"measured_rank", scored["measured_rank"]},
+         {"predicted_rank", scored["predicted_rank"]},
+         {"fits", run.fits},
+         {"refused", run.refused ? json({{"id", run.refused->id}, {"reason", run.refused->reason}})
+                                 : json(nullptr)},
+         {"parts", parts}});
+  }
+  json skipped = json::array();
+  for (const MeasuredDiagnostic& d : c.skipped)
+    skipped.push_back(
+        {{"line", d.line}, {"column", d.column}, {"value", d.value}, {"reason", d.reason}});
+  return {{"schema_version", kSchemaVersion},
+          {"model", c.model_name},
+          {"device", c.device_id},
+          {"measured", c.measured_file.string()},
+          {"format", measured_format_name(c.format)},
+          {"runs", runs},
+          {"skipped", skipped},
+          {"priced", c.priced()},
+          {"metrics", metrics_json(c.metrics)}};
 }
 
 }  // namespace ndsearch

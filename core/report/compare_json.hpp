@@ -8,10 +8,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compare/compare_runs.hpp"
 #include "core/compare/metrics.hpp"
 
 namespace ndsearch {
 
 nlohmann::json metrics_json(const CompareMetrics& metrics);
+
+// The `compare --format json` document: schema_version, model, device,
+// measured (the file), format, runs [{line, strategy, measured_s,
+// predicted_s, error, measured_rank, predicted_rank, fits, refused (null or
+// {id, reason}), parts {NAME: {measured_s, predicted_s}}}], skipped [{line,
+// column, value, reason}] and metrics (metrics_json). A run left out of the
+// metrics has null error and ranks.
+nlohmann::json compare_json(const Comparison& comparison);
 
 }  // namespace ndsearch

@@ -126,6 +126,24 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
 
 }  // namespace
 
+void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
+  verb.add_option("-M,--max-memory", args.request.max_memory,
+                  "Device memory to use instead of the device's (58GB = 58 GiB)");
+  verb.add_option("--reserve-mem", args.request.reserve_mem,
+                  "Memory to keep free beside the runtime's reserve");
+  verb.add_flag("--layers-from-config", args.request.layers_from_config,
+                "Place layers as the config's stated per-stage counts or offsets instead of the "
+                "default split");
+  verb.add_flag("--swap-optimizer", args.swap_optimizer,
+                "Keep optimizer states and master weights on the host");
+  verb.add_option("--cp-ulysses", args.cp_ulysses,
+                  "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
+      ->check(CLI::Range(1, 1 << 16));
+  verb.add_option("--cp-algo", args.request.cp_algorithm,
+                  "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
+                  "config's, else ring)");
+}
+
 void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* verb =
@@ -140,21 +158,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
       "--strategy", args->request.strategy,
       "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
       "then the defaults");
-  verb->add_option("-M,--max-memory", args->request.max_memory,
-                   "Device memory to use instead of the device's (58GB = 58 GiB)");
-  verb->add_option("--reserve-mem", args->request.reserve_mem,
-                   "Memory to keep free beside the runtime's reserve");
-  verb->add_flag("--layers-from-config", args->request.layers_from_config,
-                 "Place layers as the config's stated per-stage counts or offsets instead of the "
-                 "default split");
-  verb->add_flag("--swap-optimizer", args->swap_optimizer,
-                 "Keep optimizer states and master weights on the host");
-  verb->add_option("--cp-ulysses", args->cp_ulysses,
-                   "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
-      ->check(CLI::Range(1, 1 << 16));
-  verb->add_option("--cp-algo", args->request.cp_algorithm,
-                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
-                   "config's, else ring)");
+  add_pricing_flags(*verb, *args);
   verb->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -30,6 +30,9 @@ struct EvalArgs {
 
 // The plugin options the eval flags add (--swap-optimizer, --cp-ulysses).
 PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args);
+// -M, --reserve-mem, --layers-from-config, --swap-optimizer, --cp-ulysses and
+// --cp-algo into `args`: how eval, explain and compare price a strategy.
+void add_pricing_flags(CLI::App& verb, EvalArgs& args);
 // The eval table of one evaluation_json.
 void print_eval_table(const nlohmann::json& j);
 // Prints E-STRATEGY-REFUSED for a refused strategy and returns its exit code (0 when valid).

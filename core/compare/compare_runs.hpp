@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// compare_runs.hpp: a user's measured runs priced through the one pricing of
+// a strategy (evaluate_strategy, what `eval` uses) and compared with it, the
+// core of `ndsearch compare` (docs/cli.md, "ndsearch compare").
+//
+// Each run is priced with its own overrides of the device count, global batch
+// and sequence length where its row gives them, else the command line's. A
+// global batch or sequence length that differs from the model's re-reads the
+// config with that run's training values (once per distinct pair): the
+// config's finalisation derives from them, so a copy with one field changed
+// would not be the model `eval` prices.
+//
+// A run a check refuses, that the pricing refuses (a UserError for that run),
+// or that does not fit the memory budget is listed with its reason and left
+// out of the metrics; a run that does not fit is still listed with its
+// prediction.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/compare/measured_runs.hpp"
+#include "core/compare/metrics.hpp"
+#include "core/evaluate/evaluate_strategy.hpp"
+#include "core/hardware/device_catalog.hpp"
+#include "core/model/parse_config.hpp"
+#include "core/plugins/registry.hpp"
+
+namespace ndsearch {
+
+// What the runs share: the config as the command line reads it (its
+// overrides are every run's defaults), the device and the pricing settings.
+struct CompareRequest {
+  std::filesystem::path config;
+  ParseOptions parse;
+  std::string device;
+  uint64_t devices = 0;    // 0: each run's strategy product, unless the row gives one
+  EvaluationRequest base;  // strategy and devices are set per run
+};
+
+struct ComparedRun {
+  MeasuredRun measured;
+  std::string strategy;  // resolved, as strategy_text writes it ("" when refused early)
+  std::optional<double> predicted_s;  // when priced (a run that does not fit included)
+  bool fits = false;
+  std::optional<StrategyRefusal> refused;           // a check's, the pricing's, or "does-not-fit"
+  std::map<std::string, double> predicted_parts_s;  // named as the measured parts are
+  std::optional<size_t> metric_index;               // its place in Comparison::metrics.runs
+};
+
+struct Comparison {
+  std::string model_name, device_id;
+  std::filesystem::path measured_file;
+  MeasuredFormat format = MeasuredFormat::ndsearch;
+  std::vector<ComparedRun> runs;            // in file order
+  std::vector<MeasuredDiagnostic> skipped;  // the reader's
+  CompareMetrics metrics;                   // over the runs priced, fitting and not refused
+  size_t priced() const { return metrics.runs.size(); }
+};
+
+// The id a run that does not fit is refused with.
+inline constexpr const char* kDoesNotFit = "does-not-fit";
+
+// Our predicted parts under the names `format`'s measured parts use: ours one
+// to one; for the reference's classified CSV compute = forward + backward +
+// recompute + optimizer, bubble = bubble + pp, idle = overhead, tp, cp, ep and
+// dp one to one.
+std::map<std::string, double> predicted_parts(const TimeParts& parts, MeasuredFormat format);
+
+// Throws what reading the config throws (for the command line's settings) and
+// E-DEVICE-UNKNOWN-style errors of the device; errors of one run are that
+// run's refusal.
+Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                        const CompareRequest& request, const MeasuredRuns& measured);
+
+}  // namespace ndsearch

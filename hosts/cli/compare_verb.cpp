@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/compare_verb.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "core/compare/compare_runs.hpp"
+#include "core/hardware/device_catalog.hpp"
+#include "core/report/compare_json.hpp"
+#include "core/report/json_text.hpp"
+#include "core/support/user_error.hpp"
+#include "hosts/cli/eval_verb.hpp"
+#include "hosts/cli/model_options.hpp"
+#include "hosts/cli/setting_flags.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+using nlohmann::json;
+
+struct CompareArgs {
+  EvalArgs eval;  // the model, device and pricing flags; the strategy comes from each run
+  std::string measured;
+};
+
+// "12.3" of a number, "-" of null.
+std::string cell(const json& value, const char* spec) {
+  return value.is_null() ? std::string("-") : fmt::format(fmt::runtime(spec), value.get<double>());
+}
+
+void print_compare_table(const json& j) {
+  std::cout << fmt::format("{} on {}: {} runs of {} ({}), {} priced\n",
+                           j["model"].get<std::string>(), j["device"].get<std::string>(),
+                           j["runs"].size(), j["measured"].get<std::string>(),
+                           j["format"].get<std::string>(), j["priced"].get<size_t>());
+  std::cout << fmt::format("  {:>5}  {:<32} {:>10} {:>11} {:>8} {:>6} {:>6}  {}\n", "line",
+                           "strategy", "measured s", "predicted s", "error %", "m.rank", "p.rank",
+                           "fits");
+  for (const json& r : j["runs"]) {
+    const json error = r["error"].is_null() ? json(nullptr) : json(100 * r["error"].get<double>());
+    std::cout << fmt::format("  {:>5}  {:<32} {:>10.4f} {:>11} {:>8} {:>6} {:>6}  {}\n",
+                             r["line"].get<int>(), r["strategy"].get<std::string>(),
+                             r["measured_s"].get<double>(), cell(r["predicted_s"], "{:.4f}"),
+                             cell(error, "{:+.1f}"),
+                             r["measured_rank"].is_null() ? "-" : json_text(r["measured_rank"]),
+                             r["predicted_rank"].is_null() ? "-" : json_text(r["predicted_rank"]),
+                             r["fits"].get<bool>() ? "yes" : "no");
+    if (!r["refused"].is_null())
+      std::cout << fmt::format("         left out: [{}] {}\n",
+                               r["refused"]["id"].get<std::string>(),
+                               with_flags(r["refused"]["reason"].get<std::string>()));
+  }
+  for (const json& s : j["skipped"])
+    std::cout << fmt::format(
+        "  skipped line {}{}: {}\n", s["line"].get<int>(),
+        s["column"].get<std::string>().empty()
+            ? std::string()
+            : fmt::format(", column {} = \"{}\"", s["column"].get<std::string>(),
+                          s["value"].get<std::string>()),
+        s["reason"].get<std::string>());
+  const json& m = j["metrics"];
+  std::cout << fmt::format(
+      "  mape {}  mean_error {}  pearson {}  spearman {}  top_k {}  top1_regret {}\n",
+      cell(m["mape"], "{:.4f}"), cell(m["mean_error"], "{:+.4f}"), cell(m["pearson"], "{:.4f}"),
+      cell(m["spearman"], "{:.4f}"), json_text(m["top_k"]), cell(m["top1_regret"], "{:.4f}"));
+  for (const auto& [name, p] : m["parts"].items())
+    std::cout << fmt::format("  part {:<10} runs {}  pearson {}  mean_abs_error_s {}  mape {}\n",
+                             name, json_text(p["runs"]), cell(p["pearson"], "{:.4f}"),
+                             cell(p["mean_abs_error_s"], "{:.4f}"), cell(p["mape"], "{:.4f}"));
+}
+
+int compare(const PluginFlags& base_flags, const CompareArgs& args) {
+  const PluginFlags flags = eval_plugin_flags(base_flags, args.eval);
+  PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+  const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
+  note_skipped(registry, catalog.warnings().size(), flags);
+  const MeasuredRuns measured = read_measured_runs(args.measured);  // E-MEASURED-CSV: exit 2
+  CompareRequest request;
+  request.config = args.eval.model.config;
+  request.parse = args.eval.model.parse;
+  request.device = args.eval.device;
+  request.devices = args.eval.request.devices;
+  request.base = args.eval.request;
+  const Comparison comparison = compare_runs(registry, catalog, request, measured);
+  const json j = compare_json(comparison);
+  if (args.eval.format == "json")
+    std::cout << json_text(j, 2) << "\n";
+  else
+    print_compare_table(j);
+  if (comparison.priced() > 0) return kExitOk;
+  std::cerr << fmt::format(
+      "ndsearch: error [E-COMPARE-NONE-PRICED]: {}: none of its {} runs could be priced (each is "
+      "listed with its reason); fix the strategies or the settings they share\n",
+      measured.file.string(), measured.runs.size());
+  return kExitUsage;
+}
+
+}  // namespace
+
+void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* verb = app.add_subcommand(
+      "compare", "Price measured runs as eval does and report how far the estimates are from them");
+  add_model_flags(*verb, args->eval.model);
+  verb->add_option(
+          "--measured", args->measured,
+          "The measured runs: a CSV in the reference's simple or classified format, or ours")
+      ->required();
+  verb->add_option("-A,--device", args->eval.device,
+                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
+      ->required();
+  auto devices = std::make_shared<DevicesFlag>();
+  add_devices_flag(*verb, *devices, "How many devices, where a run does not say");
+  add_pricing_flags(*verb, args->eval);
+  verb->add_option("--format", args->eval.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  verb->callback([&run, &flags, args, devices] {
+    run = [&flags, args, devices] {
+      args->eval.request.devices = devices->value_or(0);  // 0: each run's strategy product
+      return compare(flags, *args);
+    };
+  });
+}
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_compare_verb.cpp: `ndsearch compare` end to end. The "measured" runs
+// are our own predictions, taken from `eval --format json` for the same
+// strategies on tests/fixtures/configs/hf/tiny-4-layers.json (4 layers, 4
+// heads) on nvidia-h100-sxm, so every expected metric follows from the
+// definitions in core/compare/metrics.hpp: error 0, MAPE 0, Pearson 1, top-k
+// the number of runs, top-1 regret 1; scaled by 1.25, every error is
+// 1/1.25 − 1 = −0.2.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/compare/compare_runs.hpp"
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/run_command.hpp"
+
+using ndsearch::test::cli;
+using ndsearch::test::run_command;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kConfig =
+    std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
+const std::string kSettings = " -A nvidia-h100-sxm --seq-len 512 --format json";
+
+json eval(const std::string& strategy, const std::string& more = " -b 16") {
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " eval " + kConfig + kSettings + more +
+                       " --strategy " + strategy);
+  INFO(r.out << r.err);
+  return json::parse(r.out);
+}
+
+double eval_step_s(const std::string& strategy, const std::string& more = " -b 16") {
+  const json j = eval(strategy, more);
+  REQUIRE(j["valid"] == true);
+  REQUIRE(j["memory"]["fits"] == true);
+  return j["time"]["step_s"].get<double>();
+}
+
+fs::path csv_file(const std::string& text) {
+  std::string name = (fs::temp_directory_path() / "compare-XXXXXX.csv").string();
+  const int fd = mkstemps(name.data(), 4);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(name, std::ios::binary) << text;
+  return name;
+}
+
+struct Compare {
+  int exit_code;
+  std::string out, err;
+  json j;
+};
+Compare compare(const fs::path& csv, const std::string& format = " --format json") {
+  auto r =
+      run_command("env -u NDS_PLUGIN_PATH " + cli() + " compare " + kConfig +
+                  " -A nvidia-h100-sxm -b 16 --seq-len 512 --measured " + csv.string() + format);
+  INFO(r.out << r.err);
+  Compare c{r.exit_code, r.out, r.err, json()};
+  if (format == " --format json" && !r.out.empty()) c.j = json::parse(r.out);
+  return c;
+}
+
+// Four strategies as our CSV's columns spell them, and as --strategy does.
+const std::vector<std::pair<std::string, std::string>> kRuns = {
+    {"1,1,1,1", "dp=1,tp=1,pp=1,mbs=1"},
+    {"2,2,1,1", "dp=2,tp=2,pp=1,mbs=1"},
+    {"1,2,1,2", "dp=1,tp=2,pp=1,mbs=2"},
+    {"2,1,2,1", "dp=2,tp=1,pp=2,mbs=1"},
+};
+
+// Our CSV of the four runs, each measured at `scale` times eval's prediction.
+std::string own_runs(double scale, const std::string& extra_rows = "") {
+  std::string text = "dp,tp,pp,mbs,step_s\n";
+  for (const auto& [cells, strategy] : kRuns)
+    text += fmt::format("{},{}\n", cells, scale * eval_step_s(strategy));
+  return text + extra_rows;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "compare on our own predictions gives no error, perfect correlation and top-k of every run") {
+  const Compare c = compare(csv_file(own_runs(1.0)));
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.j["schema_version"] == 1);
+  CHECK(c.j["device"] == "nvidia-h100-sxm");
+  CHECK(c.j["format"] == "ndsearch");
+  REQUIRE(c.j["runs"].size() == 4);
+  for (const json& run : c.j["runs"]) {
+    CHECK(run["refused"].is_null());
+    CHECK(run["fits"] == true);
+    CHECK(run["error"].get<double>() == Approx(0).margin(1e-9));
+    CHECK(run["measured_rank"] == run["predicted_rank"]);
+  }
+  CHECK(c.j["runs"][1]["line"] == 3);
+  CHECK(c.j["runs"][1]["strategy"] == "dp=2,tp=2,pp=1,mbs=1");
+  const json& m = c.j["metrics"];
+  CHECK(m["mape"].get<double>() == Approx(0).margin(1e-9));
+  CHECK(m["pearson"].get<double>() == Approx(1).margin(1e-9));
+  CHECK(m["spearman"].get<double>() == Approx(1).margin(1e-9));
+  CHECK(m["top_k"] == 4);
+  CHECK(m["top1_regret"].get<double>() == Approx(1).margin(1e-9));
+}
+
+TEST_CASE("compare with every measured time 1.25 times ours: mean error -0.2, Pearson still 1") {
+  const Compare c = compare(csv_file(own_runs(1.25)));
+  REQUIRE(c.exit_code == 0);
+  const json& m = c.j["metrics"];
+  // predicted / measured − 1 = 1 / 1.25 − 1 for every run.
+  CHECK(m["mean_error"].get<double>() == Approx(-0.2).margin(1e-12));
+  CHECK(m["mape"].get<double>() == Approx(0.2).margin(1e-12));
+  CHECK(m["pearson"].get<double>() == Approx(1).margin(1e-9));
+  CHECK(m["top_k"] == 4);
+}
+
+TEST_CASE("compare lists a run a check refuses with the check's id and scores the rest") {
+  // 4 heads (2 KV heads) do not split over tp 3: eval refuses it, and names the check.
+  const json refused = eval("dp=1,tp=3,pp=1,mbs=1");
+  REQUIRE(refused["valid"] == false);
+  const Compare c = compare(csv_file(own_runs(1.0, "1,3,1,1,0.5\n")));
+  REQUIRE(c.exit_code == 0);
+  REQUIRE(c.j["runs"].size() == 5);
+  const json& run = c.j["runs"][4];
+  CHECK(run["line"] == 6);
+  CHECK(run["refused"]["id"] == refused["refusal"]["id"]);
+  CHECK(run["error"].is_null());
+  CHECK(run["measured_rank"].is_null());
+  CHECK(c.j["priced"] == 4);
+  CHECK(c.j["metrics"]["top_k"] == 4);  // the refused 0.5 s run would be measured first
+  CHECK(c.j["metrics"]["mape"].get<double>() == Approx(0).margin(1e-9));
+  // The table says the same in words.
+  const Compare table = compare(csv_file(own_runs(1.0, "1,3,1,1,0.5\n")), " --format table");
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("left out: [" + refused["refusal"]["id"].get<std::string>() + "]") !=
+        std::string::npos);
+  CHECK(table.out.find("top1_regret") != std::string::npos);
+}
+
+TEST_CASE("compare prices a row's own global batch as eval does with that -b") {
+  const double b32 = eval_step_s("dp=2,tp=2,pp=1,mbs=1", " -b 32");
+  const double b16 = eval_step_s("dp=2,tp=2,pp=1,mbs=1");
+  REQUIRE(b32 != Approx(b16));  // else this test could not tell the override was used
+  const std::string text =
+      fmt::format("dp,tp,pp,mbs,global_batch,step_s\n2,2,1,1,32,{}\n2,2,1,1,,{}\n", b32, b16);
+  const Compare c = compare(csv_file(text));
+  REQUIRE(c.exit_code == 0);
+  for (const json& run : c.j["runs"]) CHECK(run["error"].get<double>() == Approx(0).margin(1e-9));
+}
+
+TEST_CASE("compare exits 2 with E-MEASURED-CSV for a file that gives no run") {
+  const Compare c = compare(csv_file("dp,tp,step_s\n"), " --format table");
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("[E-MEASURED-CSV]") != std::string::npos);
+}
+
+TEST_CASE("compare exits 2 with E-COMPARE-NONE-PRICED when every run is refused") {
+  const Compare c = compare(csv_file("dp,tp,pp,mbs,step_s\n1,3,1,1,0.5\n"), " --format table");
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("[E-COMPARE-NONE-PRICED]") != std::string::npos);
+  CHECK(c.err.find("none of its 1 runs") != std::string::npos);
+  CHECK(c.out.find("left out:") != std::string::npos);
+}
+
+TEST_CASE(
+    "Our predicted parts take the classified CSV's names: compute, bubble with pp, idle as "
+    "overhead") {
+  ndsearch::TimeParts p;
+  p.forward = 1, p.backward = 2, p.recompute = 4, p.optimizer = 8;
+  p.tp = 16, p.cp = 32, p.ep = 64, p.dp = 128, p.pp = 256, p.bubble = 512, p.overhead = 1024;
+  const auto classified =
+      ndsearch::predicted_parts(p, ndsearch::MeasuredFormat::reference_classified);
+  CHECK(classified == std::map<std::string, double>{{"compute", 15},
+                                                    {"tp", 16},
+                                                    {"cp", 32},
+                                                    {"ep", 64},
+                                                    {"dp", 128},
+                                                    {"bubble", 768},
+                                                    {"idle", 1024}});
+  const auto ours = ndsearch::predicted_parts(p, ndsearch::MeasuredFormat::ndsearch);
+  CHECK(ours.size() == 11);
+  CHECK(ours.at("bubble") == 512);
+  CHECK(ours.at("pp") == 256);
+  CHECK(ours.at("overhead") == 1024);
+}
