@@ -10,16 +10,14 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/compare/compare_runs.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_csv.hpp"
 
 using ndsearch::test::cli;
 using ndsearch::test::run_command;
@@ -47,12 +45,7 @@ double eval_step_s(const std::string& strategy, const std::string& more = " -b 1
 }
 
 fs::path csv_file(const std::string& text) {
-  std::string name = (fs::temp_directory_path() / "compare-XXXXXX.csv").string();
-  const int fd = mkstemps(name.data(), 4);
-  REQUIRE(fd >= 0);
-  close(fd);
-  std::ofstream(name, std::ios::binary) << text;
-  return name;
+  return ndsearch::test::temp_csv("compare", text);
 }
 
 struct Compare {

@@ -15,6 +15,7 @@
 #include "core/compare/measured_runs.hpp"
 #include "core/support/csv.hpp"
 #include "core/support/user_error.hpp"
+#include "tests/support/temp_csv.hpp"
 
 using namespace ndsearch;
 namespace fs = std::filesystem;
@@ -26,14 +27,7 @@ fs::path fixture(const std::string& name) {
 }
 
 // A CSV of `text` in a fresh temporary file.
-fs::path csv_file(const std::string& text) {
-  std::string name = (fs::temp_directory_path() / "measured-XXXXXX.csv").string();
-  const int fd = mkstemps(name.data(), 4);
-  REQUIRE(fd >= 0);
-  close(fd);
-  std::ofstream(name, std::ios::binary) << text;
-  return name;
-}
+fs::path csv_file(const std::string& text) { return test::temp_csv("measured", text); }
 
 double part(const MeasuredRun& run, const std::string& name) {
   for (const auto& [n, s] : run.parts)

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// temp_csv.hpp: a CSV the test writes into a fresh temporary file (the
+// measured-runs tests build their inputs in the test, not as fixtures).
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace ndsearch::test {
+
+// `text` in a new file named PREFIX-XXXXXX.csv under the temporary directory.
+inline std::filesystem::path temp_csv(const std::string& prefix, const std::string& text) {
+  std::string name = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX.csv")).string();
+  const int fd = mkstemps(name.data(), 4);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(name, std::ios::binary) << text;
+  return name;
+}
+
+}  // namespace ndsearch::test
