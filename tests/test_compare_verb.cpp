@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <ndsearch/core/planner.hpp>
+
 #include "core/compare/compare_runs.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -184,4 +186,22 @@ TEST_CASE(
   CHECK(ours.at("bubble") == 512);
   CHECK(ours.at("pp") == 256);
   CHECK(ours.at("overhead") == 1024);
+}
+
+TEST_CASE("Planner::compare answers with the document compare --format json prints") {
+  const fs::path runs = csv_file(own_runs(1.25));
+  const Compare c = compare(runs);
+  REQUIRE(c.exit_code == 0);
+  ndsearch::PluginSettings plugins;
+  plugins.shipped_dir = NDS_TEST_SHIPPED_PLUGINS;
+  plugins.use_environment = false;
+  plugins.vet_helper = NDS_TEST_VET;
+  const ndsearch::Planner planner(plugins);
+  ndsearch::CompareSettings settings;
+  settings.evaluate.model.config = kConfig;
+  settings.evaluate.model.global_batch = 16;
+  settings.evaluate.model.seq_len = 512;
+  settings.evaluate.device = "nvidia-h100-sxm";
+  settings.measured = runs;
+  CHECK(planner.compare(settings) == c.j);
 }

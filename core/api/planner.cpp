@@ -4,12 +4,15 @@
 #include <sstream>
 
 #include "core/api/plugin_settings.hpp"
+#include "core/compare/compare_runs.hpp"
+#include "core/compare/measured_runs.hpp"
 #include "core/evaluate/evaluate_strategy.hpp"
 #include "core/explain/explain_strategy.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/model/parse_config.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/plugins/run_options.hpp"
+#include "core/report/compare_json.hpp"
 #include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/explain_json.hpp"
@@ -92,6 +95,19 @@ json Planner::evaluate(const EvaluateSettings& settings) const {
   const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
   return evaluation_json(
       evaluate_strategy(loaded_->registry, model, machine, evaluation_request(settings)));
+}
+
+json Planner::compare(const CompareSettings& settings) const {
+  const RunScope run(loaded_->options);
+  const EvaluateSettings& e = settings.evaluate;
+  CompareRequest request;
+  request.config = e.model.config;
+  request.parse = parse_options(e.model);
+  request.device = e.device;
+  request.devices = e.devices;
+  request.base = evaluation_request(e);
+  return compare_json(compare_runs(loaded_->registry, loaded_->catalog, request,
+                                   read_measured_runs(settings.measured)));
 }
 
 json Planner::explain(const ExplainSettings& settings) const {

@@ -61,6 +61,16 @@ struct EvaluateSettings {
   // {"swap-optimizer": "1"}, {"cp-ulysses": "4"}.
 };
 
+// Measured runs priced and compared (`compare`). `evaluate.strategy` is not
+// used: each run states its own; a run's devices, global batch and sequence
+// length replace `evaluate`'s for that run.
+struct CompareSettings {
+  EvaluateSettings evaluate;
+  std::filesystem::path measured;  // the runs' CSV (docs/cli.md, "Measured runs")
+};
+// A file none of whose runs could be priced answers with priced 0 (the CLI
+// then exits 2, E-COMPARE-NONE-PRICED).
+
 // The search space (`search`, and `explain` when it ranks a strategy).
 struct SpaceSettings {
   std::string dimensions;         // "DP TP PP" or "dp,tp,pp"; empty: the default set
@@ -101,6 +111,7 @@ class Planner {
   nlohmann::json model(const ModelSettings& settings) const;  // `model --format json`
   nlohmann::json evaluate(const EvaluateSettings& settings) const;  // `eval --format json`
   nlohmann::json explain(const ExplainSettings& settings) const;    // `explain --format json`
+  nlohmann::json compare(const CompareSettings& settings) const;    // `compare --format json`
   nlohmann::json search(const SearchSettings& settings) const;      // `search --format json`
   // The search document written as it is formatted (memory independent of
   // the rows); an error part-way ends it with an "error" member and throws.
