@@ -61,7 +61,7 @@ Compare compare(const fs::path& csv, const std::string& format = " --format json
                   " -A nvidia-h100-sxm -b 16 --seq-len 512 --measured " + csv.string() + format);
   INFO(r.out << r.err);
   Compare c{r.exit_code, r.out, r.err, json()};
-  if (format == " --format json" && !r.out.empty()) c.j = json::parse(r.out);
+  if (format.find("--format json") != std::string::npos && !r.out.empty()) c.j = json::parse(r.out);
   return c;
 }
 
@@ -204,4 +204,23 @@ TEST_CASE("Planner::compare answers with the document compare --format json prin
   settings.evaluate.device = "nvidia-h100-sxm";
   settings.measured = runs;
   CHECK(planner.compare(settings) == c.j);
+}
+
+TEST_CASE(
+    "compare lists a run that does not fit with its prediction and leaves it out of the metrics") {
+  // -M 2.01GB less the H100's 2 GiB runtime reserve leaves 0.01 GiB; eval
+  // prints a 0.07 GiB peak for this run (tiny-4-layers, -b 16, --seq-len 512).
+  const std::string row =
+      fmt::format("dp,tp,pp,mbs,step_s\n1,1,1,1,{}\n", eval_step_s("dp=1,tp=1,pp=1,mbs=1"));
+  const Compare c = compare(csv_file(row), " -M 2.01GB --format json");
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("[E-COMPARE-NONE-PRICED]") != std::string::npos);
+  REQUIRE(c.j["runs"].size() == 1);
+  const json& run = c.j["runs"][0];
+  CHECK(run["fits"] == false);
+  CHECK(run["predicted_s"].is_number());
+  CHECK(run["error"].is_null());
+  CHECK(run["refused"]["id"] == "does-not-fit");
+  CHECK(run["refused"]["reason"] == "does not fit: peak 0.07 GiB over budget 0.01 GiB");
+  CHECK(c.j["priced"] == 0);
 }
