@@ -224,3 +224,11 @@ TEST_CASE(
   CHECK(run["refused"]["reason"] == "does not fit: peak 0.07 GiB over budget 0.01 GiB");
   CHECK(c.j["priced"] == 0);
 }
+
+TEST_CASE("compare stops with the budget's error for a memory size every run shares") {
+  const Compare c =
+      compare(csv_file("dp,tp,pp,mbs,step_s\n1,1,1,1,0.5\n"), " -M lots --format table");
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("[E-USAGE]") != std::string::npos);
+  CHECK(c.out.empty());  // not one refusal per run
+}

@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "core/memory/budget.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 
@@ -98,8 +99,11 @@ Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& cat
   ModelCache models(registry, request);
   const Model& model = models.defaults();
   c.model_name = model.main.name.empty() ? model.file : model.main.name;
-  c.device_id =
-      evaluation_machine(catalog, request.device, 1).device->id;  // an unknown device stops here
+  // An unknown device, or a memory size every run shares that does not read,
+  // stops here rather than refusing each run alike.
+  const Machine machine = evaluation_machine(catalog, request.device, 1);
+  c.device_id = machine.device->id;
+  memory_budget(*machine.device, model, request.base.max_memory, request.base.reserve_mem);
   std::vector<PricedRun> priced;
   for (const MeasuredRun& m : measured.runs) {
     ComparedRun& run = c.runs.emplace_back();

@@ -72,9 +72,10 @@ inline constexpr const char* kDoesNotFit = "does-not-fit";
 // dp one to one.
 std::map<std::string, double> predicted_parts(const TimeParts& parts, MeasuredFormat format);
 
-// Throws what reading the config throws (for the command line's settings) and
-// E-DEVICE-UNKNOWN-style errors of the device; errors of one run are that
-// run's refusal.
+// Throws what reading the config throws (with the shared settings), the
+// device's E-DEVICE-UNKNOWN, and the budget's E-USAGE / E-BUDGET for a
+// memory size that does not read; an error of one run's own settings or
+// strategy is that run's refusal.
 Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
                         const CompareRequest& request, const MeasuredRuns& measured);
 
