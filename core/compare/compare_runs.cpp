@@ -98,7 +98,7 @@ Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& cat
   c.skipped = measured.diagnostics;
   ModelCache models(registry, request);
   const Model& model = models.defaults();
-  c.model_name = model.main.name.empty() ? model.file : model.main.name;
+  c.model_name = model.display_name();
   // An unknown device, or a memory size every run shares that does not read,
   // stops here rather than refusing each run alike.
   const Machine machine = evaluation_machine(catalog, request.device, 1);

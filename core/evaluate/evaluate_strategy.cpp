@@ -22,7 +22,7 @@ namespace {
 StrategyEvaluation resolved(const Model& model, const Machine& machine,
                             const EvaluationRequest& request) {
   StrategyEvaluation e;
-  e.model_name = model.main.name.empty() ? model.file : model.main.name;
+  e.model_name = model.display_name();
   e.config_file = model.file;
   e.framework = model.framework;
   e.device_id = machine.device->id;

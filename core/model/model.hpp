@@ -45,6 +45,8 @@ class Model {
   std::map<std::string, std::string> training_provenance;  // training and stated.* keys
   std::vector<std::string> warnings;
 
+  // What outputs call the model: the config's architecture name, else its file.
+  const std::string& display_name() const { return main.name.empty() ? file : main.name; }
   // Layers of the language model (decoder blocks), MTP layers.
   int64_t decoder_layers() const;
   int64_t mtp_layers() const;

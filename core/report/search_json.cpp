@@ -82,7 +82,7 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
     doc.field("devices", machine.devices);
     doc.field("elapsed_s", r.elapsed_s);
     doc.field("global_batch", options.space.global_batch);
-    doc.field("model", model.main.name.empty() ? model.file : model.main.name);
+    doc.field("model", model.display_name());
     doc.array_field("pareto", r.pareto.size(),
                     [&](size_t i) { return with_stages(i + 1, r.pareto[i]); });
     doc.array_field("ranking", r.ranking.size(),

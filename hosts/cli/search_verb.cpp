@@ -129,7 +129,7 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
                  [&](std::ostream& out) { write_priced_csv(out, r, options.budget.budget_bytes); });
   }
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
-  const std::string name = model.main.name.empty() ? model.file : model.main.name;
+  const std::string& name = model.display_name();
   const double per_s = candidates_per_s(r);
   const double budget = options.budget.budget_bytes;
 
