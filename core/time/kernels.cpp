@@ -69,8 +69,8 @@ double curve_at(const Curve& c, double x, double fallback) {
 }
 
 Kernels::Kernels(const Device& device, const std::string& dtype, const std::string& high_dtype,
-                 double activation_bytes, double time_scale)
-    : time_scale_(time_scale) {
+                 double activation_bytes, double time_scale, const Calibration& calibration)
+    : gemm_scale_(calibration.gemm), time_scale_(time_scale) {
   const DtypePeak* linear = peak_or_fallback(device, dtype);
   const DtypePeak* high = peak_or_fallback(device, high_dtype);
   linear_dtype_ = linear != nullptr ? linear->dtype : dtype;
@@ -93,7 +93,8 @@ Kernels::Kernels(const Device& device, const std::string& dtype, const std::stri
                               ? device.memory_bandwidth_efficiency
                               : kDefaultMemoryEfficiency;
   bandwidth_default_ = device.memory_bandwidth_efficiency <= 0;
-  achieved_bandwidth_ = fraction * device.memory_bandwidth_bytes_per_s;
+  achieved_bandwidth_ = calibration.hbm * fraction * device.memory_bandwidth_bytes_per_s;
+  attention_scale_ *= calibration.attention;
 }
 
 double Kernels::gemm(const GemmRate& rate, double m, double n, double k, double count) const {
@@ -108,7 +109,7 @@ double Kernels::batched_gemm(const GemmRate& rate, double m, double n, double k,
                           ? kDefaultGemmEfficiency
                           : curve_at(*rate.efficiency, flops, kDefaultGemmEfficiency);
   if (rate.small_dim != nullptr) efficiency *= curve_at(*rate.small_dim, std::min(m, n), 1.0);
-  const double compute = time_scale_ * flops / (rate.peak_flops_per_s * efficiency);
+  const double compute = time_scale_ * flops / (rate.peak_flops_per_s * efficiency * gemm_scale_);
   const double traffic =
       memory(count * ((m * k + k * n) * rate.input_bytes + m * n * rate.output_bytes));
   return std::max(compute, traffic);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/hardware/device.hpp"
+#include "core/time/calibration.hpp"
 
 namespace ndsearch {
 
@@ -29,8 +30,10 @@ class Kernels {
   // keep (the same unless an fp8 recipe runs the linears in fp8).
   // `time_scale`: how much longer kernels take in training than in the
   // micro-benchmarks (1 + the trainer's fitted kernel slowdown).
+  // `calibration`: a user's GEMM, attention and HBM scales on top (its other
+  // factors act outside the kernels).
   Kernels(const Device& device, const std::string& dtype, const std::string& high_dtype,
-          double activation_bytes, double time_scale = 1);
+          double activation_bytes, double time_scale = 1, const Calibration& calibration = {});
 
   // C[m,n] = A[m,k]·B[k,n], `count` times: the slower of its compute and its
   // memory traffic (reading A and B, writing C) at the achieved bandwidth.
@@ -63,7 +66,8 @@ class Kernels {
   std::string linear_dtype_, high_dtype_;
   const Curve* attention_forward_ = nullptr;
   const Curve* attention_backward_ = nullptr;
-  double attention_scale_ = 1;  // the default curves' scale when the device states none
+  double attention_scale_ = 1;  // the default curves' scale when the device states none, x the calibration's
+  double gemm_scale_ = 1;       // the calibration's
   double achieved_bandwidth_ = 0;
   double time_scale_ = 1;
   bool attention_default_ = false, bandwidth_default_ = false;

@@ -242,9 +242,9 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     const double pairs = 1 + (l.ffn_hidden_size > 0 || l.shared_experts > 0 ? 1 : 0);
     const double per_pass =
         s.sp == 1
-            ? pairs * (collective_seconds(device_, Collective::all_gather, tp_n, 1, activation) +
-                       collective_seconds(device_, Collective::reduce_scatter, tp_n, 1, activation))
-            : pairs * collective_seconds(device_, Collective::all_reduce, tp_n, 1, activation);
+            ? pairs * (comm(CommPart::tp, Collective::all_gather, tp_n, 1, activation) +
+                       comm(CommPart::tp, Collective::reduce_scatter, tp_n, 1, activation))
+            : pairs * comm(CommPart::tp, Collective::all_reduce, tp_n, 1, activation);
     // Userbuffers exchange through the node's NVLink (CUDA IPC): a TP group
     // that crosses nodes gets no such overlap.
     const bool overlap =
@@ -274,12 +274,12 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // layer hides it; with one micro-batch there is no other.
     const double routed = tokens / tp * d(l.experts_per_token) * h * b;
     double per_pass =
-        2 * collective_seconds(device_, Collective::all_to_all, static_cast<uint64_t>(s.ep),
+        2 * comm(CommPart::ep, Collective::all_to_all, static_cast<uint64_t>(s.ep),
                                static_cast<uint64_t>(s.etp), routed);
     if (s.etp > 1)
-      per_pass += collective_seconds(device_, Collective::all_gather, static_cast<uint64_t>(s.etp),
+      per_pass += comm(CommPart::ep, Collective::all_gather, static_cast<uint64_t>(s.etp),
                                      1, routed * s.etp) +
-                  collective_seconds(device_, Collective::reduce_scatter,
+                  comm(CommPart::ep, Collective::reduce_scatter,
                                      static_cast<uint64_t>(s.etp), 1, routed * s.etp);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
     auto exposed = [&](double window) {
@@ -299,16 +299,16 @@ void TimeModel::cp_comm(Work& w, const nds_candidate& c, uint32_t block,
     const CpCost cost = cp_->evaluate(c, block);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_CP) != 0;
     for (uint32_t k = 0; k < cost.comm_count; ++k) {
-      const nds_cp_comm& comm = cost.comms[k];
+      const nds_cp_comm& exchange = cost.comms[k];
       const Collective kind =
-          comm.collective == NDS_COLLECTIVE_ALL_TO_ALL       ? Collective::all_to_all
-          : comm.collective == NDS_COLLECTIVE_ALL_GATHER     ? Collective::all_gather
-          : comm.collective == NDS_COLLECTIVE_REDUCE_SCATTER ? Collective::reduce_scatter
-          : comm.collective == NDS_COLLECTIVE_ALL_REDUCE     ? Collective::all_reduce
+          exchange.collective == NDS_COLLECTIVE_ALL_TO_ALL       ? Collective::all_to_all
+          : exchange.collective == NDS_COLLECTIVE_ALL_GATHER     ? Collective::all_gather
+          : exchange.collective == NDS_COLLECTIVE_REDUCE_SCATTER ? Collective::reduce_scatter
+          : exchange.collective == NDS_COLLECTIVE_ALL_REDUCE     ? Collective::all_reduce
                                                              : Collective::send_recv;
       for (const auto& [bytes, pass_steps, runs, attention] :
-           {std::tuple{comm.forward_bytes, comm.forward_steps, passes_forward, w.forward_attention},
-            std::tuple{comm.backward_bytes, comm.backward_steps, 1.0, w.backward_attention}}) {
+           {std::tuple{exchange.forward_bytes, exchange.forward_steps, passes_forward, w.forward_attention},
+            std::tuple{exchange.backward_bytes, exchange.backward_steps, 1.0, w.backward_attention}}) {
         double total = 0, exposed = 0;
         if (kind == Collective::send_recv) {
           // The ring's blocks arrive in steps, each a message sent while the
@@ -316,17 +316,17 @@ void TimeModel::cp_comm(Work& w, const nds_candidate& c, uint32_t block,
           // stays exposed only for what its block's attention cannot cover.
           const double steps = std::max<uint32_t>(1, pass_steps);
           const double step =
-              collective_seconds(device_, kind, comm.group_size, comm.group_stride, bytes / steps);
+              comm(CommPart::cp, kind, exchange.group_size, exchange.group_stride, bytes / steps);
           total = steps * step;
           exposed = overlap ? steps * std::max(0.0, step - attention / s.cp) : total;
         } else {
           // The plugin states what one device sends; a ring moves (n-1)/n of
           // the whole. All-to-alls and gathers sit before or after the
           // attention that needs them: nothing hides them.
-          const double n = comm.group_size;
+          const double n = exchange.group_size;
           const double whole = n > 1 ? bytes * n / (n - 1) : 0;
           total = exposed =
-              collective_seconds(device_, kind, comm.group_size, comm.group_stride, whole);
+              comm(CommPart::cp, kind, exchange.group_size, exchange.group_stride, whole);
         }
         w.cp += runs * exposed;
         w.cp_hidden += runs * (total - exposed);

@@ -44,13 +44,17 @@ constexpr double kBucketParamsPerReplica = 1e6;
 }  // namespace
 
 TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
-                     const std::optional<TrainerOverheads>& overheads)
+                     const std::optional<TrainerOverheads>& overheads,
+                     const Calibration& calibration)
     : model_(model),
-      device_(device),
+      calibration_(calibration),
+      device_(calibrated_device(device, calibration)),
       cp_(cp),
       settings_(trainer_settings(model, device, overheads)),
-      kernels_(device, settings_.linear_dtype, settings_.high_dtype, settings_.activation_bytes,
-               1 + settings_.overheads.kernel_slowdown) {
+      layer_s_(settings_.overheads.layer_s + calibration.layer_s),
+      step_s_(settings_.overheads.step_s + calibration.step_s),
+      kernels_(device_, settings_.linear_dtype, settings_.high_dtype, settings_.activation_bytes,
+               1 + settings_.overheads.kernel_slowdown, calibration) {
   for (size_t i = 0; i < model.main.blocks.size(); ++i) {
     const nds_layer_block& b = model.main.blocks[i].c;
     if (b.kind == NDS_BLOCK_MTP) mtp_blocks_.push_back(static_cast<uint32_t>(i));
@@ -84,6 +88,14 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                   (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
+  if (!calibration.is_identity())
+    assumptions_.push_back("calibration on top of the trainer overheads: " +
+                           calibration_summary(calibration, device));
+}
+
+double TimeModel::comm(CommPart part, Collective kind, uint64_t n, uint64_t stride,
+                       double bytes) const {
+  return calibration_.comm(part) * collective_seconds(device_, kind, n, stride, bytes);
 }
 
 TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
@@ -162,10 +174,10 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
     const double message = tokens * h * b / tp;
     const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
     const double total =
-        2 * s.vpp * collective_seconds(device_, Collective::send_recv, 2, stride, message);
+        2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, message);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
     const double exposed =
-        overlap ? 2 * s.vpp * collective_seconds(device_, Collective::send_recv, 2, stride, 0)
+        overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0)
                 : total;
     r.pp += exposed;
     r.pp_hidden += total - exposed;
@@ -215,10 +227,9 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   const uint64_t expert_stride = static_cast<uint64_t>(s.ep) * s.etp;
   const Collective reduce = s.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
   auto both = [&](Collective kind, double bytes_per_param) {
-    return collective_seconds(device_, kind, replicas, dense_stride,
-                              r.dense_params * bytes_per_param) +
-           collective_seconds(device_, kind, expert_replicas, expert_stride,
-                              r.expert_params * bytes_per_param);
+    return comm(CommPart::dp, kind, replicas, dense_stride, r.dense_params * bytes_per_param) +
+           comm(CommPart::dp, kind, expert_replicas, expert_stride,
+                r.expert_params * bytes_per_param);
   };
   const double buckets =
       std::max(1.0, (r.dense_params + r.expert_params) /
@@ -271,7 +282,6 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
 
 TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const {
   const nds_strategy& s = *c.strategy;
-  const TrainerOverheads& o = settings_.overheads;
   // One pass over the ranks, no allocation: the slowest rank sets the pace,
   // the rank with the most to reduce or update sets DP and the optimizer.
   Work slowest;
@@ -283,7 +293,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
     // the rank before it does the same work: most ranks of an even split.
     if (index > 1 && index + 1 < s.pp && same_work_as_previous(c, index)) continue;
     const Work r = rank_work(c, index, cache);
-    const double slot = r.exposed() + r.layers * o.layer_s;
+    const double slot = r.exposed() + r.layers * layer_s_;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);
     if (index == 0 || rank_dp.exposed + rank_dp.optimizer > dp.exposed + dp.optimizer) dp = rank_dp;
@@ -316,7 +326,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
       // forward + recompute + comm + (backward - W) - 2·W.
       t.bubble =
           (p - 1) * std::max(0.0, slowest.forward + slowest.recompute + slowest.tp + slowest.cp +
-                                      slowest.ep + slowest.pp + slowest.layers * o.layer_s +
+                                      slowest.ep + slowest.pp + slowest.layers * layer_s_ +
                                       slowest.backward - 3 * slowest.weight_gradients);
       break;
     default: t.bubble = (p - 1) * slowest_slot; break;
@@ -334,7 +344,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
       e.hidden.tp * sm_share(tp_n, 1) + e.hidden.cp * sm_share(cp_n, tp_n) +
       e.hidden.ep * sm_share(static_cast<uint64_t>(s.ep), static_cast<uint64_t>(s.etp)) +
       e.hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);
-  t.overhead = m * slowest.layers * o.layer_s + o.step_s + interference;
+  t.overhead = m * slowest.layers * layer_s_ + step_s_ + interference;
   e.step_s = t.step();
 
   // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the

@@ -19,6 +19,8 @@
 
 #include "core/hardware/device.hpp"
 #include "core/model/model.hpp"
+#include "core/time/calibration.hpp"
+#include "core/time/collectives.hpp"
 #include "core/time/cp_model.hpp"
 #include "core/time/kernels.hpp"
 #include "core/time/trainer_settings.hpp"
@@ -74,8 +76,10 @@ class TimeModel {
  public:
   // `cp`: the context-parallel attention model (may be null when cp is 1).
   // `overheads`: trainer overheads to use instead of the shipped fit.
+  // `calibration`: a user's correction on top of them (calibration.hpp).
   TimeModel(const Model& model, const Device& device, CpModel* cp,
-            const std::optional<TrainerOverheads>& overheads = std::nullopt);
+            const std::optional<TrainerOverheads>& overheads = std::nullopt,
+            const Calibration& calibration = {});
 
   // `devices` and the candidate's strategy must pass the checks.
   TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices) const;
@@ -121,11 +125,16 @@ class TimeModel {
     double exposed = 0, hidden = 0, optimizer = 0;
   };
   DataParallel data_parallel_and_optimizer(const nds_strategy& s, const Work& r) const;
+  // One collective of communication part `part`, on the calibrated device,
+  // times the calibration's multiplier for that part.
+  double comm(CommPart part, Collective kind, uint64_t n, uint64_t stride, double bytes) const;
 
   const Model& model_;
-  const Device& device_;
+  Calibration calibration_;
+  Device device_;  // the device with the calibration's bandwidth scales
   CpModel* cp_;
   TrainerSettings settings_;
+  double layer_s_ = 0, step_s_ = 0;  // the trainer's overheads plus the calibration's
   Kernels kernels_;
   std::vector<std::string> assumptions_;
   std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block
