@@ -101,7 +101,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.budget = budget;
   e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;
   e.memory_passes = memory.pass_ids();
-  const TimeModel time(model, *machine.device, cp.get());
+  const TimeModel time(model, *machine.device, cp.get(), std::nullopt, request.calibration);
   e.time = time.estimate(candidate, request.devices == 0
                                         ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
                                         : request.devices);

@@ -32,6 +32,7 @@ struct EvaluationRequest {
   std::optional<std::string> max_memory, reserve_mem;
   bool layers_from_config = false;  // the config's per-stage layers instead of the default split
   std::string cp_algorithm;         // empty: the config's, else ring
+  Calibration calibration;          // a user's, on top of the trainer overheads (identity: none)
 };
 
 struct StrategyRefusal {

@@ -32,6 +32,7 @@ struct SearchOptions {
   size_t keep = 10;           // how many of the ranking to keep (0: all that fit)
   size_t closest_misses = 5;  // how many dropped candidates to keep, closest first
   std::optional<TrainerOverheads> overheads;  // instead of the shipped fit (the validation's refit)
+  Calibration calibration;                    // a user's, on top of the trainer overheads
 };
 
 struct PricedCandidate {
