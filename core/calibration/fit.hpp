@@ -3,12 +3,9 @@
 // three global factors per device and trainer) on published runs, with
 // leave-one-out and leave-one-source-out errors.
 //
-// The procedure: minimise the sum over the rows of (predicted / published -
-// 1)^2, the relative error of each row's metric, over the three factors,
-// each held >= 0, by Gauss-Newton with a forward-
-// difference Jacobian (the step time is piecewise linear in the factors, so
-// it converges in a few iterations); a factor that the step would make
-// negative is held at its bound and the rest refitted.
+// The procedure is least_squares.hpp's, the one a user's `compare --fit`
+// runs too: minimise the sum over the rows of (predicted / published - 1)^2,
+// the relative error of each row, over the three factors, each held >= 0.
 #pragma once
 
 #include <functional>
