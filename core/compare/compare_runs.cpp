@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "core/compare/run_pricing.hpp"
 #include "core/memory/budget.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
@@ -15,45 +16,11 @@ namespace {
 
 constexpr double kGiB = sdk::kBytesPerGiB;
 
-// The config read once per distinct (global batch, sequence length) the runs
-// ask for; the command line's pair is read first, so its errors stop the verb.
-class ModelCache {
- public:
-  ModelCache(const PluginRegistry& registry, const CompareRequest& request)
-      : registry_(registry), request_(request) {
-    at(std::nullopt, std::nullopt);
-  }
-  Model& at(std::optional<int64_t> global_batch, std::optional<int64_t> seq_len) {
-    TrainingOverrides overrides = request_.parse.overrides;
-    if (global_batch) overrides.global_batch = global_batch;
-    if (seq_len) overrides.seq_len = seq_len;
-    const std::pair key{overrides.global_batch, overrides.seq_len};
-    auto it = models_.find(key);
-    if (it == models_.end()) {
-      ParseOptions parse = request_.parse;
-      parse.overrides = overrides;
-      it = models_.emplace(key, parse_config(registry_, request_.config, parse)).first;
-    }
-    return it->second;
-  }
-  Model& defaults() { return at(std::nullopt, std::nullopt); }
-
- private:
-  const PluginRegistry& registry_;
-  const CompareRequest& request_;
-  std::map<std::pair<std::optional<int64_t>, std::optional<int64_t>>, Model> models_;
-};
-
 void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
                const CompareRequest& request, MeasuredFormat format, ModelCache& models,
                ComparedRun& run) {
-  const MeasuredRun& m = run.measured;
-  EvaluationRequest evaluation_request = request.base;
-  evaluation_request.strategy = m.strategy;
-  evaluation_request.devices = m.devices.value_or(request.devices);
-  Model& model = models.at(m.global_batch, m.seq_len);
-  const Machine machine = evaluation_machine(catalog, request.device, evaluation_request.devices);
-  const StrategyEvaluation e = evaluate_strategy(registry, model, machine, evaluation_request);
+  const RunPricing p = run_pricing(catalog, request, models, run.measured);
+  const StrategyEvaluation e = evaluate_strategy(registry, *p.model, p.machine, p.request);
   run.strategy = strategy_text(e.strategy);
   if (!e.valid()) {
     run.refused = e.refusal;

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/compare/fit_calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/calibration/least_squares.hpp"
+#include "core/compare/run_pricing.hpp"
+#include "core/support/user_error.hpp"
+#include "core/time/trainer_settings.hpp"
+
+namespace ndsearch {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// A factor matters when moving it over this share of its range moves some
+// run's predicted step by at least kLeastEffect (relative).
+constexpr double kProbeShare = 0.1, kLeastEffect = 1e-3;
+// It is told apart from the factors already taken when at least this share
+// of its (normalised) effect on the runs lies outside theirs.
+constexpr double kLeastIndependent = 0.1;
+// Forward-difference steps: this share of a factor's range.
+constexpr double kStepShare = 1e-3;
+
+// The runs fitted on, priced again under trial calibrations.
+class RunSet {
+ public:
+  RunSet(const PluginRegistry& registry, const DeviceCatalog& catalog,
+         const CompareRequest& request, const Comparison& compared)
+      : registry_(registry), models_(registry, request) {
+    for (const ComparedRun& run : compared.runs) {
+      if (!run.metric_index) continue;
+      runs_.push_back(run_pricing(catalog, request, models_, run.measured));
+      measured_.push_back(run.measured.step_s);
+      lines_.push_back(run.measured.line);
+    }
+  }
+  size_t size() const { return runs_.size(); }
+  const std::vector<int>& lines() const { return lines_; }
+  const Model& model() const { return *runs_.front().model; }
+  const Device& device() const { return *runs_.front().machine.device; }
+
+  // predicted / measured - 1 of run `i` under `calibration` (NaN: not priced).
+  double error(size_t i, const Calibration& calibration) const {
+    RunPricing p = runs_[i];
+    p.request.calibration = calibration;
+    const StrategyEvaluation e = evaluate_strategy(registry_, *p.model, p.machine, p.request);
+    return e.time ? e.time->step_s / measured_[i] - 1 : kNaN;
+  }
+
+ private:
+  const PluginRegistry& registry_;
+  ModelCache models_;
+  std::vector<RunPricing> runs_;
+  std::vector<double> measured_;
+  std::vector<int> lines_;
+};
+
+// The factors' values as a calibration: `chosen` (indices into `all`) set
+// from `values`, every other neutral.
+Calibration calibration_of(const Device& device, const std::vector<CalibrationFactor>& all,
+                           const std::vector<size_t>& chosen, const std::vector<double>& values) {
+  Calibration c = identity_calibration(device);
+  for (size_t k = 0; k < chosen.size(); ++k) all[chosen[k]].set(c, values[k]);
+  return c;
+}
+
+std::vector<double> errors(const RunSet& runs, const std::vector<size_t>& rows,
+                           const Calibration& c) {
+  std::vector<double> out;
+  for (size_t r : rows) out.push_back(runs.error(r, c));
+  return out;
+}
+
+double mape_of(const std::vector<double>& e) {
+  double sum = 0;
+  int n = 0;
+  for (double x : e)
+    if (!std::isnan(x)) sum += std::abs(x), ++n;
+  return n == 0 ? kNaN : sum / n;
+}
+
+// The factors to fit on `rows`, at most `limit`, in priority order; `why`
+// (one per factor) says why each other is left neutral.
+std::vector<size_t> choose(const RunSet& runs, const std::vector<size_t>& rows,
+                           const std::vector<CalibrationFactor>& all, size_t limit,
+                           std::vector<std::string>* why) {
+  const Calibration neutral = identity_calibration(runs.device());
+  const std::vector<double> base = errors(runs, rows, neutral);
+  std::vector<size_t> chosen;
+  std::vector<std::vector<double>> basis;  // orthonormal, spanning the chosen factors' effects
+  std::vector<std::vector<double>> effects;  // normalised, of the chosen
+  for (size_t j = 0; j < all.size(); ++j) {
+    const CalibrationFactor& f = all[j];
+    std::string reason;
+    const double probe = kProbeShare * (f.upper - f.lower);
+    Calibration moved = neutral;
+    f.set(moved, f.neutral + probe <= f.upper ? f.neutral + probe : f.neutral - probe);
+    const std::vector<double> shifted = errors(runs, rows, moved);
+    std::vector<double> effect(rows.size());
+    double largest = 0, norm = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const double delta = std::isnan(shifted[i]) || std::isnan(base[i]) ? 0 : shifted[i] - base[i];
+      effect[i] = delta;
+      largest = std::max(largest, std::abs(delta));
+      norm += delta * delta;
+    }
+    norm = std::sqrt(norm);
+    if (chosen.size() >= limit) {
+      reason = fmt::format("{} runs fit at most {} factors", rows.size(), limit);
+    } else if (largest < kLeastEffect) {
+      reason = "the runs do not depend on it";
+    } else {
+      for (double& x : effect) x /= norm;
+      std::vector<double> rest = effect;
+      for (const std::vector<double>& b : basis) {
+        double dot = 0;
+        for (size_t i = 0; i < rest.size(); ++i) dot += rest[i] * b[i];
+        for (size_t i = 0; i < rest.size(); ++i) rest[i] -= dot * b[i];
+      }
+      double left = 0;
+      for (double x : rest) left += x * x;
+      left = std::sqrt(left);
+      if (left < kLeastIndependent) {
+        // Name the chosen factor whose effect is most like this one's.
+        size_t closest = 0;
+        double best = -1;
+        for (size_t k = 0; k < effects.size(); ++k) {
+          double dot = 0;
+          for (size_t i = 0; i < effect.size(); ++i) dot += effect[i] * effects[k][i];
+          if (std::abs(dot) > best) best = std::abs(dot), closest = k;
+        }
+        reason = fmt::format("these runs cannot tell it apart from the {}",
+                             all[chosen[closest]].words);
+      } else {
+        for (double& x : rest) x /= left;
+        basis.push_back(std::move(rest));
+        effects.push_back(std::move(effect));
+        chosen.push_back(j);
+      }
+    }
+    if (why) why->push_back(std::move(reason));
+  }
+  return chosen;
+}
+
+struct Fitted {
+  std::vector<size_t> chosen;
+  Calibration calibration;
+};
+
+Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
+              const std::vector<CalibrationFactor>& all, size_t limit,
+              std::vector<std::string>* why) {
+  Fitted out;
+  out.chosen = choose(runs, rows, all, limit, why);
+  std::vector<FitFactor> factors;
+  for (size_t j : out.chosen) {
+    const CalibrationFactor& f = all[j];
+    factors.push_back({f.key, f.neutral, f.lower, f.upper, kStepShare * (f.upper - f.lower)});
+  }
+  const LeastSquaresFit fit =
+      fit_least_squares(factors, [&](const std::vector<double>& values) {
+        return errors(runs, rows, calibration_of(runs.device(), all, out.chosen, values));
+      });
+  out.calibration = calibration_of(runs.device(), all, out.chosen, fit.values);
+  return out;
+}
+
+}  // namespace
+
+CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                               const CompareRequest& request, const Comparison& compared) {
+  const RunSet runs(registry, catalog, request, compared);
+  if (runs.size() < 2)
+    throw UserError("E-FIT-RUNS",
+                    fmt::format("{}: {} run{} priced; a fit needs at least 2 (with n runs it fits "
+                                "at most n - 1 factors)",
+                                compared.measured_file.string(), runs.size(),
+                                runs.size() == 1 ? " was" : "s were"));
+  CalibrationFit out;
+  out.device_id = runs.device().id;
+  out.trainer = trainer_family(runs.model());
+  out.lines = runs.lines();
+  const std::vector<CalibrationFactor> all = calibration_factors(runs.device());
+  std::vector<size_t> rows(runs.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+
+  const std::vector<double> before = errors(runs, rows, identity_calibration(runs.device()));
+  std::vector<std::string> why;
+  const Fitted fit = fit_on(runs, rows, all, rows.size() - 1, &why);
+  out.calibration = fit.calibration;
+  const std::vector<double> after = errors(runs, rows, fit.calibration);
+  for (size_t j = 0; j < all.size(); ++j) {
+    FittedFactor f;
+    f.factor = all[j];
+    f.value = all[j].get(fit.calibration);
+    f.fitted = std::find(fit.chosen.begin(), fit.chosen.end(), j) != fit.chosen.end();
+    f.left_because = why[j];
+    out.factors.push_back(std::move(f));
+  }
+  out.mape_before = mape_of(before);
+  out.mape_after = mape_of(after);
+  out.rms_before = rms_of(before);
+  out.rms_after = rms_of(after);
+
+  // Leave one out: each run predicted by a fit on the others (n - 2 factors at most).
+  out.leave_one_out_errors.assign(rows.size(), kNaN);
+  if (rows.size() >= 3)
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::vector<size_t> others;
+      for (size_t r : rows)
+        if (r != i) others.push_back(r);
+      const Fitted fold = fit_on(runs, others, all, others.size() - 1, nullptr);
+      out.leave_one_out_errors[i] = runs.error(i, fold.calibration);
+    }
+  out.leave_one_out_mape = mape_of(out.leave_one_out_errors);
+  return out;
+}
+
+}  // namespace ndsearch

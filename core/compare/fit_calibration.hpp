@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// fit_calibration.hpp: `compare --fit`: a calibration (core/time/
+// calibration.hpp) fitted on a user's measured runs with the one
+// least-squares procedure (core/calibration/least_squares.hpp), with the
+// error before and after and leave-one-out errors.
+//
+// Which factors it fits (docs/cli.md, "Calibration"): with n runs at most
+// n - 1, taken in the priority order of calibration_factors(); a factor is
+// left at its neutral value when the runs do not depend on it (moving it over
+// a tenth of its range changes no run's predicted step by 0.1 %), or when,
+// on these runs, its effect is (nearly) one of the factors already taken
+// (less than a tenth of its sensitivity lies outside theirs), so the runs
+// cannot tell the two apart.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/compare/compare_runs.hpp"
+#include "core/time/calibration.hpp"
+
+namespace ndsearch {
+
+struct FittedFactor {
+  CalibrationFactor factor;
+  double value = 0;
+  bool fitted = false;
+  std::string left_because;  // why it stayed neutral; empty when fitted
+};
+
+struct CalibrationFit {
+  std::string device_id, trainer;
+  std::vector<int> lines;  // of the runs fitted on (the comparison's priced runs), in file order
+  std::vector<FittedFactor> factors;  // every factor, in the priority order
+  Calibration calibration;
+  double mape_before = 0, mape_after = 0;  // over the runs fitted on
+  double rms_before = 0, rms_after = 0;    // of the relative errors
+  // Each run's error when the fit leaves it out (its own choice of factors,
+  // at most n - 2), and their mean absolute value; NaN with fewer than 3 runs.
+  std::vector<double> leave_one_out_errors;
+  double leave_one_out_mape = 0;
+};
+
+// Fits on `compared`'s priced runs (those in its metrics). Throws UserError
+// E-FIT-RUNS when fewer than two runs were priced (one run determines no
+// factor beside the others).
+CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                               const CompareRequest& request, const Comparison& compared);
+
+}  // namespace ndsearch
