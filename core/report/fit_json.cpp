@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/report/fit_json.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace ndsearch {
+namespace {
+
+nlohmann::json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+std::string percent(double value) {
+  return std::isfinite(value) ? fmt::format("{:.2f} %", 100 * value) : std::string("n/a");
+}
+
+}  // namespace
+
+nlohmann::json fit_json(const CalibrationFit& fit) {
+  nlohmann::json factors = nlohmann::json::array();
+  for (const FittedFactor& f : fit.factors)
+    factors.push_back({{"key", f.factor.key},
+                       {"words", f.factor.words},
+                       {"value", f.value},
+                       {"neutral", f.factor.neutral},
+                       {"lower", f.factor.lower},
+                       {"upper", f.factor.upper},
+                       {"fitted", f.fitted},
+                       {"left_because", f.fitted ? nlohmann::json(nullptr)
+                                                 : nlohmann::json(f.left_because)}});
+  nlohmann::json errors = nlohmann::json::array();
+  for (size_t i = 0; i < fit.lines.size(); ++i)
+    errors.push_back(
+        {{"line", fit.lines[i]}, {"error", number_or_null(fit.leave_one_out_errors[i])}});
+  return {{"device", fit.device_id},
+          {"trainer", fit.trainer},
+          {"runs", fit.lines.size()},
+          {"factors", std::move(factors)},
+          {"mape_before", number_or_null(fit.mape_before)},
+          {"mape_after", number_or_null(fit.mape_after)},
+          {"rms_before", number_or_null(fit.rms_before)},
+          {"rms_after", number_or_null(fit.rms_after)},
+          {"leave_one_out",
+           {{"mape", number_or_null(fit.leave_one_out_mape)}, {"errors", std::move(errors)}}}};
+}
+
+std::vector<std::string> fit_report_lines(const CalibrationFit& fit) {
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format(
+      "fitted on {} runs on {} ({} trainer): MAPE {} before, {} after; leave-one-out {}",
+      fit.lines.size(), fit.device_id, fit.trainer, percent(fit.mape_before),
+      percent(fit.mape_after), percent(fit.leave_one_out_mape)));
+  for (const FittedFactor& f : fit.factors)
+    lines.push_back(f.fitted ? fmt::format("{} = {:.6g} (fitted, bounds [{:g}, {:g}]): {}",
+                                           f.factor.key, f.value, f.factor.lower, f.factor.upper,
+                                           f.factor.words)
+                             : fmt::format("{} = {:g} (left neutral: {}): {}", f.factor.key,
+                                           f.value, f.left_because, f.factor.words));
+  return lines;
+}
+
+}  // namespace ndsearch

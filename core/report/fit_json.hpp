@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// fit_json.hpp: the fit of `compare --fit` in JSON (docs/cli.md,
+// "Calibration"): {device, trainer, runs, factors [{key, words, value,
+// neutral, lower, upper, fitted, left_because}], mape_before, mape_after,
+// rms_before, rms_after, leave_one_out {mape, errors [{line, error}]}}; a
+// value that cannot be computed (NaN) is null.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/compare/fit_calibration.hpp"
+
+namespace ndsearch {
+
+nlohmann::json fit_json(const CalibrationFit& fit);
+
+// The fit in words, one line each, for the calibration file's header and
+// the table: the runs, the error before and after, the leave-one-out error,
+// and each factor with its bounds, fitted or why it was left neutral.
+std::vector<std::string> fit_report_lines(const CalibrationFit& fit);
+
+}  // namespace ndsearch
