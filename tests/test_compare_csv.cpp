@@ -6,6 +6,8 @@
 
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/report/compare_csv.hpp"
 #include "core/support/csv.hpp"
@@ -23,31 +25,31 @@ TEST_CASE("A CSV field with a comma or a quote is quoted and reads back as writt
 
 namespace {
 
+// A run of `line` with no per-row overrides.
+MeasuredRun measured_run(int line, const std::string& strategy, double step_s,
+                         std::vector<std::pair<std::string, double>> parts) {
+  return {line, strategy, step_s, std::nullopt, std::nullopt, std::nullopt, std::move(parts)};
+}
+
 // Two runs of our CSV measuring forward and dp, and a third a check refused.
 Comparison hand_made() {
   Comparison c;
   c.format = MeasuredFormat::ndsearch;
   ComparedRun& a = c.runs.emplace_back();
-  a.measured = {2,
-                "tp=2,pp=4",
-                1.25,
-                std::nullopt,
-                std::nullopt,
-                std::nullopt,
-                {{"forward", 0.5}, {"dp", 0.125}}};
+  a.measured = measured_run(2, "tp=2,pp=4", 1.25, {{"forward", 0.5}, {"dp", 0.125}});
   a.strategy = "dp=1,tp=2,pp=4";
   a.predicted_s = 1.0;
   a.fits = true;
   a.predicted_parts_s = {{"forward", 0.375}, {"dp", 0.0625}, {"backward", 0.5}};
   a.metric_index = 0;
   ComparedRun& b = c.runs.emplace_back();
-  b.measured = {3, "tp=1", 2.0, std::nullopt, std::nullopt, std::nullopt, {{"forward", 1.5}}};
+  b.measured = measured_run(3, "tp=1", 2.0, {{"forward", 1.5}});
   b.predicted_s = 2.5;
   b.fits = true;
   b.predicted_parts_s = {{"forward", 1.75}, {"dp", 0.25}};
   b.metric_index = 1;
   ComparedRun& refused = c.runs.emplace_back();
-  refused.measured = {5, "tp=3", 0.5, std::nullopt, std::nullopt, std::nullopt, {}};
+  refused.measured = measured_run(5, "tp=3", 0.5, {});
   refused.refused = StrategyRefusal{"tp-divides-heads", "tp 3 does not divide 4 heads, try 1, 2"};
   c.metrics.runs = {RunScore{-0.2, 1, 1, 0}, RunScore{0.25, 2, 2, 0}};
   return c;
@@ -74,12 +76,6 @@ TEST_CASE("The classified CSV's parts come compute first and idle last") {
   Comparison c;
   c.format = MeasuredFormat::reference_classified;
   ComparedRun& run = c.runs.emplace_back();
-  run.measured = {2,
-                  "dp=2",
-                  1.0,
-                  std::nullopt,
-                  std::nullopt,
-                  std::nullopt,
-                  {{"compute", 0.5}, {"tp", 0.25}, {"idle", 0.25}}};
+  run.measured = measured_run(2, "dp=2", 1.0, {{"compute", 0.5}, {"tp", 0.25}, {"idle", 0.25}});
   CHECK(measured_part_names(c) == std::vector<std::string>{"compute", "tp", "idle"});
 }
