@@ -11,12 +11,17 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <ndsearch/core/planner.hpp>
 
 #include "core/compare/compare_runs.hpp"
+#include "core/report/json_text.hpp"
+#include "core/support/csv.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/temp_csv.hpp"
@@ -231,4 +236,145 @@ TEST_CASE("compare stops with the budget's error for a memory size every run sha
   CHECK(c.exit_code == 2);
   CHECK(c.err.find("[E-USAGE]") != std::string::npos);
   CHECK(c.out.empty());  // not one refusal per run
+}
+
+namespace {
+
+// Our CSV of two runs measuring every time part: each part 1/20 of the
+// step, the step 1.25 times eval's prediction (so the error is −0.2), and a
+// third run tp 3 refuses.
+std::string runs_with_parts() {
+  std::string text = "dp,tp,pp,mbs,step_s";
+  for (const auto& [name, member] : ndsearch::kTimeParts) text += fmt::format(",{}_s", name);
+  text += "\n";
+  for (const auto& [cells, strategy] : {kRuns[0], kRuns[1]}) {
+    const double step_s = 1.25 * eval_step_s(strategy);
+    text += fmt::format("{},{}", cells, step_s);
+    for (size_t i = 0; i < ndsearch::kTimeParts.size(); ++i)
+      text += fmt::format(",{}", step_s / 20);
+    text += "\n";
+  }
+  return text + "1,3,1,1,0.5" + std::string(ndsearch::kTimeParts.size(), ',') + "\n";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A number cell of the CSV is the shortest text of the JSON's double, "" of null.
+std::string cell_of(const json& value) {
+  return value.is_null() ? std::string() : fmt::format("{}", value.get<double>());
+}
+
+}  // namespace
+
+TEST_CASE("compare --format csv writes a row per run with the JSON's numbers and parts") {
+  const fs::path runs = csv_file(runs_with_parts());
+  const Compare csv = compare(runs, " --format csv");
+  const Compare j = compare(runs);
+  REQUIRE(csv.exit_code == 0);
+  REQUIRE(j.exit_code == 0);
+  const std::vector<std::string> lines = lines_of(csv.out);
+  REQUIRE(lines.size() == 4);  // the header and three runs
+  std::vector<std::string> header = ndsearch::split_csv_line(lines[0]);
+  REQUIRE(header.size() == 10 + 2 * ndsearch::kTimeParts.size());
+  CHECK(header[0] == "line");
+  CHECK(header[9] == "refused_reason");
+  CHECK(header[10] == "measured_forward_s");
+  CHECK(header[11] == "predicted_forward_s");
+  CHECK(header.back() == "predicted_overhead_s");
+  // The second run by hand: line 3, its strategy quoted for its commas,
+  // error 1 / 1.25 − 1, both ranks 2 of 2 or 1 of 2 alike, forward measured
+  // at step / 20 and predicted as eval's forward.
+  CHECK(lines[2].rfind("3,\"dp=2,tp=2,pp=1,mbs=1\",", 0) == 0);
+  const std::vector<std::string> row = ndsearch::split_csv_line(lines[2]);
+  REQUIRE(row.size() == header.size());
+  const json evaluated = eval("dp=2,tp=2,pp=1,mbs=1");
+  const double step_s = 1.25 * evaluated["time"]["step_s"].get<double>();
+  CHECK(std::stod(row[2]) == Approx(step_s).epsilon(1e-12));
+  CHECK(std::stod(row[3]) == Approx(evaluated["time"]["step_s"].get<double>()).epsilon(1e-12));
+  CHECK(std::stod(row[4]) == Approx(-0.2).margin(1e-12));
+  CHECK(row[5] == row[6]);
+  CHECK(row[7] == "1");
+  CHECK(row[8].empty());
+  CHECK(std::stod(row[10]) == Approx(step_s / 20).epsilon(1e-12));
+  CHECK(std::stod(row[11]) ==
+        Approx(evaluated["time"]["parts"]["forward"].get<double>()).epsilon(1e-12));
+  // Every cell is the JSON document's value.
+  for (size_t r = 0; r < 3; ++r) {
+    const json& run = j.j["runs"][r];
+    const std::vector<std::string> cells = ndsearch::split_csv_line(lines[r + 1]);
+    INFO("run " << r << ": " << lines[r + 1]);
+    CHECK(cells[0] == std::to_string(run["line"].get<int>()));
+    CHECK(cells[1] == run["strategy"]);
+    CHECK(cells[2] == cell_of(run["measured_s"]));
+    CHECK(cells[3] == cell_of(run["predicted_s"]));
+    CHECK(cells[4] == cell_of(run["error"]));
+    CHECK(cells[5] ==
+          (run["measured_rank"].is_null() ? "" : ndsearch::json_text(run["measured_rank"])));
+    CHECK(cells[7] == (run["fits"] == true ? "1" : "0"));
+    CHECK(cells[8] == (run["refused"].is_null() ? "" : run["refused"]["id"].get<std::string>()));
+    CHECK(cells[9] ==
+          (run["refused"].is_null() ? "" : run["refused"]["reason"].get<std::string>()));
+    for (size_t p = 0; p < ndsearch::kTimeParts.size(); ++p) {
+      const char* name = ndsearch::kTimeParts[p].first;
+      const bool measured = run["parts"].contains(name);
+      CHECK(cells[10 + 2 * p] == (measured ? cell_of(run["parts"][name]["measured_s"]) : ""));
+      CHECK(cells[11 + 2 * p] == (measured ? cell_of(run["parts"][name]["predicted_s"]) : ""));
+    }
+  }
+  // The refused run: no prediction, error or ranks; fits 0; no parts.
+  const std::vector<std::string> refused = ndsearch::split_csv_line(lines[3]);
+  CHECK(refused[3].empty());
+  CHECK(refused[4].empty());
+  CHECK(refused[7] == "0");
+  CHECK_FALSE(refused[8].empty());
+  CHECK(refused[10].empty());
+}
+
+TEST_CASE("compare -o DIR creates DIR and writes the per-run CSV there too") {
+  const fs::path runs = csv_file(runs_with_parts());
+  const fs::path dir = fs::path(runs.string() + ".out") / "nested";
+  const Compare table = compare(runs, " --format table -o " + dir.string());
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.out.find("top1_regret") != std::string::npos);  // stdout still has the table
+  const Compare csv = compare(runs, " --format csv");
+  CHECK(read_file(dir / "compare_runs.csv") == csv.out);
+  fs::remove_all(dir.parent_path());
+}
+
+TEST_CASE("compare -o exits 2 with E-OUTPUT naming a directory it cannot create") {
+  const fs::path runs = csv_file(runs_with_parts());
+  // A regular file cannot hold a directory, whoever runs the test (root included).
+  const fs::path dir = runs / "out";
+  const Compare c = compare(runs, " --format json -o " + dir.string());
+  CHECK(c.exit_code == 2);
+  CHECK(c.err.find("[E-OUTPUT]") != std::string::npos);
+  CHECK(c.err.find(dir.string()) != std::string::npos);
+  CHECK(c.err.find("Not a directory") != std::string::npos);  // the system's reason
+  CHECK(c.out.empty());
+}
+
+TEST_CASE("compare's table shows each run's measured and predicted parts within 120 columns") {
+  const fs::path runs = csv_file(runs_with_parts());
+  const Compare c = compare(runs, " --format table");
+  REQUIRE(c.exit_code == 0);
+  size_t parts_lines = 0;
+  for (const std::string& line : lines_of(c.out)) {
+    INFO(line);
+    CHECK(line.size() < 120);
+    if (line.find("parts s (measured/predicted):") != std::string::npos) ++parts_lines;
+  }
+  CHECK(parts_lines == 2);  // the two runs that measured parts, not the refused one
+  // Eleven parts do not fit one line: the last is on a continuation line.
+  CHECK(c.out.find("  overhead ") != std::string::npos);
+  CHECK(c.out.find("  forward ") != std::string::npos);
 }

@@ -4,17 +4,21 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/compare/compare_runs.hpp"
 #include "core/hardware/device_catalog.hpp"
+#include "core/report/compare_csv.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/output_files.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
@@ -25,14 +29,37 @@ using nlohmann::json;
 struct CompareArgs {
   EvalArgs eval;  // the model, device and pricing flags; the strategy comes from each run
   std::string measured;
+  std::string out_dir;  // -o: also write compare_runs.csv there
 };
+
+// The table's lines stay under this many columns (a terminal's 120).
+constexpr size_t kTableWidth = 119;
 
 // "12.3" of a number, "-" of null.
 std::string cell(const json& value, const char* spec) {
   return value.is_null() ? std::string("-") : fmt::format(fmt::runtime(spec), value.get<double>());
 }
 
-void print_compare_table(const json& j) {
+// "parts s (measured/predicted):  compute 1.2/1.15  dp 0.1/0.08 ...": a
+// run's parts in the file's order, wrapped to kTableWidth.
+void print_run_parts(const json& parts, const std::vector<std::string>& names) {
+  const std::string indent = "         ";
+  std::string line = indent + "parts s (measured/predicted):";
+  for (const std::string& name : names) {
+    if (!parts.contains(name)) continue;
+    const std::string item =
+        fmt::format("  {} {}/{}", name, cell(parts[name]["measured_s"], "{:.4g}"),
+                    cell(parts[name]["predicted_s"], "{:.4g}"));
+    if (line.size() + item.size() > kTableWidth) {
+      std::cout << line << "\n";
+      line = indent + "   ";
+    }
+    line += item;
+  }
+  std::cout << line << "\n";
+}
+
+void print_compare_table(const json& j, const std::vector<std::string>& part_names) {
   std::cout << fmt::format("{} on {}: {} runs of {} ({}), {} priced\n",
                            j["model"].get<std::string>(), j["device"].get<std::string>(),
                            j["runs"].size(), j["measured"].get<std::string>(),
@@ -49,6 +76,7 @@ void print_compare_table(const json& j) {
                              r["measured_rank"].is_null() ? "-" : json_text(r["measured_rank"]),
                              r["predicted_rank"].is_null() ? "-" : json_text(r["predicted_rank"]),
                              r["fits"].get<bool>() ? "yes" : "no");
+    if (!r["parts"].empty()) print_run_parts(r["parts"], part_names);
     if (!r["refused"].is_null())
       std::cout << fmt::format("         left out: [{}] {}\n",
                                r["refused"]["id"].get<std::string>(),
@@ -87,10 +115,17 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   request.base = args.eval.request;
   const Comparison comparison = compare_runs(registry, catalog, request, measured);
   const json j = compare_json(comparison);
+  if (!args.out_dir.empty()) {  // before stdout, so a folder that fails leaves no half output
+    create_output_dir(args.out_dir);
+    write_output_file(std::filesystem::path(args.out_dir) / "compare_runs.csv",
+                      [&](std::ostream& out) { write_compare_csv(out, comparison); });
+  }
   if (args.eval.format == "json")
     std::cout << json_text(j, 2) << "\n";
+  else if (args.eval.format == "csv")
+    write_compare_csv(std::cout, comparison);
   else
-    print_compare_table(j);
+    print_compare_table(j, measured_part_names(comparison));
   if (comparison.priced() > 0) return kExitOk;
   std::cerr << fmt::format(
       "ndsearch: error [E-COMPARE-NONE-PRICED]: {}: none of its {} runs could be priced (each is "
@@ -116,9 +151,11 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices, where a run does not say");
   add_pricing_flags(*verb, args->eval);
-  verb->add_option("--format", args->eval.format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
+  verb->add_option("--format", args->eval.format, "Output format (csv: one row per run)")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
+  verb->add_option("-o,--output-dir", args->out_dir,
+                   "Also write the per-run CSV to DIR/compare_runs.csv (DIR is created)");
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
       args->eval.request.devices = devices->value_or(0);  // 0: each run's strategy product

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
@@ -19,6 +18,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/output_files.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
@@ -37,14 +37,6 @@ struct SearchArgs {
   std::string format = "table";
   std::string ranking_csv, out_dir;
 };
-
-void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
-  std::ofstream out(path);
-  if (out) write(out);
-  if (!out)
-    throw UserError("E-OUTPUT", fmt::format("cannot write {}; check that the directory exists and is writable",
-                                            path.string()));
-}
 
 // The degrees the table shows: those searched, in DESIGN §8.1's order.
 std::vector<std::string> shown_keys(const SearchSpace& space) {
@@ -114,18 +106,15 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
 
   SearchResult r = run_search(registry, model, *machine.device, options);
   if (!args.ranking_csv.empty())
-    write_file(args.ranking_csv, [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+    write_output_file(args.ranking_csv, [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
   if (!args.out_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(args.out_dir, error);
-    if (error)
-      throw UserError("E-OUTPUT", fmt::format("-o {}: cannot create the directory: {}", args.out_dir, error.message()));
+    create_output_dir(args.out_dir);
     const std::filesystem::path dir(args.out_dir);
-    write_file(dir / "ranking.csv", [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
-    write_file(dir / "dropped.csv",
+    write_output_file(dir / "ranking.csv", [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+    write_output_file(dir / "dropped.csv",
                [&](std::ostream& out) { write_dropped_csv(out, r.closest, options.budget.budget_bytes); });
     if (flags.verbosity >= 3)
-      write_file(dir / "priced.csv",
+      write_output_file(dir / "priced.csv",
                  [&](std::ostream& out) { write_priced_csv(out, r, options.budget.budget_bytes); });
   }
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);

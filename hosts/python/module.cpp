@@ -108,6 +108,11 @@ PYBIND11_MODULE(_ndsearch, m) {
              return call<ndsearch::EvaluateSettings, &Planner::evaluate>(
                  p, &ndsearch::python::evaluate_settings, kw);
            })
+      .def("compare",
+           [](const Planner& p, const py::kwargs& kw) {
+             return call<ndsearch::CompareSettings, &Planner::compare>(
+                 p, &ndsearch::python::compare_settings, kw);
+           })
       .def("search", &search)
       .def("explain", [](const Planner& p, const py::kwargs& kw) {
         return call<ndsearch::ExplainSettings, &Planner::explain>(

@@ -64,15 +64,20 @@ void read_space(Reader& r, SpaceSettings& s) {
   r.read("threads", s.threads);
 }
 
-void read_evaluate(Reader& r, EvaluateSettings& e) {
+// What eval and compare share: the model, the machine and the pricing (not the strategy).
+void read_pricing(Reader& r, EvaluateSettings& e) {
   read_model(r, e.model);
   r.read("device", e.device);
   r.read("devices", e.devices);
-  r.read("strategy", e.strategy);
   r.read("max_memory", e.max_memory);
   r.read("reserve_mem", e.reserve_mem);
   r.read("layers_from_config", e.layers_from_config);
   r.read("cp_algo", e.cp_algo);
+}
+
+void read_evaluate(Reader& r, EvaluateSettings& e) {
+  read_pricing(r, e);
+  r.read("strategy", e.strategy);
 }
 
 }  // namespace
@@ -105,6 +110,16 @@ EvaluateSettings evaluate_settings(const py::dict& given) {
   read_evaluate(r, e);
   r.finish();
   return e;
+}
+
+// Each run states its strategy: a strategy keyword is unknown here.
+CompareSettings compare_settings(const py::dict& given) {
+  CompareSettings c;
+  Reader r(given, "compare");
+  read_pricing(r, c.evaluate);
+  r.read("measured", c.measured);
+  r.finish();
+  return c;
 }
 
 SearchSettings search_settings(const py::dict& given) {

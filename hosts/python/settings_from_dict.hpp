@@ -12,6 +12,7 @@ namespace ndsearch::python {
 PluginSettings plugin_settings(const pybind11::dict& given);
 ModelSettings model_settings(const pybind11::dict& given);
 EvaluateSettings evaluate_settings(const pybind11::dict& given);
+CompareSettings compare_settings(const pybind11::dict& given);
 SearchSettings search_settings(const pybind11::dict& given);
 ExplainSettings explain_settings(const pybind11::dict& given);
 

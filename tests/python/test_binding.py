@@ -75,6 +75,25 @@ class SameAnswersAsTheCli(unittest.TestCase):
         self.assertEqual(steady(got), steady(want))
         self.assertEqual(len(got["ranking"]), 3)
 
+    def test_compare(self):
+        # Three runs of Llama 3 8B on 64 H100 in our CSV (docs/cli.md,
+        # "Measured runs"), one with a measured part, one a check refuses
+        # (dp·tp·pp = 8·3·1 is not the 64 devices): the dict is the CLI's document.
+        with tempfile.TemporaryDirectory() as folder:
+            runs = os.path.join(folder, "runs.csv")
+            with open(runs, "w", encoding="utf-8") as out:
+                out.write("dp,tp,pp,step_s,forward_s\n32,2,1,5.0,1.5\n16,4,1,4.0,\n"
+                          "8,3,1,6.0,\n")
+            got = ndsearch.compare(TORCHTITAN, measured=runs, device="nvidia-h100-sxm",
+                                   devices=64, global_batch=64, seq_len=8192)
+            want = cli_json("compare", TORCHTITAN, "--measured", runs, "-A", "nvidia-h100-sxm",
+                            "-d", "64", "-b", "64", "--seq-len", "8192")
+        self.assertEqual(got, want)
+        self.assertEqual(len(got["runs"]), 3)
+        self.assertEqual(got["priced"], 2)
+        self.assertEqual(got["runs"][2]["refused"]["id"], "devices")
+        self.assertIn("forward", got["runs"][0]["parts"])
+
     def test_explain(self):
         got = ndsearch.explain(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
                                strategy="tp=2,pp=1,dp=32", global_batch=64, seq_len=8192,
@@ -144,6 +163,14 @@ class ErrorsCarryTheCliIds(unittest.TestCase):
         self.assertEqual(raised.exception.id, "E-USAGE")
         self.assertIn("set the global batch (`global_batch`)", str(raised.exception))
         self.assertNotRegex(str(raised.exception), r"(^|[\s(])-b\b")
+
+    def test_compare_takes_no_strategy(self):
+        # Each measured run states its own strategy.
+        with self.assertRaises(ndsearch.Error) as raised:
+            ndsearch.compare(TORCHTITAN, measured="runs.csv", device="nvidia-h100-sxm",
+                             strategy="tp=2")
+        self.assertEqual(raised.exception.id, "E-USAGE")
+        self.assertIn("unknown keyword strategy", str(raised.exception))
 
     def test_misspelt_keyword(self):
         with self.assertRaises(ndsearch.Error) as raised:

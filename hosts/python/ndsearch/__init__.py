@@ -10,6 +10,7 @@ ndsearch.Error, whose .id is the CLI's error id, for bad input:
     ndsearch.evaluate("run.yaml", device="nvidia-h100-sxm", devices=64,
                       strategy={"tp": 8, "pp": 2})["time"]["step_s"]
     ndsearch.search("run.yaml", device="nvidia-h100-sxm", devices=64)["ranking"][0]
+    ndsearch.compare("run.yaml", measured="runs.csv", device="nvidia-h100-sxm")["metrics"]
 
 Keywords are those of the CLI's flags, spelt with underscores (global_batch
 for -b, max_memory for -M, ...). Plugin settings (plugin_files, plugin_dirs,
@@ -19,7 +20,8 @@ be given to any call, or once to a Planner whose methods take the rest.
 
 from ._ndsearch import Error, Planner
 
-__all__ = ["Error", "Planner", "plugins", "hardware", "model", "evaluate", "search", "explain"]
+__all__ = ["Error", "Planner", "plugins", "hardware", "model", "evaluate", "search", "explain",
+           "compare"]
 
 _PLUGIN_KEYS = ("plugin_files", "plugin_dirs", "use_environment", "device_file",
                 "allow_override", "plugin_timeout_s", "options")
@@ -71,3 +73,13 @@ def explain(config, device, strategy, devices=0, **kwargs):
 def search(config, device, devices=0, **kwargs):
     """Every strategy enumerated, checked, priced and ranked (`ndsearch search`)."""
     return _planner(kwargs).search(config=config, device=device, devices=devices, **kwargs)
+
+
+def compare(config, measured, device, devices=0, **kwargs):
+    """Measured runs priced as evaluate prices them and compared with their
+    measured times (`ndsearch compare --measured`). Each run of the CSV states
+    its strategy, and may give its own devices, global_batch and seq_len.
+    A file none of whose runs could be priced answers with priced 0 (the CLI
+    exits 2 there, E-COMPARE-NONE-PRICED)."""
+    return _planner(kwargs).compare(config=config, measured=measured, device=device,
+                                    devices=devices, **kwargs)
