@@ -11,6 +11,7 @@
 #include "core/compare/compare_runs.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/compare_json.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
@@ -37,6 +38,7 @@ void print_compare_table(const json& j) {
                            j["model"].get<std::string>(), j["device"].get<std::string>(),
                            j["runs"].size(), j["measured"].get<std::string>(),
                            j["format"].get<std::string>(), j["priced"].get<size_t>());
+  print_calibration_line(j["calibration"], j["trainer_overheads"]);
   std::cout << fmt::format("  {:>5}  {:<32} {:>10} {:>11} {:>8} {:>6} {:>6}  {}\n", "line",
                            "strategy", "measured s", "predicted s", "error %", "m.rank", "p.rank",
                            "fits");
@@ -84,9 +86,12 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   request.parse = args.eval.model.parse;
   request.device = args.eval.device;
   request.devices = args.eval.request.devices;
-  request.base = args.eval.request;
+  const Device& device = catalog.resolve(args.eval.device, "the device id");
+  std::optional<AppliedCalibration> calibration;
+  request.base = calibrated_request(args.eval, device, calibration);
   const Comparison comparison = compare_runs(registry, catalog, request, measured);
-  const json j = compare_json(comparison);
+  json j = compare_json(comparison);
+  add_calibration_json(j, calibration, read_model(registry, args.eval.model), device);
   if (args.eval.format == "json")
     std::cout << json_text(j, 2) << "\n";
   else
