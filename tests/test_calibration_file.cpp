@@ -76,6 +76,14 @@ std::string eval_args(const std::string& config, const std::string& more) {
                      config, kDevice, more);
 }
 
+// The eval table's output with `file` applied.
+std::string calibrated_table(const fs::path& file, const std::string& more = "") {
+  const Run r = ndsearch_cli(eval_args(kTiny, more + " --calibration " + file.string()));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return r.out;
+}
+
 }  // namespace
 
 TEST_CASE("A calibration file reads every factor under its key") {
@@ -108,7 +116,7 @@ TEST_CASE("Each bad calibration file is E-CALIBRATION naming the key") {
       {with_factors("hbm_efficiency = nan"), {"`factors.hbm_efficiency`", "not finite"}},
       {with_factors("gemm_efficiency = inf"), {"`factors.gemm_efficiency`", "not finite"}},
       {with_factors("gemm_efficiency = \"0.9\""), {"`factors.gemm_efficiency`", "must be a number"}},
-      {with_factors("bandwidth = [1.0]"), {"`factors.bandwidth`", "1 elements", "2 topology levels"}},
+      {with_factors("bandwidth = [1.0]"), {"`factors.bandwidth`", "has 1 element;", "2 topology levels"}},
       {with_factors("bandwidth = [1.0, 0.01]"), {"`factors.bandwidth[1]`", "[0.05, 2]"}},
       {with_factors("bandwidth = 0.7"), {"`factors.bandwidth`", "array of 2 numbers"}},
       {with_factors("[factors.communication]\nzz = 1.0"),
@@ -168,6 +176,16 @@ TEST_CASE("A calibration fitted on another device is E-CALIBRATION-DEVICE unless
   const json j = json::parse(forced.out);
   CHECK(j["calibration"]["forced"] == true);
   CHECK(j["calibration"]["device"] == "nvidia-a100-80g");
+  CHECK_THAT(calibrated_table(file, "--force"),
+             Catch::Matchers::Contains("applied with --force to another device"));
+
+  // The device is checked before the factors: a bandwidth array of another
+  // device's length is not what the user needs to hear first.
+  const fs::path other_levels =
+      calibration_file(with_factors("bandwidth = [1.0, 1.0, 1.0]", "nvidia-a100-80g"));
+  const Run first = ndsearch_cli(eval_args(kTiny, "--calibration " + other_levels.string()));
+  CHECK(first.exit_code == 2);
+  CHECK_THAT(first.err, Catch::Matchers::Contains("[E-CALIBRATION-DEVICE]"));
 }
 
 TEST_CASE("eval, search, explain and compare refuse a bad calibration file with exit 2") {
@@ -253,10 +271,7 @@ TEST_CASE("eval --calibration with gemm_efficiency 0.5 prices as the time model 
 
 TEST_CASE("The table header says which calibration is applied, on top of the trainer overheads") {
   const fs::path file = calibration_file(with_factors("step_overhead_s = 0.05"));
-  const Run r = ndsearch_cli(eval_args(kTiny, "--calibration " + file.string()));
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Matchers::Contains(fmt::format(
+  CHECK_THAT(calibrated_table(file), Catch::Matchers::Contains(fmt::format(
                         "calibration: {} (fitted on {}): +50.0 ms per step; on top of the trainer "
                         "overheads (",
                         file.string(), kDevice)));
@@ -294,4 +309,15 @@ TEST_CASE("Planner applies a calibration and records it in every document") {
   ndsearch::ExplainSettings x;
   x.evaluate = e;
   CHECK(planner.explain(x)["calibration"]["file"] == file.string());
+  // compare prices its run with the calibration: the same strategy, batch and
+  // sequence as `e`, so the prediction is eval's calibrated step.
+  ndsearch::CompareSettings c;
+  c.evaluate = e;
+  c.measured = ndsearch::test::temp_csv("calibration-runs", "dp,tp,pp,mbs,step_s\n1,1,1,1,0.5\n");
+  const json compared = planner.compare(c);
+  CHECK(compared["calibration"]["file"] == file.string());
+  CHECK(compared["trainer_overheads"] == calibrated["trainer_overheads"]);
+  REQUIRE(compared["runs"].size() == 1);
+  CHECK(compared["runs"][0]["predicted_s"].get<double>() ==
+        Approx(calibrated["time"]["step_s"].get<double>()));
 }

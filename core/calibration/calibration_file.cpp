@@ -94,17 +94,14 @@ void read_bandwidth(const std::filesystem::path& file, const toml::node& node,
   const toml::array& array = *node.as_array();
   if (array.size() != levels)
     fail(file, &node,
-         fmt::format("`factors.bandwidth` has {} elements; {} has {} topology levels, so give {} "
+         fmt::format("`factors.bandwidth` has {} element{}; {} has {} topology levels, so give {} "
                      "(innermost first, 1.0 for neutral)",
-                     array.size(), device.id, levels, levels));
+                     array.size(), array.size() == 1 ? "" : "s", device.id, levels, levels));
   for (const CalibrationFactor& f : factors)
     if (f.is_level) f.set(out, factor_value(file, array[f.level], f));
 }
 
-}  // namespace
-
-CalibrationFile parse_calibration(const std::string& text, const std::filesystem::path& file,
-                                  const Device& device) {
+toml::table parsed(const std::string& text, const std::filesystem::path& file) {
   toml::table root;
   try {
     root = toml::parse(text, file.string());
@@ -114,6 +111,12 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
                                 e.source().begin.line, e.source().begin.column, e.description(),
                                 kFix));
   }
+  return root;
+}
+
+// The [calibration] table: which device, trainer and runs.
+CalibrationFile header(const toml::table& root, const std::filesystem::path& file,
+                       const Device& device) {
   only_known(file, root, "", {"calibration", "factors"});
   CalibrationFile out;
   out.path = file;
@@ -129,7 +132,24 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
          fmt::format("`calibration.device` is missing; a calibration names the device it was "
                      "fitted on: add [calibration] device = \"{}\" if it was fitted on {}",
                      device.id, device.id));
+  return out;
+}
 
+std::string file_text(const std::filesystem::path& file) {
+  try {
+    return sdk::read_config_file(file.string(), "calibration TOML");
+  } catch (const sdk::Error& e) {
+    throw UserError(kCalibrationErrorId, fmt::format("{}: {}", Setting("calibration").named(),
+                                                     sdk::split_error_tag(e.what()).second));
+  }
+}
+
+}  // namespace
+
+CalibrationFile parse_calibration(const std::string& text, const std::filesystem::path& file,
+                                  const Device& device) {
+  const toml::table root = parsed(text, file);
+  CalibrationFile out = header(root, file, device);
   const std::vector<CalibrationFactor> factors = calibration_factors(device);
   out.factors = identity_calibration(device);
   const toml::table* values = subtable(file, root, "factors", "factors");
@@ -159,14 +179,7 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
 }
 
 CalibrationFile read_calibration(const std::filesystem::path& file, const Device& device) {
-  std::string text;
-  try {
-    text = sdk::read_config_file(file.string(), "calibration TOML");
-  } catch (const sdk::Error& e) {
-    throw UserError(kCalibrationErrorId, fmt::format("{}: {}", Setting("calibration").named(),
-                                                     sdk::split_error_tag(e.what()).second));
-  }
-  return parse_calibration(text, file, device);
+  return parse_calibration(file_text(file), file, device);
 }
 
 void check_calibration_device(const CalibrationFile& calibration, const Device& device,
@@ -220,8 +233,11 @@ std::string calibration_toml(const CalibrationFile& calibration, const Device& d
 std::optional<AppliedCalibration> load_calibration(const std::filesystem::path& file,
                                                    const Device& device, bool force) {
   if (file.empty()) return std::nullopt;
-  AppliedCalibration applied{read_calibration(file, device), false};
-  check_calibration_device(applied.file, device, force);
+  const std::string text = file_text(file);
+  // The device first: a file fitted on another device says so, rather than
+  // that its bandwidth array does not match this device's levels.
+  check_calibration_device(header(parsed(text, file), file, device), device, force);
+  AppliedCalibration applied{parse_calibration(text, file, device), false};
   applied.forced = applied.file.device != device.id;
   return applied;
 }
