@@ -32,7 +32,8 @@ namespace {
 
 const std::string kDevice = "nvidia-h100-sxm";
 const std::string kTiny = std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
-const std::string kLlama8b = std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json";
+const std::string kLlama8b =
+    std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json";
 
 // A device of two topology levels, as the file's bandwidth array sees it.
 ndsearch::Device two_level_device() {
@@ -72,8 +73,8 @@ Run ndsearch_cli(const std::string& args) {
 }
 
 std::string eval_args(const std::string& config, const std::string& more) {
-  return fmt::format("eval {} -A {} --seq-len 512 -b 16 --strategy dp=1,tp=1,pp=1,mbs=1 {}",
-                     config, kDevice, more);
+  return fmt::format("eval {} -A {} --seq-len 512 -b 16 --strategy dp=1,tp=1,pp=1,mbs=1 {}", config,
+                     kDevice, more);
 }
 
 // The eval table's output with `file` applied.
@@ -115,13 +116,16 @@ TEST_CASE("Each bad calibration file is E-CALIBRATION naming the key") {
       {with_factors("step_overhead_s = -0.1"), {"`factors.step_overhead_s`", "-0.1", "[0, 10]"}},
       {with_factors("hbm_efficiency = nan"), {"`factors.hbm_efficiency`", "not finite"}},
       {with_factors("gemm_efficiency = inf"), {"`factors.gemm_efficiency`", "not finite"}},
-      {with_factors("gemm_efficiency = \"0.9\""), {"`factors.gemm_efficiency`", "must be a number"}},
-      {with_factors("bandwidth = [1.0]"), {"`factors.bandwidth`", "has 1 element;", "2 topology levels"}},
+      {with_factors("gemm_efficiency = \"0.9\""),
+       {"`factors.gemm_efficiency`", "must be a number"}},
+      {with_factors("bandwidth = [1.0]"),
+       {"`factors.bandwidth`", "has 1 element;", "2 topology levels"}},
       {with_factors("bandwidth = [1.0, 0.01]"), {"`factors.bandwidth[1]`", "[0.05, 2]"}},
       {with_factors("bandwidth = 0.7"), {"`factors.bandwidth`", "array of 2 numbers"}},
       {with_factors("[factors.communication]\nzz = 1.0"),
        {"`factors.communication.zz`", "dp, tp, pp, ep, cp"}},
-      {with_factors("[factors.communication]\ntp = 5"), {"`factors.communication.tp`", "[0.25, 4]"}},
+      {with_factors("[factors.communication]\ntp = 5"),
+       {"`factors.communication.tp`", "[0.25, 4]"}},
       {"[factors]\ngemm_efficiency = 0.9\n", {"`calibration.device` is missing"}},
       {"[calibration]\ndevice = 3\n", {"`calibration.device` must be a string"}},
       {"[calibration\ndevice = \"x\"\n", {"cal.toml:1:", "not valid TOML"}},
@@ -164,7 +168,8 @@ TEST_CASE("calibration_toml writes a file that reads back the same") {
 
 TEST_CASE("A calibration fitted on another device is E-CALIBRATION-DEVICE unless forced") {
   const fs::path file = calibration_file(with_factors("gemm_efficiency = 0.9", "nvidia-a100-80g"));
-  const Run refused = ndsearch_cli(eval_args(kTiny, "--format json --calibration " + file.string()));
+  const Run refused =
+      ndsearch_cli(eval_args(kTiny, "--format json --calibration " + file.string()));
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.err, Catch::Matchers::Contains("[E-CALIBRATION-DEVICE]"));
   CHECK_THAT(refused.err, Catch::Matchers::Contains("fitted on nvidia-a100-80g"));
@@ -191,7 +196,8 @@ TEST_CASE("A calibration fitted on another device is E-CALIBRATION-DEVICE unless
 TEST_CASE("eval, search, explain and compare refuse a bad calibration file with exit 2") {
   const fs::path bad = calibration_file(with_factors("gemm_efficiency = 9"));
   const std::string flag = " --calibration " + bad.string();
-  const fs::path runs = ndsearch::test::temp_csv("calibration-runs", "dp,tp,pp,mbs,step_s\n1,1,1,1,0.5\n");
+  const fs::path runs =
+      ndsearch::test::temp_csv("calibration-runs", "dp,tp,pp,mbs,step_s\n1,1,1,1,0.5\n");
   for (const std::string& args :
        {eval_args(kTiny, flag),
         fmt::format("search {} -A {} -d 1 --seq-len 512 -b 16{}", kTiny, kDevice, flag),
@@ -244,8 +250,8 @@ TEST_CASE("eval --calibration with gemm_efficiency 0.5 prices as the time model 
   REQUIRE(calibrated.exit_code == 0);
   const json a = json::parse(plain.out), b = json::parse(calibrated.out);
   REQUIRE(a["valid"] == true);
-  const double ratio = b["time"]["parts"]["forward"].get<double>() /
-                       a["time"]["parts"]["forward"].get<double>();
+  const double ratio =
+      b["time"]["parts"]["forward"].get<double>() / a["time"]["parts"]["forward"].get<double>();
   CHECK(ratio > 1.5);
   CHECK(ratio <= 2.0);
   CHECK(b["calibration"]["factors"]["gemm_efficiency"] == 0.5);
@@ -271,19 +277,16 @@ TEST_CASE("eval --calibration with gemm_efficiency 0.5 prices as the time model 
 
 TEST_CASE("The table header says which calibration is applied, on top of the trainer overheads") {
   const fs::path file = calibration_file(with_factors("step_overhead_s = 0.05"));
-  CHECK_THAT(calibrated_table(file), Catch::Matchers::Contains(fmt::format(
-                        "calibration: {} (fitted on {}): +50.0 ms per step; on top of the trainer "
-                        "overheads (",
-                        file.string(), kDevice)));
+  CHECK_THAT(calibrated_table(file),
+             Catch::Matchers::Contains(fmt::format(
+                 "calibration: {} (fitted on {}): +50.0 ms per step; on top of the trainer "
+                 "overheads (",
+                 file.string(), kDevice)));
 }
 
 TEST_CASE("Planner applies a calibration and records it in every document") {
   const fs::path file = calibration_file(with_factors("step_overhead_s = 0.05"));
-  ndsearch::PluginSettings plugins;
-  plugins.shipped_dir = NDS_TEST_SHIPPED_PLUGINS;
-  plugins.use_environment = false;
-  plugins.vet_helper = NDS_TEST_VET;
-  const ndsearch::Planner planner(plugins);
+  const ndsearch::Planner planner(ndsearch::test::shipped_plugin_settings());
   ndsearch::EvaluateSettings e;
   e.model.config = kTiny;
   e.model.seq_len = 512;
@@ -297,7 +300,8 @@ TEST_CASE("Planner applies a calibration and records it in every document") {
   CHECK(calibrated["time"]["step_s"].get<double>() ==
         Approx(plain["time"]["step_s"].get<double>() + 0.05));
   CHECK(calibrated["calibration"]["factors"]["step_overhead_s"] == 0.05);
-  const Run cli_run = ndsearch_cli(eval_args(kTiny, "--format json --calibration " + file.string()));
+  const Run cli_run =
+      ndsearch_cli(eval_args(kTiny, "--format json --calibration " + file.string()));
   CHECK(json::parse(cli_run.out) == calibrated);
 
   ndsearch::SearchSettings s;

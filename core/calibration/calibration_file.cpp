@@ -2,9 +2,9 @@
 #include "core/calibration/calibration_file.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 #include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/config_file.hpp>  // read_config_file: regular files only, bounded
-#include <toml++/toml.h>
 
 #include <cmath>
 #include <sstream>
@@ -50,8 +50,10 @@ const toml::table* subtable(const std::filesystem::path& file, const toml::table
   const toml::node* node = parent.get(key);
   if (node == nullptr) return nullptr;
   if (!node->is_table())
-    fail(file, node, fmt::format("`{}` must be a table: write [{}] on a line of its own, then "
-                                 "its keys", dotted, dotted));
+    fail(file, node,
+         fmt::format("`{}` must be a table: write [{}] on a line of its own, then "
+                     "its keys",
+                     dotted, dotted));
   return node->as_table();
 }
 
@@ -60,7 +62,8 @@ std::string text_field(const std::filesystem::path& file, const toml::table& tab
   const toml::node* node = table.get(key);
   if (node == nullptr) return {};
   if (!node->is_string())
-    fail(file, node, fmt::format("`calibration.{}` must be a string (e.g. {} = \"...\")", key, key));
+    fail(file, node,
+         fmt::format("`calibration.{}` must be a string (e.g. {} = \"...\")", key, key));
   return std::string(*node->value<std::string_view>());
 }
 
@@ -90,7 +93,8 @@ void read_bandwidth(const std::filesystem::path& file, const toml::node& node,
   if (!node.is_array())
     fail(file, &node,
          fmt::format("`factors.bandwidth` must be an array of {} numbers, one per topology level "
-                     "of {} (innermost first)", levels, device.id));
+                     "of {} (innermost first)",
+                     levels, device.id));
   const toml::array& array = *node.as_array();
   if (array.size() != levels)
     fail(file, &node,
@@ -106,10 +110,10 @@ toml::table parsed(const std::string& text, const std::filesystem::path& file) {
   try {
     root = toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
-    throw UserError(kCalibrationErrorId,
-                    fmt::format("{}:{}:{}: not valid TOML: {}; {}", file.string(),
-                                e.source().begin.line, e.source().begin.column, e.description(),
-                                kFix));
+    throw UserError(
+        kCalibrationErrorId,
+        fmt::format("{}:{}:{}: not valid TOML: {}; {}", file.string(), e.source().begin.line,
+                    e.source().begin.column, e.description(), kFix));
   }
   return root;
 }
@@ -164,11 +168,11 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
   only_known(file, *values, "factors.", scalar_keys);
   for (const CalibrationFactor& f : factors)
     if (!f.is_level && !f.is_comm)
-      if (const toml::node* node = values->get(f.key)) f.set(out.factors, factor_value(file, *node, f));
+      if (const toml::node* node = values->get(f.key))
+        f.set(out.factors, factor_value(file, *node, f));
   if (const toml::node* node = values->get("bandwidth"))
     read_bandwidth(file, *node, factors, device, out.factors);
-  if (const toml::table* comm =
-          subtable(file, *values, "communication", "factors.communication")) {
+  if (const toml::table* comm = subtable(file, *values, "communication", "factors.communication")) {
     only_known(file, *comm, "factors.communication.", comm_keys);
     for (const CalibrationFactor& f : factors)
       if (f.is_comm)
@@ -220,7 +224,8 @@ std::string calibration_toml(const CalibrationFile& calibration, const Device& d
       values += fmt::format("{}{}", i == 0 ? "" : ", ", calibration.factors.level_bandwidth(i));
     out << fmt::format("bandwidth = [{}]  # per topology level, innermost first\n", values);
     for (const CalibrationFactor& f : factors)
-      if (f.is_level) out << fmt::format("# {}: {}, in [{}, {}]\n", f.key, f.words, f.lower, f.upper);
+      if (f.is_level)
+        out << fmt::format("# {}: {}, in [{}, {}]\n", f.key, f.words, f.lower, f.upper);
   }
   out << "\n[factors.communication]\n";
   for (const CalibrationFactor& f : factors)

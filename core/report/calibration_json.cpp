@@ -29,8 +29,9 @@ nlohmann::json trainer_overheads_json(const Model& model, const Device& device) 
           {"overheads_source", settings.overheads_source}};
 }
 
-void add_calibration_json(nlohmann::json& document, const std::optional<AppliedCalibration>& applied,
-                          const Model& model, const Device& device) {
+void add_calibration_json(nlohmann::json& document,
+                          const std::optional<AppliedCalibration>& applied, const Model& model,
+                          const Device& device) {
   document["calibration"] = calibration_json(applied, device);
   document["trainer_overheads"] = trainer_overheads_json(model, device);
 }

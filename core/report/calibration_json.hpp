@@ -25,7 +25,8 @@ nlohmann::json calibration_json(const std::optional<AppliedCalibration>& applied
 nlohmann::json trainer_overheads_json(const Model& model, const Device& device);
 
 // Both, as "calibration" and "trainer_overheads" of `document`.
-void add_calibration_json(nlohmann::json& document, const std::optional<AppliedCalibration>& applied,
-                          const Model& model, const Device& device);
+void add_calibration_json(nlohmann::json& document,
+                          const std::optional<AppliedCalibration>& applied, const Model& model,
+                          const Device& device);
 
 }  // namespace ndsearch

@@ -11,8 +11,7 @@ void add_calibration_flags(CLI::App& verb, CalibrationFlags& flags) {
   verb.add_option("--calibration", flags.file,
                   "A calibration file (compare --fit writes one) applied on top of the shipped "
                   "trainer overheads");
-  verb.add_flag("--force", flags.force,
-                "Apply a --calibration fitted on another device anyway");
+  verb.add_flag("--force", flags.force, "Apply a --calibration fitted on another device anyway");
 }
 
 std::optional<AppliedCalibration> load_calibration(const CalibrationFlags& flags,

@@ -10,8 +10,8 @@
 
 #include "core/compare/compare_runs.hpp"
 #include "core/hardware/device_catalog.hpp"
-#include "core/report/compare_json.hpp"
 #include "core/report/calibration_json.hpp"
+#include "core/report/compare_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"

@@ -8,8 +8,8 @@
 
 #include "core/explain/explain_strategy.hpp"
 #include "core/hardware/device_catalog.hpp"
-#include "core/report/explain_json.hpp"
 #include "core/report/calibration_json.hpp"
+#include "core/report/explain_json.hpp"
 #include "core/report/json_text.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"

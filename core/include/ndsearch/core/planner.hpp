@@ -91,7 +91,8 @@ struct SearchSettings {
   std::optional<std::string> max_memory, reserve_mem;
   std::string cp_algo;
   bool all_misses = false;  // every closest miss, not the five closest
-  std::filesystem::path calibration;  // as EvaluateSettings'
+  // As EvaluateSettings' calibration and force_calibration.
+  std::filesystem::path calibration;
   bool force_calibration = false;
 };
 // A search where nothing fits answers with counts.fit 0 (the CLI then exits 3).
