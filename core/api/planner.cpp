@@ -12,6 +12,7 @@
 #include "core/model/parse_config.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/plugins/run_options.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
@@ -35,7 +36,13 @@ ParseOptions parse_options(const ModelSettings& m) {
   return options;
 }
 
-EvaluationRequest evaluation_request(const EvaluateSettings& e) {
+// The calibration `e` names, read and checked against the priced device.
+std::optional<AppliedCalibration> calibration_of(const EvaluateSettings& e, const Device& device) {
+  return load_calibration(e.calibration, device, e.force_calibration);
+}
+
+EvaluationRequest evaluation_request(const EvaluateSettings& e,
+                                     const std::optional<AppliedCalibration>& calibration) {
   EvaluationRequest request;
   request.strategy = e.strategy;
   request.devices = e.devices;
@@ -43,6 +50,7 @@ EvaluationRequest evaluation_request(const EvaluateSettings& e) {
   request.reserve_mem = e.reserve_mem;
   request.layers_from_config = e.layers_from_config;
   request.cp_algorithm = e.cp_algo;
+  request.calibration = calibration_factors_of(calibration);
   return request;
 }
 
@@ -93,8 +101,11 @@ json Planner::evaluate(const EvaluateSettings& settings) const {
   const RunScope run(loaded_->options);
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
-  return evaluation_json(
-      evaluate_strategy(loaded_->registry, model, machine, evaluation_request(settings)));
+  const auto calibration = calibration_of(settings, *machine.device);
+  json j = evaluation_json(evaluate_strategy(loaded_->registry, model, machine,
+                                             evaluation_request(settings, calibration)));
+  add_calibration_json(j, calibration, model, *machine.device);
+  return j;
 }
 
 json Planner::compare(const CompareSettings& settings) const {
@@ -105,9 +116,15 @@ json Planner::compare(const CompareSettings& settings) const {
   request.parse = parse_options(e.model);
   request.device = e.device;
   request.devices = e.devices;
-  request.base = evaluation_request(e);
-  return compare_json(compare_runs(loaded_->registry, loaded_->catalog, request,
-                                   read_measured_runs(settings.measured)));
+  const Device& device = loaded_->catalog.resolve(e.device, "the device id");
+  const auto calibration = calibration_of(e, device);
+  request.base = evaluation_request(e, calibration);
+  json j = compare_json(compare_runs(loaded_->registry, loaded_->catalog, request,
+                                     read_measured_runs(settings.measured)));
+  add_calibration_json(j, calibration,
+                       parse_config(loaded_->registry, e.model.config, parse_options(e.model)),
+                       device);
+  return j;
 }
 
 json Planner::explain(const ExplainSettings& settings) const {
@@ -116,10 +133,13 @@ json Planner::explain(const ExplainSettings& settings) const {
   Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
   const Machine machine = evaluation_machine(loaded_->catalog, e.device, e.devices);
   ExplainRequest request;
-  request.evaluation = evaluation_request(e);
+  const auto calibration = calibration_of(e, *machine.device);
+  request.evaluation = evaluation_request(e, calibration);
   request.space = space_request(settings.space);
   request.beaten_by = settings.beaten_by;
-  return explanation_json(explain_strategy(loaded_->registry, model, machine, request));
+  json j = explanation_json(explain_strategy(loaded_->registry, model, machine, request));
+  add_calibration_json(j, calibration, model, *machine.device);
+  return j;
 }
 
 // As `search` lists them: the top `top`, and the five closest misses unless
@@ -134,6 +154,8 @@ void Planner::write_search(const SearchSettings& settings, std::ostream& out) co
   request.cp_algorithm = settings.cp_algo;
   request.devices = search_device_count(model, settings.devices);
   const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
+  request.calibration =
+      load_calibration(settings.calibration, *machine.device, settings.force_calibration);
   SearchOptions options = search_options(model, machine, request);
   options.keep = settings.top;
   options.closest_misses = settings.all_misses ? 0 : 5;

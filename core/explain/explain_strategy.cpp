@@ -31,6 +31,7 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   search.reserve_mem = request.evaluation.reserve_mem;
   search.cp_algorithm = request.evaluation.cp_algorithm;
   SearchOptions options = search_options(model, machine, search);
+  options.calibration = request.evaluation.calibration;  // ranked as the strategy is priced
   options.keep = 0;  // every fitting strategy: the rank is a position among them
   options.closest_misses = 5;
   const SearchResult r = run_search(registry, model, *machine.device, options);

@@ -3,6 +3,7 @@
 #include "core/report/search_json.hpp"
 
 #include "core/evaluate/evaluate_strategy.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/json_stream.hpp"
 #include "core/report/strategy_json.hpp"
@@ -57,6 +58,7 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
     one.max_memory = request.max_memory;
     one.reserve_mem = request.reserve_mem;
     one.cp_algorithm = request.cp_algorithm;
+    one.calibration = options.calibration;
     json row = candidate_json(rank, c);
     row["memory"]["stages"] = stages_json(evaluate_strategy(registry, model, machine, one));
     return row;
@@ -71,6 +73,7 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
                              {"pipeline_bound", r.bounds.pipeline_bound},
                              {"routed_experts", r.bounds.routed_experts}});
     doc.field("budget_bytes", budget);
+    doc.field("calibration", calibration_json(request.calibration, *machine.device));
     doc.field("candidates_per_s", candidates_per_s(r));
     doc.array_field("closest_misses", r.closest.size(), [&](size_t i) {
       json miss = miss_json(r.closest[i], budget);
@@ -88,6 +91,7 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
     doc.array_field("ranking", r.ranking.size(),
                     [&](size_t i) { return with_stages(i + 1, r.ranking[i]); });
     doc.field("schema_version", kSchemaVersion);
+    doc.field("trainer_overheads", trainer_overheads_json(model, *machine.device));
     doc.close();
   });
 }

@@ -42,6 +42,7 @@ SearchOptions search_options(const Model& model, const Machine& machine,
   options.space.only = SearchSpace::parse_only(space.only);
   options.budget = memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
   options.cp_algorithm = request.cp_algorithm;
+  options.calibration = calibration_factors_of(request.calibration);
   options.threads =
       space.threads != 0 ? space.threads : std::max(1u, std::thread::hardware_concurrency());
   return options;

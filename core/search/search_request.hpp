@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/calibration/calibration_file.hpp"
 #include "core/hardware/machine.hpp"
 #include "core/model/model.hpp"
 #include "core/search/search.hpp"
@@ -27,6 +28,7 @@ struct SearchRequest {
   SearchSpaceRequest space;
   std::optional<std::string> max_memory, reserve_mem;  // sizes as written ("58GB"), memory_budget
   std::string cp_algorithm;                            // empty: the config's, else ring
+  std::optional<AppliedCalibration> calibration;       // load_calibration's; none: identity
 };
 
 // `requested`, else dp·tp·pp·cp as the config states them. Throws UserError

@@ -13,6 +13,7 @@
 #include "core/compare/compare_runs.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/compare_csv.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/support/user_error.hpp"
@@ -64,6 +65,7 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
                            j["model"].get<std::string>(), j["device"].get<std::string>(),
                            j["runs"].size(), j["measured"].get<std::string>(),
                            j["format"].get<std::string>(), j["priced"].get<size_t>());
+  print_calibration_line(j["calibration"], j["trainer_overheads"]);
   std::cout << fmt::format("  {:>5}  {:<32} {:>10} {:>11} {:>8} {:>6} {:>6}  {}\n", "line",
                            "strategy", "measured s", "predicted s", "error %", "m.rank", "p.rank",
                            "fits");
@@ -112,9 +114,12 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   request.parse = args.eval.model.parse;
   request.device = args.eval.device;
   request.devices = args.eval.request.devices;
-  request.base = args.eval.request;
+  const Device& device = catalog.resolve(args.eval.device, "the device id");
+  std::optional<AppliedCalibration> calibration;
+  request.base = calibrated_request(args.eval, device, calibration);
   const Comparison comparison = compare_runs(registry, catalog, request, measured);
-  const json j = compare_json(comparison);
+  json j = compare_json(comparison);
+  add_calibration_json(j, calibration, read_model(registry, args.eval.model), device);
   if (!args.out_dir.empty()) {  // before stdout, so a folder that fails leaves no half output
     create_output_dir(args.out_dir);
     write_output_file(std::filesystem::path(args.out_dir) / "compare_runs.csv",

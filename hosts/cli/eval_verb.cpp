@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/strategy/strategy.hpp"
@@ -33,6 +34,7 @@ void print_eval_table(const json& j) {
     keys += fmt::format("{}{}={}", keys.empty() ? "" : ",", key,
                         value.is_string() ? value.get<std::string>() : json_text(value));
   std::cout << "  strategy  " << keys << "\n";
+  if (j.contains("calibration")) print_calibration_line(j["calibration"], j["trainer_overheads"]);
   if (!j["valid"].get<bool>()) {
     std::cout << fmt::format("  refused   [{}] {}\n", j["refusal"]["id"].get<std::string>(),
                              with_flags(j["refusal"]["reason"].get<std::string>()));
@@ -114,9 +116,12 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.model);
   const Machine machine = evaluation_machine(catalog, args.device, args.request.devices);
-  const StrategyEvaluation evaluation = evaluate_strategy(registry, model, machine, args.request);
+  std::optional<AppliedCalibration> calibration;
+  const EvaluationRequest request = calibrated_request(args, *machine.device, calibration);
+  const StrategyEvaluation evaluation = evaluate_strategy(registry, model, machine, request);
   const int exit_code = report_refusal(evaluation);
-  const json j = evaluation_json(evaluation);
+  json j = evaluation_json(evaluation);
+  add_calibration_json(j, calibration, model, *machine.device);
   if (args.format == "json")
     std::cout << json_text(j, 2) << "\n";
   else
@@ -125,6 +130,14 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
 }
 
 }  // namespace
+
+EvaluationRequest calibrated_request(const EvalArgs& args, const Device& device,
+                                     std::optional<AppliedCalibration>& calibration) {
+  calibration = load_calibration(args.calibration, device);
+  EvaluationRequest request = args.request;
+  request.calibration = calibration_factors_of(calibration);
+  return request;
+}
 
 void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
   verb.add_option("-M,--max-memory", args.request.max_memory,
@@ -142,6 +155,7 @@ void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
   verb.add_option("--cp-algo", args.request.cp_algorithm,
                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
                   "config's, else ring)");
+  add_calibration_flags(verb, args.calibration);
 }
 
 void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/evaluate/evaluate_strategy.hpp"
+#include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/plugin_options.hpp"
 
@@ -25,16 +26,20 @@ struct EvalArgs {
   EvaluationRequest request;  // devices: 0 for the strategy's product
   bool swap_optimizer = false;
   std::optional<int> cp_ulysses;
+  CalibrationFlags calibration;  // applied to `request` once the device is known
   std::string format = "table";
 };
 
 // The plugin options the eval flags add (--swap-optimizer, --cp-ulysses).
 PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args);
-// -M, --reserve-mem, --layers-from-config, --swap-optimizer, --cp-ulysses and
-// --cp-algo into `args`: how eval, explain and compare price a strategy.
+// -M, --reserve-mem, --layers-from-config, --swap-optimizer, --cp-ulysses,
+// --cp-algo, --calibration and --force into `args`: how eval, explain and compare price a strategy.
 void add_pricing_flags(CLI::App& verb, EvalArgs& args);
 // The eval table of one evaluation_json.
 void print_eval_table(const nlohmann::json& j);
+// `args.request` with the calibration of `args` on `device` (and it, for the document).
+EvaluationRequest calibrated_request(const EvalArgs& args, const Device& device,
+                                     std::optional<AppliedCalibration>& calibration);
 // Prints E-STRATEGY-REFUSED for a refused strategy and returns its exit code (0 when valid).
 int report_refusal(const StrategyEvaluation& evaluation);
 

@@ -8,6 +8,7 @@
 
 #include "core/explain/explain_strategy.hpp"
 #include "core/hardware/device_catalog.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/explain_json.hpp"
 #include "core/report/json_text.hpp"
 #include "hosts/cli/eval_verb.hpp"
@@ -33,11 +34,13 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   Model model = read_model(registry, args.eval.model);
   const Machine machine = evaluation_machine(catalog, args.eval.device, args.eval.request.devices);
   ExplainRequest request;
-  request.evaluation = args.eval.request;
+  std::optional<AppliedCalibration> calibration;
+  request.evaluation = calibrated_request(args.eval, *machine.device, calibration);
   request.space = args.space;
   const StrategyExplanation explanation = explain_strategy(registry, model, machine, request);
   const int exit_code = report_refusal(explanation.evaluation);
-  const json j = explanation_json(explanation);
+  json j = explanation_json(explanation);
+  add_calibration_json(j, calibration, model, *machine.device);
   if (args.eval.format == "json") {
     std::cout << json_text(j, 2) << "\n";
     return exit_code;
@@ -81,6 +84,7 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("-M,--max-memory", args->eval.request.max_memory, "Device memory to use instead of the device's");
   verb->add_option("--reserve-mem", args->eval.request.reserve_mem, "Memory to keep free beside the runtime's reserve");
   verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
+  add_calibration_flags(*verb, args->eval.calibration);
   add_space_flags(*verb, args->space);  // with -l or --only: rank the strategy in that search
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))

@@ -11,12 +11,14 @@
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/machine.hpp"
 #include "core/model/model_json.hpp"
+#include "core/report/calibration_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/report/search_json.hpp"
 #include "core/report/strategy_json.hpp"
 #include "core/search/search.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/output_files.hpp"
 #include "hosts/cli/search_csv.hpp"
@@ -36,6 +38,7 @@ struct SearchArgs {
   bool pareto = false;
   std::string format = "table";
   std::string ranking_csv, out_dir;
+  CalibrationFlags calibration;
 };
 
 // The degrees the table shows: those searched, in DESIGN §8.1's order.
@@ -97,7 +100,9 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   const uint64_t devices = search_device_count(model, args.request.devices);
   const Machine machine = make_machine(catalog, args.device, devices);
 
-  SearchOptions options = search_options(model, machine, args.request);
+  SearchRequest request = args.request;
+  request.calibration = load_calibration(args.calibration, *machine.device);
+  SearchOptions options = search_options(model, machine, request);
   // Files list every fitting (and, with -o, every dropped) candidate; the
   // screen shows the top -t and the five closest misses (all at -v 2).
   const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
@@ -125,10 +130,12 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
   if (args.format == "csv") {
     write_ranking_csv(std::cout, r.ranking);
   } else if (args.format == "json") {
-    write_search_json(std::cout, registry, model, machine, args.request, options, r);
+    write_search_json(std::cout, registry, model, machine, request, options, r);
   } else if (flags.verbosity >= 1) {
     std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
                              machine.device->id, options.space.global_batch, budget / kGiB);
+    print_calibration_line(calibration_json(request.calibration, *machine.device),
+                           trainer_overheads_json(model, *machine.device));
     for (const std::string& a : r.assumptions) std::cout << "  assumes " << with_flags(a) << "\n";
     const SpaceBounds& b = r.bounds;
     std::cout << fmt::format("  bounds (reference §3.4): tp <= {} KV heads; pp <= min({} the machine allows, {} "
@@ -184,6 +191,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices (default: what the config's strategy states)");
   add_space_flags(*verb, args->request.space);
+  add_calibration_flags(*verb, args->calibration);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   verb->add_option("-M,--max-memory", args->request.max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");

@@ -31,6 +31,8 @@ constexpr std::array kFlags{
     SettingFlag{"cp_algo", "--cp-algo", ""},
     SettingFlag{"top", "-t", ""},
     SettingFlag{"all_misses", "-v 2", ""},
+    SettingFlag{"calibration", "--calibration", "FILE"},
+    SettingFlag{"force_calibration", "--force", ""},
     SettingFlag{"dimensions", "-l", ""},
     SettingFlag{"only", "--only", ""},
     SettingFlag{"threads", "-j", ""},

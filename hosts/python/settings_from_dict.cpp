@@ -73,6 +73,8 @@ void read_pricing(Reader& r, EvaluateSettings& e) {
   r.read("reserve_mem", e.reserve_mem);
   r.read("layers_from_config", e.layers_from_config);
   r.read("cp_algo", e.cp_algo);
+  r.read("calibration", e.calibration);
+  r.read("force_calibration", e.force_calibration);
 }
 
 void read_evaluate(Reader& r, EvaluateSettings& e) {
@@ -134,6 +136,8 @@ SearchSettings search_settings(const py::dict& given) {
   r.read("reserve_mem", s.reserve_mem);
   r.read("cp_algo", s.cp_algo);
   r.read("all_misses", s.all_misses);
+  r.read("calibration", s.calibration);
+  r.read("force_calibration", s.force_calibration);
   r.finish();
   return s;
 }

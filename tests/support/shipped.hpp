@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include <ndsearch/core/planner.hpp>
+
 #include "core/hardware/device_catalog.hpp"
 #include "core/plugins/registry.hpp"
 
@@ -41,5 +43,14 @@ inline const DeviceCatalog& shipped_devices() {
 }
 
 inline const Device& shipped_device(std::string_view id) { return shipped_devices().resolve(id); }
+
+// A Planner's settings for the shipped plugins alone (not the environment's).
+inline PluginSettings shipped_plugin_settings() {
+  PluginSettings plugins;
+  plugins.shipped_dir = NDS_TEST_SHIPPED_PLUGINS;
+  plugins.use_environment = false;
+  plugins.vet_helper = NDS_TEST_VET;
+  return plugins;
+}
 
 }  // namespace ndsearch::test

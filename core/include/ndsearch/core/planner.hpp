@@ -57,6 +57,10 @@ struct EvaluateSettings {
   std::optional<std::string> max_memory, reserve_mem;  // sizes, "58GB" = 58 GiB
   bool layers_from_config = false;
   std::string cp_algo;  // empty: the config's, else ring
+  // A calibration file (docs/cli.md, "Calibration"); empty: none. One fitted
+  // on another device is an error unless force_calibration.
+  std::filesystem::path calibration;
+  bool force_calibration = false;
   // --swap-optimizer and --cp-ulysses are plugin options: PluginSettings.options
   // {"swap-optimizer": "1"}, {"cp-ulysses": "4"}.
 };
@@ -87,6 +91,9 @@ struct SearchSettings {
   std::optional<std::string> max_memory, reserve_mem;
   std::string cp_algo;
   bool all_misses = false;  // every closest miss, not the five closest
+  // As EvaluateSettings' calibration and force_calibration.
+  std::filesystem::path calibration;
+  bool force_calibration = false;
 };
 // A search where nothing fits answers with counts.fit 0 (the CLI then exits 3).
 

@@ -46,6 +46,8 @@ inline constexpr SettingName kSettingNames[] = {
     {"top", "the rows listed"},
     {"all_misses", "every closest miss"},
     {"beaten_by", "the strategies listed as faster"},
+    {"calibration", "the calibration file"},
+    {"force_calibration", "the override of the calibration's device"},
     // SpaceSettings
     {"dimensions", "the searched dimensions"},
     {"only", "the restrictions of the search"},
