@@ -9,11 +9,18 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
+#include "tests/fixtures_paths.hpp"
+#include "tests/support/run_command.hpp"
 #include "tests/support/shipped.hpp"
+#include "tests/support/temp_csv.hpp"
 
 using namespace ndsearch;
 
@@ -109,4 +116,94 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   req.base.calibration = fit.calibration;
   const Comparison after = compare_runs(registry, catalog, req, runs);
   CHECK(after.metrics.mape < 0.01);
+}
+
+namespace {
+
+using nlohmann::json;
+
+const std::string kCompare = "env -u NDS_PLUGIN_PATH " + test::cli() + " compare " +
+                             std::string(NDS_TEST_FIXTURES_SOURCE) +
+                             "/configs/hf/llama-3.1-8b.json -A nvidia-h100-sxm -b 64 --seq-len 4096";
+
+// Our CSV of kRuns, each measured at `step_s` (1 s when none given).
+std::string runs_csv(const std::vector<double>& step_s = {}) {
+  std::string text = "dp,tp,pp,zero,devices,global_batch,seq_len,step_s\n";
+  for (size_t i = 0; i < kRuns.size(); ++i) {
+    const Run& r = kRuns[i];
+    std::string cells = r.strategy;  // "dp=8,tp=1,pp=1,zero=1" -> "8,1,1,1"
+    std::string values;
+    for (size_t at = 0; at < cells.size();) {
+      const size_t eq = cells.find('=', at), comma = cells.find(',', eq);
+      values += cells.substr(eq + 1, comma == std::string::npos ? comma : comma - eq - 1) + ",";
+      at = comma == std::string::npos ? cells.size() : comma + 1;
+    }
+    text += fmt::format("{}{},{},{},{:.17g}\n", values, r.devices, r.global_batch, r.seq_len,
+                        step_s.empty() ? 1.0 : step_s[i]);
+  }
+  return text;
+}
+
+json compare_json_of(const std::string& more) {
+  const auto r = test::run_command(kCompare + " --format json " + more);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("compare --fit writes a calibration that --calibration applies: MAPE under 1 %") {
+  // The cluster: a calibration file written by hand with the three changes.
+  const auto truth = test::temp_file("truth", ".toml",
+                                     "[calibration]\ndevice = \"nvidia-h100-sxm\"\n[factors]\n"
+                                     "gemm_efficiency = 0.9\nbandwidth = [1.0, 0.7]\n"
+                                     "step_overhead_s = 0.05\n");
+  const json cluster = compare_json_of("--measured " + test::temp_csv("runs", runs_csv()).string() +
+                                       " --calibration " + truth.string());
+  std::vector<double> measured;
+  for (const json& run : cluster["runs"]) measured.push_back(run["predicted_s"].get<double>());
+  REQUIRE(measured.size() == kRuns.size());
+  const auto runs = test::temp_csv("measured", runs_csv(measured));
+
+  const auto fitted = std::filesystem::temp_directory_path() / "ndsearch-fit-test.toml";
+  std::filesystem::remove(fitted);
+  const json fit = compare_json_of("--measured " + runs.string() + " --fit " + fitted.string());
+  REQUIRE(fit.contains("fit"));
+  CHECK(fit["metrics"]["mape"].get<double>() > 0.05);  // before: the shipped model
+  CHECK(fit["fit"]["mape_after"].get<double>() < 0.01);
+  CHECK(fit["fit"]["runs"] == kRuns.size());
+  std::map<std::string, json> factors;
+  for (const json& f : fit["fit"]["factors"]) factors[f["key"].get<std::string>()] = f;
+  CHECK(factors["gemm_efficiency"]["value"].get<double>() == Approx(0.9).epsilon(0.02));
+  CHECK(factors["bandwidth[1]"]["value"].get<double>() == Approx(0.7).epsilon(0.02));
+  CHECK(factors["step_overhead_s"]["value"].get<double>() == Approx(0.05).epsilon(0.02));
+  CHECK(factors["communication.ep"]["fitted"] == false);  // a dense model has no EP
+  CHECK(factors["communication.ep"]["left_because"] == "the runs do not depend on it");
+  REQUIRE(std::filesystem::exists(fitted));
+
+  const json after = compare_json_of("--measured " + runs.string() + " --calibration " +
+                                     fitted.string());
+  CHECK(after["metrics"]["mape"].get<double>() < 0.01);
+  CHECK(after["calibration"]["file"] == fitted.string());
+  std::filesystem::remove(fitted);
+}
+
+TEST_CASE("compare --fit refuses a calibration beside it and a single priced run") {
+  const auto one = test::temp_csv("one", "dp,tp,pp,step_s\n8,1,1,1.5\n");
+  const auto fitted = std::filesystem::temp_directory_path() / "ndsearch-fit-refused.toml";
+  auto r = test::run_command(kCompare + " -d 8 --measured " + one.string() + " --fit " +
+                             fitted.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("[E-FIT-RUNS]") && Catch::Contains("1 run was priced"));
+  const auto neutral_but_scaled = test::temp_file(
+      "scaled", ".toml",
+      "[calibration]\ndevice = \"nvidia-h100-sxm\"\n[factors]\ngemm_efficiency = 0.9\n");
+  const auto two = test::temp_csv("two", "dp,tp,pp,step_s\n8,1,1,1.5\n4,2,1,1.7\n");
+  r = test::run_command(kCompare + " -d 8 --measured " + two.string() + " --fit " +
+                        fitted.string() + " --calibration " + neutral_but_scaled.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("[E-USAGE]") && Catch::Contains("--fit") &&
+                        Catch::Contains("--calibration"));
+  CHECK_FALSE(std::filesystem::exists(fitted));
 }

@@ -5,6 +5,7 @@
 
 #include "core/api/plugin_settings.hpp"
 #include "core/compare/compare_runs.hpp"
+#include "core/compare/fit_calibration.hpp"
 #include "core/compare/measured_runs.hpp"
 #include "core/evaluate/evaluate_strategy.hpp"
 #include "core/explain/explain_strategy.hpp"
@@ -14,6 +15,7 @@
 #include "core/plugins/run_options.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
+#include "core/report/fit_json.hpp"
 #include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/explain_json.hpp"
@@ -119,8 +121,12 @@ json Planner::compare(const CompareSettings& settings) const {
   const Device& device = loaded_->catalog.resolve(e.device, "the device id");
   const auto calibration = calibration_of(e, device);
   request.base = evaluation_request(e, calibration);
-  json j = compare_json(compare_runs(loaded_->registry, loaded_->catalog, request,
-                                     read_measured_runs(settings.measured)));
+  const Comparison comparison = compare_runs(loaded_->registry, loaded_->catalog, request,
+                                             read_measured_runs(settings.measured));
+  json j = compare_json(comparison);
+  if (!settings.fit.empty() && comparison.priced() > 0)
+    j["fit"] = fit_json(fit_calibration_file(loaded_->registry, loaded_->catalog, request,
+                                             comparison, settings.fit));
   add_calibration_json(j, calibration,
                        parse_config(loaded_->registry, e.model.config, parse_options(e.model)),
                        device);

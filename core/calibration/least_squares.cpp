@@ -49,14 +49,22 @@ LeastSquaresFit fit_least_squares(const std::vector<FitFactor>& factors,
   Eigen::VectorXd r = weighed(residuals(x));
   for (int iteration = 0; iteration < kIterations && k > 0; ++iteration) {
     out.iterations = iteration + 1;
-    // Forward differences, backward where the forward one would leave the bounds.
+    // Forward differences, backward where the forward one would leave the
+    // bounds or sees nothing: on the hidden side of an overlap's max() a
+    // slower link changes the step and a faster one does not.
     Eigen::MatrixXd jacobian(r.size(), k);
     for (int j = 0; j < k; ++j) {
       const size_t u = static_cast<size_t>(j);
-      std::vector<double> moved = x;
-      const double h = x[u] + factors[u].step > factors[u].upper ? -factors[u].step : factors[u].step;
-      moved[u] += h;
-      jacobian.col(j) = (weighed(residuals(moved)) - r) / h;
+      const double h = factors[u].step;
+      auto slope = [&](double by) {
+        std::vector<double> moved = x;
+        moved[u] += by;
+        return Eigen::VectorXd((weighed(residuals(moved)) - r) / by);
+      };
+      const bool forward_fits = x[u] + h <= factors[u].upper;
+      jacobian.col(j) = forward_fits ? slope(h) : slope(-h);
+      if (forward_fits && jacobian.col(j).isZero(0) && x[u] - h >= factors[u].lower)
+        jacobian.col(j) = slope(-h);
     }
     // Active set: a factor on a bound whose step would leave it stays there.
     std::vector<bool> free(static_cast<size_t>(k), true);

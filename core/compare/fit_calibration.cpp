@@ -4,11 +4,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
 #include <limits>
 
+#include <ndsearch/core/settings.hpp>
+
+#include "core/calibration/calibration_file.hpp"
 #include "core/calibration/least_squares.hpp"
 #include "core/compare/run_pricing.hpp"
+#include "core/report/fit_json.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/trainer_settings.hpp"
 
@@ -16,8 +23,8 @@ namespace ndsearch {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// A factor matters when moving it over this share of its range moves some
-// run's predicted step by at least kLeastEffect (relative).
+// A factor matters when moving it by this share of its range, up or down,
+// moves some run's predicted step by at least kLeastEffect (relative).
 constexpr double kProbeShare = 0.1, kLeastEffect = 1e-3;
 // It is told apart from the factors already taken when at least this share
 // of its (normalised) effect on the runs lies outside theirs.
@@ -96,19 +103,25 @@ std::vector<size_t> choose(const RunSet& runs, const std::vector<size_t>& rows,
   for (size_t j = 0; j < all.size(); ++j) {
     const CalibrationFactor& f = all[j];
     std::string reason;
+    // Probed both ways where the bounds allow (an overlap's max() hides a
+    // faster link but not a slower one); the larger effect counts.
     const double probe = kProbeShare * (f.upper - f.lower);
-    Calibration moved = neutral;
-    f.set(moved, f.neutral + probe <= f.upper ? f.neutral + probe : f.neutral - probe);
-    const std::vector<double> shifted = errors(runs, rows, moved);
     std::vector<double> effect(rows.size());
     double largest = 0, norm = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const double delta = std::isnan(shifted[i]) || std::isnan(base[i]) ? 0 : shifted[i] - base[i];
-      effect[i] = delta;
-      largest = std::max(largest, std::abs(delta));
-      norm += delta * delta;
+    for (const double to : {f.neutral + probe, f.neutral - probe}) {
+      if (to > f.upper || to < f.lower) continue;
+      Calibration moved = neutral;
+      f.set(moved, to);
+      const std::vector<double> shifted = errors(runs, rows, moved);
+      std::vector<double> delta(rows.size());
+      double big = 0, sum = 0;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        delta[i] = std::isnan(shifted[i]) || std::isnan(base[i]) ? 0 : shifted[i] - base[i];
+        big = std::max(big, std::abs(delta[i]));
+        sum += delta[i] * delta[i];
+      }
+      if (big > largest) largest = big, norm = std::sqrt(sum), effect = std::move(delta);
     }
-    norm = std::sqrt(norm);
     if (chosen.size() >= limit) {
       reason = fmt::format("{} runs fit at most {} factors", rows.size(), limit);
     } else if (largest < kLeastEffect) {
@@ -174,6 +187,9 @@ Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
 
 CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
                                const CompareRequest& request, const Comparison& compared) {
+  if (!request.base.calibration.is_identity())
+    throw UserError("E-USAGE", fmt::format("a fit ({}) starts from the shipped model; drop {}",
+                                           Setting("fit").named(), Setting("calibration").named()));
   const RunSet runs(registry, catalog, request, compared);
   if (runs.size() < 2)
     throw UserError("E-FIT-RUNS",
@@ -219,6 +235,32 @@ CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatal
     }
   out.leave_one_out_mape = mape_of(out.leave_one_out_errors);
   return out;
+}
+
+CalibrationFit fit_calibration_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                                    const CompareRequest& request, const Comparison& compared,
+                                    const std::filesystem::path& file) {
+  CalibrationFit fit = fit_calibration(registry, catalog, request, compared);
+  const Device& device = catalog.resolve(fit.device_id, "the device id");
+  CalibrationFile written;
+  written.path = file;
+  written.device = fit.device_id;
+  written.trainer = fit.trainer;
+  written.fitted_on =
+      fmt::format("{}, {} runs", compared.measured_file.filename().string(), fit.lines.size());
+  written.factors = fit.calibration;
+  std::vector<std::string> comments{
+      fmt::format("written by ndsearch compare --measured {} --fit", compared.measured_file.string())};
+  for (const std::string& line : fit_report_lines(fit)) comments.push_back(line);
+  const std::string text = calibration_toml(written, device, comments);
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (!out || !out.flush())
+    throw UserError("E-OUTPUT", fmt::format("cannot write the fitted calibration to {}: {}; give a "
+                                            "path in a folder that exists and is writable",
+                                            file.string(), std::strerror(errno)));
+  fit.file = file;
+  return fit;
 }
 
 }  // namespace ndsearch

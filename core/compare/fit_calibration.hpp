@@ -13,6 +13,7 @@
 // cannot tell the two apart.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct FittedFactor {
 };
 
 struct CalibrationFit {
+  std::filesystem::path file;  // where `compare --fit` wrote it (empty: not written)
   std::string device_id, trainer;
   std::vector<int> lines;  // of the runs fitted on (the comparison's priced runs), in file order
   std::vector<FittedFactor> factors;  // every factor, in the priority order
@@ -46,5 +48,12 @@ struct CalibrationFit {
 // factor beside the others).
 CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
                                const CompareRequest& request, const Comparison& compared);
+
+// `compare --fit FILE`: the fit, written to `file` as a calibration file
+// (calibration_file.hpp) with the fit's report as its comment lines. Throws
+// as fit_calibration, and E-OUTPUT when `file` cannot be written.
+CalibrationFit fit_calibration_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                                    const CompareRequest& request, const Comparison& compared,
+                                    const std::filesystem::path& file);
 
 }  // namespace ndsearch

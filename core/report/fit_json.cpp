@@ -34,7 +34,8 @@ nlohmann::json fit_json(const CalibrationFit& fit) {
   for (size_t i = 0; i < fit.lines.size(); ++i)
     errors.push_back(
         {{"line", fit.lines[i]}, {"error", number_or_null(fit.leave_one_out_errors[i])}});
-  return {{"device", fit.device_id},
+  return {{"file", fit.file.empty() ? nlohmann::json(nullptr) : nlohmann::json(fit.file.string())},
+          {"device", fit.device_id},
           {"trainer", fit.trainer},
           {"runs", fit.lines.size()},
           {"factors", std::move(factors)},
@@ -43,7 +44,8 @@ nlohmann::json fit_json(const CalibrationFit& fit) {
           {"rms_before", number_or_null(fit.rms_before)},
           {"rms_after", number_or_null(fit.rms_after)},
           {"leave_one_out",
-           {{"mape", number_or_null(fit.leave_one_out_mape)}, {"errors", std::move(errors)}}}};
+           {{"mape", number_or_null(fit.leave_one_out_mape)}, {"errors", std::move(errors)}}},
+          {"report", fit_report_lines(fit)}};
 }
 
 std::vector<std::string> fit_report_lines(const CalibrationFit& fit) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // fit_json.hpp: the fit of `compare --fit` in JSON (docs/cli.md,
-// "Calibration"): {device, trainer, runs, factors [{key, words, value,
+// "Fitting a calibration"): {file, device, trainer, runs, factors [{key, words, value,
 // neutral, lower, upper, fitted, left_because}], mape_before, mape_after,
-// rms_before, rms_after, leave_one_out {mape, errors [{line, error}]}}; a
-// value that cannot be computed (NaN) is null.
+// rms_before, rms_after, leave_one_out {mape, errors [{line, error}]},
+// report [fit_report_lines]}; a value that cannot be computed (NaN) is null.
 #pragma once
 
 #include <nlohmann/json.hpp>

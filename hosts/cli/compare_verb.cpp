@@ -11,10 +11,12 @@
 #include <vector>
 
 #include "core/compare/compare_runs.hpp"
+#include "core/compare/fit_calibration.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/compare_csv.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
+#include "core/report/fit_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/eval_verb.hpp"
@@ -31,6 +33,7 @@ struct CompareArgs {
   EvalArgs eval;  // the model, device and pricing flags; the strategy comes from each run
   std::string measured;
   std::string out_dir;  // -o: also write compare_runs.csv there
+  std::string fit;      // --fit: write a calibration fitted on the runs there
 };
 
 // The table's lines stay under this many columns (a terminal's 120).
@@ -101,6 +104,11 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
     std::cout << fmt::format("  part {:<10} runs {}  pearson {}  mean_abs_error_s {}  mape {}\n",
                              name, json_text(p["runs"]), cell(p["pearson"], "{:.4f}"),
                              cell(p["mean_abs_error_s"], "{:.4f}"), cell(p["mape"], "{:.4f}"));
+  if (j.contains("fit")) {
+    const json& fit = j["fit"];
+    std::cout << fmt::format("  calibration written to {}\n", fit["file"].get<std::string>());
+    for (const json& line : fit["report"]) std::cout << "    " << line.get<std::string>() << "\n";
+  }
 }
 
 int compare(const PluginFlags& base_flags, const CompareArgs& args) {
@@ -120,6 +128,8 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   const Comparison comparison = compare_runs(registry, catalog, request, measured);
   json j = compare_json(comparison);
   add_calibration_json(j, calibration, read_model(registry, args.eval.model), device);
+  if (!args.fit.empty() && comparison.priced() > 0)
+    j["fit"] = fit_json(fit_calibration_file(registry, catalog, request, comparison, args.fit));
   if (!args.out_dir.empty()) {  // before stdout, so a folder that fails leaves no half output
     create_output_dir(args.out_dir);
     write_output_file(std::filesystem::path(args.out_dir) / "compare_runs.csv",
@@ -159,6 +169,9 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("--format", args->eval.format, "Output format (csv: one row per run)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
+  verb->add_option("--fit", args->fit,
+                   "Fit a calibration on the runs and write it to FILE (apply it with "
+                   "--calibration)");
   verb->add_option("-o,--output-dir", args->out_dir,
                    "Also write the per-run CSV to DIR/compare_runs.csv (DIR is created)");
   verb->callback([&run, &flags, args, devices] {

@@ -33,6 +33,7 @@ constexpr std::array kFlags{
     SettingFlag{"all_misses", "-v 2", ""},
     SettingFlag{"calibration", "--calibration", "FILE"},
     SettingFlag{"force_calibration", "--force", ""},
+    SettingFlag{"fit", "--fit", "FILE"},
     SettingFlag{"dimensions", "-l", ""},
     SettingFlag{"only", "--only", ""},
     SettingFlag{"threads", "-j", ""},

@@ -71,6 +71,9 @@ struct EvaluateSettings {
 struct CompareSettings {
   EvaluateSettings evaluate;
   std::filesystem::path measured;  // the runs' CSV (docs/cli.md, "Measured runs")
+  // Where to write a calibration fitted on the runs (docs/cli.md, "Fitting a
+  // calibration"); empty: no fit. The document then has "fit".
+  std::filesystem::path fit;
 };
 // A file none of whose runs could be priced answers with priced 0 (the CLI
 // then exits 2, E-COMPARE-NONE-PRICED).

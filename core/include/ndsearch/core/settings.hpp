@@ -48,6 +48,7 @@ inline constexpr SettingName kSettingNames[] = {
     {"beaten_by", "the strategies listed as faster"},
     {"calibration", "the calibration file"},
     {"force_calibration", "the override of the calibration's device"},
+    {"fit", "the calibration file to fit"},
     // SpaceSettings
     {"dimensions", "the searched dimensions"},
     {"only", "the restrictions of the search"},
