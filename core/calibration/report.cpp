@@ -219,7 +219,8 @@ std::string validation_markdown(const ValidationReport& report) {
 
 std::string fitted_overheads_source(const ValidationReport& report) {
   std::string out =
-      "// Written by ndsearch-validate --fit validation/ --write-factors; do not edit by hand.\n";
+      "// Written by ndsearch-validate, its refit of validation/ (docs/validation.md); do not edit "
+      "by hand.\n";
   for (const GroupFit& f : report.fits)
     out += fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device,
                        f.trainer, f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown,

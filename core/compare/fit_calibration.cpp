@@ -250,7 +250,7 @@ CalibrationFit fit_calibration_file(const PluginRegistry& registry, const Device
       fmt::format("{}, {} runs", compared.measured_file.filename().string(), fit.lines.size());
   written.factors = fit.calibration;
   std::vector<std::string> comments{
-      fmt::format("written by ndsearch compare --measured {} --fit", compared.measured_file.string())};
+      fmt::format("written by ndsearch compare, fitted on {}", compared.measured_file.string())};
   for (const std::string& line : fit_report_lines(fit)) comments.push_back(line);
   const std::string text = calibration_toml(written, device, comments);
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
