@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/compare/compare_runs.hpp"
+#include "core/compare/compare_file.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/json_text.hpp"
@@ -78,14 +78,14 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
-  const MeasuredRuns measured = read_measured_runs(args.measured);  // E-MEASURED-CSV: exit 2
   CompareRequest request;
   request.config = args.eval.model.config;
   request.parse = args.eval.model.parse;
   request.device = args.eval.device;
   request.devices = args.eval.request.devices;
   request.base = args.eval.request;
-  const Comparison comparison = compare_runs(registry, catalog, request, measured);
+  // The format, and so whether CONFIG and -A are needed, is the core's to tell.
+  const Comparison comparison = compare_measured_file(registry, catalog, request, args.measured);
   const json j = compare_json(comparison);
   if (args.eval.format == "json")
     std::cout << json_text(j, 2) << "\n";
@@ -95,7 +95,7 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   std::cerr << fmt::format(
       "ndsearch: error [E-COMPARE-NONE-PRICED]: {}: none of its {} runs could be priced (each is "
       "listed with its reason); fix the strategies or the settings they share\n",
-      measured.file.string(), measured.runs.size());
+      args.measured, comparison.runs.size());
   return kExitUsage;
 }
 
@@ -105,14 +105,14 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   auto args = std::make_shared<CompareArgs>();
   CLI::App* verb = app.add_subcommand(
       "compare", "Price measured runs as eval does and report how far the estimates are from them");
-  add_model_flags(*verb, args->eval.model);
-  verb->add_option(
-          "--measured", args->measured,
-          "The measured runs: a CSV in the reference's simple or classified format, or ours")
+  add_model_flags(*verb, args->eval.model, false);  // none for a validation CSV
+  verb->add_option("--measured", args->measured,
+                   "The measured runs: a CSV in the reference's simple or classified format, "
+                   "ours, or a validation CSV (validation/*.csv: no CONFIG nor -A then)")
       ->required();
   verb->add_option("-A,--device", args->eval.device,
-                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
-      ->required();
+                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3 (not with a "
+                   "validation CSV)");
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices, where a run does not say");
   add_pricing_flags(*verb, args->eval);
