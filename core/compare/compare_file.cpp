@@ -57,18 +57,19 @@ Comparison compare_measured_file(const PluginRegistry& registry, const DeviceCat
     return compare_validation_runs(registry, catalog, measured);
   }
   const MeasuredRuns runs = read_measured_runs(measured);  // E-MEASURED-CSV
-  if (request.config.empty())
-    throw UserError("E-USAGE",
-                    fmt::format("{} holds measured runs in the {} format, priced with one config: "
-                                "{} is missing; give the trainer's config the runs were made with",
-                                measured.string(), measured_format_name(runs.format),
-                                Setting("config").named()));
-  if (request.device.empty())
-    throw UserError("E-USAGE",
-                    fmt::format("{} holds measured runs in the {} format, priced on one device: "
-                                "{} is missing; give the accelerator the runs were made on",
-                                measured.string(), measured_format_name(runs.format),
-                                Setting("device").named()));
+  // The three formats price every run with one config on one device.
+  const auto require = [&](bool given, const std::string& setting, const char* what,
+                           const char* fix) {
+    if (!given)
+      throw UserError("E-USAGE", fmt::format("{} holds measured runs in the {} format, priced {}: "
+                                             "{} is missing; give {}",
+                                             measured.string(), measured_format_name(runs.format),
+                                             what, setting, fix));
+  };
+  require(!request.config.empty(), Setting("config").named(), "with one config",
+          "the trainer's config the runs were made with");
+  require(!request.device.empty(), Setting("device").named(), "on one device",
+          "the accelerator the runs were made on");
   return compare_runs(registry, catalog, request, runs);
 }
 
