@@ -111,7 +111,12 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   CHECK(fit.calibration.step_s == Approx(0.05).epsilon(0.02));
   CHECK(fit.mape_before == Approx(before.metrics.mape).epsilon(1e-9));
   CHECK(fit.mape_after < 0.01);
-  CHECK(fit.leave_one_out_mape < 0.01);  // noise-free runs: the fit generalises
+  // Each fold chooses its own factors on 11 runs: where the run left out is
+  // one that separates two factors, the fold cannot tell them apart and
+  // predicts it with one in place of the other (4 of the 12 runs here, by
+  // up to 7 %), so leave-one-out stays above the fit's own error.
+  CHECK(fit.leave_one_out_mape < 0.05);
+  CHECK(fit.leave_one_out_mape > fit.mape_after);
 
   req.base.calibration = fit.calibration;
   const Comparison after = compare_runs(registry, catalog, req, runs);

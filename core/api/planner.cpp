@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <ndsearch/core/planner.hpp>
+#include <ndsearch/core/settings.hpp>
+
+#include <fmt/format.h>
 
 #include <sstream>
 
 #include "core/api/plugin_settings.hpp"
+#include "core/compare/compare_file.hpp"
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
 #include "core/compare/measured_runs.hpp"
@@ -21,6 +25,7 @@
 #include "core/report/explain_json.hpp"
 #include "core/report/plugins_json.hpp"
 #include "core/report/search_json.hpp"
+#include "core/support/user_error.hpp"
 #include "core/search/search.hpp"
 #include "core/search/search_request.hpp"
 
@@ -118,18 +123,33 @@ json Planner::compare(const CompareSettings& settings) const {
   request.parse = parse_options(e.model);
   request.device = e.device;
   request.devices = e.devices;
-  const Device& device = loaded_->catalog.resolve(e.device, "the device id");
-  const auto calibration = calibration_of(e, device);
+  // A validation CSV is priced with the shipped model on each row's device
+  // (compare_file.hpp): no calibration or fit applies to it.
+  const bool validation = is_validation_csv(settings.measured);
+  if (validation && (!e.calibration.empty() || !settings.fit.empty()))
+    throw UserError("E-USAGE",
+                    fmt::format("{} is a validation CSV, priced with the shipped model on each "
+                                "row's device: {} and {} do not apply to it",
+                                settings.measured.string(), Setting("calibration").named(),
+                                Setting("fit").named()));
+  std::optional<AppliedCalibration> calibration;
+  const Device* device = nullptr;
   request.base = evaluation_request(e, calibration);
-  const Comparison comparison = compare_runs(loaded_->registry, loaded_->catalog, request,
-                                             read_measured_runs(settings.measured));
+  if (!validation && !e.device.empty()) {
+    device = &loaded_->catalog.resolve(e.device, "the device id");
+    calibration = calibration_of(e, *device);
+    request.base = evaluation_request(e, calibration);
+  }
+  const Comparison comparison =
+      compare_measured_file(loaded_->registry, loaded_->catalog, request, settings.measured);
   json j = compare_json(comparison);
+  if (device != nullptr)
+    add_calibration_json(j, calibration,
+                         parse_config(loaded_->registry, e.model.config, parse_options(e.model)),
+                         *device);
   if (!settings.fit.empty() && comparison.priced() > 0)
     j["fit"] = fit_json(fit_calibration_file(loaded_->registry, loaded_->catalog, request,
                                              comparison, settings.fit));
-  add_calibration_json(j, calibration,
-                       parse_config(loaded_->registry, e.model.config, parse_options(e.model)),
-                       device);
   return j;
 }
 

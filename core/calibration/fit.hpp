@@ -4,8 +4,9 @@
 // leave-one-out and leave-one-source-out errors.
 //
 // The procedure is least_squares.hpp's, the one a user's `compare --fit`
-// runs too: minimise the sum over the rows of (predicted / published - 1)^2,
-// the relative error of each row, over the three factors, each held >= 0.
+// runs too: minimise the sum over the rows of their step-time errors squared
+// (RowResult::error, predicted step / the step the published metric implies
+// - 1), over the three factors, each held >= 0.
 #pragma once
 
 #include <functional>

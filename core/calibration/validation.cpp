@@ -103,40 +103,57 @@ std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& fol
                     fmt::format("{}: no .csv file of published runs", folder.string()));
   std::vector<ValidationRow> rows;
   for (const auto& file : files) {
-    std::ifstream in(file);
-    if (!in) throw UserError("E-VALIDATION-CSV", fmt::format("{}: cannot be read", file.string()));
-    std::string text;
-    int line = 0;
-    bool header = true;
-    while (std::getline(in, text)) {
-      ++line;
-      if (text.empty() || text[0] == '#') continue;
-      const std::vector<std::string> f = split_csv_line(text);
-      if (header) {
-        const std::vector<std::string> expected(std::begin(kColumns), std::end(kColumns));
-        if (f != expected) bad_row(file, line, "the header is not the expected one");
-        header = false;
-        continue;
-      }
-      if (f.size() != std::size(kColumns))
-        bad_row(file, line, fmt::format("{} columns instead of {}", f.size(), std::size(kColumns)));
-      ValidationRow r;
-      r.source = file.stem().string();
-      r.line = line;
-      r.name = f[0];
-      r.config = file.parent_path() / f[1];
-      r.device = f[2];
-      r.devices = static_cast<uint64_t>(whole(f[3], "devices", file, line));
-      r.global_batch = whole(f[4], "global_batch", file, line);
-      r.seq_len = whole(f[5], "seq_len", file, line);
-      r.strategy = f[6];
-      r.metric = parse_metric(f[7], file, line);
-      r.published = positive(f[8], "published", file, line);
-      r.search_only = f[9];
-      rows.push_back(r);
-    }
+    std::vector<ValidationRow> of_file = read_validation_file(file);
+    rows.insert(rows.end(), of_file.begin(), of_file.end());
   }
   return rows;
+}
+
+bool is_validation_header(const std::vector<std::string>& cells) {
+  return cells == std::vector<std::string>(std::begin(kColumns), std::end(kColumns));
+}
+
+std::vector<ValidationRow> read_validation_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw UserError("E-VALIDATION-CSV", fmt::format("{}: cannot be read", file.string()));
+  std::vector<ValidationRow> rows;
+  std::string text;
+  int line = 0;
+  bool header = true;
+  while (std::getline(in, text)) {
+    ++line;
+    if (!text.empty() && text.back() == '\r') text.pop_back();
+    if (text.empty() || text[0] == '#') continue;
+    const std::vector<std::string> f = split_csv_line(text);
+    if (header) {
+      if (!is_validation_header(f)) bad_row(file, line, "the header is not the expected one");
+      header = false;
+      continue;
+    }
+    if (f.size() != std::size(kColumns))
+      bad_row(file, line, fmt::format("{} columns instead of {}", f.size(), std::size(kColumns)));
+    ValidationRow r;
+    r.source = file.stem().string();
+    r.line = line;
+    r.name = f[0];
+    r.config = file.parent_path() / f[1];
+    r.device = f[2];
+    r.devices = static_cast<uint64_t>(whole(f[3], "devices", file, line));
+    r.global_batch = whole(f[4], "global_batch", file, line);
+    r.seq_len = whole(f[5], "seq_len", file, line);
+    r.strategy = f[6];
+    r.metric = parse_metric(f[7], file, line);
+    r.published = positive(f[8], "published", file, line);
+    r.search_only = f[9];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+double measured_step_s(const RowResult& result) {
+  if (result.row == nullptr || std::isnan(result.error) || result.predicted <= 0)
+    return std::numeric_limits<double>::quiet_NaN();
+  return result.time.step_s * result.predicted / result.row->published;
 }
 
 RowPricer::RowPricer(const PluginRegistry& registry, const DeviceCatalog& devices,
@@ -220,9 +237,10 @@ RowResult RowPricer::price(const std::optional<TrainerOverheads>& overheads) con
     result.predicted = metric_value(row_.metric, e, row_.devices);
     have = true;
   }
-  // A row no candidate prices has no error to fit: NaN, left out of the fit.
-  result.error =
-      have ? result.predicted / row_.published - 1 : std::numeric_limits<double>::quiet_NaN();
+  // The step time's error (see RowResult::error). A row no candidate prices
+  // (or priced at no throughput) has no error to fit: NaN, left out of the fit.
+  result.error = have && result.predicted > 0 ? row_.published / result.predicted - 1
+                                              : std::numeric_limits<double>::quiet_NaN();
   return result;
 }
 

@@ -50,6 +50,10 @@ struct ValidationRow {
 // UserError E-VALIDATION-CSV naming the file, line and column for a row that
 // does not read.
 std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& folder);
+// The rows of one validation CSV, with the same errors.
+std::vector<ValidationRow> read_validation_file(const std::filesystem::path& file);
+// Whether the header row (split into cells) is a validation CSV's.
+bool is_validation_header(const std::vector<std::string>& cells);
 
 struct RowResult {
   const ValidationRow* row = nullptr;
@@ -59,8 +63,17 @@ struct RowResult {
   double peak_bytes = 0, budget_bytes = 0;
   TimeEstimate time;
   double predicted = 0;  // in the row's metric
-  double error = 0;      // predicted / published - 1
+  // The relative error of the step time, predicted / measured - 1, the one
+  // error every report uses (compare's too). The measured step is the one
+  // the published metric implies: every metric here is inversely
+  // proportional to the step time, so measured_step = predicted_step *
+  // predicted / published, and the error is published / predicted - 1.
+  double error = 0;
 };
+
+// The step a published run took, as its metric implies (see RowResult::error);
+// NaN when the row was not priced.
+double measured_step_s(const RowResult& result);
 
 // One row's model, device and search-space facts, parsed once and priced as
 // often as the fitter needs.

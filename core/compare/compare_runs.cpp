@@ -31,14 +31,16 @@ void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
     run.predicted_s = e.time->step_s;
     run.predicted_parts_s = predicted_parts(e.time->parts, format);
   }
-  if (!e.fits)
-    run.refused = StrategyRefusal{
-        kDoesNotFit,
-        fmt::format("does not fit: peak {:.2f} GiB over budget {:.2f} GiB",
-                    static_cast<double>(e.peak_bytes) / kGiB, e.budget.budget_bytes / kGiB)};
+  if (!e.fits) run.refused = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
 }
 
 }  // namespace
+
+StrategyRefusal does_not_fit(double peak_bytes, double budget_bytes) {
+  return StrategyRefusal{kDoesNotFit,
+                         fmt::format("does not fit: peak {:.2f} GiB over budget {:.2f} GiB",
+                                     peak_bytes / kGiB, budget_bytes / kGiB)};
+}
 
 std::map<std::string, double> predicted_parts(const TimeParts& parts, MeasuredFormat format) {
   std::map<std::string, double> out;

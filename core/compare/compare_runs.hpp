@@ -65,6 +65,8 @@ struct Comparison {
 
 // The id a run that does not fit is refused with.
 inline constexpr const char* kDoesNotFit = "does-not-fit";
+// That refusal: "does not fit: peak X GiB over budget Y GiB".
+StrategyRefusal does_not_fit(double peak_bytes, double budget_bytes);
 
 // Our predicted parts under the names `format`'s measured parts use: ours one
 // to one; for the reference's classified CSV compute = forward + backward +

@@ -105,7 +105,8 @@ constexpr const char* kFormats =
     "the reference's simple CSV (its dimension acronyms, e.g. DP,MP,PP,MBS, and `time`), its "
     "classified CSV (the same with `comp` and `*_wait` columns) or ndsearch's (strategy keys such "
     "as "
-    "dp,tp,pp,mbs and `step_s`)";
+    "dp,tp,pp,mbs and `step_s`), or a validation CSV (name,config,device,devices,global_batch,"
+    "seq_len,strategy,metric,published,search_only)";
 
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
   throw UserError(kErrorId, fmt::format("{}: {}", file.string(), what));
@@ -398,6 +399,7 @@ const char* measured_format_name(MeasuredFormat format) {
     case MeasuredFormat::reference_simple: return "reference simple";
     case MeasuredFormat::reference_classified: return "reference classified";
     case MeasuredFormat::ndsearch: return "ndsearch";
+    case MeasuredFormat::validation: return "validation";
   }
   return "?";
 }

@@ -27,9 +27,11 @@
 
 namespace ndsearch {
 
-enum class MeasuredFormat { reference_simple, reference_classified, ndsearch };
+// validation: a validation CSV (validation/*.csv), which this reader does not
+// read: compare_measured_file (compare_file.hpp) tells it by its header.
+enum class MeasuredFormat { reference_simple, reference_classified, ndsearch, validation };
 
-// "reference simple", "reference classified", "ndsearch".
+// "reference simple", "reference classified", "ndsearch", "validation".
 const char* measured_format_name(MeasuredFormat format);
 
 struct MeasuredRun {

@@ -12,6 +12,7 @@
 
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
+#include "core/compare/compare_file.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/compare_csv.hpp"
 #include "core/report/calibration_json.hpp"
@@ -116,18 +117,32 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
-  const MeasuredRuns measured = read_measured_runs(args.measured);  // E-MEASURED-CSV: exit 2
   CompareRequest request;
   request.config = args.eval.model.config;
   request.parse = args.eval.model.parse;
   request.device = args.eval.device;
   request.devices = args.eval.request.devices;
-  const Device& device = catalog.resolve(args.eval.device, "the device id");
+  // The format, and so whether CONFIG and -A are needed, is the core's to
+  // tell; a validation CSV is priced with the shipped model, each row on its
+  // own device, so neither a calibration nor a fit applies to it.
+  const bool validation = is_validation_csv(args.measured);
+  if (validation && (!args.eval.calibration.file.empty() || !args.fit.empty()))
+    throw UserError("E-USAGE",
+                    fmt::format("{} is a validation CSV, priced with the shipped model on each "
+                                "row's device: --calibration and --fit do not apply to it (refit "
+                                "the shipped overheads with ndsearch-validate)",
+                                args.measured));
   std::optional<AppliedCalibration> calibration;
-  request.base = calibrated_request(args.eval, device, calibration);
-  const Comparison comparison = compare_runs(registry, catalog, request, measured);
+  const Device* device = nullptr;
+  request.base = args.eval.request;
+  if (!validation && !args.eval.device.empty()) {
+    device = &catalog.resolve(args.eval.device, "the device id");
+    request.base = calibrated_request(args.eval, *device, calibration);
+  }
+  const Comparison comparison = compare_measured_file(registry, catalog, request, args.measured);
   json j = compare_json(comparison);
-  add_calibration_json(j, calibration, read_model(registry, args.eval.model), device);
+  if (device != nullptr)
+    add_calibration_json(j, calibration, read_model(registry, args.eval.model), *device);
   if (!args.fit.empty() && comparison.priced() > 0)
     j["fit"] = fit_json(fit_calibration_file(registry, catalog, request, comparison, args.fit));
   if (!args.out_dir.empty()) {  // before stdout, so a folder that fails leaves no half output
@@ -145,7 +160,7 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   std::cerr << fmt::format(
       "ndsearch: error [E-COMPARE-NONE-PRICED]: {}: none of its {} runs could be priced (each is "
       "listed with its reason); fix the strategies or the settings they share\n",
-      measured.file.string(), measured.runs.size());
+      args.measured, comparison.runs.size());
   return kExitUsage;
 }
 
@@ -155,14 +170,14 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   auto args = std::make_shared<CompareArgs>();
   CLI::App* verb = app.add_subcommand(
       "compare", "Price measured runs as eval does and report how far the estimates are from them");
-  add_model_flags(*verb, args->eval.model);
-  verb->add_option(
-          "--measured", args->measured,
-          "The measured runs: a CSV in the reference's simple or classified format, or ours")
+  add_model_flags(*verb, args->eval.model, false);  // none for a validation CSV
+  verb->add_option("--measured", args->measured,
+                   "The measured runs: a CSV in the reference's simple or classified format, "
+                   "ours, or a validation CSV (validation/*.csv: no CONFIG nor -A then)")
       ->required();
   verb->add_option("-A,--device", args->eval.device,
-                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
-      ->required();
+                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3 (not with a "
+                   "validation CSV)");
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices, where a run does not say");
   add_pricing_flags(*verb, args->eval);

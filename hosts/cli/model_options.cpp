@@ -7,10 +7,10 @@
 #include "core/support/user_error.hpp"
 
 namespace ndsearch::cli {
-void add_model_flags(CLI::App& verb, ModelFlags& flags) {
+void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
   verb.add_option("CONFIG", flags.config,
                   "The trainer's config: a YAML, a launch script, a TOML or an HF config.json")
-      ->required();
+      ->required(config_required);
   verb.add_option("-f,--framework", flags.parse.framework,
                   "The parser to use (an id of `ndsearch plugins list`, or mindformers, mindspeed, "
                   "hyper_v2, torchtitan); default: the one that recognises the file");

@@ -23,7 +23,9 @@ struct ModelFlags {
 // --fp8-recipe, --overlap and --vocab-size to `verb`. The core checks the
 // values (E-MODEL-LIMIT for a size beyond its limits or below 1; E-USAGE
 // names the valid --dtype, --fp8-recipe and --overlap).
-void add_model_flags(CLI::App& verb, ModelFlags& flags);
+// `config_required` false: CONFIG may be left out (compare, whose validation
+// CSVs name a config per row); the verb checks it.
+void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required = true);
 
 // The config parsed as `flags` say. A CONFIG that is not a regular file (a
 // directory, a FIFO, a device) is refused here, by what it is, before any
