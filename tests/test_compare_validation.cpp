@@ -141,3 +141,18 @@ TEST_CASE("compare takes a validation CSV alone, and CONFIG and -A for the other
   CHECK(no_device.exit_code == 2);
   CHECK_THAT(no_device.err, Catch::Contains("the device (-A) is missing"));
 }
+
+TEST_CASE("A validation CSV takes neither --calibration nor --fit: it is the shipped model's check") {
+  using test::cli;
+  using test::run_command;
+  const std::string nemo = (kValidation / "nemo-24.07-h100-fp8.csv").string();
+  for (const std::string more : {" --calibration any.toml", " --fit out.toml"}) {
+    const auto r =
+        run_command("env -u NDS_PLUGIN_PATH " + cli() + " compare --measured " + nemo + more);
+    INFO(more << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("[E-USAGE]") && Catch::Contains("is a validation CSV") &&
+                          Catch::Contains("--calibration and --fit do not apply"));
+  }
+  CHECK_FALSE(fs::exists("out.toml"));
+}

@@ -120,6 +120,7 @@ CompareSettings compare_settings(const py::dict& given) {
   Reader r(given, "compare");
   read_pricing(r, c.evaluate);
   r.read("measured", c.measured);
+  r.read("fit", c.fit);
   r.finish();
   return c;
 }

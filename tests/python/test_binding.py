@@ -94,6 +94,29 @@ class SameAnswersAsTheCli(unittest.TestCase):
         self.assertEqual(got["runs"][2]["refused"]["id"], "devices")
         self.assertIn("forward", got["runs"][0]["parts"])
 
+    def test_compare_fit(self):
+        # Three runs fit at most two factors (docs/cli.md, "Fitting a
+        # calibration"); the dict, its fit included, is the CLI's document and
+        # the file it writes is the CLI's.
+        with tempfile.TemporaryDirectory() as folder:
+            runs = os.path.join(folder, "runs.csv")
+            with open(runs, "w", encoding="utf-8") as out:
+                out.write("dp,tp,pp,step_s\n32,2,1,1.3\n16,4,1,1.6\n8,8,1,2.1\n")
+            fitted = os.path.join(folder, "cal.toml")
+            got = ndsearch.compare(TORCHTITAN, measured=runs, device="nvidia-h100-sxm",
+                                   devices=64, global_batch=64, seq_len=8192, fit=fitted)
+            with open(fitted, encoding="utf-8") as written:
+                from_binding = written.read()
+            want = cli_json("compare", TORCHTITAN, "--measured", runs, "-A", "nvidia-h100-sxm",
+                            "-d", "64", "-b", "64", "--seq-len", "8192", "--fit", fitted)
+            with open(fitted, encoding="utf-8") as written:
+                from_cli = written.read()
+        self.assertEqual(got, want)
+        self.assertEqual(from_binding, from_cli)
+        self.assertEqual(got["fit"]["runs"], 3)
+        self.assertEqual(sum(f["fitted"] for f in got["fit"]["factors"]), 2)
+        self.assertLess(got["fit"]["mape_after"], got["fit"]["mape_before"])
+
     def test_explain(self):
         got = ndsearch.explain(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
                                strategy="tp=2,pp=1,dp=32", global_batch=64, seq_len=8192,
