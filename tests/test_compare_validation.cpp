@@ -142,7 +142,8 @@ TEST_CASE("compare takes a validation CSV alone, and CONFIG and -A for the other
   CHECK_THAT(no_device.err, Catch::Contains("the device (-A) is missing"));
 }
 
-TEST_CASE("A validation CSV takes neither --calibration nor --fit: it is the shipped model's check") {
+TEST_CASE(
+    "A validation CSV takes neither --calibration nor --fit: it is the shipped model's check") {
   using test::cli;
   using test::run_command;
   const std::string nemo = (kValidation / "nemo-24.07-h100-fp8.csv").string();

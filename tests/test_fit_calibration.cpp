@@ -103,8 +103,8 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   const CalibrationFit fit = fit_calibration(registry, catalog, req, before);
   std::string report;
   for (const FittedFactor& f : fit.factors)
-    report += fmt::format("{} = {} ({})\n", f.factor.key, f.value,
-                          f.fitted ? "fitted" : f.left_because);
+    report +=
+        fmt::format("{} = {} ({})\n", f.factor.key, f.value, f.fitted ? "fitted" : f.left_because);
   INFO(report);
   CHECK(fit.calibration.gemm == Approx(0.9).epsilon(0.02));
   CHECK(fit.calibration.level_bandwidth(1) == Approx(0.7).epsilon(0.02));
@@ -127,9 +127,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kCompare = "env -u NDS_PLUGIN_PATH " + test::cli() + " compare " +
-                             std::string(NDS_TEST_FIXTURES_SOURCE) +
-                             "/configs/hf/llama-3.1-8b.json -A nvidia-h100-sxm -b 64 --seq-len 4096";
+const std::string kCompare =
+    "env -u NDS_PLUGIN_PATH " + test::cli() + " compare " + std::string(NDS_TEST_FIXTURES_SOURCE) +
+    "/configs/hf/llama-3.1-8b.json -A nvidia-h100-sxm -b 64 --seq-len 4096";
 
 // Our CSV of kRuns, each measured at `step_s` (1 s when none given).
 std::string runs_csv(const std::vector<double>& step_s = {}) {
@@ -187,8 +187,8 @@ TEST_CASE("compare --fit writes a calibration that --calibration applies: MAPE u
   CHECK(factors["communication.ep"]["left_because"] == "the runs do not depend on it");
   REQUIRE(std::filesystem::exists(fitted));
 
-  const json after = compare_json_of("--measured " + runs.string() + " --calibration " +
-                                     fitted.string());
+  const json after =
+      compare_json_of("--measured " + runs.string() + " --calibration " + fitted.string());
   CHECK(after["metrics"]["mape"].get<double>() < 0.01);
   CHECK(after["calibration"]["file"] == fitted.string());
   std::filesystem::remove(fitted);

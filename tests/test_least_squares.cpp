@@ -16,7 +16,9 @@ namespace {
 
 const std::vector<double> kX{1, 2, 4, 8};
 
-double truth(double x) { return 2 * x + 3; }
+double truth(double x) {
+  return 2 * x + 3;
+}
 
 Residuals line_against_truth(std::vector<double> x) {
   return [x](const std::vector<double>& v) {

@@ -19,15 +19,15 @@
 #include "core/plugins/run_options.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
-#include "core/report/fit_json.hpp"
 #include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/explain_json.hpp"
+#include "core/report/fit_json.hpp"
 #include "core/report/plugins_json.hpp"
 #include "core/report/search_json.hpp"
-#include "core/support/user_error.hpp"
 #include "core/search/search.hpp"
 #include "core/search/search_request.hpp"
+#include "core/support/user_error.hpp"
 
 namespace ndsearch {
 namespace {

@@ -17,7 +17,9 @@ const std::array<FitFactor, 3> kOverheadFactors{{{"layer_s", 0, 0, 1.0, 1e-6},
                                                  {"step_s", 0, 0, 10.0, 1e-3},
                                                  {"kernel_slowdown", 0, 0, 2.0, 0.01}}};
 
-TrainerOverheads as_overheads(const std::vector<double>& v) { return {v[0], v[1], v[2]}; }
+TrainerOverheads as_overheads(const std::vector<double>& v) {
+  return {v[0], v[1], v[2]};
+}
 
 }  // namespace
 

@@ -31,13 +31,14 @@ struct FitFactor {
 using Residuals = std::function<std::vector<double>(const std::vector<double>& values)>;
 
 struct LeastSquaresFit {
-  std::vector<double> values;  // in FitFactor order
+  std::vector<double> values;     // in FitFactor order
   std::vector<double> residuals;  // at `values`, NaN kept
-  double rms = 0;              // over the residuals that are numbers
+  double rms = 0;                 // over the residuals that are numbers
   int iterations = 0;
 };
 
-LeastSquaresFit fit_least_squares(const std::vector<FitFactor>& factors, const Residuals& residuals);
+LeastSquaresFit fit_least_squares(const std::vector<FitFactor>& factors,
+                                  const Residuals& residuals);
 
 // The root mean square of the residuals that are numbers (NaN when none is).
 double rms_of(const std::vector<double>& residuals);

@@ -98,7 +98,7 @@ std::vector<size_t> choose(const RunSet& runs, const std::vector<size_t>& rows,
   const Calibration neutral = identity_calibration(runs.device());
   const std::vector<double> base = errors(runs, rows, neutral);
   std::vector<size_t> chosen;
-  std::vector<std::vector<double>> basis;  // orthonormal, spanning the chosen factors' effects
+  std::vector<std::vector<double>> basis;    // orthonormal, spanning the chosen factors' effects
   std::vector<std::vector<double>> effects;  // normalised, of the chosen
   for (size_t j = 0; j < all.size(); ++j) {
     const CalibrationFactor& f = all[j];
@@ -146,8 +146,8 @@ std::vector<size_t> choose(const RunSet& runs, const std::vector<size_t>& rows,
           for (size_t i = 0; i < effect.size(); ++i) dot += effect[i] * effects[k][i];
           if (std::abs(dot) > best) best = std::abs(dot), closest = k;
         }
-        reason = fmt::format("these runs cannot tell it apart from the {}",
-                             all[chosen[closest]].words);
+        reason =
+            fmt::format("these runs cannot tell it apart from the {}", all[chosen[closest]].words);
       } else {
         for (double& x : rest) x /= left;
         basis.push_back(std::move(rest));
@@ -175,10 +175,9 @@ Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
     const CalibrationFactor& f = all[j];
     factors.push_back({f.key, f.neutral, f.lower, f.upper, kStepShare * (f.upper - f.lower)});
   }
-  const LeastSquaresFit fit =
-      fit_least_squares(factors, [&](const std::vector<double>& values) {
-        return errors(runs, rows, calibration_of(runs.device(), all, out.chosen, values));
-      });
+  const LeastSquaresFit fit = fit_least_squares(factors, [&](const std::vector<double>& values) {
+    return errors(runs, rows, calibration_of(runs.device(), all, out.chosen, values));
+  });
   out.calibration = calibration_of(runs.device(), all, out.chosen, fit.values);
   return out;
 }

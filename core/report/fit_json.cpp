@@ -21,15 +21,15 @@ std::string percent(double value) {
 nlohmann::json fit_json(const CalibrationFit& fit) {
   nlohmann::json factors = nlohmann::json::array();
   for (const FittedFactor& f : fit.factors)
-    factors.push_back({{"key", f.factor.key},
-                       {"words", f.factor.words},
-                       {"value", f.value},
-                       {"neutral", f.factor.neutral},
-                       {"lower", f.factor.lower},
-                       {"upper", f.factor.upper},
-                       {"fitted", f.fitted},
-                       {"left_because", f.fitted ? nlohmann::json(nullptr)
-                                                 : nlohmann::json(f.left_because)}});
+    factors.push_back(
+        {{"key", f.factor.key},
+         {"words", f.factor.words},
+         {"value", f.value},
+         {"neutral", f.factor.neutral},
+         {"lower", f.factor.lower},
+         {"upper", f.factor.upper},
+         {"fitted", f.fitted},
+         {"left_because", f.fitted ? nlohmann::json(nullptr) : nlohmann::json(f.left_because)}});
   nlohmann::json errors = nlohmann::json::array();
   for (size_t i = 0; i < fit.lines.size(); ++i)
     errors.push_back(
@@ -55,11 +55,11 @@ std::vector<std::string> fit_report_lines(const CalibrationFit& fit) {
       fit.lines.size(), fit.device_id, fit.trainer, percent(fit.mape_before),
       percent(fit.mape_after), percent(fit.leave_one_out_mape)));
   for (const FittedFactor& f : fit.factors)
-    lines.push_back(f.fitted ? fmt::format("{} = {:.6g} (fitted, bounds [{:g}, {:g}]): {}",
-                                           f.factor.key, f.value, f.factor.lower, f.factor.upper,
-                                           f.factor.words)
-                             : fmt::format("{} = {:g} (left neutral: {}): {}", f.factor.key,
-                                           f.value, f.left_because, f.factor.words));
+    lines.push_back(f.fitted
+                        ? fmt::format("{} = {:.6g} (fitted, bounds [{:g}, {:g}]): {}", f.factor.key,
+                                      f.value, f.factor.lower, f.factor.upper, f.factor.words)
+                        : fmt::format("{} = {:g} (left neutral: {}): {}", f.factor.key, f.value,
+                                      f.left_because, f.factor.words));
   return lines;
 }
 

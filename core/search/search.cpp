@@ -280,7 +280,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
     if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);
     w.time = std::make_unique<TimeModel>(model, device, w.cp.get(), options.overheads,
-                                          options.calibration);
+                                         options.calibration);
   }
 
   std::vector<TripleResult> results(triples.size());

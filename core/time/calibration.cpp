@@ -17,7 +17,7 @@ constexpr double kBandwidthLower = 0.05, kBandwidthUpper = 2;
 constexpr double kCommLower = 0.25, kCommUpper = 4;
 constexpr double kStepUpper = 10, kLayerUpper = 0.01;
 
-CalibrationFactor scalar(std::string key, std::string words, double Calibration::* member,
+CalibrationFactor scalar(std::string key, std::string words, double Calibration::*member,
                          double neutral, double lower, double upper) {
   CalibrationFactor f;
   f.key = std::move(key);
@@ -58,17 +58,17 @@ void CalibrationFactor::set(Calibration& c, double value) const {
 
 std::vector<CalibrationFactor> calibration_factors(const Device& device) {
   std::vector<CalibrationFactor> out;
-  out.push_back(scalar("step_overhead_s", "overhead per step (s)", &Calibration::step_s, 0, 0,
-                       kStepUpper));
+  out.push_back(
+      scalar("step_overhead_s", "overhead per step (s)", &Calibration::step_s, 0, 0, kStepUpper));
   out.push_back(scalar("gemm_efficiency", "GEMM efficiency scale", &Calibration::gemm, 1,
                        kScaleLower, kScaleUpper));
   for (size_t i = device.levels.size(); i-- > 0;) {
     CalibrationFactor f;
     f.key = fmt::format("bandwidth[{}]", i);
-    f.words = device.levels[i].name.empty()
-                  ? fmt::format("bandwidth scale of topology level {}", i)
-                  : fmt::format("bandwidth scale of topology level {} ({})", i,
-                                device.levels[i].name);
+    f.words =
+        device.levels[i].name.empty()
+            ? fmt::format("bandwidth scale of topology level {}", i)
+            : fmt::format("bandwidth scale of topology level {} ({})", i, device.levels[i].name);
     f.is_level = true;
     f.level = i;
     f.lower = kBandwidthLower;

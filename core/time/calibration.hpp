@@ -48,8 +48,8 @@ struct CalibrationFactor {
   std::string key;    // "gemm_efficiency", "bandwidth[1]", "communication.tp", ...
   std::string words;  // "GEMM efficiency scale", "bandwidth of level 1 (NDR InfiniBand, ...)"
   double neutral = 1, lower = 0, upper = 0;
-  double Calibration::* scalar = nullptr;  // the member, or
-  size_t level = 0;                        // the bandwidth level when `is_level`
+  double Calibration::*scalar = nullptr;  // the member, or
+  size_t level = 0;                       // the bandwidth level when `is_level`
   bool is_level = false;
   size_t comm = 0;  // the CommPart when `is_comm`
   bool is_comm = false;

@@ -66,8 +66,9 @@ class Kernels {
   std::string linear_dtype_, high_dtype_;
   const Curve* attention_forward_ = nullptr;
   const Curve* attention_backward_ = nullptr;
-  double attention_scale_ = 1;  // the default curves' scale when the device states none, x the calibration's
-  double gemm_scale_ = 1;       // the calibration's
+  double attention_scale_ =
+      1;  // the default curves' scale when the device states none, x the calibration's
+  double gemm_scale_ = 1;  // the calibration's
   double achieved_bandwidth_ = 0;
   double time_scale_ = 1;
   bool attention_default_ = false, bandwidth_default_ = false;

@@ -241,10 +241,9 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     const double activation = tokens * h * b;
     const double pairs = 1 + (l.ffn_hidden_size > 0 || l.shared_experts > 0 ? 1 : 0);
     const double per_pass =
-        s.sp == 1
-            ? pairs * (comm(CommPart::tp, Collective::all_gather, tp_n, 1, activation) +
-                       comm(CommPart::tp, Collective::reduce_scatter, tp_n, 1, activation))
-            : pairs * comm(CommPart::tp, Collective::all_reduce, tp_n, 1, activation);
+        s.sp == 1 ? pairs * (comm(CommPart::tp, Collective::all_gather, tp_n, 1, activation) +
+                             comm(CommPart::tp, Collective::reduce_scatter, tp_n, 1, activation))
+                  : pairs * comm(CommPart::tp, Collective::all_reduce, tp_n, 1, activation);
     // Userbuffers exchange through the node's NVLink (CUDA IPC): a TP group
     // that crosses nodes gets no such overlap.
     const bool overlap =
@@ -273,14 +272,13 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // 1F1B A2A overlap) another micro-batch's non-expert compute of the
     // layer hides it; with one micro-batch there is no other.
     const double routed = tokens / tp * d(l.experts_per_token) * h * b;
-    double per_pass =
-        2 * comm(CommPart::ep, Collective::all_to_all, static_cast<uint64_t>(s.ep),
+    double per_pass = 2 * comm(CommPart::ep, Collective::all_to_all, static_cast<uint64_t>(s.ep),
                                static_cast<uint64_t>(s.etp), routed);
     if (s.etp > 1)
-      per_pass += comm(CommPart::ep, Collective::all_gather, static_cast<uint64_t>(s.etp),
-                                     1, routed * s.etp) +
-                  comm(CommPart::ep, Collective::reduce_scatter,
-                                     static_cast<uint64_t>(s.etp), 1, routed * s.etp);
+      per_pass += comm(CommPart::ep, Collective::all_gather, static_cast<uint64_t>(s.etp), 1,
+                       routed * s.etp) +
+                  comm(CommPart::ep, Collective::reduce_scatter, static_cast<uint64_t>(s.etp), 1,
+                       routed * s.etp);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
     auto exposed = [&](double window) {
       return overlap ? std::max(0.0, per_pass - window) : per_pass;
@@ -305,10 +303,12 @@ void TimeModel::cp_comm(Work& w, const nds_candidate& c, uint32_t block,
           : exchange.collective == NDS_COLLECTIVE_ALL_GATHER     ? Collective::all_gather
           : exchange.collective == NDS_COLLECTIVE_REDUCE_SCATTER ? Collective::reduce_scatter
           : exchange.collective == NDS_COLLECTIVE_ALL_REDUCE     ? Collective::all_reduce
-                                                             : Collective::send_recv;
+                                                                 : Collective::send_recv;
       for (const auto& [bytes, pass_steps, runs, attention] :
-           {std::tuple{exchange.forward_bytes, exchange.forward_steps, passes_forward, w.forward_attention},
-            std::tuple{exchange.backward_bytes, exchange.backward_steps, 1.0, w.backward_attention}}) {
+           {std::tuple{exchange.forward_bytes, exchange.forward_steps, passes_forward,
+                       w.forward_attention},
+            std::tuple{exchange.backward_bytes, exchange.backward_steps, 1.0,
+                       w.backward_attention}}) {
         double total = 0, exposed = 0;
         if (kind == Collective::send_recv) {
           // The ring's blocks arrive in steps, each a message sent while the

@@ -173,12 +173,10 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
     const double h = d(layer_block_.front()->hidden_size);
     const double message = tokens * h * b / tp;
     const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
-    const double total =
-        2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, message);
+    const double total = 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, message);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
     const double exposed =
-        overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0)
-                : total;
+        overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0) : total;
     r.pp += exposed;
     r.pp_hidden += total - exposed;
   }

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "core/compare/compare_file.hpp"
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
-#include "core/compare/compare_file.hpp"
 #include "core/hardware/device_catalog.hpp"
-#include "core/report/compare_csv.hpp"
 #include "core/report/calibration_json.hpp"
+#include "core/report/compare_csv.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/fit_json.hpp"
 #include "core/report/json_text.hpp"

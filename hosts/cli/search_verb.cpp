@@ -111,16 +111,20 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
 
   SearchResult r = run_search(registry, model, *machine.device, options);
   if (!args.ranking_csv.empty())
-    write_output_file(args.ranking_csv, [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+    write_output_file(args.ranking_csv,
+                      [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
   if (!args.out_dir.empty()) {
     create_output_dir(args.out_dir);
     const std::filesystem::path dir(args.out_dir);
-    write_output_file(dir / "ranking.csv", [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
-    write_output_file(dir / "dropped.csv",
-               [&](std::ostream& out) { write_dropped_csv(out, r.closest, options.budget.budget_bytes); });
+    write_output_file(dir / "ranking.csv",
+                      [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+    write_output_file(dir / "dropped.csv", [&](std::ostream& out) {
+      write_dropped_csv(out, r.closest, options.budget.budget_bytes);
+    });
     if (flags.verbosity >= 3)
-      write_output_file(dir / "priced.csv",
-                 [&](std::ostream& out) { write_priced_csv(out, r, options.budget.budget_bytes); });
+      write_output_file(dir / "priced.csv", [&](std::ostream& out) {
+        write_priced_csv(out, r, options.budget.budget_bytes);
+      });
   }
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
   const std::string& name = model.display_name();

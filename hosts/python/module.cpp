@@ -97,7 +97,8 @@ PYBIND11_MODULE(_ndsearch, m) {
       .def(py::init([](const py::kwargs& kwargs) { return make_planner(kwargs); }))
       .def("plugins", [](const Planner& p) { return to_python(p.plugins()); })
       .def("hardware", [](const Planner& p) { return to_python(p.hardware()); })
-      .def("device", [](const Planner& p, const std::string& id) { return to_python(p.device(id)); })
+      .def("device",
+           [](const Planner& p, const std::string& id) { return to_python(p.device(id)); })
       .def("model",
            [](const Planner& p, const py::kwargs& kw) {
              return call<ndsearch::ModelSettings, &Planner::model>(
