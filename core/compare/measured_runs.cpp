@@ -15,6 +15,8 @@
 
 #include "core/strategy/strategy.hpp"
 #include "core/support/csv.hpp"
+#include "core/model/model_json.hpp"
+#include "core/strategy/recompute_names.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
 
@@ -189,9 +191,9 @@ double seconds(std::string_view text, const char* zero_reason) {
 
 std::string recompute_mode(std::string_view text) {
   const std::string v = lower(text);
-  if (v == "none" || v == "off" || v == "false") return "none";
-  if (v == "selective") return "selective";
-  if (v == "full" || v == "true") return "full";
+  if (v == "false") return "none";  // the reference's boolean column
+  if (v == "true") return "full";
+  if (const auto mode = recompute_mode_named(v)) return recompute_name(*mode);
   throw CellError{
       "not a recompute mode (none, selective or full; the reference's off, True, False)"};
 }

@@ -9,6 +9,7 @@
 #include <climits>
 #include <sstream>
 
+#include "core/strategy/recompute_names.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -132,14 +133,11 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
       std::string v;
       while (std::getline(values_in, v, ',')) {
         if (key == "recompute") {
-          const std::string name = lower(v);
-          const int64_t mode = name == "none" ? NDS_RECOMPUTE_NONE
-                               : name == "selective" ? NDS_RECOMPUTE_SELECTIVE
-                               : name == "full" ? NDS_RECOMPUTE_FULL
-                                                : -1;
-          if (mode < 0)
-            throw UserError("E-USAGE", fmt::format("{}: none, selective or full",
-                                                   only_given("recompute=" + v)));
+          const auto named = recompute_mode_named(v);
+          if (!named)
+            throw UserError("E-USAGE", fmt::format("{}: {}", only_given("recompute=" + v),
+                                                   kRecomputeModeNames));
+          const int64_t mode = *named;
           if (std::find(only[key].begin(), only[key].end(), mode) != only[key].end())
             throw UserError("E-USAGE", fmt::format("{}: {} is listed twice; list each value once",
                                                    only_given(assignment), v));

@@ -13,6 +13,7 @@
 #include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/strategy/degree_product.hpp"
+#include "core/strategy/recompute_names.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -78,12 +79,9 @@ nds_strategy parse_strategy(std::string_view text) {
     if (auto [it, first] = seen.emplace(key, std::string(item)); !first)
       bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key, it->second, item));
     if (key == "recompute") {
-      const std::pair<const char*, nds_recompute_mode> modes[] = {
-          {"none", NDS_RECOMPUTE_NONE}, {"selective", NDS_RECOMPUTE_SELECTIVE}, {"full", NDS_RECOMPUTE_FULL}};
-      bool known = false;
-      for (auto [name, mode] : modes)
-        if (value == name) s.recompute = mode, known = true;
-      if (!known) bad(fmt::format("recompute={} is not none, selective or full", value));
+      const auto mode = recompute_mode_named(value);
+      if (!mode) bad(fmt::format("recompute={} is not {}", value, kRecomputeModeNames));
+      s.recompute = *mode;
       continue;
     }
     if (key == "schedule") {

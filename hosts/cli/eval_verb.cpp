@@ -15,6 +15,7 @@
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/setting_flags.hpp"
+#include "hosts/cli/recompute_flag.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -173,12 +174,15 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
       "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
       "then the defaults");
   add_pricing_flags(*verb, *args);
+  auto recompute = std::make_shared<std::string>();
+  add_strategy_recompute_flag(*verb, *recompute);
   verb->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  verb->callback([&run, &flags, args, devices] {
-    run = [&flags, args, devices] {
+  verb->callback([&run, &flags, args, devices, recompute] {
+    run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: the strategy's product
+      apply_strategy_recompute(*recompute, args->request.strategy);
       return evaluate(flags, *args);
     };
   });

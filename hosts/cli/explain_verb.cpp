@@ -15,6 +15,7 @@
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/setting_flags.hpp"
+#include "hosts/cli/recompute_flag.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -84,14 +85,17 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("-M,--max-memory", args->eval.request.max_memory, "Device memory to use instead of the device's");
   verb->add_option("--reserve-mem", args->eval.request.reserve_mem, "Memory to keep free beside the runtime's reserve");
   verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
+  auto recompute = std::make_shared<std::string>();
+  add_strategy_recompute_flag(*verb, *recompute);
   add_calibration_flags(*verb, args->eval.calibration);
   add_space_flags(*verb, args->space);  // with -l or --only: rank the strategy in that search
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  verb->callback([&run, &flags, args, devices] {
-    run = [&flags, args, devices] {
+  verb->callback([&run, &flags, args, devices, recompute] {
+    run = [&flags, args, devices, recompute] {
       args->eval.request.devices = devices->value_or(0);  // 0: the strategy's product
+      apply_strategy_recompute(*recompute, args->eval.request.strategy);
       return explain(flags, *args);
     };
   });

@@ -23,6 +23,7 @@
 #include "hosts/cli/output_files.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/setting_flags.hpp"
+#include "hosts/cli/recompute_flag.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -195,6 +196,8 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices (default: what the config's strategy states)");
   add_space_flags(*verb, args->request.space);
+  auto recompute = std::make_shared<std::vector<std::string>>();
+  add_search_recompute_flag(*verb, *recompute);
   add_calibration_flags(*verb, args->calibration);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
       ->capture_default_str();
@@ -209,9 +212,10 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--ranking-csv", args->ranking_csv, "Write every fitting strategy, in rank order, to FILE");
   verb->add_option("-o,--output-dir", args->out_dir,
                    "Write ranking.csv and dropped.csv to DIR (and priced.csv, every priced candidate, at -v 3)");
-  verb->callback([&run, &flags, args, devices] {
-    run = [&flags, args, devices] {
+  verb->callback([&run, &flags, args, devices, recompute] {
+    run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
+      apply_search_recompute(*recompute, args->request.space.only);
       return search(flags, *args);
     };
   });
