@@ -87,3 +87,18 @@ TEST_CASE("The recompute flag refuses an unknown mode, auto for one strategy, an
     CHECK_THAT(r.err, Catch::Contains("[E-USAGE]") && Catch::Contains(c.words));
   }
 }
+
+TEST_CASE("eval shows each stage's recomputed layers and where they are") {
+  // 32 layers at pp 2, vpp 2: four chunks of 8; rank 0 holds virtual stages 0
+  // and 2 (layers 0-7 and 16-23), rank 1 stages 1 and 3 (8-15, 24-31);
+  // full recompute recomputes every layer of each chunk.
+  const std::string eval = "eval" + kModel + " -d 8 --strategy dp=2,tp=2,pp=2,vpp=2";
+  const json full = run_json(eval + " --recompute full")["memory"]["stages"];
+  REQUIRE(full.size() == 2);
+  CHECK(full[0]["recomputed_layers"] == 16);
+  CHECK(full[0]["recomputed_ranges"] == json::parse("[[0, 7], [16, 23]]"));
+  CHECK(full[1]["recomputed_ranges"] == json::parse("[[8, 15], [24, 31]]"));
+  const json none = run_json(eval + " --recompute off")["memory"]["stages"];
+  CHECK(none[0]["recomputed_layers"] == 0);
+  CHECK(none[0]["recomputed_ranges"].empty());
+}

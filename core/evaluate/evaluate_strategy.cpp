@@ -48,7 +48,16 @@ std::vector<StageMemory> stage_memory(const std::vector<RankMemory>& ranks,
     stage.bytes = ranks[r].bytes;
     // The CP algorithm's buffers: one layer's at a time, on every rank.
     stage.bytes[NDS_MEMORY_COMM_BUFFERS] += cp_working_set;
-    for (size_t c = 0; c < vpp; ++c) stage.layers += placement.chunk_layers[r * vpp + c];
+    for (size_t c = 0; c < vpp; ++c) {
+      const size_t i = r * vpp + c;
+      stage.layers += placement.chunk_layers[i];
+      const uint32_t recomputed =
+          std::min(placement.chunk_recomputed_layers[i], placement.chunk_layers[i]);
+      stage.recomputed_layers += recomputed;
+      if (recomputed > 0)
+        stage.recomputed_ranges.push_back(
+            {placement.chunk_first_layer[i], placement.chunk_first_layer[i] + recomputed - 1});
+    }
     for (double bytes : stage.bytes)
       stage.peak_bytes = add_bytes(stage.peak_bytes, whole_bytes(bytes));
   }

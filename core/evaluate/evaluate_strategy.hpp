@@ -42,6 +42,10 @@ struct StrategyRefusal {
 
 struct StageMemory {
   uint32_t layers = 0;  // over the stage's chunks
+  // The layers recomputed under the strategy's mode, and where: per chunk its
+  // first ones (reference §5.1), as [first, last] model-order layer indices.
+  uint32_t recomputed_layers = 0;
+  std::vector<std::array<uint32_t, 2>> recomputed_ranges;
   std::array<double, NDS_MEMORY_TERM_COUNT_V1>
       bytes{};             // by nds_memory_term, CP working set in comm buffers
   int64_t peak_bytes = 0;  // the sum of the terms as whole bytes (whole_bytes), saturated

@@ -14,7 +14,12 @@ namespace {
 using nlohmann::json;
 
 json stage_json(size_t rank, const StageMemory& m) {
-  json stage = {{"stage", rank}, {"layers", m.layers}};
+  json ranges = json::array();
+  for (const auto& [first, last] : m.recomputed_ranges) ranges.push_back({first, last});
+  json stage = {{"stage", rank},
+                {"layers", m.layers},
+                {"recomputed_layers", m.recomputed_layers},
+                {"recomputed_ranges", std::move(ranges)}};
   const std::pair<const char*, nds_memory_term> terms[] = {
       {"params_bytes", NDS_MEMORY_PARAMS},
       {"grads_bytes", NDS_MEMORY_GRADS},
