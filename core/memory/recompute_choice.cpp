@@ -12,6 +12,7 @@ namespace ndsearch {
 namespace {
 
 constexpr double kNoTime = std::numeric_limits<double>::infinity();
+constexpr RecomputeFrontierPoint kEmptyChoice{0, 0, -1, 0, 0};  // nothing recomputed
 
 std::size_t pairs(int32_t layers) {
   const auto n = static_cast<std::size_t>(std::max(layers, 0));
@@ -90,6 +91,20 @@ int32_t usable(const RecomputeOptionCost& cost, int32_t layers) {
   return cost.saved_bytes > 0 ? layers : 0;
 }
 
+int64_t saved_by(const RecomputeGroup& group, int64_t full, int64_t selective) {
+  return full * group.full.saved_bytes + selective * group.selective.saved_bytes;
+}
+
+double seconds_of(const RecomputeGroup& group, int64_t full, int64_t selective) {
+  return full * group.full.extra_seconds + selective * group.selective.extra_seconds;
+}
+
+// The warm-up layer, which solve_case takes out of its group, back in.
+void count_warmup_layer(RecomputeGroupChoice& group, RecomputeOption option) {
+  if (option == RecomputeOption::full) ++group.full_layers;
+  if (option == RecomputeOption::selective) ++group.selective_layers;
+}
+
 struct GroupPick {
   double seconds = kNoTime;  // kNoTime: no pick closes the gap
   int32_t full_layers = 0;
@@ -115,7 +130,7 @@ GroupPick scan_group(const RecomputeGroup& group, int32_t layers, int64_t need) 
       s = (rest + per_selective - 1) / per_selective;
       if (s > layers - f) continue;
     }
-    const double seconds = f * group.full.extra_seconds + s * group.selective.extra_seconds;
+    const double seconds = seconds_of(group, f, s);
     if (seconds < best.seconds) best = {seconds, f, static_cast<int32_t>(s)};
     if (rest <= 0) break;  // more full layers only add time
   }
@@ -142,18 +157,15 @@ RecomputeFrontierPoint* prune(RecomputeFrontierPoint* begin, RecomputeFrontierPo
 RecomputeFrontierPoint* extend(const RecomputeFrontierPoint* previous, std::size_t previous_size,
                                const RecomputeGroup& group, int32_t layers, int64_t need,
                                RecomputeFrontierPoint* out) {
-  static constexpr RecomputeFrontierPoint kEmpty{0, 0, -1, 0, 0};
   const bool first = previous == nullptr;
   const std::size_t parents = first ? 1 : previous_size;
   RecomputeFrontierPoint* end = out;
   for (std::size_t i = 0; i < parents; ++i) {
-    const RecomputeFrontierPoint& parent = first ? kEmpty : previous[i];
+    const RecomputeFrontierPoint& parent = first ? kEmptyChoice : previous[i];
     for (int32_t f = 0; f <= usable(group.full, layers); ++f) {
       for (int32_t s = 0; s <= usable(group.selective, layers - f); ++s) {
-        const int64_t saved =
-            parent.saved_bytes + f * group.full.saved_bytes + s * group.selective.saved_bytes;
-        const double seconds =
-            parent.seconds + f * group.full.extra_seconds + s * group.selective.extra_seconds;
+        const int64_t saved = parent.saved_bytes + saved_by(group, f, s);
+        const double seconds = parent.seconds + seconds_of(group, f, s);
         *end++ = {std::min(saved, need), seconds, first ? -1 : static_cast<int32_t>(i), f, s};
       }
     }
@@ -166,74 +178,97 @@ struct CaseResult {
   RecomputeOption warmup_option = RecomputeOption::none;
 };
 
-// The cheapest choice with the warm-up layer (if any) running `warmup_option`:
-// that layer leaves its group, its saving and time are fixed and its working
-// set is added to the gap. Writes `out` only when it beats `best_seconds`.
-CaseResult solve_case(const RecomputeRank& rank, const RecomputeScratch& scratch,
-                      RecomputeOption warmup_option, double best_seconds,
-                      RecomputeGroupChoice* out) {
+// One case: the warm-up layer (if any) runs `warmup_option`, so it leaves its
+// group, its saving and time are fixed and its working set joins the gap.
+struct Case {
   std::array<int32_t, kMaxRecomputeGroups> layers{};
-  for (std::size_t g = 0; g < rank.group_count; ++g) layers[g] = rank.groups[g].layers;
-  int64_t need = rank.bytes_without_recompute - rank.budget_bytes;
-  double seconds = 0;
-  if (rank.warmup_group >= 0) {
-    const RecomputeGroup& group = rank.groups[rank.warmup_group];
-    const RecomputeOptionCost& cost = cost_of(group, warmup_option);
-    --layers[rank.warmup_group];
-    need += rank.warmup_working_set_bytes[static_cast<int32_t>(warmup_option)] - cost.saved_bytes;
-    seconds = cost.extra_seconds;
-  }
-  const std::size_t last = scanned_group(rank.groups, rank.group_count);
-  // The frontier of the other groups, one level per group, kept for the way back.
+  int64_t need = 0;    // bytes the other layers must save
+  double seconds = 0;  // the warm-up layer's
+};
+
+Case warmup_case(const RecomputeRank& rank, RecomputeOption warmup_option) {
+  Case c;
+  for (std::size_t g = 0; g < rank.group_count; ++g) c.layers[g] = rank.groups[g].layers;
+  c.need = rank.bytes_without_recompute - rank.budget_bytes;
+  if (rank.warmup_group < 0) return c;
+  const RecomputeOptionCost& cost = cost_of(rank.groups[rank.warmup_group], warmup_option);
+  --c.layers[rank.warmup_group];
+  c.need += rank.warmup_working_set_bytes[static_cast<int32_t>(warmup_option)] - cost.saved_bytes;
+  c.seconds = cost.extra_seconds;
+  return c;
+}
+
+// The frontier of every group but the scanned one, one level per group, each
+// kept in the scratch for the way back.
+struct Frontier {
   std::array<const RecomputeFrontierPoint*, kMaxRecomputeGroups> level{};
   std::array<std::size_t, kMaxRecomputeGroups> level_size{};
   std::array<std::size_t, kMaxRecomputeGroups> level_group{};
   std::size_t levels = 0;
-  RecomputeFrontierPoint* free_points = scratch.points;
-  for (std::size_t g = 0; g < rank.group_count && need > 0; ++g) {
-    if (g == last) continue;
-    const RecomputeFrontierPoint* previous = levels == 0 ? nullptr : level[levels - 1];
-    const std::size_t previous_size = levels == 0 ? 0 : level_size[levels - 1];
+
+  [[nodiscard]] const RecomputeFrontierPoint* top() const {
+    return levels == 0 ? &kEmptyChoice : level[levels - 1];
+  }
+  [[nodiscard]] std::size_t top_size() const { return levels == 0 ? 1 : level_size[levels - 1]; }
+};
+
+Frontier build_frontier(const RecomputeRank& rank, const Case& c, std::size_t scanned,
+                        RecomputeFrontierPoint* free_points) {
+  Frontier frontier;
+  for (std::size_t g = 0; g < rank.group_count && c.need > 0; ++g) {
+    if (g == scanned) continue;
+    const std::size_t k = frontier.levels;
     RecomputeFrontierPoint* end =
-        extend(previous, previous_size, rank.groups[g], layers[g], need, free_points);
-    level[levels] = free_points;
-    level_size[levels] = static_cast<std::size_t>(end - free_points);
-    level_group[levels++] = g;
+        extend(k == 0 ? nullptr : frontier.level[k - 1], k == 0 ? 0 : frontier.level_size[k - 1],
+               rank.groups[g], c.layers[g], c.need, free_points);
+    frontier.level[k] = free_points;
+    frontier.level_size[k] = static_cast<std::size_t>(end - free_points);
+    frontier.level_group[k] = g;
+    frontier.levels = k + 1;
     free_points = end;
   }
-  // The scanned group against each point of the frontier.
-  static constexpr RecomputeFrontierPoint kEmpty{0, 0, -1, 0, 0};
-  const RecomputeFrontierPoint* tops = levels == 0 ? &kEmpty : level[levels - 1];
-  const std::size_t top_count = levels == 0 ? 1 : level_size[levels - 1];
-  GroupPick best_last;
+  return frontier;
+}
+
+// Back through the levels from `point` of the top one: each point names its
+// parent in the level before.
+void trace_back(const Frontier& frontier, const RecomputeFrontierPoint* point,
+                RecomputeGroupChoice* out) {
+  for (std::size_t k = frontier.levels; k-- > 0;) {
+    out[frontier.level_group[k]] = {point->full_layers, point->selective_layers};
+    if (k > 0) point = &frontier.level[k - 1][point->parent];
+  }
+}
+
+// The cheapest choice of one case: the scanned group against each point of
+// the frontier. Writes `out` only when it beats `best_seconds`.
+CaseResult solve_case(const RecomputeRank& rank, const RecomputeScratch& scratch,
+                      RecomputeOption warmup_option, double best_seconds,
+                      RecomputeGroupChoice* out) {
+  const Case c = warmup_case(rank, warmup_option);
+  const std::size_t scanned = scanned_group(rank.groups, rank.group_count);
+  const Frontier frontier = build_frontier(rank, c, scanned, scratch.points);
+  const RecomputeFrontierPoint* tops = frontier.top();
+  GroupPick best_scan;
   const RecomputeFrontierPoint* best_top = nullptr;
-  for (std::size_t i = 0; i < top_count; ++i) {
-    const GroupPick pick = rank.group_count == 0 ? GroupPick{need <= 0 ? 0.0 : kNoTime, 0, 0}
-                                                 : scan_group(rank.groups[last], layers[last],
-                                                              need - tops[i].saved_bytes);
-    if (tops[i].seconds + pick.seconds < best_last.seconds + (best_top ? best_top->seconds : 0)) {
-      best_last = pick;
+  double least_seconds = kNoTime;
+  for (std::size_t i = 0; i < frontier.top_size(); ++i) {
+    const int64_t rest = c.need - tops[i].saved_bytes;
+    const GroupPick pick = rank.group_count == 0
+                               ? GroupPick{rest <= 0 ? 0.0 : kNoTime, 0, 0}
+                               : scan_group(rank.groups[scanned], c.layers[scanned], rest);
+    if (tops[i].seconds + pick.seconds < least_seconds) {
+      least_seconds = tops[i].seconds + pick.seconds;
+      best_scan = pick;
       best_top = &tops[i];
     }
   }
-  CaseResult result;
-  result.warmup_option = warmup_option;
-  if (best_top == nullptr) return result;
-  result.seconds = seconds + best_top->seconds + best_last.seconds;
-  if (!(result.seconds < best_seconds)) return result;
+  CaseResult result{c.seconds + least_seconds, warmup_option};
+  if (best_top == nullptr || !(result.seconds < best_seconds)) return result;
   for (std::size_t g = 0; g < rank.group_count; ++g) out[g] = {};
-  if (rank.group_count > 0) out[last] = {best_last.full_layers, best_last.selective_layers};
-  // Back through the levels: each point names its parent in the level before.
-  const RecomputeFrontierPoint* point = levels == 0 ? nullptr : best_top;
-  for (std::size_t k = levels; k-- > 0 && point != nullptr;) {
-    out[level_group[k]] = {point->full_layers, point->selective_layers};
-    point = k == 0 ? nullptr : &level[k - 1][point->parent];
-  }
-  if (rank.warmup_group >= 0) {
-    RecomputeGroupChoice& warm = out[rank.warmup_group];
-    if (warmup_option == RecomputeOption::full) ++warm.full_layers;
-    if (warmup_option == RecomputeOption::selective) ++warm.selective_layers;
-  }
+  if (rank.group_count > 0) out[scanned] = {best_scan.full_layers, best_scan.selective_layers};
+  trace_back(frontier, best_top, out);
+  if (rank.warmup_group >= 0) count_warmup_layer(out[rank.warmup_group], warmup_option);
   return result;
 }
 
@@ -257,8 +292,7 @@ RecomputeOption least_peak(const RecomputeRank& rank, RecomputeGroupChoice* out)
     if (left < best_left) best = option, best_left = left;
   }
   RecomputeGroupChoice& warm = out[rank.warmup_group];
-  if (best == RecomputeOption::full) ++warm.full_layers;
-  if (best == RecomputeOption::selective) ++warm.selective_layers;
+  count_warmup_layer(warm, best);
   return best;
 }
 
@@ -304,10 +338,8 @@ RecomputeChoice choose_recompute(const RecomputeRank& rank, RecomputeScratch scr
   choice.saved_bytes = 0;
   for (std::size_t g = 0; g < rank.group_count; ++g) {
     const RecomputeGroup& group = rank.groups[g];
-    choice.saved_bytes += out[g].full_layers * group.full.saved_bytes +
-                          out[g].selective_layers * group.selective.saved_bytes;
-    choice.extra_seconds += out[g].full_layers * group.full.extra_seconds +
-                            out[g].selective_layers * group.selective.extra_seconds;
+    choice.saved_bytes += saved_by(group, out[g].full_layers, out[g].selective_layers);
+    choice.extra_seconds += seconds_of(group, out[g].full_layers, out[g].selective_layers);
   }
   choice.warmup_bytes =
       rank.warmup_group < 0
