@@ -12,6 +12,9 @@ namespace ndsearch {
 namespace {
 
 constexpr double kNoTime = std::numeric_limits<double>::infinity();
+// A rank's bytes and budget: far above any device (1 EiB), far below int64's
+// limit, so the gap and its sums cannot overflow.
+constexpr int64_t kMaxRankBytes = int64_t{1} << 60;
 constexpr RecomputeFrontierPoint kEmptyChoice{0, 0, -1, 0, 0};  // nothing recomputed
 
 std::size_t pairs(int32_t layers) {
@@ -45,10 +48,10 @@ RecomputeChoice bad(const char* field, int32_t group = -1) {
 RecomputeChoice validate(const RecomputeRank& rank, const RecomputeScratch& scratch) {
   if (rank.group_count > kMaxRecomputeGroups) return bad("group_count");
   if (rank.group_count > 0 && rank.groups == nullptr) return bad("groups");
-  const int64_t byte_limit = int64_t{1} << 60;
-  if (rank.bytes_without_recompute < 0 || rank.bytes_without_recompute > byte_limit)
+  if (rank.bytes_without_recompute < 0 || rank.bytes_without_recompute > kMaxRankBytes)
     return bad("bytes_without_recompute");
-  if (rank.budget_bytes < -byte_limit || rank.budget_bytes > byte_limit) return bad("budget_bytes");
+  if (rank.budget_bytes < -kMaxRankBytes || rank.budget_bytes > kMaxRankBytes)
+    return bad("budget_bytes");
   for (std::size_t g = 0; g < rank.group_count; ++g) {
     const RecomputeGroup& group = rank.groups[g];
     const auto index = static_cast<int32_t>(g);
