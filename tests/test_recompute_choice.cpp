@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -211,34 +212,36 @@ namespace {
 
 // Every choice of small groups, counted: per group every (full, selective)
 // pair and, for the warm-up group, which option its warm-up layer runs.
-double least_seconds_by_enumeration(const RecomputeRank& rank, std::size_t g, int64_t saved,
-                                    double seconds) {
-  if (g == rank.group_count) {
-    return rank.bytes_without_recompute - saved <= rank.budget_bytes ? seconds : 1e300;
+struct Enumeration {
+  const std::vector<RecomputeGroup>& groups;
+  int64_t need;
+  std::size_t warmup_group;  // groups.size(): none
+  std::array<int64_t, kRecomputeOptions> working_set;
+
+  double least_seconds(std::size_t g, int64_t saved, double seconds) const {
+    if (g == groups.size()) return saved >= need ? seconds : 1e300;
+    const RecomputeGroup& group = groups.at(g);
+    const bool warm = g == warmup_group;
+    const std::array<RecomputeOptionCost, kRecomputeOptions> costs{RecomputeOptionCost{},
+                                                                   group.selective, group.full};
+    double best = 1e300;
+    for (std::size_t option = 0; option < (warm ? kRecomputeOptions : 1); ++option) {
+      if (option == 1 && group.selective.saved_bytes == 0) continue;  // the kind has none
+      const int32_t n = group.layers - (warm ? 1 : 0);
+      const int64_t warm_saved = warm ? costs.at(option).saved_bytes - working_set.at(option) : 0;
+      const double warm_seconds = warm ? costs.at(option).extra_seconds : 0;
+      for (int32_t f = 0; f <= n; ++f)
+        for (int32_t s = 0; f + s <= n; ++s)
+          best =
+              std::min(best, least_seconds(g + 1,
+                                           saved + warm_saved + f * group.full.saved_bytes +
+                                               s * group.selective.saved_bytes,
+                                           seconds + warm_seconds + f * group.full.extra_seconds +
+                                               s * group.selective.extra_seconds));
+    }
+    return best;
   }
-  const RecomputeGroup& group = rank.groups[g];
-  const bool warm = static_cast<int32_t>(g) == rank.warmup_group;
-  double best = 1e300;
-  for (int32_t option = 0; option < (warm ? 3 : 1); ++option) {
-    if (option == 1 && group.selective.saved_bytes == 0) continue;  // the kind has none
-    const int32_t n = group.layers - (warm ? 1 : 0);
-    int64_t warm_saved = warm ? -rank.warmup_working_set_bytes[option] : 0;
-    double warm_seconds = 0;
-    if (warm && option == 1)
-      warm_saved += group.selective.saved_bytes, warm_seconds = group.selective.extra_seconds;
-    if (warm && option == 2)
-      warm_saved += group.full.saved_bytes, warm_seconds = group.full.extra_seconds;
-    for (int32_t f = 0; f <= n; ++f)
-      for (int32_t s = 0; f + s <= n; ++s)
-        best = std::min(best, least_seconds_by_enumeration(
-                                  rank, g + 1,
-                                  saved + warm_saved + f * group.full.saved_bytes +
-                                      s * group.selective.saved_bytes,
-                                  seconds + warm_seconds + f * group.full.extra_seconds +
-                                      s * group.selective.extra_seconds));
-  }
-  return best;
-}
+};
 
 }  // namespace
 
@@ -264,7 +267,13 @@ TEST_CASE("The choice is the optimum of every choice enumerated on random small 
     }
     rank.groups = groups.data();
     rank.group_count = groups.size();
-    const double expected = least_seconds_by_enumeration(rank, 0, 0, 0);
+    const Enumeration enumeration{
+        groups,
+        rank.bytes_without_recompute - rank.budget_bytes,
+        rank.warmup_group < 0 ? groups.size() : static_cast<std::size_t>(rank.warmup_group),
+        {rank.warmup_working_set_bytes[0], rank.warmup_working_set_bytes[1],
+         rank.warmup_working_set_bytes[2]}};
+    const double expected = enumeration.least_seconds(0, 0, 0);
     Solved s = solve(rank, groups);
     INFO("trial " << trial);
 
