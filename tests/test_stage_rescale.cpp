@@ -38,7 +38,8 @@ TEST_CASE("Growing pp to a non-multiple first inserts zeros in the middle (3 -> 
   CHECK(rescale_stages(List{5, 6, 7}, 8) == List{3, 2, 0, 0, 3, 3, 4, 3});
 }
 
-TEST_CASE("Shrinking pp to a non-divisor pads with zeros in the middle and keeps the sum (4 -> 3)") {
+TEST_CASE(
+    "Shrinking pp to a non-divisor pads with zeros in the middle and keeps the sum (4 -> 3)") {
   // The next multiple of 3 is 6: two zeros, one before index 4 / 2 = 2
   // ([4, 3, 0, 2, 1]), one before 5 / 2 = 2 ([4, 3, 0, 0, 2, 1]); groups of 2:
   // 4+3, 0+0, 2+1. Sum 10 as before (the reference's groups of 4 // 3 = 1
@@ -97,13 +98,14 @@ namespace {
 // tests/fixtures/configs/mindformers/pp8_stage_recompute.yaml: 16 layers,
 // full recompute [2, 2, 2, 1, 1, 1, 0, 0] stated for pp = 8 (9 layers).
 Model pp8_model() {
-  return parse_config(test::shipped_plugins(),
-                      std::string(NDS_TEST_FIXTURES_SOURCE) +
-                          "/configs/mindformers/pp8_stage_recompute.yaml",
-                      ParseOptions{});
+  return parse_config(
+      test::shipped_plugins(),
+      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/pp8_stage_recompute.yaml",
+      ParseOptions{});
 }
 
-std::vector<uint32_t> recomputed_at(const Model& model, const std::string& strategy, uint64_t devices) {
+std::vector<uint32_t> recomputed_at(const Model& model, const std::string& strategy,
+                                    uint64_t devices) {
   const nds_strategy s = resolve_strategy(parse_strategy(strategy), model, devices, NDS_UNKNOWN);
   return place_layers(s, model, false).chunk_recomputed_layers;
 }
@@ -147,7 +149,8 @@ TEST_CASE("The rescaled recompute prices 9 of 16 layers recomputed at pp 4 and p
   Model stated = pp8_model();
   Model every_layer = pp8_model();
   every_layer.recompute_layers.clear();
-  for (const auto& [strategy, devices] : {std::pair<std::string, uint64_t>{"pp=4", 4}, {"pp=16", 16}}) {
+  for (const auto& [strategy, devices] :
+       {std::pair<std::string, uint64_t>{"pp=4", 4}, {"pp=16", 16}}) {
     INFO(strategy);
     const double all = recomputed_flops(every_layer, strategy, devices);
     REQUIRE(all > 0);

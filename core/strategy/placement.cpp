@@ -164,7 +164,8 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   // rescaled to this one as the reference does (§8.3, stage_rescale.hpp:
   // the recomputed layers in all are kept). Spread over a stage's chunks
   // f / v each, the first f % v chunks one more (§5.1); at most a chunk's layers.
-  const bool stated_counts = s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
+  const bool stated_counts = s.recompute != NDS_RECOMPUTE_NONE &&
+                             s.recompute == model.stated.recompute &&
                              !model.recompute_layers.empty();
   if (stated_counts) rescale_stages_into(model.recompute_layers, p, out.scratch_recompute);
   for (uint32_t r = 0; r < p; ++r) {

@@ -19,7 +19,8 @@ int64_t floor_div(int64_t value, int64_t by) {
 // zeros gather at the centre ([a, b, c] + 1: [a, 0, b, c]; [a, b, c, d] + 2:
 // [a, b, 0, 0, c, d]). The list is the tail of `v` from `begin`.
 void insert_zeros_in_middle(std::vector<int64_t>& v, size_t begin, size_t zeros) {
-  for (size_t k = 0; k < zeros; ++k) v.insert(v.begin() + static_cast<std::ptrdiff_t>(begin + (v.size() - begin) / 2), 0);
+  for (size_t k = 0; k < zeros; ++k)
+    v.insert(v.begin() + static_cast<std::ptrdiff_t>(begin + (v.size() - begin) / 2), 0);
 }
 
 // The tail of `v` from `begin` (one per-stage list) rescaled to new_pp values.
@@ -42,7 +43,9 @@ void rescale_tail(std::vector<int64_t>& v, size_t begin, uint32_t new_pp) {
     for (size_t i = padded; i-- > 0;) {
       const int64_t value = v[begin + i];
       const int64_t base = floor_div(value, parts), remainder = value - base * parts;
-      for (int64_t j = 0; j < parts; ++j) v[begin + i * static_cast<size_t>(parts) + static_cast<size_t>(j)] = base + (j < remainder ? 1 : 0);
+      for (int64_t j = 0; j < parts; ++j)
+        v[begin + i * static_cast<size_t>(parts) + static_cast<size_t>(j)] =
+            base + (j < remainder ? 1 : 0);
     }
   } else if (target < p) {
     // §8.3 says "insert old % new zeros" and the reference then sums groups
@@ -67,12 +70,14 @@ void rescale_tail(std::vector<int64_t>& v, size_t begin, uint32_t new_pp) {
 
 void require_shape(size_t values, uint32_t pp, uint32_t vpp, uint32_t new_pp, uint32_t new_vpp) {
   if (pp == 0 || vpp == 0 || new_pp == 0 || new_vpp == 0 || values != static_cast<size_t>(pp) * vpp)
-    throw std::invalid_argument("stage rescaling: a table of vpp·pp values and pp, vpp, new pp, new vpp >= 1");
+    throw std::invalid_argument(
+        "stage rescaling: a table of vpp·pp values and pp, vpp, new pp, new vpp >= 1");
 }
 
 }  // namespace
 
-void rescale_stages_into(std::span<const int64_t> stages, uint32_t new_pp, std::vector<int64_t>& out) {
+void rescale_stages_into(std::span<const int64_t> stages, uint32_t new_pp,
+                         std::vector<int64_t>& out) {
   require_shape(stages.size(), static_cast<uint32_t>(stages.size()), 1, new_pp, 1);
   out.assign(stages.begin(), stages.end());
   rescale_tail(out, 0, new_pp);

@@ -27,7 +27,8 @@ namespace ndsearch {
 // Into `out` (cleared first): no allocation once it has room for
 // max(new_pp, p + new_pp) values. Throws std::invalid_argument for an empty
 // list or new_pp 0 (a caller's error, not a user's).
-void rescale_stages_into(std::span<const int64_t> stages, uint32_t new_pp, std::vector<int64_t>& out);
+void rescale_stages_into(std::span<const int64_t> stages, uint32_t new_pp,
+                         std::vector<int64_t>& out);
 std::vector<int64_t> rescale_stages(std::span<const int64_t> stages, uint32_t new_pp);
 
 // A table of vpp rows (chunks) of pp values (stages), row-major

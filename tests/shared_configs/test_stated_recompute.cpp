@@ -14,9 +14,10 @@ using namespace ndsearch;
 TEST_CASE("Llama 3 70B's selective recompute stated for pp 8 is rescaled to pp 4 and pp 16") {
   // pretrain_llama3_70b.yaml: 80 layers, pipeline_stage 8, select_recompute
   // [10, 8, 6, 4, 2, 0, 0, 0] (30 layers).
-  const Model model = parse_config(test::shipped_plugins(),
-                                   std::string(NDS_TEST_SHARED_CONFIGS) + "/mindformers/pretrain_llama3_70b.yaml",
-                                   ParseOptions{});
+  const Model model =
+      parse_config(test::shipped_plugins(),
+                   std::string(NDS_TEST_SHARED_CONFIGS) + "/mindformers/pretrain_llama3_70b.yaml",
+                   ParseOptions{});
   REQUIRE(model.stated.recompute == NDS_RECOMPUTE_SELECTIVE);
   REQUIRE(model.recompute_layers == std::vector<int64_t>{10, 8, 6, 4, 2, 0, 0, 0});
   auto recomputed_at = [&](const char* strategy, uint64_t devices) {
