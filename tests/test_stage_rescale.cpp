@@ -157,3 +157,21 @@ TEST_CASE("The rescaled recompute prices 9 of 16 layers recomputed at pp 4 and p
     CHECK(recomputed_flops(stated, strategy, devices) == Approx(all * 9 / 16));
   }
 }
+
+TEST_CASE("Placing candidates of other pps again reuses the rescaled recompute's room") {
+  // The search's path (place_layers_into on one Placement): once pp 16 has
+  // given the scratch room for 16 counts, pp 4 and pp 16 again fit in it.
+  const Model model = pp8_model();
+  Placement placement;
+  auto place = [&](const char* strategy, uint64_t devices) {
+    place_layers_into(resolve_strategy(parse_strategy(strategy), model, devices, NDS_UNKNOWN),
+                      model, false, placement);
+  };
+  place("pp=16", 16);
+  const int64_t* room = placement.scratch_recompute.data();
+  place("pp=4", 4);
+  CHECK(placement.chunk_recomputed_layers == std::vector<uint32_t>{4, 3, 2, 0});
+  place("pp=16", 16);
+  CHECK(placement.scratch_recompute.data() == room);
+  CHECK(placement.chunk_recomputed_layers[7] == 0);  // stage 3's 1 split as 1, 0
+}
