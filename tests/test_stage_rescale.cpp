@@ -175,3 +175,12 @@ TEST_CASE("Placing candidates of other pps again reuses the rescaled recompute's
   CHECK(placement.scratch_recompute.data() == room);
   CHECK(placement.chunk_recomputed_layers[7] == 0);  // stage 3's 1 split as 1, 0
 }
+
+TEST_CASE("Stated counts that take in every layer recompute every layer at any pp") {
+  // [2] x 8 is all 16 layers at pp 8. Rescaled to pp 3 it would be
+  // [2, 2, 2, 2, 0, 2, 2, 2, 2] by 3: [6, 4, 6], against the split 6, 5, 5
+  // (16 // 3 = 5, the remainder 1 to the first stage): stage 1 would keep one.
+  Model model = pp8_model();
+  model.recompute_layers = List(8, 2);
+  CHECK(recomputed_at(model, "pp=3", 3) == std::vector<uint32_t>{6, 5, 5});
+}
