@@ -8,6 +8,7 @@
 #include <array>
 #include <numeric>
 
+#include "core/strategy/stage_rescale.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -158,11 +159,19 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   std::vector<uint32_t>& first_of_virtual = out.scratch_first;
   first_of_virtual.assign(chunks, 0);
   for (size_t vs = 1; vs < chunks; ++vs) first_of_virtual[vs] = first_of_virtual[vs - 1] + split[vs - 1];
-  // Recomputed layers per stage as the config states them (spread over the
-  // chunks: f / v each, the first f % v chunks one more), else all of them.
-  // ... only for the mode the config states them for.
-  const bool stated_counts = s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
-                             model.recompute_layers.size() == p;
+  // Recomputed layers per stage as the config states them, for the mode it
+  // states them for (else every layer of the mode): stated for another pp,
+  // rescaled to this one as the reference does (§8.3, stage_rescale.hpp:
+  // the recomputed layers in all are kept). Spread over a stage's chunks
+  // f / v each, the first f % v chunks one more (§5.1); at most a chunk's layers.
+  // Counts that take in every layer (Megatron's uniform method) stay every
+  // layer at any pp: the rescaled parts need not line up with another split.
+  const bool stated_counts =
+      s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
+      !model.recompute_layers.empty() &&
+      std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(), int64_t{0}) <
+          static_cast<int64_t>(layers);
+  if (stated_counts) rescale_stages_into(model.recompute_layers, p, out.scratch_recompute);
   for (uint32_t r = 0; r < p; ++r) {
     for (uint32_t c = 0; c < v; ++c) {
       const size_t i = static_cast<size_t>(r) * v + c;
@@ -171,7 +180,7 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
       out.chunk_first_layer[i] = first_of_virtual[vs];
       uint32_t recomputed = s.recompute == NDS_RECOMPUTE_NONE ? 0 : split[vs];
       if (stated_counts) {
-        const auto f = static_cast<uint32_t>(model.recompute_layers[r]);
+        const auto f = static_cast<uint32_t>(std::max<int64_t>(0, out.scratch_recompute[r]));
         recomputed = std::min(split[vs], f / v + (c < f % v ? 1u : 0u));
       }
       out.chunk_recomputed_layers[i] = recomputed;

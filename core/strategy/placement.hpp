@@ -23,6 +23,7 @@ struct Placement {
   // Working space of place_layers_into, kept so that reuse allocates nothing.
   std::vector<uint32_t> scratch_split, scratch_first;
   std::vector<int64_t> scratch_offset;
+  std::vector<int64_t> scratch_recompute;    // the config's per-stage recompute at this pp
   std::vector<uint32_t> default_split;       // the last default split computed,
   std::array<uint32_t, 3> split_key{};       // for (layers, pp, vpp)
 
