@@ -66,7 +66,8 @@ TEST_CASE("eval --recompute is the strategy's recompute=") {
   CHECK(run_json(eval + " --recompute off")["strategy"]["recompute"] == "none");
 }
 
-TEST_CASE("The recompute flag refuses an unknown mode, auto for one strategy, and a second restriction") {
+TEST_CASE(
+    "The recompute flag refuses an unknown mode, auto for one strategy, and a second restriction") {
   struct Case {
     std::string flags, words;
   };

@@ -13,10 +13,10 @@
 
 #include <ndsearch/sdk/config_file.hpp>
 
-#include "core/strategy/strategy.hpp"
-#include "core/support/csv.hpp"
 #include "core/model/model_json.hpp"
 #include "core/strategy/recompute_names.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/csv.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
 

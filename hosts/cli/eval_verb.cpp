@@ -14,8 +14,8 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
-#include "hosts/cli/setting_flags.hpp"
 #include "hosts/cli/recompute_flag.hpp"
+#include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
 namespace {
@@ -42,17 +42,17 @@ void print_eval_table(const json& j) {
     return;
   }
   const json& m = j["memory"];
-  std::cout << fmt::format("  {:>5} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n",
-                           "stage", "layers", "recomp", "params", "grads", "optim", "activ", "comm",
-                           "other", "peak");
+  std::cout << fmt::format(
+      "  {:>5} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n", "stage", "layers",
+      "recomp", "params", "grads", "optim", "activ", "comm", "other", "peak");
   for (const json& s : m["stages"]) {
     std::cout << fmt::format(
         "  {:>5} {:>6} {:>7} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
         s["stage"].get<int>(), s["layers"].get<int>(), s["recomputed_layers"].get<int>(),
-        s["params_bytes"].get<double>() / kGiB,
-        s["grads_bytes"].get<double>() / kGiB, s["optimizer_bytes"].get<double>() / kGiB,
-        s["activations_bytes"].get<double>() / kGiB, s["comm_buffers_bytes"].get<double>() / kGiB,
-        s["other_bytes"].get<double>() / kGiB, s["peak_bytes"].get<double>() / kGiB);
+        s["params_bytes"].get<double>() / kGiB, s["grads_bytes"].get<double>() / kGiB,
+        s["optimizer_bytes"].get<double>() / kGiB, s["activations_bytes"].get<double>() / kGiB,
+        s["comm_buffers_bytes"].get<double>() / kGiB, s["other_bytes"].get<double>() / kGiB,
+        s["peak_bytes"].get<double>() / kGiB);
   }
   print_memory_footer(m);
   if (j.contains("time")) {

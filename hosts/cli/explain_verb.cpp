@@ -13,9 +13,9 @@
 #include "core/report/json_text.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/setting_flags.hpp"
-#include "hosts/cli/recompute_flag.hpp"
 
 namespace ndsearch::cli {
 namespace {

@@ -41,9 +41,9 @@ void apply_search_recompute(const std::vector<std::string>& modes, std::vector<s
   if (modes.empty()) return;
   for (const std::string& item : only)
     if (states_recompute(item))
-      throw UserError("E-USAGE",
-                      fmt::format("--recompute and --only \"{}\" both restrict recompute; give one",
-                                  item));
+      throw UserError(
+          "E-USAGE",
+          fmt::format("--recompute and --only \"{}\" both restrict recompute; give one", item));
   std::vector<std::string> names;
   auto add = [&](nds_recompute_mode mode) {
     const std::string name = recompute_name(mode);
@@ -51,14 +51,16 @@ void apply_search_recompute(const std::vector<std::string>& modes, std::vector<s
   };
   for (const std::string& m : modes) {
     if (lower(m) == "auto") {
-      for (nds_recompute_mode mode : {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL})
+      for (nds_recompute_mode mode :
+           {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL})
         add(mode);
     } else if (const auto mode = recompute_mode_named(m)) {
       add(*mode);
     } else {
-      throw UserError("E-USAGE", fmt::format("--recompute {}: not a recompute mode; give {}, or auto "
-                                             "(all three)",
-                                             m, kRecomputeModeNames));
+      throw UserError("E-USAGE",
+                      fmt::format("--recompute {}: not a recompute mode; give {}, or auto "
+                                  "(all three)",
+                                  m, kRecomputeModeNames));
     }
   }
   std::string item = "recompute=";

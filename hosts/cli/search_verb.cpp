@@ -21,9 +21,9 @@
 #include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/output_files.hpp"
+#include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/setting_flags.hpp"
-#include "hosts/cli/recompute_flag.hpp"
 
 namespace ndsearch::cli {
 namespace {
