@@ -6,14 +6,10 @@
 #include "core/report/schema_version.hpp"
 
 namespace ndsearch {
-namespace {
 
-// JSON has no NaN: a metric that cannot be computed is null.
 nlohmann::json number_or_null(double value) {
   return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
-
-}  // namespace
 
 nlohmann::json metrics_json(const CompareMetrics& m) {
   nlohmann::json parts = nlohmann::json::object();

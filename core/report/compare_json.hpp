@@ -13,6 +13,9 @@
 
 namespace ndsearch {
 
+// JSON has no NaN: a value that cannot be computed is null (compare's and the fit's documents).
+nlohmann::json number_or_null(double value);
+
 nlohmann::json metrics_json(const CompareMetrics& metrics);
 
 // The `compare --format json` document: schema_version, model, device,

@@ -5,12 +5,10 @@
 
 #include <cmath>
 
+#include "core/report/compare_json.hpp"
+
 namespace ndsearch {
 namespace {
-
-nlohmann::json number_or_null(double value) {
-  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
-}
 
 std::string percent(double value) {
   return std::isfinite(value) ? fmt::format("{:.2f} %", 100 * value) : std::string("n/a");
