@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // bench_recompute.cpp: the per-layer recompute choice of one rank
-// (core/memory/recompute_choice.hpp), which the search runs per rank of every
+// (plugins/common/recompute/recompute_choice.hpp), which the search runs per rank of every
 // candidate: ns per rank, scratch sized once outside the loop.
 //   build/bench/bench_recompute
 //
@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "core/memory/recompute_choice.hpp"
+#include "plugins/common/recompute/recompute_choice.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_recompute_choice.cpp: the per-layer recompute choice of one rank
-// (core/memory/recompute_choice.hpp) against optima enumerated by hand in the
+// (plugins/common/recompute/recompute_choice.hpp) against optima enumerated by hand in the
 // comments: need = bytes without recompute − budget; a choice fits when the
 // bytes its layers save, less the warm-up layer's working set, reach it.
 #include <catch2/catch.hpp>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/memory/recompute_choice.hpp"
+#include "plugins/common/recompute/recompute_choice.hpp"
 
 using namespace ndsearch;
 

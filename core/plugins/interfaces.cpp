@@ -41,6 +41,7 @@ std::vector<std::string> Interfaces::ids() const {
   if (hardware != nullptr) ids.emplace_back(NDS_HARDWARE_INTERFACE_ID);
   if (memory != nullptr) ids.emplace_back(NDS_MEMORY_INTERFACE_ID);
   if (cp_attention != nullptr) ids.emplace_back(NDS_CP_ATTENTION_INTERFACE_ID);
+  if (recompute != nullptr) ids.emplace_back(NDS_RECOMPUTE_INTERFACE_ID);
   return ids;
 }
 
@@ -66,6 +67,11 @@ Interfaces query_interfaces(const nds_module& module, std::string_view where) {
       {[](const nds_cp_attention_v1& t) { return static_cast<const void*>(t.algorithm); },
        [](const nds_cp_attention_v1& t) { return reinterpret_cast<const void*>(t.compile); },
        [](const nds_cp_attention_v1& t) { return reinterpret_cast<const void*>(t.evaluate); }});
+  found.recompute = fetch<nds_recompute_v1>(
+      module, NDS_RECOMPUTE_INTERFACE_ID, where, offsetof(nds_recompute_v1, flags) + sizeof(uint64_t),
+      {[](const nds_recompute_v1& t) { return static_cast<const void*>(t.strategy); },
+       [](const nds_recompute_v1& t) { return reinterpret_cast<const void*>(t.compile); },
+       [](const nds_recompute_v1& t) { return reinterpret_cast<const void*>(t.evaluate); }});
   return found;
 }
 

@@ -16,6 +16,7 @@ struct Interfaces {
   const nds_parser_v1* parser = nullptr;
   const nds_memory_v1* memory = nullptr;
   const nds_cp_attention_v1* cp_attention = nullptr;
+  const nds_recompute_v1* recompute = nullptr;  // 1.3
 
   // The interface ids offered ("nds.hardware/1", ...), in a fixed order.
   std::vector<std::string> ids() const;

@@ -105,7 +105,7 @@ SampleInputs::SampleInputs() {
   candidate_ = {sizeof(nds_candidate), &strategy_, chunk_layers_.data(),
                 chunk_first_layer_.data(),
                 chunk_recomputed_layers_.data(),
-                in_flight_.data()};
+                in_flight_.data(), nullptr};
 }
 
 }  // namespace ndsearch

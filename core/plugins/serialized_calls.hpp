@@ -18,6 +18,7 @@ struct SerializedCalls {
   std::mutex probe, parse, get_devices;       // the watchdog's worker takes them (watchdog.cpp)
   std::mutex memory_compile, memory_release;  // nds.memory/1
   std::mutex cp_compile, cp_release;          // nds.cp_attention/1
+  std::mutex recompute_compile, recompute_release;  // nds.recompute/1
 };
 
 // One call of a [serialized] function, made for one run: holds the module's

@@ -21,7 +21,8 @@ uint32_t Placement::virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t
 
 nds_candidate Placement::candidate() const {
   return {sizeof(nds_candidate), &strategy, chunk_layers.data(), chunk_first_layer.data(),
-          chunk_recomputed_layers.data(), in_flight.data()};
+          chunk_recomputed_layers.data(), in_flight.data(),
+          layer_option.empty() ? nullptr : layer_option.data()};
 }
 
 void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<uint32_t>& split,
@@ -187,6 +188,7 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
     }
   }
   micro_batches_in_flight_into(s, out.in_flight);
+  out.layer_option.clear();
 }
 
 }  // namespace ndsearch

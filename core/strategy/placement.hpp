@@ -20,6 +20,9 @@ struct Placement {
   std::vector<uint32_t> chunk_first_layer;        // model-order index of the chunk's first layer
   std::vector<uint32_t> chunk_recomputed_layers;
   std::vector<uint32_t> in_flight;
+  // Empty, or each decoder layer's nds_layer_option as a recompute strategy
+  // chose it (the candidate's layer_option); place_layers_into clears it.
+  std::vector<int32_t> layer_option;
   // Working space of place_layers_into, kept so that reuse allocates nothing.
   std::vector<uint32_t> scratch_split, scratch_first;
   std::vector<int64_t> scratch_offset;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // headers_compile.cpp: every ABI header compiled as C++17 and C++20 with
 // -pedantic -Werror, and the frozen layout asserted.
-#include <ndsearch/draft/nds_recompute.h>
+#include <ndsearch/nds_recompute.h>
 #include <ndsearch/nds.h>
 
 #include "frozen_layout_check.h"

@@ -10,5 +10,6 @@
 #include "nds_memory.h"
 #include "nds_model.h"
 #include "nds_parser.h"
+#include "nds_recompute.h"
 
 #endif /* NDSEARCH_NDS_H_INCLUDED */

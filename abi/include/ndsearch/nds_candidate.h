@@ -34,8 +34,30 @@ typedef struct nds_candidate {
    * Megatron's warm-up forward steps plus one, k = 0 .. (p-r-1)·2 + (v-1)·p,
    * step k running chunk (k / p) mod v, each chunk capped at mbn. */
   const uint32_t* in_flight;
+  /* 1.3: NULL (every chunk's first chunk_recomputed_layers layers run
+   * strategy->recompute, the rest keep their activations), or one
+   * nds_layer_option per decoder layer in model order, chosen per layer by a
+   * recompute strategy ("nds.recompute/1"). When set, strategy->recompute is
+   * the strongest recompute option chosen and chunk_recomputed_layers counts
+   * each chunk's recomputed layers, so that a pass built before 1.3 still
+   * reads a close description (it prices every recomputed layer at that
+   * option and no offload). */
+  const int32_t* layer_option;
   /* Add fields only at the end. */
 } nds_candidate;
+
+/* 1.3: what one layer does with the activations its backward needs
+ * (nds_candidate.layer_option). The recompute values equal nds_recompute_mode's. */
+typedef int32_t nds_layer_option;
+enum {
+  NDS_LAYER_KEEP = 0,      /* kept on the device (NDS_RECOMPUTE_NONE) */
+  NDS_LAYER_SELECTIVE = 1, /* selective recompute (NDS_RECOMPUTE_SELECTIVE, the config's op set) */
+  NDS_LAYER_FULL = 2,      /* the layer's forward run again in its backward (NDS_RECOMPUTE_FULL) */
+  /* kept, but copied to host memory after the layer's forward and back before
+   * its backward: the device holds one micro-batch's copy at a time */
+  NDS_LAYER_OFFLOAD = 3,
+  NDS_LAYER_OPTION_COUNT_V1 = 4
+};
 
 /* Flags of a compile-once interface (nds_memory_v1.flags, ...). */
 /* evaluate is not reentrant: the host never runs two evaluate calls at once. */

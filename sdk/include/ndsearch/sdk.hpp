@@ -8,5 +8,6 @@
 #include <ndsearch/sdk/memory.hpp>
 #include <ndsearch/sdk/parser.hpp>
 #include <ndsearch/sdk/plugin.hpp>
+#include <ndsearch/sdk/recompute.hpp>
 
 #endif  // NDSEARCH_SDK_HPP_INCLUDED

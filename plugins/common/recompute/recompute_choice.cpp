@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // recompute_choice.cpp: the exact per-layer recompute choice of one rank
 // (method in recompute_choice.hpp).
-#include "core/memory/recompute_choice.hpp"
+#include "plugins/common/recompute/recompute_choice.hpp"
 
 #include <algorithm>  // std::sort, std::min
 #include <array>
