@@ -2,12 +2,15 @@
 #include "core/evaluate/evaluate_strategy.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
 #include <memory>
 
 #include "core/evaluate/price_memory.hpp"
 #include "core/memory/memory_evaluator.hpp"
+#include "core/model/model_json.hpp"
+#include "core/recompute/recompute_chooser.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/placement.hpp"
@@ -27,8 +30,18 @@ StrategyEvaluation resolved(const Model& model, const Machine& machine,
   e.framework = model.framework;
   e.device_id = machine.device->id;
   e.devices_requested = request.devices;
-  const nds_strategy given =
+  nds_strategy given =
       request.strategy.empty() ? unset_strategy() : parse_strategy(request.strategy);
+  // A per-layer strategy starts from every layer kept.
+  if (request.recompute.per_layer()) {
+    if (given.recompute != NDS_UNKNOWN && given.recompute != NDS_RECOMPUTE_NONE)
+      throw UserError("E-USAGE",
+                      fmt::format("{} chooses each layer's recompute; the strategy's recompute={} "
+                                  "contradicts it: drop one of them",
+                                  Setting("recompute_strategy").named(request.recompute.strategy),
+                                  recompute_name(given.recompute)));
+    given.recompute = NDS_RECOMPUTE_NONE;
+  }
   e.strategy =
       resolve_strategy(given, model, request.devices, model.training.global_batch, &e.sources);
   const nds_strategy& s = e.strategy;
@@ -51,12 +64,30 @@ std::vector<StageMemory> stage_memory(const std::vector<RankMemory>& ranks,
     for (size_t c = 0; c < vpp; ++c) {
       const size_t i = r * vpp + c;
       stage.layers += placement.chunk_layers[i];
-      const uint32_t recomputed =
-          std::min(placement.chunk_recomputed_layers[i], placement.chunk_layers[i]);
+      const uint32_t first = placement.chunk_first_layer[i], count = placement.chunk_layers[i];
+      if (!placement.layer_option.empty()) {
+        // A strategy's choice: each run of one option, and the recomputed runs.
+        stage.recompute.chosen = true;
+        for (uint32_t layer = first; layer < first + count;) {
+          const int32_t option = placement.layer_option[layer];
+          uint32_t end = layer + 1;
+          while (end < first + count && placement.layer_option[end] == option) ++end;
+          stage.layer_options.push_back({layer, end - 1, option});
+          const uint32_t n = end - layer;
+          if (option == NDS_LAYER_FULL || option == NDS_LAYER_SELECTIVE) {
+            stage.recomputed_layers += n;
+            stage.recomputed_ranges.push_back({layer, end - 1});
+          }
+          if (option == NDS_LAYER_FULL) stage.recompute.full_layers += n;
+          if (option == NDS_LAYER_SELECTIVE) stage.recompute.selective_layers += n;
+          if (option == NDS_LAYER_OFFLOAD) stage.recompute.offloaded_layers += n;
+          layer = end;
+        }
+        continue;
+      }
+      const uint32_t recomputed = std::min(placement.chunk_recomputed_layers[i], count);
       stage.recomputed_layers += recomputed;
-      if (recomputed > 0)
-        stage.recomputed_ranges.push_back(
-            {placement.chunk_first_layer[i], placement.chunk_first_layer[i] + recomputed - 1});
+      if (recomputed > 0) stage.recomputed_ranges.push_back({first, first + recomputed - 1});
     }
     for (double bytes : stage.bytes)
       stage.peak_bytes = add_bytes(stage.peak_bytes, whole_bytes(bytes));
@@ -77,7 +108,7 @@ void add_warnings(const Model& model, StrategyEvaluation& e) {
 void price(const PluginRegistry& registry, Model& model, const Machine& machine,
            const EvaluationRequest& request, StrategyEvaluation& e) {
   const nds_strategy& s = e.strategy;
-  const Placement placement = place_layers(s, model, request.layers_from_config);
+  Placement placement = place_layers(s, model, request.layers_from_config);
   const nds_candidate candidate = placement.candidate();
   MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
   std::vector<RankMemory> ranks;
@@ -105,16 +136,39 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   const Budget budget =
       memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
   if (!e.valid()) return;  // a CP algorithm may still refuse: then no prices
+  // With every layer kept it does not fit: a recompute strategy may choose per layer.
+  std::unique_ptr<RecomputeChooser> chooser;
+  std::unique_ptr<TimeModel> time;
+  const OffloadCopies* copies = nullptr;
+  if (request.recompute.per_layer()) {
+    time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt, request.calibration);
+    double peak = 0;
+    for (const RankMemory& r : ranks) peak = std::max(peak, r.peak() + pricing.cp.bytes);
+    if (peak > budget.budget_bytes) {
+      chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device, request.recompute,
+                                                   static_cast<uint32_t>(s.pp));
+      const RecomputeOutcome outcome =
+          chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
+      if (outcome.refusal != nullptr && std::string_view(outcome.refusal) == "memory-pass")
+        throw UserError("E-MEMORY-REFUSED",
+                        fmt::format("a memory pass refused {} with the layers {} chose", strategy_text(s),
+                                    chooser->strategy_name()));
+      e.recompute = outcome.summary;
+      e.strategy.recompute = placement.strategy.recompute;
+      copies = chooser->copies();
+    }
+  }
   e.stages = stage_memory(ranks, placement, pricing.cp.bytes);
   for (const StageMemory& stage : e.stages) e.peak_bytes = std::max(e.peak_bytes, stage.peak_bytes);
   e.budget = budget;
   e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;
   e.memory_passes = memory.pass_ids();
-  const TimeModel time(model, *machine.device, cp.get(), std::nullopt, request.calibration);
-  e.time = time.estimate(candidate, request.devices == 0
-                                        ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
-                                        : request.devices);
-  e.assumptions = time.assumptions();
+  if (!time) time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt, request.calibration);
+  e.time = time->estimate(placement.candidate(),
+                          request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
+                                               : request.devices,
+                          copies);
+  e.assumptions = time->assumptions();
 }
 
 }  // namespace

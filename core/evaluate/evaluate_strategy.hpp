@@ -19,6 +19,8 @@
 #include "core/memory/budget.hpp"
 #include "core/model/model.hpp"
 #include "core/plugins/registry.hpp"
+#include "core/recompute/recompute_settings.hpp"
+#include "core/recompute/recompute_summary.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/time/time_model.hpp"
 
@@ -33,6 +35,9 @@ struct EvaluationRequest {
   bool layers_from_config = false;  // the config's per-stage layers instead of the default split
   std::string cp_algorithm;         // empty: the config's, else ring
   Calibration calibration;          // a user's, on top of the trainer overheads (identity: none)
+  // A strategy that chooses each layer's recompute when the strategy, with
+  // every layer kept, does not fit (recompute_settings.hpp); empty: none.
+  RecomputeSettings recompute;
 };
 
 struct StrategyRefusal {
@@ -46,6 +51,14 @@ struct StageMemory {
   // first ones (reference §5.1), as [first, last] model-order layer indices.
   uint32_t recomputed_layers = 0;
   std::vector<std::array<uint32_t, 2>> recomputed_ranges;
+  // When a recompute strategy chose per layer: each run of layers of one
+  // option, [first, last] model-order indices and the nds_layer_option.
+  struct LayerRun {
+    uint32_t first = 0, last = 0;
+    int32_t option = NDS_LAYER_KEEP;
+  };
+  std::vector<LayerRun> layer_options;
+  RecomputeSummary recompute;  // this stage's counts (chosen: a strategy chose)
   std::array<double, NDS_MEMORY_TERM_COUNT_V1>
       bytes{};             // by nds_memory_term, CP working set in comm buffers
   int64_t peak_bytes = 0;  // the sum of the terms as whole bytes (whole_bytes), saturated
@@ -68,6 +81,7 @@ struct StrategyEvaluation {
   bool fits = false;                       // peak_bytes <= budget.budget_bytes
   std::vector<std::string> memory_passes;  // ids, in the order they run
   std::optional<TimeEstimate> time;
+  RecomputeSummary recompute;  // what a recompute strategy chose, over every stage
   std::vector<std::string> assumptions;  // of the time model
 
   std::vector<std::string> warnings;  // the model's, and what is not priced yet

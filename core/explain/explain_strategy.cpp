@@ -30,6 +30,7 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   search.max_memory = request.evaluation.max_memory;
   search.reserve_mem = request.evaluation.reserve_mem;
   search.cp_algorithm = request.evaluation.cp_algorithm;
+  search.recompute = request.evaluation.recompute;
   SearchOptions options = search_options(model, machine, search);
   options.calibration = request.evaluation.calibration;  // ranked as the strategy is priced
   options.keep = 0;  // every fitting strategy: the rank is a position among them

@@ -20,6 +20,14 @@ json stage_json(size_t rank, const StageMemory& m) {
                 {"layers", m.layers},
                 {"recomputed_layers", m.recomputed_layers},
                 {"recomputed_ranges", std::move(ranges)}};
+  if (m.recompute.chosen) {
+    // A recompute strategy's choice: its summary and each run of one option.
+    stage["recompute"] = recompute_text(NDS_RECOMPUTE_NONE, m.recompute);
+    json runs = json::array();
+    for (const StageMemory::LayerRun& run : m.layer_options)
+      runs.push_back({{"first", run.first}, {"last", run.last}, {"option", layer_option_name(run.option)}});
+    stage["layer_options"] = std::move(runs);
+  }
   const std::pair<const char*, nds_memory_term> terms[] = {
       {"params_bytes", NDS_MEMORY_PARAMS},
       {"grads_bytes", NDS_MEMORY_GRADS},
@@ -75,6 +83,8 @@ json evaluation_json(const StrategyEvaluation& e) {
                         : e.strategy_devices     ? json(*e.strategy_devices)
                                                  : json(nullptr)},
             {"strategy", strategy_json(e.strategy)},
+            // The uniform mode's name, or what a recompute strategy chose ("auto:12F/3S").
+            {"recompute", recompute_text(e.strategy.recompute, e.recompute)},
             {"strategy_sources", e.sources},
             {"valid", e.valid()},
             {"refusal", e.refusal ? json{{"id", e.refusal->id}, {"reason", e.refusal->reason}}

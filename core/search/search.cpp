@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <limits>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -69,11 +70,31 @@ struct Worker {
   std::unique_ptr<MemoryEvaluator> memory;
   std::unique_ptr<CpModel> cp;
   std::unique_ptr<TimeModel> time;
+  std::unique_ptr<RecomputeChooser> recompute;  // when a strategy chooses per layer
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
   Placement placement;  // reused: no allocation per candidate
   std::vector<PricedCandidate> fits, misses;
+  std::vector<double> best_times;  // a max-heap of the triple's `keep` fastest step times
 };
+
+// The step time a candidate must beat to enter the triple's ranking (every
+// one when all are kept): a bound that skips the recompute choice of
+// candidates that cannot win, as recomputing only adds time.
+double time_to_beat(const Worker& w, size_t keep) {
+  return keep == 0 || w.best_times.size() < keep ? std::numeric_limits<double>::infinity() : w.best_times.front();
+}
+void note_time(Worker& w, size_t keep, double step_s) {
+  if (keep == 0) return;
+  if (w.best_times.size() < keep) {
+    w.best_times.push_back(step_s);
+    std::push_heap(w.best_times.begin(), w.best_times.end());
+  } else if (step_s < w.best_times.front()) {
+    std::pop_heap(w.best_times.begin(), w.best_times.end());
+    w.best_times.back() = step_s;
+    std::push_heap(w.best_times.begin(), w.best_times.end());
+  }
+}
 
 // A candidate's peak bytes (the largest rank's, with the CP algorithm's
 // working set), or the refusal that stops it: a check's id, "memory-pass" or
@@ -106,6 +127,7 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
                   uint64_t triple_index, TripleResult& out) {
   w.fits.clear();
   w.misses.clear();
+  w.best_times.clear();
   const uint64_t devices = o.space.devices;
   uint64_t inner = 0;
   out.tested = enumerate_inner(o.space, model, triple, [&](const nds_strategy& s) {
@@ -121,13 +143,37 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
     priced.peak_bytes = peak.bytes;
     priced.peak_terms = peak.terms;
     priced.index = index;
+    const OffloadCopies* copies = nullptr;
     if (peak.bytes > o.budget.budget_bytes) {
-      ++out.dropped;
-      w.misses.push_back(priced);
-      return;
+      // A strategy may recompute (or offload) per layer to fit it, unless even
+      // with every layer kept it is no faster than the triple's keep-th best.
+      const bool try_recompute =
+          w.recompute != nullptr && s.recompute == NDS_RECOMPUTE_NONE &&
+          w.time->estimate(w.placement.candidate(), devices).step_s < time_to_beat(w, o.keep);
+      RecomputeOutcome chosen;
+      if (try_recompute)
+        chosen = w.recompute->choose(w.placement, *w.memory, *w.time, o.budget.budget_bytes,
+                                     w.pricing.cp.bytes, w.ranks);
+      if (!chosen.fits) {
+        ++out.dropped;
+        w.misses.push_back(priced);
+        return;
+      }
+      priced.strategy = w.placement.strategy;
+      priced.recompute = chosen.summary;
+      priced.peak_bytes = 0;
+      for (const RankMemory& r : w.ranks) {
+        const double bytes = r.peak() + w.pricing.cp.bytes;
+        if (bytes <= priced.peak_bytes) continue;
+        priced.peak_bytes = bytes;
+        priced.peak_terms = r.bytes;
+        priced.peak_terms[NDS_MEMORY_COMM_BUFFERS] += w.pricing.cp.bytes;
+      }
+      copies = w.recompute->copies();
     }
     ++out.fit;
-    priced.time = w.time->estimate(w.placement.candidate(), devices);
+    priced.time = w.time->estimate(w.placement.candidate(), devices, copies);
+    note_time(w, o.keep, priced.time.step_s);
     w.fits.push_back(priced);
   });
   out.pareto = pareto_front(w.fits);
@@ -281,6 +327,8 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);
     w.time = std::make_unique<TimeModel>(model, device, w.cp.get(), options.overheads,
                                          options.calibration);
+    if (options.recompute.per_layer())
+      w.recompute = std::make_unique<RecomputeChooser>(registry, model, device, options.recompute, max_pp);
   }
 
   std::vector<TripleResult> results(triples.size());

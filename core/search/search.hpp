@@ -17,6 +17,7 @@
 
 #include "core/memory/budget.hpp"
 #include "core/model/model.hpp"
+#include "core/recompute/recompute_chooser.hpp"
 #include "core/search/search_space.hpp"
 #include "core/time/time_model.hpp"
 
@@ -33,6 +34,9 @@ struct SearchOptions {
   size_t closest_misses = 5;  // how many dropped candidates to keep, closest first
   std::optional<TrainerOverheads> overheads;  // instead of the shipped fit (the validation's refit)
   Calibration calibration;                    // a user's, on top of the trainer overheads
+  // A recompute strategy that chooses per layer for the candidates that do not
+  // fit with every layer kept (recompute_settings.hpp); empty: uniform modes.
+  RecomputeSettings recompute;
 };
 
 struct PricedCandidate {
@@ -41,6 +45,7 @@ struct PricedCandidate {
   std::array<double, NDS_MEMORY_TERM_COUNT_V1> peak_terms{};  // that rank's bytes by nds_memory_term
   TimeEstimate time;
   uint64_t index = 0;  // enumeration order: the deterministic tie-break
+  RecomputeSummary recompute;  // what a recompute strategy chose, when one did
 };
 
 struct SearchCounts {

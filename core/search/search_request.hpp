@@ -29,6 +29,7 @@ struct SearchRequest {
   std::optional<std::string> max_memory, reserve_mem;  // sizes as written ("58GB"), memory_budget
   std::string cp_algorithm;                            // empty: the config's, else ring
   std::optional<AppliedCalibration> calibration;       // load_calibration's; none: identity
+  RecomputeSettings recompute;                         // a per-layer strategy; empty: uniform modes
 };
 
 // `requested`, else dp·tp·pp·cp as the config states them. Throws UserError

@@ -57,9 +57,9 @@ void TimeModel::linear(Work& w, double tokens, double in, double out, double cou
 }
 
 TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_block& l,
-                                      uint32_t block, bool is_recomputed) const {
+                                      uint32_t block, nds_layer_option option) const {
   const nds_strategy& s = *c.strategy;
-  const bool full = is_recomputed && s.recompute == NDS_RECOMPUTE_FULL;
+  const bool full = option == NDS_LAYER_FULL;
   Work w;
   w.layers = 1;
   const double qk_rotated = attention_compute(w, c, l);
@@ -67,7 +67,7 @@ TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   memory_bound(w, c, l, qk_rotated, routed_elements);
   if (full) {
     w.recompute += w.forward;
-  } else if (is_recomputed && s.recompute == NDS_RECOMPUTE_SELECTIVE) {
+  } else if (option == NDS_LAYER_SELECTIVE) {
     w.recompute += w.forward_attention;  // the attention core (Korthikanti et al. 2022 §5)
   }
   const double passes_forward = full ? 2 : 1;  // a fully recomputed layer runs its forward twice

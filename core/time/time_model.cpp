@@ -18,6 +18,11 @@ namespace {
 
 using timing::d;
 
+// What a layer computes under its option: an offloaded layer as a kept one.
+nds_layer_option compute_option(int32_t option) {
+  return option == NDS_LAYER_SELECTIVE || option == NDS_LAYER_FULL ? option : NDS_LAYER_KEEP;
+}
+
 // Megatron-LM's vocabulary-parallel cross entropy, per logit: the forward
 // reads the bf16 logits twice (max, then exp-sum) and keeps the fp32
 // softmax (2 + 2 + 4 bytes); the backward reads it and writes the bf16
@@ -113,19 +118,27 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
     const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
     const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
     // Layers of one block are alike: price one, count the run (the chunk's
-    // first `recomputed` layers apart, since they differ in recompute).
+    // first `recomputed` layers apart, since they differ in recompute; or,
+    // when a recompute strategy chose per layer, each run of one option).
     for (uint32_t layer = first; layer < first + count;) {
-      const bool is_recomputed =
-          layer - first < recomputed;  // the chunk's first layers (reference §5.1)
-      const uint32_t boundary = is_recomputed ? first + recomputed : first + count;
+      nds_layer_option option = NDS_LAYER_KEEP;
+      uint32_t boundary = first + count;
+      if (c.layer_option != nullptr) {
+        option = compute_option(c.layer_option[layer]);
+        boundary = layer + 1;
+        while (boundary < first + count && compute_option(c.layer_option[boundary]) == option) ++boundary;
+      } else if (layer - first < recomputed) {  // the chunk's first layers (reference §5.1)
+        option = s.recompute;
+        boundary = first + recomputed;
+      }
       const uint32_t run_end = std::min(boundary, run_end_[layer]);
       const double n = run_end - layer;
       const uint32_t block = block_index_[layer];
-      const size_t slot = 2 * static_cast<size_t>(block) + (is_recomputed ? 1 : 0);
+      const size_t slot = LayerCache::kOptions * static_cast<size_t>(block) + static_cast<size_t>(option);
       Work computed;
       const bool cached = block < LayerCache::kBlocks;
       if (!cached || !cache.known[slot]) {
-        computed = layer_work(c, *layer_block_[layer], block, is_recomputed);
+        computed = layer_work(c, *layer_block_[layer], block, option);
         if (cached) {
           cache.work[slot] = computed;
           cache.known[slot] = true;
@@ -151,7 +164,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
       // MindSpeed's placement): each a layer, its projection and the head again.
       for (uint32_t block : mtp_blocks_) {
         const nds_layer_block& l = model_.main.blocks[block].c;
-        Work one = layer_work(c, l, block, false);
+        Work one = layer_work(c, l, block, NDS_LAYER_KEEP);
         linear(one, tokens, 2 * d(l.hidden_size) / tp, d(l.hidden_size));
         one.add(head, 1);
         r.add(one, d(l.layers));
@@ -183,6 +196,24 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
   return r;
 }
 
+double offload_exposed_s(double copy_bytes, const OffloadCopies& link, double forward_s,
+                         double backward_s) {
+  if (copy_bytes <= 0 || link.link_bytes_per_s <= 0) return 0;
+  const double copy_s = copy_bytes / link.link_bytes_per_s;
+  return std::max(0.0, copy_s - link.overlap * forward_s) + std::max(0.0, copy_s - link.overlap * backward_s);
+}
+
+TimeModel::RankCompute TimeModel::rank_compute(const nds_candidate& c, int32_t rank) const {
+  LayerCache cache;
+  const Work r = rank_work(c, rank, cache);
+  return {r.forward, r.backward};
+}
+
+double TimeModel::layer_extra_s(const nds_candidate& c, uint32_t block, nds_layer_option option) const {
+  const nds_layer_block& l = model_.main.blocks[block].c;
+  return layer_work(c, l, block, option).exposed() - layer_work(c, l, block, NDS_LAYER_KEEP).exposed();
+}
+
 bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) const {
   const nds_strategy& s = *c.strategy;
   const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
@@ -202,6 +233,10 @@ bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) cons
     const uint32_t block = block_index_[first];
     if (block_index_[first + count - 1] != block || block_index_[other] != block ||
         block_index_[other + count - 1] != block)
+      return false;
+    // Layer by layer the same recompute options, where a strategy chose them.
+    if (c.layer_option != nullptr &&
+        !std::equal(c.layer_option + first, c.layer_option + first + count, c.layer_option + other))
       return false;
   }
   return true;
@@ -278,7 +313,8 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   return out;
 }
 
-TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const {
+TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
+                                 const OffloadCopies* offload) const {
   const nds_strategy& s = *c.strategy;
   // One pass over the ranks, no allocation: the slowest rank sets the pace,
   // the rank with the most to reduce or update sets DP and the optimizer.
@@ -289,8 +325,12 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
   for (int32_t index = 0; index < s.pp; ++index) {
     // A middle rank whose chunks hold the same layers of the same blocks as
     // the rank before it does the same work: most ranks of an even split.
-    if (index > 1 && index + 1 < s.pp && same_work_as_previous(c, index)) continue;
-    const Work r = rank_work(c, index, cache);
+    const double copy = offload != nullptr ? offload->rank_copy_bytes[index] : 0;
+    if (index > 1 && index + 1 < s.pp && same_work_as_previous(c, index) &&
+        (offload == nullptr || copy == offload->rank_copy_bytes[index - 1]))
+      continue;
+    Work r = rank_work(c, index, cache);
+    if (copy > 0) r.recompute += offload_exposed_s(copy, *offload, r.forward, r.backward);
     const double slot = r.exposed() + r.layers * layer_s_;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);
@@ -357,18 +397,27 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices) const
   e.model_flops_per_step = tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) +
                                      12 * d(model_.training.seq_len) * attention_width_);
   // HFU adds what recomputation runs again: full recompute a forward of the
-  // recomputed layers, selective the attention core's forward (4·s·h_attn).
-  double recomputed_share = 0, layers_total = static_cast<double>(layer_block_.size());
-  for (int32_t r = 0; r < s.pp; ++r)
-    for (int32_t k = 0; k < s.vpp; ++k)
-      recomputed_share +=
-          c.chunk_recomputed_layers[static_cast<size_t>(r) * s.vpp + k] / layers_total;
-  double extra = 0;
-  if (s.recompute == NDS_RECOMPUTE_FULL)
-    extra = recomputed_share * tokens *
-            (2 * active_params_ + 4 * d(model_.training.seq_len) * attention_width_);
-  else if (s.recompute == NDS_RECOMPUTE_SELECTIVE)
-    extra = recomputed_share * tokens * 4 * d(model_.training.seq_len) * attention_width_;
+  // recomputed layers, selective the attention core's forward (4·s·h_attn),
+  // each layer counted with its own option where a strategy chose per layer.
+  const double layers_total = static_cast<double>(layer_block_.size());
+  double full_share = 0, selective_share = 0;
+  if (c.layer_option != nullptr) {
+    for (uint32_t layer = 0; layer < layer_block_.size(); ++layer) {
+      full_share += c.layer_option[layer] == NDS_LAYER_FULL ? 1 / layers_total : 0;
+      selective_share += c.layer_option[layer] == NDS_LAYER_SELECTIVE ? 1 / layers_total : 0;
+    }
+  } else {
+    double recomputed_share = 0;
+    for (int32_t r = 0; r < s.pp; ++r)
+      for (int32_t k = 0; k < s.vpp; ++k)
+        recomputed_share +=
+            c.chunk_recomputed_layers[static_cast<size_t>(r) * s.vpp + k] / layers_total;
+    (s.recompute == NDS_RECOMPUTE_FULL ? full_share : selective_share) =
+        s.recompute == NDS_RECOMPUTE_NONE ? 0 : recomputed_share;
+  }
+  const double extra =
+      full_share * tokens * (2 * active_params_ + 4 * d(model_.training.seq_len) * attention_width_) +
+      selective_share * tokens * 4 * d(model_.training.seq_len) * attention_width_;
   e.hardware_flops_per_step = e.model_flops_per_step + extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).
   const double capacity =

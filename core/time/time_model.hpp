@@ -72,6 +72,21 @@ struct TimeEstimate {
   double weight_gradients_s = 0;  // of `parts.backward`, the weight-gradient GEMMs (ZB-V's W)
 };
 
+// What offloaded activations copy (an offload recompute strategy's choice):
+// per pipeline rank, the bytes one micro-batch copies to host after its
+// forward and back before its backward, over the device's host link.
+struct OffloadCopies {
+  const double* rank_copy_bytes = nullptr;  // pp entries
+  double link_bytes_per_s = 0;              // per direction, this device's share of the link
+  double overlap = 1;  // the share of a micro-batch's forward (backward) the copies may hide behind
+};
+
+// The seconds of one micro-batch's copies that its compute does not hide:
+// to host behind the forward, back behind the backward (the offload
+// strategy's rule, nds_recompute.h).
+double offload_exposed_s(double copy_bytes, const OffloadCopies& link, double forward_s,
+                         double backward_s);
+
 class TimeModel {
  public:
   // `cp`: the context-parallel attention model (may be null when cp is 1).
@@ -81,8 +96,21 @@ class TimeModel {
             const std::optional<TrainerOverheads>& overheads = std::nullopt,
             const Calibration& calibration = {});
 
-  // `devices` and the candidate's strategy must pass the checks.
-  TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices) const;
+  // `devices` and the candidate's strategy must pass the checks. `offload`:
+  // the copies of offloaded layers, when a strategy offloads; their exposed
+  // seconds count as recompute (time paid for memory).
+  TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices,
+                        const OffloadCopies* offload = nullptr) const;
+
+  // For a recompute strategy's menu, per micro-batch: the compute seconds of
+  // one rank's forward and backward, and the seconds one layer of model block
+  // `block` adds under `option` (its recomputed forward, with the
+  // communication a second forward repeats).
+  struct RankCompute {
+    double forward_s = 0, backward_s = 0;
+  };
+  RankCompute rank_compute(const nds_candidate& candidate, int32_t rank) const;
+  double layer_extra_s(const nds_candidate& candidate, uint32_t block, nds_layer_option option) const;
 
   // Every assumption that moves the estimates, in words (the same for every candidate).
   const std::vector<std::string>& assumptions() const { return assumptions_; }
@@ -90,7 +118,7 @@ class TimeModel {
 
  private:
   struct Work;        // one layer's (or one rank's) work for one micro-batch
-  struct LayerCache;  // one estimate's layer_work per (block, recomputed)
+  struct LayerCache;  // one estimate's layer_work per (block, recompute option)
   Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
   // Tokens of one micro-batch on one device (its share of the sequence under CP).
   double micro_batch_tokens(const nds_strategy& s) const {
@@ -98,9 +126,11 @@ class TimeModel {
   }
   // Whether middle rank `rank` holds the same layers of the same blocks as rank - 1.
   bool same_work_as_previous(const nds_candidate& c, int32_t rank) const;
-  // One layer of `block` (model block index `block`) for one micro-batch.
+  // One layer of `block` (model block index `block`) for one micro-batch,
+  // run with `option` (an offloaded layer computes as a kept one: its copies
+  // are priced per rank, offload_exposed).
   Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block,
-                  bool is_recomputed) const;
+                  nds_layer_option option) const;
   // Its parts (layer_work.cpp): the attention's GEMMs and kernels (returns
   // the elements RoPE rotates per token), the MLP's or experts' (returns the
   // MoE permutation's elements per token), the memory-bound kernels, and

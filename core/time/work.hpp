@@ -46,13 +46,15 @@ struct TimeModel::Work {
   }
 };
 
-// A layer's work depends on its block, whether it is recomputed and the
-// strategy, not on its rank: one estimate prices each pair once (models with
-// more blocks than this price the rest every time).
+// A layer's work depends on its block, its recompute option (kept,
+// selective or full; offload computes as kept) and the strategy, not on its
+// rank: one estimate prices each pair once (models with more blocks than
+// this price the rest every time).
 struct TimeModel::LayerCache {
   static constexpr uint32_t kBlocks = 8;  // zeroed per estimate: a few blocks is what models have
-  std::array<Work, 2 * kBlocks> work{};
-  std::array<bool, 2 * kBlocks> known{};
+  static constexpr uint32_t kOptions = 3;
+  std::array<Work, kOptions * kBlocks> work{};
+  std::array<bool, kOptions * kBlocks> known{};
 };
 
 }  // namespace ndsearch

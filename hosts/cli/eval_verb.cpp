@@ -177,6 +177,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   add_pricing_flags(*verb, *args);
   auto recompute = std::make_shared<std::string>();
   add_strategy_recompute_flag(*verb, *recompute);
+  add_recompute_strategy_flags(*verb, args->recompute_strategy);
   verb->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -184,6 +185,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
     run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: the strategy's product
       apply_strategy_recompute(*recompute, args->request.strategy);
+      args->request.recompute = recompute_settings(args->recompute_strategy);
       return evaluate(flags, *args);
     };
   });

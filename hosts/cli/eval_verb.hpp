@@ -16,6 +16,7 @@
 #include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/plugin_options.hpp"
+#include "hosts/cli/recompute_strategy_flags.hpp"
 
 namespace ndsearch::cli {
 
@@ -27,6 +28,7 @@ struct EvalArgs {
   bool swap_optimizer = false;
   std::optional<int> cp_ulysses;
   CalibrationFlags calibration;  // applied to `request` once the device is known
+  RecomputeStrategyFlags recompute_strategy;  // into request.recompute
   std::string format = "table";
 };
 

@@ -87,6 +87,7 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
   auto recompute = std::make_shared<std::string>();
   add_strategy_recompute_flag(*verb, *recompute);
+  add_recompute_strategy_flags(*verb, args->eval.recompute_strategy);
   add_calibration_flags(*verb, args->eval.calibration);
   add_space_flags(*verb, args->space);  // with -l or --only: rank the strategy in that search
   verb->add_option("--format", args->eval.format, "Output format")
@@ -96,6 +97,7 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
     run = [&flags, args, devices, recompute] {
       args->eval.request.devices = devices->value_or(0);  // 0: the strategy's product
       apply_strategy_recompute(*recompute, args->eval.request.strategy);
+      args->eval.request.recompute = recompute_settings(args->eval.recompute_strategy);
       return explain(flags, *args);
     };
   });

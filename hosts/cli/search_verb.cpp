@@ -22,6 +22,8 @@
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/output_files.hpp"
 #include "hosts/cli/recompute_flag.hpp"
+#include "hosts/cli/recompute_strategy_flags.hpp"
+#include "core/recompute/recompute_summary.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
@@ -40,6 +42,7 @@ struct SearchArgs {
   std::string format = "table";
   std::string ranking_csv, out_dir;
   CalibrationFlags calibration;
+  RecomputeStrategyFlags recompute_strategy;
 };
 
 // The degrees the table shows: those searched, in DESIGN §8.1's order.
@@ -61,7 +64,7 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
     const json s = strategy_json(c.strategy);
     std::string line = fmt::format("  {:>4}", i + 1);
     for (const std::string& k : keys) line += fmt::format(" {:>4}", json_text(s[k]));
-    line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}", recompute_name(c.strategy.recompute),
+    line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}", recompute_text(c.strategy.recompute, c.recompute),
                         c.peak_bytes / kGiB, c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
     for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
     std::cout << line << "\n";
@@ -198,6 +201,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   add_space_flags(*verb, args->request.space);
   auto recompute = std::make_shared<std::vector<std::string>>();
   add_search_recompute_flag(*verb, *recompute);
+  add_recompute_strategy_flags(*verb, args->recompute_strategy);
   add_calibration_flags(*verb, args->calibration);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
       ->capture_default_str();
@@ -216,6 +220,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
     run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
       apply_search_recompute(*recompute, args->request.space.only);
+      args->request.recompute = recompute_settings(args->recompute_strategy);
       return search(flags, *args);
     };
   });

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// recompute_strategy.hpp: a loaded "nds.recompute/1" strategy, compiled once
+// for a (model, device) and asked per candidate for its per-layer choice.
+#pragma once
+
+#include <ndsearch/nds_recompute.h>
+
+#include <string>
+
+#include "core/hardware/device.hpp"
+#include "core/model/model.hpp"
+#include "core/plugins/registry.hpp"
+
+namespace ndsearch {
+
+class RecomputeStrategy {
+ public:
+  // Throws UserError E-RECOMPUTE-STRATEGY (no loaded plugin offers `name`,
+  // listing those that are) or E-RECOMPUTE-COMPILE.
+  RecomputeStrategy(const PluginRegistry& registry, Model& model, const Device& device, std::string name);
+  RecomputeStrategy(const RecomputeStrategy&) = delete;
+  RecomputeStrategy& operator=(const RecomputeStrategy&) = delete;
+  ~RecomputeStrategy();
+
+  const std::string& name() const { return name_; }
+  // [hot] The strategy's evaluate on one item (the host zeroed its outputs).
+  void evaluate(nds_recompute_item& item) const;
+
+ private:
+  std::string name_;
+  const nds_recompute_v1* table_ = nullptr;
+  const LoadedPlugin* plugin_ = nullptr;
+  nds_recompute_compiled* compiled_ = nullptr;
+};
+
+}  // namespace ndsearch
