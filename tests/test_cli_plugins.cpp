@@ -162,6 +162,8 @@ TEST_CASE("plugins list finds the shipped plugins beside the program") {
   }
   for (const char* id : {"amd", "ascend", "nvidia", "toml-device"}) CHECK(kinds[id] == json::array({"nds.hardware/1"}));
   CHECK(kinds["hf-config-json"] == json::array({"nds.parser/1"}));
+  for (const char* id : {"recompute-per-layer", "recompute-offload"})
+    CHECK(kinds[id] == json::array({"nds.recompute/1"}));
   CHECK(j["skipped"].empty());
 }
 
@@ -195,18 +197,26 @@ TEST_CASE("plugins check exercises a parser and a CP model") {
                                            "module.shutdown"});
 }
 
-TEST_CASE("plugins check passes each shipped CP attention model") {
-  for (const std::string name : {"cp_ring", "cp_ulysses", "cp_hybrid", "cp_allgather_kv"}) {
-    json j = check_json(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/" + name + ".so");
-    INFO(name << "\n" << j.dump(2));
+TEST_CASE("plugins check passes each shipped CP attention model and recompute strategy") {
+  struct Shipped {
+    std::string name, kind, first;  // the library, its kind's checks, the first of them
+  };
+  for (const Shipped& p : {Shipped{"cp_ring", "cp_attention", "algorithm"},
+                           Shipped{"cp_ulysses", "cp_attention", "algorithm"},
+                           Shipped{"cp_hybrid", "cp_attention", "algorithm"},
+                           Shipped{"cp_allgather_kv", "cp_attention", "algorithm"},
+                           Shipped{"recompute_per_layer", "recompute", "strategy"},
+                           Shipped{"recompute_offload", "recompute", "strategy"}}) {
+    json j = check_json(std::string(NDS_TEST_SHIPPED_PLUGINS) + "/" + p.name + ".so");
+    INFO(p.name << "\n" << j.dump(2));
     CHECK(j["exit_code"] == 0);
     CHECK(j["passed"] == true);
     CHECK(j["end"] == "completed");
     std::vector<std::string> checks;
     for (const json& c : j["checks"]) checks.push_back(c["check"]);
     CHECK(checks == std::vector<std::string>{"module.load", "module.unknown-interface",
-                                             "module.offers-interface", "cp_attention.algorithm",
-                                             "cp_attention.compile", "cp_attention.evaluate",
-                                             "cp_attention.release", "module.shutdown"});
+                                             "module.offers-interface", p.kind + "." + p.first,
+                                             p.kind + ".compile", p.kind + ".evaluate",
+                                             p.kind + ".release", "module.shutdown"});
   }
 }

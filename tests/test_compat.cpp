@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_compat.cpp: one hardware plugin built against the current headers, a
 // synthetic older minor (each struct without its last field), a newer minor
-// (one more field each) and the released 1.0 and 1.1 headers
-// (tests/compat/abi-1.0/, abi-1.1/): the host reads all five, by struct_size
-// and elem_size, and an older plugin's missing fields take their defaults.
+// (one more field each) and the released 1.0, 1.1 and 1.2 headers
+// (tests/compat/abi-1.0/, abi-1.1/, abi-1.2/): the host reads all six, by
+// struct_size and elem_size, and an older plugin's missing fields take their
+// defaults.
 #include <catch2/catch.hpp>
 
 #include "core/hardware/device.hpp"
@@ -60,6 +61,13 @@ void check_1_1_fields_but_last(const Device& d) {
   CHECK(d.levels[0].bus_efficiency == 0.75);
   CHECK(d.levels[0].all_reduce_speedup == 1.25);
 }
+
+// What it sets in the last field of each struct 1.1 grew.
+void check_1_1_last_fields(const Device& d) {
+  CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
+  CHECK(d.levels[0].half_bandwidth_bytes == 4.0e6);
+  CHECK(d.memory_bandwidth_efficiency == 0.9);
+}
 }  // namespace
 
 TEST_CASE("A plugin built against the current headers reads in full") {
@@ -72,9 +80,7 @@ TEST_CASE("A plugin built against the current headers reads in full") {
   check_1_0_trailing_fields(d);
   CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
   check_1_1_fields_but_last(d);
-  CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
-  CHECK(d.levels[0].half_bandwidth_bytes == 4.0e6);
-  CHECK(d.memory_bandwidth_efficiency == 0.9);
+  check_1_1_last_fields(d);
   CHECK(d.levels[1].bus_efficiency == 0);        // not set: the host's default
   CHECK(d.levels[1].half_bandwidth_bytes == 0);  // not set: every size at the plateau
 }
@@ -125,10 +131,28 @@ TEST_CASE(
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);
   CHECK(d.source == "compat-1-1");
-  // Every field of 1.1 is read, its last ones included.
-  CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
-  CHECK(d.levels[0].half_bandwidth_bytes == 4.0e6);
-  CHECK(d.memory_bandwidth_efficiency == 0.9);
+  check_1_1_last_fields(d);  // every field of 1.1 is read, its last ones included
+}
+
+TEST_CASE(
+    "A plugin built against the released 1.2 headers loads, reads in full, and offers no "
+    "recompute") {
+  uint32_t minor = 99;
+  bool options_per_call = false;
+  Device d = the_device("compat_1_2", &minor, &options_per_call);
+  CHECK(minor == 2);
+  CHECK(options_per_call);  // nds_module.flags, the last field of 1.2, is read
+  check_common_figures(d);
+  check_1_0_trailing_fields(d);
+  check_1_1_fields_but_last(d);
+  CHECK(d.source == "compat-1-2");
+  check_1_1_last_fields(d);
+  // What 1.3 appended reads as absent: the interface "nds.recompute/1" is not
+  // offered (1.2 has no such id), and the module table ends where 1.2's does.
+  auto plugin = load_plugin(test::fixture("compat_1_2"), std::make_shared<const PluginOptions>());
+  CHECK(plugin->interfaces.recompute == nullptr);
+  CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
+  CHECK(plugin->module->struct_size == offsetof(nds_module, flags) + sizeof(uint64_t));
 }
 
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {

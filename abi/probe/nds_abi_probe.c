@@ -26,10 +26,17 @@ NDS_PROBE(nds_memory_v1)
 NDS_PROBE(nds_cp_comm)
 NDS_PROBE(nds_cp_item)
 NDS_PROBE(nds_cp_attention_v1)
+NDS_PROBE(nds_recompute_group)
+NDS_PROBE(nds_recompute_rank)
+NDS_PROBE(nds_recompute_item)
+NDS_PROBE(nds_recompute_v1)
 NDS_PROBE(nds_provenance)
 NDS_PROBE(nds_builder_v1)
 NDS_PROBE(nds_parser_v1)
 
-/* The two structs without struct_size (they never grow): probed by value. */
+/* The structs without struct_size (they never grow): probed by value. */
 NDS_EXPORT size_t nds_abi_probe_nds_str(nds_str value) { return value.size; }
 NDS_EXPORT size_t nds_abi_probe_nds_curve(nds_curve value) { return value.count; }
+NDS_EXPORT double nds_abi_probe_nds_recompute_option_cost(nds_recompute_option_cost value) {
+  return value.saved_bytes;
+}

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <unistd.h>  // mkstemp, close, unlink
@@ -181,7 +182,7 @@ void check_parser(Checker& checker, const LoadedPlugin& plugin,
   check_parse(checker, plugin, sample_config);
 }
 
-// What both compile-once kinds share: compile on the sample inputs, evaluate
+// What the compile-once kinds share: compile on the sample inputs, evaluate
 // twice (the results must be finite, non-negative and identical), release.
 template <class Table, class Compiled, class Item, class Prepare, class Inspect>
 void check_compile_once(Checker& checker, const std::string& kind, const Table& table,
@@ -283,6 +284,70 @@ void check_cp_attention(Checker& checker, const LoadedPlugin& plugin) {
       });
 }
 
+// A recompute strategy on SampleInputs' menu (two ranks, one group of six
+// layers each): evaluated twice alike, each group's counts summing to its
+// layers, NDS_OK or NDS_INFEASIBLE per item and rank, finite peaks and times.
+void check_recompute(Checker& checker, const LoadedPlugin& plugin) {
+  const nds_recompute_v1& table = *plugin.interfaces.recompute;
+  checker.run("recompute.strategy", [&]() -> std::string {
+    return table.strategy[0] != '\0' ? "" : "strategy name is empty";
+  });
+  constexpr std::size_t kRanks = SampleInputs::kRecomputeRanks;
+  struct Storage {
+    std::array<uint32_t, SampleInputs::kRecomputeCounts> counts{};
+    std::array<nds_recompute_rank, kRanks> ranks{};
+  };
+  SampleInputs menu;
+  check_compile_once<nds_recompute_v1, nds_recompute_compiled, nds_recompute_item>(
+      checker, "recompute", table,
+      [&](nds_recompute_item& item, const nds_candidate& candidate) {
+        auto storage = std::make_shared<Storage>();
+        storage->ranks = menu.recompute_ranks(storage->counts.data());
+        item.struct_size = sizeof(nds_recompute_item);
+        item.candidate = &candidate;
+        item.ranks = storage->ranks.data();
+        item.rank_elem_size = sizeof(nds_recompute_rank);
+        item.rank_count = static_cast<uint32_t>(kRanks);
+        item.stated_layers = nullptr;  // the sample config states no counts
+        return storage;
+      },
+      [&](const nds_recompute_item& a, const nds_recompute_item& b, const auto& sa,
+          const auto& sb) {
+        const auto ok_or_infeasible = [](nds_status_code code) {
+          return code == NDS_OK || code == NDS_INFEASIBLE;
+        };
+        if (!ok_or_infeasible(a.code))
+          return fmt::format(
+              "returned code {} for the sample candidate (must be NDS_OK or NDS_INFEASIBLE)",
+              a.code);
+        if (a.code != NDS_OK && a.reason == nullptr)
+          return std::string("refused the sample candidate without a reason");
+        if (a.code != b.code || sa->counts != sb->counts)
+          return std::string("two evaluations of one candidate differ; evaluate must be pure");
+        for (std::size_t r = 0; r < kRanks; ++r) {
+          const nds_recompute_rank& x = sa->ranks[r];
+          const nds_recompute_rank& y = sb->ranks[r];
+          if (x.code != y.code || x.peak_bytes != y.peak_bytes || x.extra_s != y.extra_s)
+            return std::string("two evaluations of one candidate differ; evaluate must be pure");
+          if (!ok_or_infeasible(x.code))
+            return fmt::format("rank {}: code {} (must be NDS_OK or NDS_INFEASIBLE)", r, x.code);
+          if (!(std::isfinite(x.peak_bytes) && x.peak_bytes >= 0 && std::isfinite(x.extra_s) &&
+                x.extra_s >= 0))
+            return fmt::format("rank {}: peak_bytes {} and extra_s {} (must be finite and >= 0)", r,
+                               x.peak_bytes, x.extra_s);
+          const uint32_t* counts = x.layers_per_option;
+          uint64_t sum = 0;
+          for (std::size_t o = 0; o < NDS_LAYER_OPTION_COUNT_V1; ++o) sum += counts[o];
+          if (sum != x.groups[0].layers)
+            return fmt::format(
+                "rank {} group 0: counts {} + {} + {} + {} = {} (must sum to its {} layers)", r,
+                counts[NDS_LAYER_KEEP], counts[NDS_LAYER_SELECTIVE], counts[NDS_LAYER_FULL],
+                counts[NDS_LAYER_OFFLOAD], sum, x.groups[0].layers);
+        }
+        return std::string();
+      });
+}
+
 }  // namespace
 
 bool run_conformance_checks(const std::filesystem::path& path,
@@ -303,13 +368,15 @@ bool run_conformance_checks(const std::filesystem::path& path,
   });
   checker.run("module.offers-interface", [&]() -> std::string {
     return plugin->interfaces.ids().empty()
-               ? "offers none of nds.parser/1, nds.hardware/1, nds.memory/1, nds.cp_attention/1"
+               ? "offers none of nds.parser/1, nds.hardware/1, nds.memory/1, nds.cp_attention/1, "
+                 "nds.recompute/1"
                : "";
   });
   if (plugin->interfaces.hardware != nullptr) check_hardware(checker, *plugin);
   if (plugin->interfaces.parser != nullptr) check_parser(checker, *plugin, sample_config);
   if (plugin->interfaces.memory != nullptr) check_memory(checker, *plugin);
   if (plugin->interfaces.cp_attention != nullptr) check_cp_attention(checker, *plugin);
+  if (plugin->interfaces.recompute != nullptr) check_recompute(checker, *plugin);
   checker.run("module.shutdown", [&]() -> std::string {
     plugin.reset();  // the last owner of the module: its shutdown runs here
     return "";

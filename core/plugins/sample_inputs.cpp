@@ -4,6 +4,11 @@
 namespace ndsearch {
 namespace {
 
+// The recompute menu's per-layer figures (SampleInputs' constructor says how).
+constexpr double kKeptBytes = 44826624.0;
+constexpr double kLayerForwardS = 8858370048.0 / 1.0e15;
+constexpr double kCoreForwardS = 1610612736.0 / 1.0e15;
+
 // A switch level; the fields a later minor appends stay zero (their defaults).
 void set_level(nds_topology_level& level, uint32_t group_devices, double link_bytes_per_s,
                double device_bytes_per_s, double latency_s, const char* name) {
@@ -106,6 +111,56 @@ SampleInputs::SampleInputs() {
                 chunk_first_layer_.data(),
                 chunk_recomputed_layers_.data(),
                 in_flight_.data(), nullptr};
+
+  // The recompute menu, per layer of the candidate (tp 2 with sequence
+  // parallelism, s 1024, b 1, h 768, a 12; Korthikanti et al. 2022, as if
+  // without flash attention so that selective recompute frees something):
+  // a layer keeps sbh(34 + 5as/h)/t = 13,369,344 + 31,457,280 = 44,826,624
+  // bytes per micro-batch; selective frees the attention core's 5as²b/t =
+  // 31,457,280, full all but the layer's input 2sbh/t: 44,040,192. Times the
+  // micro-batches in flight (2 on rank 0, 1 on rank 1). The forward of a
+  // layer is (24bsh² + 4bs²h)/t = 8,858,370,048 FLOP at 1e15 FLOP/s, the
+  // attention core's 4bs²h/t 1,610,612,736; the extra seconds are per step, times mbn = 4.
+  for (uint32_t r = 0; r < kRecomputeRanks; ++r) {
+    nds_recompute_group& g = recompute_groups_[r];
+    const double in_flight = in_flight_[r];
+    g.struct_size = sizeof(nds_recompute_group);
+    g.chunk = 0;
+    g.block = 0;
+    g.first_layer = chunk_first_layer_[r];
+    g.layers = chunk_layers_[r];
+    g.option[NDS_LAYER_SELECTIVE] = {31457280.0 * in_flight, 4 * kCoreForwardS};
+    g.option[NDS_LAYER_FULL] = {44040192.0 * in_flight, 4 * kLayerForwardS};
+    // Offload keeps one micro-batch's copy on the device at a time.
+    g.option[NDS_LAYER_OFFLOAD] = {kKeptBytes * (in_flight - 1), 0.0};
+    g.offload_copy_bytes = kKeptBytes;
+    g.offload_host_bytes = kKeptBytes * in_flight;
+  }
+}
+
+std::array<nds_recompute_rank, SampleInputs::kRecomputeRanks> SampleInputs::recompute_ranks(
+    uint32_t* counts) const noexcept {
+  // Rank 0 must free 200 MB (selective on 4 of its layers frees 251.7 MB);
+  // rank 1 fits with every layer kept.
+  constexpr double kWithout[kRecomputeRanks] = {4.0e9, 3.0e9};
+  std::array<nds_recompute_rank, kRecomputeRanks> ranks{};
+  for (uint32_t r = 0; r < kRecomputeRanks; ++r) {
+    nds_recompute_rank& rank = ranks[r];
+    rank.struct_size = sizeof(nds_recompute_rank);
+    rank.budget_bytes = 3.8e9;
+    rank.bytes_without_recompute = kWithout[r];
+    rank.full_working_set_bytes = kKeptBytes;
+    rank.host_bytes_free = static_cast<double>(UINT64_C(64) << 30);
+    rank.host_link_bytes_per_s = device_.host_link_bytes_per_s;
+    rank.forward_s = 6 * kLayerForwardS;
+    rank.backward_s = 2 * rank.forward_s;
+    rank.micro_batches = static_cast<uint32_t>(strategy_.mbn);
+    rank.group_count = 1;
+    rank.groups = &recompute_groups_[r];
+    rank.group_elem_size = sizeof(nds_recompute_group);
+    rank.layers_per_option = counts + r * NDS_LAYER_OPTION_COUNT_V1;
+  }
+  return ranks;
 }
 
 }  // namespace ndsearch

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <ndsearch/nds_candidate.h>
+#include <ndsearch/nds_recompute.h>
 
 #include <array>
 
@@ -22,6 +23,14 @@ class SampleInputs {
   const nds_compile_input& compile_input() const noexcept { return compile_input_; }
   const nds_candidate& candidate() const noexcept { return candidate_; }
 
+  // A recompute strategy's menu for candidate(): one rank per pipeline stage,
+  // each with one group (its six layers, chunk 0) and the costs of
+  // sample_inputs.cpp; the outputs zeroed. `counts` (kRecomputeCounts of them,
+  // zeroed by the caller) receives the choice, rank r's at r · 4.
+  static constexpr std::size_t kRecomputeRanks = 2;
+  static constexpr std::size_t kRecomputeCounts = kRecomputeRanks * NDS_LAYER_OPTION_COUNT_V1;
+  std::array<nds_recompute_rank, kRecomputeRanks> recompute_ranks(uint32_t* counts) const noexcept;
+
  private:
   nds_strategy stated_{};
   nds_strategy strategy_{};
@@ -37,6 +46,7 @@ class SampleInputs {
   std::array<uint32_t, 2> chunk_recomputed_layers_{0, 0};
   std::array<uint32_t, 2> in_flight_{2, 1};  // 1F1B, p = 2, m = 4: min(p - r, m) per rank (vpp 1)
   nds_candidate candidate_{};
+  std::array<nds_recompute_group, kRecomputeRanks> recompute_groups_{};
 };
 
 }  // namespace ndsearch

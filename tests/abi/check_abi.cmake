@@ -94,10 +94,13 @@ function(check_append_only older report)
   endforeach()
 endfunction()
 
-# Every older baseline: a pure append.
+# Every older baseline: a pure append. The suppressed comparison leaves out
+# added functions (--no-added-syms): a minor that adds a public struct adds its
+# probe, which abidiff counts as a change (exit 4); the full report below still
+# shows them and check_append_only accepts nothing else of the kind.
 foreach(older IN LISTS baselines)
-  execute_process(COMMAND ${ABIDIFF} --suppressions ${SUPPRESSIONS} --headers-dir2 ${HEADERS}
-                          ${older} ${OUTPUT}
+  execute_process(COMMAND ${ABIDIFF} --no-added-syms --suppressions ${SUPPRESSIONS}
+                          --headers-dir2 ${HEADERS} ${older} ${OUTPUT}
                   OUTPUT_VARIABLE report RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "the ABI breaks ${older} (abidiff exit ${rc}):\n${report}")
