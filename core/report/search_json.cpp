@@ -23,7 +23,8 @@ json counts_json(const SearchCounts& counts) {
           {"refused", refused},
           {"priced", counts.priced},
           {"fit", counts.fit},
-          {"dropped", counts.dropped}};
+          {"dropped", counts.dropped},
+          {"outpaced", counts.outpaced}};
 }
 
 }  // namespace
@@ -31,6 +32,8 @@ json counts_json(const SearchCounts& counts) {
 json candidate_json(size_t rank, const PricedCandidate& c) {
   return {{"rank", rank},
           {"strategy", strategy_json(c.strategy)},
+          // The uniform mode, or what a recompute strategy chose ("auto:12F/3S").
+          {"recompute", recompute_text(c.strategy.recompute, c.recompute)},
           {"memory", {{"peak_bytes", whole_bytes(c.peak_bytes)}}},
           {"time", time_json(c.time)},
           {"mfu", c.time.mfu},
@@ -53,7 +56,13 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
   // formatted and written one at a time: memory does not grow with them.
   auto with_stages = [&](size_t rank, const PricedCandidate& c) {
     EvaluationRequest one;
-    one.strategy = strategy_text(c.strategy);
+    // A strategy's per-layer choice is made again from every layer kept (it is deterministic).
+    nds_strategy s = c.strategy;
+    if (c.recompute.chosen) {
+      s.recompute = NDS_RECOMPUTE_NONE;
+      one.recompute = options.recompute;
+    }
+    one.strategy = strategy_text(s);
     one.devices = machine.devices;
     one.max_memory = request.max_memory;
     one.reserve_mem = request.reserve_mem;

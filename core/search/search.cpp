@@ -44,7 +44,7 @@ struct RefusalTally {
 // What one (tp, pp, cp) triple yields: the unit a thread works on, merged
 // afterwards in triple order so that the threads do not change the result.
 struct TripleResult {
-  uint64_t tested = 0, priced = 0, fit = 0, dropped = 0;
+  uint64_t tested = 0, priced = 0, fit = 0, dropped = 0, outpaced = 0;
   RefusalTally refused;
   std::vector<PricedCandidate> best, pareto, closest;
 };
@@ -147,13 +147,15 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
     if (peak.bytes > o.budget.budget_bytes) {
       // A strategy may recompute (or offload) per layer to fit it, unless even
       // with every layer kept it is no faster than the triple's keep-th best.
-      const bool try_recompute =
-          w.recompute != nullptr && s.recompute == NDS_RECOMPUTE_NONE &&
-          w.time->estimate(w.placement.candidate(), devices).step_s < time_to_beat(w, o.keep);
       RecomputeOutcome chosen;
-      if (try_recompute)
+      if (w.recompute != nullptr) {
+        if (w.time->estimate(w.placement.candidate(), devices).step_s >= time_to_beat(w, o.keep)) {
+          ++out.outpaced;  // not a miss: it might fit, slower than what the triple keeps
+          return;
+        }
         chosen = w.recompute->choose(w.placement, *w.memory, *w.time, o.budget.budget_bytes,
                                      w.pricing.cp.bytes, w.ranks);
+      }
       if (!chosen.fits) {
         ++out.dropped;
         w.misses.push_back(priced);
@@ -358,6 +360,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     result.counts.priced += r.priced;
     result.counts.fit += r.fit;
     result.counts.dropped += r.dropped;
+    result.counts.outpaced += r.outpaced;
     for (const auto& [id, n] : r.refused.counts)
       result.counts.refused[std::strcmp(id, "cp-algorithm") == 0 ? "cp-" + cp_algorithm : std::string(id)] += n;
     result.ranking.insert(result.ranking.end(), r.best.begin(), r.best.end());

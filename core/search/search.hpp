@@ -54,6 +54,11 @@ struct SearchCounts {
   uint64_t priced = 0;
   uint64_t fit = 0;
   uint64_t dropped = 0;  // priced, over the budget
+  // Over the budget with every layer kept and, so, left to a recompute
+  // strategy, but already no faster kept than the keep-th best of its
+  // (tp, pp, cp): recomputing could only slow it (search with every fitting
+  // strategy kept to see them all).
+  uint64_t outpaced = 0;
 };
 
 struct SearchResult {

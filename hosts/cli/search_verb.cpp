@@ -157,9 +157,14 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
       std::cout << "  Pareto set (no other strategy is both faster and smaller):\n";
       print_ranking(r.pareto, shown_keys(options.space));
     }
-    std::cout << fmt::format("  tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget)\n",
+    std::cout << fmt::format("  tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget){}\n",
                              r.counts.tested, refused_text(r.counts), r.counts.priced, r.counts.fit,
-                             r.counts.dropped);
+                             r.counts.dropped,
+                             r.counts.outpaced == 0
+                                 ? std::string()
+                                 : fmt::format(", outpaced {} (over with every layer kept, and already no faster "
+                                               "than the top {} of their tp, pp, cp: recompute only adds time)",
+                                               r.counts.outpaced, options.keep));
     if (r.counts.dropped > 0 && r.counts.fit > 0) {
       std::cout << fmt::format("  {} closest dropped:\n", flags.verbosity >= 2 ? "every" : "the");
       print_misses(std::cout, r, budget);
