@@ -30,6 +30,11 @@
 // softmax of the vocabulary-parallel cross entropy (4V/t per token).
 // Under full recompute the backward of a layer rebuilds its activations, one
 // micro-batch of one layer at a time: the largest is added once per rank.
+// Per layer (ABI 1.3, nds_candidate.layer_option set): each layer is priced by
+// its own option, KEEP as none, SELECTIVE and FULL as those modes, and OFFLOAD
+// keeps none's bytes but the device holds one micro-batch's copy (the others
+// are on the host), not in_flight; the rebuilt layer is added when any layer
+// of the rank is FULL. A value this pass does not know is priced as KEEP.
 #include <ndsearch/sdk/memory.hpp>
 #include <ndsearch/sdk/model_math.hpp>
 
@@ -104,6 +109,11 @@ Coefficients layer_coefficients(const nds_layer_block& l, double b, double lin, 
   return c;
 }
 
+// A layer option this pass knows, else KEEP (the most a layer holds).
+int32_t known_option(int32_t option) {
+  return option >= 0 && option < NDS_LAYER_OPTION_COUNT_V1 ? option : NDS_LAYER_KEEP;
+}
+
 class Activations {
  public:
   static std::unique_ptr<Activations> compile(const nds_compile_input& input) {
@@ -153,24 +163,48 @@ class Activations {
       return tokens * (k.replicated / replicated_split + (k.tp_split + per_key) / t + k.routed / etp + k.routed_input);
     };
     const uint32_t layers = table_.layers();
+    // ABI 1.3: each layer's own option; NULL (or a host before 1.3) prices the
+    // first chunk_recomputed_layers of a chunk at strategy->recompute.
+    const int32_t* option =
+        NDS_HAS_FIELD(&c, nds_candidate, layer_option) ? c.layer_option : nullptr;
     for (int32_t rank = 0; rank < s.pp; ++rank) {
       double total = 0;
       bool any_recomputed = false;
       for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
         const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
         const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
-        // The first chunk_recomputed_layers layers of a chunk are recomputed
-        // (reference §5.1), the rest keep everything.
-        const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
-        double chunk_bytes = bytes(prefix_[first + recomputed] - prefix_[first], s.recompute) +
-                             bytes(prefix_[first + count] - prefix_[first + recomputed], NDS_RECOMPUTE_NONE);
+        double chunk_bytes = 0, offloaded = 0;  // per micro-batch in flight; offloaded: once
+        if (option == nullptr) {
+          // The first chunk_recomputed_layers layers of a chunk are recomputed
+          // (reference §5.1), the rest keep everything.
+          const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
+          chunk_bytes =
+              bytes(prefix_[first + recomputed] - prefix_[first], s.recompute) +
+              bytes(prefix_[first + count] - prefix_[first + recomputed], NDS_RECOMPUTE_NONE);
+          any_recomputed = any_recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
+        } else {
+          // Runs of equal option summed through the prefix sums, per option.
+          Coefficients by[NDS_LAYER_OPTION_COUNT_V1];
+          for (uint32_t j = first, end = first + count; j < end;) {
+            const int32_t o = known_option(option[j]);
+            uint32_t k = j + 1;
+            while (k < end && known_option(option[k]) == o) ++k;
+            by[o] += prefix_[k] - prefix_[j];
+            any_recomputed = any_recomputed || o == NDS_LAYER_FULL;
+            j = k;
+          }
+          chunk_bytes = bytes(by[NDS_LAYER_KEEP], NDS_RECOMPUTE_NONE) +
+                        bytes(by[NDS_LAYER_SELECTIVE], NDS_RECOMPUTE_SELECTIVE) +
+                        bytes(by[NDS_LAYER_FULL], NDS_RECOMPUTE_FULL);
+          // One micro-batch's copy on the device, the others on the host.
+          if (c.in_flight[i] > 0) offloaded = bytes(by[NDS_LAYER_OFFLOAD], NDS_RECOMPUTE_NONE);
+        }
         if (ndsearch::plugins::memory::holds_embedding(c, i)) chunk_bytes += bytes(embedding_, NDS_RECOMPUTE_NONE);
         if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
           chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t);
           chunk_bytes += bytes(mtp_, NDS_RECOMPUTE_NONE);
         }
-        total += chunk_bytes * c.in_flight[i];
-        any_recomputed = any_recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
+        total += chunk_bytes * c.in_flight[i] + offloaded;
       }
       if (any_recomputed) total += bytes(largest_, NDS_RECOMPUTE_NONE);  // one layer rebuilt in its backward
       out.add(rank, NDS_MEMORY_ACTIVATIONS, total);
