@@ -169,6 +169,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
                                                : request.devices,
                           copies);
   e.assumptions = time->assumptions();
+  if (chooser) e.assumptions.push_back(chooser->assumption());
 }
 
 }  // namespace

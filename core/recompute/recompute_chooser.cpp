@@ -6,10 +6,17 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 namespace ndsearch {
 namespace {
 
 constexpr uint32_t kOptions = NDS_LAYER_OPTION_COUNT_V1;
+
+// Host-device copies reach about 80 % of a PCIe link's rate: H100 51 GB/s
+// host to device and 52 back, H200 52 / 52, of PCIe 5 x16's 64 GB/s per
+// direction (reference/microbenchmarks.md §4, pinned-memory bandwidth tests).
+constexpr double kHostLinkEfficiency = 0.8;
 
 }  // namespace
 
@@ -17,8 +24,10 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
                                    const RecomputeSettings& settings, uint32_t max_pp)
     : model_(model),
       settings_(settings),
-      strategy_(registry, model, device, settings.strategy),
-      link_bytes_per_s_(settings.host_link_bytes_per_s.value_or(device.host_link_bytes_per_s)),
+      strategy_(settings.strategy.empty()
+                    ? nullptr
+                    : std::make_unique<RecomputeStrategy>(registry, model, device, settings.strategy)),
+      link_bytes_per_s_(settings.host_link_bytes_per_s.value_or(kHostLinkEfficiency * device.host_link_bytes_per_s)),
       layers_(static_cast<uint32_t>(model.decoder_layers())) {
   for (size_t b = 0; b < model.main.blocks.size(); ++b) {
     const nds_layer_block& block = model.main.blocks[b].c;
@@ -38,6 +47,20 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
   copy_bytes_.resize(pp);
   base_.reserve(pp);
   probed_.reserve(pp);
+}
+
+std::string RecomputeChooser::assumption() const {
+  std::string text = fmt::format(
+      "recompute chosen per layer by the {} strategy where a candidate does not fit with every layer kept",
+      settings_.strategy.empty() ? std::string("(none)") : settings_.strategy);
+  if (settings_.offload)
+    text += fmt::format(
+        "; offload over a host link of {:.1f} GB/s per device and direction ({}), its copies hidden behind "
+        "up to {:.0f} % of each micro-batch's forward and backward, at most {:.1f} GiB of host memory per device",
+        link_bytes_per_s_ / 1e9,
+        settings_.host_link_bytes_per_s ? "given" : "80 % of the device's figure, as pinned copies measure",
+        100 * settings_.host_link_overlap, settings_.host_memory_bytes / (1024.0 * 1024 * 1024));
+  return text;
 }
 
 void RecomputeChooser::build_groups(const Placement& p) {
@@ -94,9 +117,9 @@ void RecomputeChooser::lay_out(Placement& p) {
   copies_ = {copy_bytes_.data(), link_bytes_per_s_, settings_.host_link_overlap};
 }
 
-RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory, const TimeModel& time,
-                                          double budget_bytes, double cp_bytes, std::vector<RankMemory>& ranks) {
-  RecomputeOutcome outcome;
+const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory, const TimeModel& time,
+                                         double budget_bytes, double cp_bytes,
+                                         const std::vector<RankMemory>& ranks) {
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
   const size_t stride = static_cast<size_t>(pp);
   build_groups(p);
@@ -120,20 +143,14 @@ RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,
     for (uint32_t g = 0; g < most_groups_; ++g) {
       for (uint32_t r = 0; r < pp; ++r)
         if (g < group_count_[r]) set_group(r, g, option, UINT32_MAX);
-      if (!measure(&option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride])) {
-        outcome.refusal = "memory-pass";
-        return outcome;
-      }
+      if (!measure(&option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride])) return "memory-pass";
     }
   }
   for (uint32_t r = 0; r < pp; ++r) set_group(r, 0, NDS_LAYER_FULL, 1);
   const bool single = measure(single_full_.data());
   for (uint32_t r = 0; r < pp; ++r)
     for (uint32_t g = 0; g < std::min<uint32_t>(2, group_count_[r]); ++g) set_group(r, g, NDS_LAYER_FULL, UINT32_MAX);
-  if (!single || !measure(pair_full_.data())) {
-    outcome.refusal = "memory-pass";
-    return outcome;
-  }
+  if (!single || !measure(pair_full_.data())) return "memory-pass";
 
   // The menu. Seconds per layer and option, per block (a few per model).
   const nds_candidate kept = p.candidate();  // layer_option all kept: the strategy's work
@@ -218,13 +235,23 @@ RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,
     std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions, 0u);
     rank.layers_per_option = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
   }
+  plain_ = plain;
+  return nullptr;
+}
+
+RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory, const TimeModel& time,
+                                          double budget_bytes, double cp_bytes, std::vector<RankMemory>& ranks) {
+  RecomputeOutcome outcome;
+  const auto pp = static_cast<uint32_t>(p.strategy.pp);
+  outcome.refusal = build_menu(p, memory, time, budget_bytes, cp_bytes, ranks);
+  if (outcome.refusal != nullptr) return outcome;
   nds_recompute_item item{};
   item.struct_size = sizeof(item);
-  item.candidate = &plain;
+  item.candidate = &plain_;
   item.ranks = ranks_.data();
   item.rank_elem_size = sizeof(nds_recompute_rank);
   item.rank_count = pp;
-  strategy_.evaluate(item);
+  strategy_->evaluate(item);
   if (item.code == NDS_INVALID_ARGUMENT) {
     outcome.refusal = "recompute-strategy";
     return outcome;

@@ -17,6 +17,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/hardware/device.hpp"
@@ -55,7 +57,17 @@ class RecomputeChooser {
   // when it offloads nothing.
   const OffloadCopies* copies() const { return offloads_ ? &copies_ : nullptr; }
   const RecomputeSettings& settings() const { return settings_; }
-  const std::string& strategy_name() const { return strategy_.name(); }
+  // The assumptions the choices rest on, in words (the outputs' "assumes").
+  std::string assumption() const;
+  const std::string& strategy_name() const { return strategy_->name(); }
+
+  // The menu alone (no strategy asked; one may be unnamed): for `placement`
+  // as choose takes it, per rank, its groups with each option's bytes freed
+  // and seconds added per layer (recompute_potentials). Returns a refusal
+  // ("memory-pass") or nullptr; the menu stays valid until the next call.
+  const char* build_menu(Placement& placement, MemoryEvaluator& memory, const TimeModel& time,
+                         double budget_bytes, double cp_bytes, const std::vector<RankMemory>& ranks);
+  const nds_recompute_rank& menu_rank(uint32_t rank) const { return ranks_[rank]; }
 
  private:
   struct Group {
@@ -67,7 +79,8 @@ class RecomputeChooser {
 
   const Model& model_;
   RecomputeSettings settings_;
-  RecomputeStrategy strategy_;
+  std::unique_ptr<RecomputeStrategy> strategy_;  // null: the menu only (build_menu)
+  nds_candidate plain_{};                        // the candidate the menu was built for, every layer kept
   double link_bytes_per_s_ = 0;
   uint32_t layers_ = 0;
   std::vector<uint32_t> layer_block_;  // decoder layer -> index in model.main.blocks

@@ -380,6 +380,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   for (size_t i = 0; i < result.closest.size() && i < 5; ++i)
     result.closest_fixes.push_back(fixes_for(workers[0], model, options, result.closest[i].strategy));
   result.assumptions = workers[0].time->assumptions();
+  if (workers[0].recompute) result.assumptions.push_back(workers[0].recompute->assumption());
   result.bounds = space_bounds(options.space, model);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

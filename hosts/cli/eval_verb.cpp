@@ -43,16 +43,27 @@ void print_eval_table(const json& j) {
   }
   const json& m = j["memory"];
   std::cout << fmt::format(
-      "  {:>5} {:>6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n", "stage", "layers",
+      "  {:>5} {:>6} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   (GiB)\n", "stage", "layers",
       "recomp", "params", "grads", "optim", "activ", "comm", "other", "peak");
   for (const json& s : m["stages"]) {
     std::cout << fmt::format(
-        "  {:>5} {:>6} {:>7} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
-        s["stage"].get<int>(), s["layers"].get<int>(), s["recomputed_layers"].get<int>(),
+        "  {:>5} {:>6} {:>10} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
+        s["stage"].get<int>(), s["layers"].get<int>(),
+        // A recompute strategy's choice ("4O/3F"), else the count recomputed.
+        s.contains("recompute") ? s["recompute"].get<std::string>() : std::to_string(s["recomputed_layers"].get<int>()),
         s["params_bytes"].get<double>() / kGiB, s["grads_bytes"].get<double>() / kGiB,
         s["optimizer_bytes"].get<double>() / kGiB, s["activations_bytes"].get<double>() / kGiB,
         s["comm_buffers_bytes"].get<double>() / kGiB, s["other_bytes"].get<double>() / kGiB,
         s["peak_bytes"].get<double>() / kGiB);
+  }
+  // A recompute strategy's choice, layer by layer: "stage 0: 0-4 full, 5-15 keep".
+  for (const json& s : m["stages"]) {
+    if (!s.contains("layer_options")) continue;
+    std::string runs;
+    for (const json& run : s["layer_options"])
+      runs += fmt::format("{}{}-{} {}", runs.empty() ? "" : ", ", run["first"].get<int>(), run["last"].get<int>(),
+                          run["option"].get<std::string>());
+    std::cout << fmt::format("  stage {} layers: {}\n", s["stage"].get<int>(), runs);
   }
   print_memory_footer(m);
   if (j.contains("time")) {

@@ -45,6 +45,9 @@ struct SearchArgs {
   RecomputeStrategyFlags recompute_strategy;
 };
 
+// recompute_potentials.csv covers the strategies a user weighs: the top ten.
+constexpr size_t kPotentialsTop = 10;
+
 // The degrees the table shows: those searched, in DESIGN §8.1's order.
 std::vector<std::string> shown_keys(const SearchSpace& space) {
   std::vector<std::string> keys;
@@ -125,6 +128,10 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
     write_output_file(dir / "dropped.csv", [&](std::ostream& out) {
       write_dropped_csv(out, r.closest, options.budget.budget_bytes);
     });
+    const std::vector<RecomputePotential> potentials =
+        recompute_potentials(registry, model, *machine.device, options, r.ranking, kPotentialsTop);
+    write_output_file(dir / "recompute_potentials.csv",
+                      [&](std::ostream& out) { write_potentials_csv(out, potentials); });
     if (flags.verbosity >= 3)
       write_output_file(dir / "priced.csv", [&](std::ostream& out) {
         write_priced_csv(out, r, options.budget.budget_bytes);
