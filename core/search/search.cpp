@@ -175,7 +175,7 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
     }
     ++out.fit;
     priced.time = w.time->estimate(w.placement.candidate(), devices, copies);
-    note_time(w, o.keep, priced.time.step_s);
+    if (w.recompute != nullptr) note_time(w, o.keep, priced.time.step_s);  // the bound's only reader
     w.fits.push_back(priced);
   });
   out.pareto = pareto_front(w.fits);

@@ -140,11 +140,11 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
       if (!cached || !cache.known[slot]) {
         computed = layer_work(c, *layer_block_[layer], block, option);
         if (cached) {
-          cache.work[slot] = computed;
+          cache.work[slot].work = computed;
           cache.known[slot] = true;
         }
       }
-      r.add(cached ? cache.work[slot] : computed, n);
+      r.add(cached ? cache.work[slot].work : computed, n);
       layer = run_end;
     }
     // The output head's logits and the cross entropy over the vocabulary on

@@ -53,7 +53,13 @@ struct TimeModel::Work {
 struct TimeModel::LayerCache {
   static constexpr uint32_t kBlocks = 8;  // zeroed per estimate: a few blocks is what models have
   static constexpr uint32_t kOptions = 3;
-  std::array<Work, kOptions * kBlocks> work{};
+  // Written when first known, not zeroed per estimate: the search prices
+  // millions of candidates, each filling two or three of these slots.
+  union Slot {
+    Work work;
+    Slot() {}
+  };
+  std::array<Slot, kOptions * kBlocks> work;
   std::array<bool, kOptions * kBlocks> known{};
 };
 
