@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/strategy/stage_rescale.hpp"
+
 namespace ndsearch {
 namespace {
 
@@ -251,6 +253,12 @@ RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,
   item.ranks = ranks_.data();
   item.rank_elem_size = sizeof(nds_recompute_rank);
   item.rank_count = pp;
+  // The config's per-stage counts at this pp, for a strategy that follows
+  // them (the one rescaler, stage_rescale.hpp, as the uniform path uses).
+  if (!model_.recompute_layers.empty()) {
+    rescale_stages_into(model_.recompute_layers, pp, stated_);
+    item.stated_layers = stated_.data();
+  }
   strategy_->evaluate(item);
   if (item.code == NDS_INVALID_ARGUMENT) {
     outcome.refusal = "recompute-strategy";
