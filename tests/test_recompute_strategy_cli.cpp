@@ -84,7 +84,7 @@ TEST_CASE("The per-layer flags refuse what they cannot mean") {
     CHECK(r.exit_code == 2);
     return r.err;
   };
-  CHECK_THAT(err("--host-link-gibps 50"), Catch::Contains("add --offload"));
+  CHECK_THAT(err("--host-link-gibps 50"), Catch::Contains("add activation offload (--offload)"));
   CHECK_THAT(err("--offload --host-link-gibps 0"), Catch::Contains("give a bandwidth > 0"));
   CHECK_THAT(err("--offload --host-link-overlap 1.5"), Catch::Contains("from 0"));
   CHECK_THAT(err("--offload --host-memory lots"), Catch::Contains("not a size"));

@@ -26,6 +26,7 @@
 #include "core/report/plugins_json.hpp"
 #include "core/report/search_json.hpp"
 #include "core/search/search.hpp"
+#include "core/recompute/recompute_settings.hpp"
 #include "core/search/search_request.hpp"
 #include "core/support/user_error.hpp"
 
@@ -58,6 +59,7 @@ EvaluationRequest evaluation_request(const EvaluateSettings& e,
   request.layers_from_config = e.layers_from_config;
   request.cp_algorithm = e.cp_algo;
   request.calibration = calibration_factors_of(calibration);
+  request.recompute = recompute_settings_of(e.recompute);
   return request;
 }
 
@@ -178,6 +180,7 @@ void Planner::write_search(const SearchSettings& settings, std::ostream& out) co
   request.max_memory = settings.max_memory;
   request.reserve_mem = settings.reserve_mem;
   request.cp_algorithm = settings.cp_algo;
+  request.recompute = recompute_settings_of(settings.recompute);
   request.devices = search_device_count(model, settings.devices);
   const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
   request.calibration =

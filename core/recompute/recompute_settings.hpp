@@ -3,6 +3,8 @@
 // per layer, and the host-side figures offload needs.
 #pragma once
 
+#include <ndsearch/core/planner.hpp>
+
 #include <optional>
 #include <string>
 
@@ -31,5 +33,10 @@ struct RecomputeSettings {
 
   bool per_layer() const { return !strategy.empty(); }
 };
+
+// The settings a host's choice gives. UserError E-USAGE for a link bandwidth
+// that is not > 0, an overlap outside [0, 1], a host memory that is not a
+// size, or the offload figures without offload.
+RecomputeSettings recompute_settings_of(const RecomputeChoiceSettings& choice);
 
 }  // namespace ndsearch

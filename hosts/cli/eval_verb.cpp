@@ -196,7 +196,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
     run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: the strategy's product
       apply_strategy_recompute(*recompute, args->request.strategy);
-      args->request.recompute = recompute_settings(args->recompute_strategy);
+      args->request.recompute = recompute_settings_of(args->recompute_strategy);
       return evaluate(flags, *args);
     };
   });

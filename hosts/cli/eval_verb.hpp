@@ -28,7 +28,7 @@ struct EvalArgs {
   bool swap_optimizer = false;
   std::optional<int> cp_ulysses;
   CalibrationFlags calibration;  // applied to `request` once the device is known
-  RecomputeStrategyFlags recompute_strategy;  // into request.recompute
+  RecomputeChoiceSettings recompute_strategy;  // into request.recompute
   std::string format = "table";
 };
 

@@ -42,7 +42,7 @@ struct SearchArgs {
   std::string format = "table";
   std::string ranking_csv, out_dir;
   CalibrationFlags calibration;
-  RecomputeStrategyFlags recompute_strategy;
+  RecomputeChoiceSettings recompute_strategy;
 };
 
 // recompute_potentials.csv covers the strategies a user weighs: the top ten.
@@ -232,7 +232,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
     run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
       apply_search_recompute(*recompute, args->request.space.only);
-      args->request.recompute = recompute_settings(args->recompute_strategy);
+      args->request.recompute = recompute_settings_of(args->recompute_strategy);
       return search(flags, *args);
     };
   });

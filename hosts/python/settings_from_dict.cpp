@@ -58,6 +58,15 @@ void read_model(Reader& r, ModelSettings& m) {
   r.read("overlap", m.overlap);
 }
 
+void read_recompute(Reader& r, RecomputeChoiceSettings& c) {
+  r.read("auto_recompute", c.auto_recompute);
+  r.read("offload", c.offload);
+  r.read("recompute_strategy", c.recompute_strategy);
+  r.read("host_link", c.host_link_gibps);
+  r.read("host_link_overlap", c.host_link_overlap);
+  r.read("host_memory", c.host_memory);
+}
+
 void read_space(Reader& r, SpaceSettings& s) {
   r.read("dimensions", s.dimensions);
   r.read("only", s.only);
@@ -80,6 +89,7 @@ void read_pricing(Reader& r, EvaluateSettings& e) {
 void read_evaluate(Reader& r, EvaluateSettings& e) {
   read_pricing(r, e);
   r.read("strategy", e.strategy);
+  read_recompute(r, e.recompute);
 }
 
 }  // namespace
@@ -139,6 +149,7 @@ SearchSettings search_settings(const py::dict& given) {
   r.read("all_misses", s.all_misses);
   r.read("calibration", s.calibration);
   r.read("force_calibration", s.force_calibration);
+  read_recompute(r, s.recompute);
   r.finish();
   return s;
 }

@@ -75,6 +75,17 @@ class SameAnswersAsTheCli(unittest.TestCase):
         self.assertEqual(steady(got), steady(want))
         self.assertEqual(len(got["ranking"]), 3)
 
+    def test_search_with_per_layer_recompute(self):
+        # docs/cli.md "Per-layer recompute and offload": the keywords are the flags.
+        got = ndsearch.search(LLAMA70B, device="nvidia-h100-sxm", devices=64, global_batch=512,
+                              seq_len=8192, max_memory="30GB", top=2, offload=True,
+                              host_link_overlap=0.5)
+        want = cli_json("search", LLAMA70B, "-A", "nvidia-h100-sxm", "-d", "64", "-b", "512",
+                        "--seq-len", "8192", "-M", "30GB", "-t", "2", "--offload",
+                        "--host-link-overlap", "0.5")
+        self.assertEqual(steady(got), steady(want))
+        self.assertTrue(got["ranking"][0]["recompute"].startswith("auto:"))
+
     def test_compare(self):
         # Three runs of Llama 3 8B on 64 H100 in our CSV (docs/cli.md,
         # "Measured runs"), one with a measured part, one a check refuses

@@ -48,6 +48,16 @@ struct ModelSettings {
   std::optional<std::string> dtype, fp8_recipe, overlap;
 };
 
+// Who chooses each layer's recompute (`search`, `eval`, `explain`; docs/cli.md,
+// "Per-layer recompute and offload"): none of them set, the uniform modes.
+struct RecomputeChoiceSettings {
+  bool auto_recompute = false;     // the "per-layer" strategy
+  bool offload = false;            // the "offload" strategy (implies auto_recompute)
+  std::string recompute_strategy;  // a strategy plugin by name, instead
+  std::optional<double> host_link_gibps, host_link_overlap;  // offload only
+  std::optional<std::string> host_memory;                    // a size, "256GB"; offload only
+};
+
 // One strategy on one machine (`eval`).
 struct EvaluateSettings {
   ModelSettings model;
@@ -61,6 +71,7 @@ struct EvaluateSettings {
   // on another device is an error unless force_calibration.
   std::filesystem::path calibration;
   bool force_calibration = false;
+  RecomputeChoiceSettings recompute;
   // --swap-optimizer and --cp-ulysses are plugin options: PluginSettings.options
   // {"swap-optimizer": "1"}, {"cp-ulysses": "4"}.
 };
@@ -97,6 +108,7 @@ struct SearchSettings {
   // As EvaluateSettings' calibration and force_calibration.
   std::filesystem::path calibration;
   bool force_calibration = false;
+  RecomputeChoiceSettings recompute;
 };
 // A search where nothing fits answers with counts.fit 0 (the CLI then exits 3).
 
