@@ -38,7 +38,8 @@ void search_deepseek_v3_on_2048_h100(benchmark::State& state, const RecomputeSet
   options.budget = memory_budget(*machine.device, model, std::nullopt, std::nullopt);
   options.threads = static_cast<unsigned>(state.range(0));
   options.recompute = recompute;
-  if (recompute.per_layer()) options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};  // as search_options does
+  if (recompute.per_layer())
+    options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};  // as search_options does
   uint64_t tested = 0;
   for (auto _ : state) {
     const SearchResult r = run_search(registry, model, *machine.device, options);
@@ -56,7 +57,11 @@ void BM_SearchDeepSeekV3On2048H100AutoRecompute(benchmark::State& state) {
   search_deepseek_v3_on_2048_h100(state, per_layer);
 }
 BENCHMARK(BM_SearchDeepSeekV3On2048H100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SearchDeepSeekV3On2048H100AutoRecompute)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SearchDeepSeekV3On2048H100AutoRecompute)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -26,20 +26,21 @@ Model llama_8b() {
   options.overrides.seq_len = 4096;
   options.overrides.global_batch = 64;
   return parse_config(test::shipped_plugins(),
-                      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json", options);
+                      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json",
+                      options);
 }
 
 // tp 2 (sp), pp 2, dp 1, mbs 1, mbn 64, every layer kept: 16 layers a stage,
 // rank 0 holding min(pp - r, mbn) = 2 micro-batches in flight, rank 1 one.
 nds_strategy two_stages(const Model& model) {
-  nds_strategy s = resolve_strategy(parse_strategy("tp=2,pp=2,dp=1,mbs=1,recompute=none,zero=1"), model, 4,
-                                    model.training.global_batch, nullptr);
+  nds_strategy s = resolve_strategy(parse_strategy("tp=2,pp=2,dp=1,mbs=1,recompute=none,zero=1"),
+                                    model, 4, model.training.global_batch, nullptr);
   return s;
 }
 
 // Each rank's peak with the first `full` layers of each stage fully recomputed.
-std::vector<double> peaks_with_full(MemoryEvaluator& memory, const Model& model, const nds_strategy& s,
-                                    uint32_t full) {
+std::vector<double> peaks_with_full(MemoryEvaluator& memory, const Model& model,
+                                    const nds_strategy& s, uint32_t full) {
   Placement p = place_layers(s, model, false);
   p.layer_option.assign(static_cast<size_t>(model.decoder_layers()), NDS_LAYER_KEEP);
   for (uint32_t r = 0; r < 2; ++r)
@@ -51,7 +52,8 @@ std::vector<double> peaks_with_full(MemoryEvaluator& memory, const Model& model,
 
 }  // namespace
 
-TEST_CASE("A stage budget that admits exactly k fully recomputed layers gets k, at each rank its own k") {
+TEST_CASE(
+    "A stage budget that admits exactly k fully recomputed layers gets k, at each rank its own k") {
   Model model = llama_8b();
   const Device& h100 = test::shipped_device("nvidia-h100-sxm");
   const nds_strategy s = two_stages(model);
@@ -60,8 +62,10 @@ TEST_CASE("A stage budget that admits exactly k fully recomputed layers gets k, 
   // The passes' own numbers: a rank's peak falls by the same f for each more
   // full layer (alike layers), after the working set W of the layer rebuilt in
   // the backward is charged with the first: P(k) = P(0) - k·f + W.
-  const std::vector<double> p0 = peaks_with_full(memory, model, s, 0), p1 = peaks_with_full(memory, model, s, 1),
-                            p2 = peaks_with_full(memory, model, s, 2), p5 = peaks_with_full(memory, model, s, 5);
+  const std::vector<double> p0 = peaks_with_full(memory, model, s, 0),
+                            p1 = peaks_with_full(memory, model, s, 1),
+                            p2 = peaks_with_full(memory, model, s, 2),
+                            p5 = peaks_with_full(memory, model, s, 5);
   const double f0 = p1[0] - p2[0];
   REQUIRE(f0 > 0);
   CHECK(p2[0] - p5[0] == Approx(3 * f0));
@@ -86,7 +90,8 @@ TEST_CASE("A stage budget that admits exactly k fully recomputed layers gets k, 
   CHECK(outcome.fits);
   uint32_t full[2] = {0, 0};
   for (uint32_t r = 0; r < 2; ++r)
-    for (uint32_t k = 0; k < 16; ++k) full[r] += p.layer_option[p.chunk_first_layer[r] + k] == NDS_LAYER_FULL;
+    for (uint32_t k = 0; k < 16; ++k)
+      full[r] += p.layer_option[p.chunk_first_layer[r] + k] == NDS_LAYER_FULL;
   CHECK(full[0] == 5);
   CHECK(full[1] == k1);
   CHECK(outcome.summary.full_layers == 5 + k1);
@@ -106,12 +111,15 @@ TEST_CASE("eval with a per-layer strategy reports each stage's layers by option 
   EvaluationRequest request;
   request.strategy = "tp=2,pp=2,dp=1,mbs=1,zero=1";
   request.devices = 4;
-  const StrategyEvaluation kept = evaluate_strategy(test::shipped_plugins(), model, machine, request);
+  const StrategyEvaluation kept =
+      evaluate_strategy(test::shipped_plugins(), model, machine, request);
   REQUIRE(kept.valid());
   // A budget 3 GiB under the kept peak: the per-layer strategy recomputes.
-  request.max_memory = std::to_string((kept.peak_bytes - (int64_t{3} << 30) + (int64_t{2} << 30)) >> 20) + "MB";
+  request.max_memory =
+      std::to_string((kept.peak_bytes - (int64_t{3} << 30) + (int64_t{2} << 30)) >> 20) + "MB";
   request.recompute.strategy = "per-layer";
-  const StrategyEvaluation chosen = evaluate_strategy(test::shipped_plugins(), model, machine, request);
+  const StrategyEvaluation chosen =
+      evaluate_strategy(test::shipped_plugins(), model, machine, request);
   REQUIRE(chosen.valid());
   CHECK(chosen.fits);
   CHECK(chosen.recompute.chosen);

@@ -44,9 +44,11 @@ struct Rank {
 
 }  // namespace
 
-TEST_CASE("offload moves exactly the bytes the link hides behind the forward, and recomputes the rest") {
+TEST_CASE(
+    "offload moves exactly the bytes the link hides behind the forward, and recomputes the rest") {
   Rank r(1e12);
-  const ndsearch::RankSolution s = ndsearch::solve_rank(ndsearch::sdk::RecomputeRankView(r.rank), true);
+  const ndsearch::RankSolution s =
+      ndsearch::solve_rank(ndsearch::sdk::RecomputeRankView(r.rank), true);
   // 4 layers copy 4 · 0.5e9 = 2e9 bytes = 10e9 B/s · 0.2 s: hidden. A fifth
   // would expose 0.05 s per micro-batch (0.2 s a step), more than the 0.01 s
   // a full layer costs, so the other 2e9 bytes of the need are recomputed.
@@ -68,7 +70,8 @@ TEST_CASE("offload stops at the host memory a device may fill") {
 
 TEST_CASE("without offload (the per-layer strategy) the need is all recomputed") {
   Rank r(1e12);
-  const ndsearch::RankSolution s = ndsearch::solve_rank(ndsearch::sdk::RecomputeRankView(r.rank), false);
+  const ndsearch::RankSolution s =
+      ndsearch::solve_rank(ndsearch::sdk::RecomputeRankView(r.rank), false);
   CHECK(r.counts[NDS_LAYER_OFFLOAD] == 0);
   CHECK(r.counts[NDS_LAYER_FULL] == 6);
   CHECK(s.extra_s == Approx(0.06));
@@ -77,7 +80,8 @@ TEST_CASE("without offload (the per-layer strategy) the need is all recomputed")
 TEST_CASE("offload beyond what the forward hides is taken when recomputing costs more") {
   Rank r(1e12);
   r.group.option[NDS_LAYER_FULL] = {1e9, 1.0};  // a full layer now costs 1 s a step
-  const ndsearch::RankSolution s = ndsearch::solve_rank(ndsearch::sdk::RecomputeRankView(r.rank), true);
+  const ndsearch::RankSolution s =
+      ndsearch::solve_rank(ndsearch::sdk::RecomputeRankView(r.rank), true);
   // 6 offloaded layers copy in 0.3 s: 0.1 s exposed behind the forward, none
   // behind the backward, 4 micro-batches: 0.4 s, less than one full layer.
   CHECK(r.counts[NDS_LAYER_OFFLOAD] == 6);

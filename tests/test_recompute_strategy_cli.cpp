@@ -22,9 +22,10 @@ namespace {
 const std::string kRun = "env -u NDS_PLUGIN_PATH " + test::cli();
 // Llama-3.1-70B on 64 H100 at seq 8192 with 30 GB per device: the uniform
 // modes' best recomputes every layer (checked below).
-const std::string kSearch = " search " + std::string(NDS_TEST_FIXTURES_SOURCE) +
-                            "/configs/hf/llama-3.1-70b.json -A nvidia-h100-sxm -d 64 -b 512 --seq-len 8192 "
-                            "-M 30GB -t 3 -j 2 --format json";
+const std::string kSearch =
+    " search " + std::string(NDS_TEST_FIXTURES_SOURCE) +
+    "/configs/hf/llama-3.1-70b.json -A nvidia-h100-sxm -d 64 -b 512 --seq-len 8192 "
+    "-M 30GB -t 3 -j 2 --format json";
 
 json search(const std::string& flags) {
   const auto r = test::run_command(kRun + kSearch + " " + flags);
@@ -35,7 +36,9 @@ json search(const std::string& flags) {
 
 }  // namespace
 
-TEST_CASE("Search with the per-layer strategy finds a strategy faster than the best uniform mode when that one recomputes fully") {
+TEST_CASE(
+    "Search with the per-layer strategy finds a strategy faster than the best uniform mode when "
+    "that one recomputes fully") {
   const json uniform = search("");
   const json chosen = search("--auto-recompute");
   const json& best_uniform = uniform["ranking"][0];
@@ -52,7 +55,8 @@ TEST_CASE("Search with the per-layer strategy finds a strategy faster than the b
   REQUIRE(stage.contains("layer_options"));
   CHECK(stage["layer_options"][0]["first"] == 0);
   // The uniform modes are not a dimension then; what the bound skipped is counted.
-  CHECK(chosen["counts"]["tested"].get<int64_t>() * 3 == uniform["counts"]["tested"].get<int64_t>());
+  CHECK(chosen["counts"]["tested"].get<int64_t>() * 3 ==
+        uniform["counts"]["tested"].get<int64_t>());
   CHECK(chosen["counts"]["outpaced"].get<int64_t>() > 0);
   bool stated = false;
   for (const json& a : chosen["assumptions"])
@@ -60,7 +64,9 @@ TEST_CASE("Search with the per-layer strategy finds a strategy faster than the b
   CHECK(stated);
 }
 
-TEST_CASE("Search with offload and an output folder writes the recompute potentials of the top strategies") {
+TEST_CASE(
+    "Search with offload and an output folder writes the recompute potentials of the top "
+    "strategies") {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nds_test_potentials";
   std::filesystem::remove_all(dir);
   const json r = search("--offload -o " + dir.string());
@@ -88,6 +94,7 @@ TEST_CASE("The per-layer flags refuse what they cannot mean") {
   CHECK_THAT(err("--offload --host-link-gibps 0"), Catch::Contains("give a bandwidth > 0"));
   CHECK_THAT(err("--offload --host-link-overlap 1.5"), Catch::Contains("from 0"));
   CHECK_THAT(err("--offload --host-memory lots"), Catch::Contains("not a size"));
-  CHECK_THAT(err("--auto-recompute --recompute full"), Catch::Contains("chooses each layer's recompute"));
+  CHECK_THAT(err("--auto-recompute --recompute full"),
+             Catch::Contains("chooses each layer's recompute"));
   CHECK_THAT(err("--recompute-strategy nonesuch"), Catch::Contains("E-RECOMPUTE-STRATEGY"));
 }

@@ -17,6 +17,7 @@
 #include "core/model/parse_config.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/plugins/run_options.hpp"
+#include "core/recompute/recompute_settings.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/documents.hpp"
@@ -26,7 +27,6 @@
 #include "core/report/plugins_json.hpp"
 #include "core/report/search_json.hpp"
 #include "core/search/search.hpp"
-#include "core/recompute/recompute_settings.hpp"
 #include "core/search/search_request.hpp"
 #include "core/support/user_error.hpp"
 

@@ -141,18 +141,19 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   std::unique_ptr<TimeModel> time;
   const OffloadCopies* copies = nullptr;
   if (request.recompute.per_layer()) {
-    time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt, request.calibration);
+    time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
+                                       request.calibration);
     double peak = 0;
     for (const RankMemory& r : ranks) peak = std::max(peak, r.peak() + pricing.cp.bytes);
     if (peak > budget.budget_bytes) {
-      chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device, request.recompute,
-                                                   static_cast<uint32_t>(s.pp));
+      chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device,
+                                                   request.recompute, static_cast<uint32_t>(s.pp));
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
       if (outcome.refusal != nullptr && std::string_view(outcome.refusal) == "memory-pass")
         throw UserError("E-MEMORY-REFUSED",
-                        fmt::format("a memory pass refused {} with the layers {} chose", strategy_text(s),
-                                    chooser->strategy_name()));
+                        fmt::format("a memory pass refused {} with the layers {} chose",
+                                    strategy_text(s), chooser->strategy_name()));
       e.recompute = outcome.summary;
       e.strategy.recompute = placement.strategy.recompute;
       copies = chooser->copies();
@@ -163,11 +164,13 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.budget = budget;
   e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;
   e.memory_passes = memory.pass_ids();
-  if (!time) time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt, request.calibration);
-  e.time = time->estimate(placement.candidate(),
-                          request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp
-                                               : request.devices,
-                          copies);
+  if (!time)
+    time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
+                                       request.calibration);
+  e.time = time->estimate(
+      placement.candidate(),
+      request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : request.devices,
+      copies);
   e.assumptions = time->assumptions();
   if (chooser) e.assumptions.push_back(chooser->assumption());
 }

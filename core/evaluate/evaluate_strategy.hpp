@@ -81,7 +81,7 @@ struct StrategyEvaluation {
   bool fits = false;                       // peak_bytes <= budget.budget_bytes
   std::vector<std::string> memory_passes;  // ids, in the order they run
   std::optional<TimeEstimate> time;
-  RecomputeSummary recompute;  // what a recompute strategy chose, over every stage
+  RecomputeSummary recompute;            // what a recompute strategy chose, over every stage
   std::vector<std::string> assumptions;  // of the time model
 
   std::vector<std::string> warnings;  // the model's, and what is not priced yet

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>  // mkstemp, close, unlink
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>  // mkstemp, close, unlink
 #include <vector>
 
 #include "core/hardware/device.hpp"

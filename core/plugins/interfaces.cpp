@@ -68,7 +68,8 @@ Interfaces query_interfaces(const nds_module& module, std::string_view where) {
        [](const nds_cp_attention_v1& t) { return reinterpret_cast<const void*>(t.compile); },
        [](const nds_cp_attention_v1& t) { return reinterpret_cast<const void*>(t.evaluate); }});
   found.recompute = fetch<nds_recompute_v1>(
-      module, NDS_RECOMPUTE_INTERFACE_ID, where, offsetof(nds_recompute_v1, flags) + sizeof(uint64_t),
+      module, NDS_RECOMPUTE_INTERFACE_ID, where,
+      offsetof(nds_recompute_v1, flags) + sizeof(uint64_t),
       {[](const nds_recompute_v1& t) { return static_cast<const void*>(t.strategy); },
        [](const nds_recompute_v1& t) { return reinterpret_cast<const void*>(t.compile); },
        [](const nds_recompute_v1& t) { return reinterpret_cast<const void*>(t.evaluate); }});

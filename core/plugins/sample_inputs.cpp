@@ -107,10 +107,13 @@ SampleInputs::SampleInputs() {
   compile_input_ = {sizeof(nds_compile_input), &model_, &device_};
 
   strategy_ = stated_;  // the candidate is what the config states
-  candidate_ = {sizeof(nds_candidate), &strategy_, chunk_layers_.data(),
+  candidate_ = {sizeof(nds_candidate),
+                &strategy_,
+                chunk_layers_.data(),
                 chunk_first_layer_.data(),
                 chunk_recomputed_layers_.data(),
-                in_flight_.data(), nullptr};
+                in_flight_.data(),
+                nullptr};
 
   // The recompute menu, per layer of the candidate (tp 2 with sequence
   // parallelism, s 1024, b 1, h 768, a 12; Korthikanti et al. 2022, as if

@@ -22,19 +22,22 @@ constexpr double kHostLinkEfficiency = 0.8;
 
 }  // namespace
 
-RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model, const Device& device,
-                                   const RecomputeSettings& settings, uint32_t max_pp)
+RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
+                                   const Device& device, const RecomputeSettings& settings,
+                                   uint32_t max_pp)
     : model_(model),
       settings_(settings),
-      strategy_(settings.strategy.empty()
-                    ? nullptr
-                    : std::make_unique<RecomputeStrategy>(registry, model, device, settings.strategy)),
-      link_bytes_per_s_(settings.host_link_bytes_per_s.value_or(kHostLinkEfficiency * device.host_link_bytes_per_s)),
+      strategy_(settings.strategy.empty() ? nullptr
+                                          : std::make_unique<RecomputeStrategy>(
+                                                registry, model, device, settings.strategy)),
+      link_bytes_per_s_(settings.host_link_bytes_per_s.value_or(kHostLinkEfficiency *
+                                                                device.host_link_bytes_per_s)),
       layers_(static_cast<uint32_t>(model.decoder_layers())) {
   for (size_t b = 0; b < model.main.blocks.size(); ++b) {
     const nds_layer_block& block = model.main.blocks[b].c;
     if (block.kind == NDS_BLOCK_DECODER)
-      layer_block_.insert(layer_block_.end(), static_cast<size_t>(block.layers), static_cast<uint32_t>(b));
+      layer_block_.insert(layer_block_.end(), static_cast<size_t>(block.layers),
+                          static_cast<uint32_t>(b));
   }
   const size_t pp = std::max<uint32_t>(max_pp, 1);
   groups_.resize(pp * kMaxGroups);
@@ -53,14 +56,18 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
 
 std::string RecomputeChooser::assumption() const {
   std::string text = fmt::format(
-      "recompute chosen per layer by the {} strategy where a candidate does not fit with every layer kept",
+      "recompute chosen per layer by the {} strategy where a candidate does not fit with every "
+      "layer kept",
       settings_.strategy.empty() ? std::string("(none)") : settings_.strategy);
   if (settings_.offload)
     text += fmt::format(
-        "; offload over a host link of {:.1f} GB/s per device and direction ({}), its copies hidden behind "
-        "up to {:.0f} % of each micro-batch's forward and backward, at most {:.1f} GiB of host memory per device",
+        "; offload over a host link of {:.1f} GB/s per device and direction ({}), its copies "
+        "hidden behind "
+        "up to {:.0f} % of each micro-batch's forward and backward, at most {:.1f} GiB of host "
+        "memory per device",
         link_bytes_per_s_ / 1e9,
-        settings_.host_link_bytes_per_s ? "given" : "80 % of the device's figure, as pinned copies measure",
+        settings_.host_link_bytes_per_s ? "given"
+                                        : "80 % of the device's figure, as pinned copies measure",
         100 * settings_.host_link_overlap, settings_.host_memory_bytes / (1024.0 * 1024 * 1024));
   return text;
 }
@@ -85,7 +92,8 @@ void RecomputeChooser::build_groups(const Placement& p) {
   }
 }
 
-bool RecomputeChooser::probe(Placement& placement, MemoryEvaluator& memory, std::vector<RankMemory>& out) {
+bool RecomputeChooser::probe(Placement& placement, MemoryEvaluator& memory,
+                             std::vector<RankMemory>& out) {
   return memory.evaluate(placement.candidate(), out).empty();
 }
 
@@ -115,19 +123,22 @@ void RecomputeChooser::lay_out(Placement& p) {
       offloads_ = offloads_ || offload > 0;
     }
   }
-  p.strategy.recompute = any_full ? NDS_RECOMPUTE_FULL : any_selective ? NDS_RECOMPUTE_SELECTIVE : NDS_RECOMPUTE_NONE;
+  p.strategy.recompute = any_full        ? NDS_RECOMPUTE_FULL
+                         : any_selective ? NDS_RECOMPUTE_SELECTIVE
+                                         : NDS_RECOMPUTE_NONE;
   copies_ = {copy_bytes_.data(), link_bytes_per_s_, settings_.host_link_overlap};
 }
 
-const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory, const TimeModel& time,
-                                         double budget_bytes, double cp_bytes,
-                                         const std::vector<RankMemory>& ranks) {
+const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
+                                         const TimeModel& time, double budget_bytes,
+                                         double cp_bytes, const std::vector<RankMemory>& ranks) {
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
   const size_t stride = static_cast<size_t>(pp);
   build_groups(p);
   for (uint32_t r = 0; r < pp; ++r) keep_peak_[r] = ranks[r].peak() + cp_bytes;
   p.layer_option.assign(layers_, NDS_LAYER_KEEP);
-  const bool offload = settings_.offload && link_bytes_per_s_ > 0 && settings_.host_memory_bytes > 0;
+  const bool offload =
+      settings_.offload && link_bytes_per_s_ > 0 && settings_.host_memory_bytes > 0;
 
   // Probes: one group of each rank under one option; then one full layer, two full groups.
   auto set_group = [&](uint32_t r, uint32_t g, int32_t option, uint32_t layers) {
@@ -145,19 +156,26 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory, 
     for (uint32_t g = 0; g < most_groups_; ++g) {
       for (uint32_t r = 0; r < pp; ++r)
         if (g < group_count_[r]) set_group(r, g, option, UINT32_MAX);
-      if (!measure(&option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride])) return "memory-pass";
+      if (!measure(&option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride]))
+        return "memory-pass";
     }
   }
   for (uint32_t r = 0; r < pp; ++r) set_group(r, 0, NDS_LAYER_FULL, 1);
   const bool single = measure(single_full_.data());
   for (uint32_t r = 0; r < pp; ++r)
-    for (uint32_t g = 0; g < std::min<uint32_t>(2, group_count_[r]); ++g) set_group(r, g, NDS_LAYER_FULL, UINT32_MAX);
+    for (uint32_t g = 0; g < std::min<uint32_t>(2, group_count_[r]); ++g)
+      set_group(r, g, NDS_LAYER_FULL, UINT32_MAX);
   if (!single || !measure(pair_full_.data())) return "memory-pass";
 
   // The menu. Seconds per layer and option, per block (a few per model).
   const nds_candidate kept = p.candidate();  // layer_option all kept: the strategy's work
-  const nds_candidate plain{sizeof(nds_candidate), kept.strategy, kept.chunk_layers, kept.chunk_first_layer,
-                            kept.chunk_recomputed_layers, kept.in_flight, nullptr};
+  const nds_candidate plain{sizeof(nds_candidate),
+                            kept.strategy,
+                            kept.chunk_layers,
+                            kept.chunk_first_layer,
+                            kept.chunk_recomputed_layers,
+                            kept.in_flight,
+                            nullptr};
   const double micro_batches = p.strategy.mbn;
   std::array<std::array<double, kOptions>, 8> block_seconds{};
   std::array<bool, 8> block_known{};
@@ -166,8 +184,10 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory, 
     if (block >= block_known.size())
       return micro_batches * time.layer_extra_s(plain, block, option);
     if (!block_known[block]) {
-      block_seconds[block][NDS_LAYER_SELECTIVE] = micro_batches * time.layer_extra_s(plain, block, NDS_LAYER_SELECTIVE);
-      block_seconds[block][NDS_LAYER_FULL] = micro_batches * time.layer_extra_s(plain, block, NDS_LAYER_FULL);
+      block_seconds[block][NDS_LAYER_SELECTIVE] =
+          micro_batches * time.layer_extra_s(plain, block, NDS_LAYER_SELECTIVE);
+      block_seconds[block][NDS_LAYER_FULL] =
+          micro_batches * time.layer_extra_s(plain, block, NDS_LAYER_FULL);
       block_known[block] = true;
     }
     return block_seconds[block][static_cast<size_t>(option)];
@@ -207,11 +227,13 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory, 
       auto saving = [&](int32_t option, double extra_bytes) {
         return std::max(0.0, (keep + extra_bytes - peak_of(option, g, r)) / layers);
       };
-      m.option[NDS_LAYER_SELECTIVE] = {saving(NDS_LAYER_SELECTIVE, 0), seconds(group.block, NDS_LAYER_SELECTIVE)};
+      m.option[NDS_LAYER_SELECTIVE] = {saving(NDS_LAYER_SELECTIVE, 0),
+                                       seconds(group.block, NDS_LAYER_SELECTIVE)};
       m.option[NDS_LAYER_FULL] = {saving(NDS_LAYER_FULL, w), seconds(group.block, NDS_LAYER_FULL)};
       if (offload) {
         const double saved = saving(NDS_LAYER_OFFLOAD, 0);
-        const uint32_t in_flight = p.in_flight[static_cast<size_t>(r) * p.strategy.vpp + group.chunk];
+        const uint32_t in_flight =
+            p.in_flight[static_cast<size_t>(r) * p.strategy.vpp + group.chunk];
         m.option[NDS_LAYER_OFFLOAD] = {saved, 0};
         m.offload_copy_bytes = in_flight > 1 ? saved / (in_flight - 1) : 0;
         m.offload_host_bytes = saved;
@@ -234,15 +256,17 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory, 
     rank.group_count = n;
     rank.groups = &menu_[r * kMaxGroups];
     rank.group_elem_size = sizeof(nds_recompute_group);
-    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions, 0u);
+    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions,
+                0u);
     rank.layers_per_option = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
   }
   plain_ = plain;
   return nullptr;
 }
 
-RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory, const TimeModel& time,
-                                          double budget_bytes, double cp_bytes, std::vector<RankMemory>& ranks) {
+RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,
+                                          const TimeModel& time, double budget_bytes,
+                                          double cp_bytes, std::vector<RankMemory>& ranks) {
   RecomputeOutcome outcome;
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
   outcome.refusal = build_menu(p, memory, time, budget_bytes, cp_bytes, ranks);
@@ -272,7 +296,8 @@ RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,
     return outcome;
   }
   outcome.fits = true;
-  for (uint32_t r = 0; r < pp; ++r) outcome.fits = outcome.fits && ranks[r].peak() + cp_bytes <= budget_bytes;
+  for (uint32_t r = 0; r < pp; ++r)
+    outcome.fits = outcome.fits && ranks[r].peak() + cp_bytes <= budget_bytes;
   RecomputeSummary& s = outcome.summary;
   s.chosen = true;
   for (int32_t option : p.layer_option) {

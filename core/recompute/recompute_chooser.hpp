@@ -33,8 +33,9 @@
 namespace ndsearch {
 
 struct RecomputeOutcome {
-  bool fits = false;        // every rank fits its budget under the choice, as re-priced
-  const char* refusal = nullptr;  // a memory pass's refusal of a probe ("memory-pass"), or the strategy's
+  bool fits = false;  // every rank fits its budget under the choice, as re-priced
+  const char* refusal =
+      nullptr;  // a memory pass's refusal of a probe ("memory-pass"), or the strategy's
   RecomputeSummary summary;
 };
 
@@ -66,7 +67,8 @@ class RecomputeChooser {
   // and seconds added per layer (recompute_potentials). Returns a refusal
   // ("memory-pass") or nullptr; the menu stays valid until the next call.
   const char* build_menu(Placement& placement, MemoryEvaluator& memory, const TimeModel& time,
-                         double budget_bytes, double cp_bytes, const std::vector<RankMemory>& ranks);
+                         double budget_bytes, double cp_bytes,
+                         const std::vector<RankMemory>& ranks);
   const nds_recompute_rank& menu_rank(uint32_t rank) const { return ranks_[rank]; }
 
  private:
@@ -80,7 +82,7 @@ class RecomputeChooser {
   const Model& model_;
   RecomputeSettings settings_;
   std::unique_ptr<RecomputeStrategy> strategy_;  // null: the menu only (build_menu)
-  nds_candidate plain_{};                        // the candidate the menu was built for, every layer kept
+  nds_candidate plain_{};  // the candidate the menu was built for, every layer kept
   double link_bytes_per_s_ = 0;
   uint32_t layers_ = 0;
   std::vector<uint32_t> layer_block_;  // decoder layer -> index in model.main.blocks
@@ -91,15 +93,15 @@ class RecomputeChooser {
   uint32_t most_groups_ = 0;
   // Probes: bytes per rank with every layer kept, and under each option of one group.
   std::vector<RankMemory> base_, probed_;
-  std::vector<double> keep_peak_;                 // [rank]
-  std::vector<double> option_peak_;               // [(option · kMaxGroups + g) · pp + rank]
-  std::vector<double> single_full_, pair_full_;   // [rank]
+  std::vector<double> keep_peak_;                // [rank]
+  std::vector<double> option_peak_;              // [(option · kMaxGroups + g) · pp + rank]
+  std::vector<double> single_full_, pair_full_;  // [rank]
   // The ABI item's storage.
-  std::vector<nds_recompute_group> menu_;         // [rank · kMaxGroups + g]
+  std::vector<nds_recompute_group> menu_;  // [rank · kMaxGroups + g]
   std::vector<nds_recompute_rank> ranks_;
-  std::vector<uint32_t> counts_;                  // [(rank · kMaxGroups + g) · 4 + option]
+  std::vector<uint32_t> counts_;  // [(rank · kMaxGroups + g) · 4 + option]
   std::vector<int64_t> stated_;
-  std::vector<double> copy_bytes_;                // [rank]
+  std::vector<double> copy_bytes_;  // [rank]
   OffloadCopies copies_;
   bool offloads_ = false;
 };

@@ -13,8 +13,10 @@
 namespace ndsearch {
 
 std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& registry, Model& model,
-                                                     const Device& device, const SearchOptions& options,
-                                                     const std::vector<PricedCandidate>& ranking, size_t count) {
+                                                     const Device& device,
+                                                     const SearchOptions& options,
+                                                     const std::vector<PricedCandidate>& ranking,
+                                                     size_t count) {
   std::vector<RecomputePotential> rows;
   count = std::min(count, ranking.size());
   if (count == 0) return rows;
@@ -26,7 +28,9 @@ std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& regis
   }
   MemoryEvaluator memory(registry, model, device, max_pp);
   std::unique_ptr<CpModel> cp;
-  if (any_cp) cp = std::make_unique<CpModel>(registry, model, device, CpModel::choose_algorithm(options.cp_algorithm, model));
+  if (any_cp)
+    cp = std::make_unique<CpModel>(registry, model, device,
+                                   CpModel::choose_algorithm(options.cp_algorithm, model));
   const TimeModel time(model, device, cp.get(), options.overheads, options.calibration);
   RecomputeSettings menu_only = options.recompute;
   menu_only.strategy.clear();  // the menu needs no strategy
@@ -40,7 +44,8 @@ std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& regis
     place_layers_into(s, model, false, placement);
     price_memory(memory, cp.get(), model, placement.candidate(), ranks, pricing);
     if (!pricing.pass_refusal.empty() || !pricing.cp.refusal.empty()) continue;
-    if (chooser.build_menu(placement, memory, time, options.budget.budget_bytes, pricing.cp.bytes, ranks) != nullptr)
+    if (chooser.build_menu(placement, memory, time, options.budget.budget_bytes, pricing.cp.bytes,
+                           ranks) != nullptr)
       continue;
     for (uint32_t r = 0; r < static_cast<uint32_t>(s.pp); ++r) {
       const nds_recompute_rank& rank = chooser.menu_rank(r);
@@ -55,7 +60,8 @@ std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& regis
           row.extra_s += group.layers * group.option[option].extra_s;
           copy_bytes += group.layers * group.offload_copy_bytes;
         }
-        if (option == NDS_LAYER_FULL && row.layers > 0) row.saved_bytes -= rank.full_working_set_bytes;
+        if (option == NDS_LAYER_FULL && row.layers > 0)
+          row.saved_bytes -= rank.full_working_set_bytes;
         if (option == NDS_LAYER_OFFLOAD) {
           const double copy_s = copy_bytes / rank.host_link_bytes_per_s;
           row.extra_s = rank.micro_batches * (std::max(0.0, copy_s - rank.forward_s) +

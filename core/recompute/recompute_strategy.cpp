@@ -10,8 +10,8 @@
 
 namespace ndsearch {
 
-RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& model, const Device& device,
-                                     std::string name)
+RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& model,
+                                     const Device& device, std::string name)
     : name_(std::move(name)) {
   std::string known;
   for (const auto& p : registry.plugins()) {
@@ -24,17 +24,18 @@ RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& mode
     }
   }
   if (table_ == nullptr)
-    throw UserError("E-RECOMPUTE-STRATEGY",
-                    fmt::format("{}: no loaded recompute strategy has this name; known: {}",
-                                Setting("recompute_strategy").named(name_), known.empty() ? "none" : known));
+    throw UserError(
+        "E-RECOMPUTE-STRATEGY",
+        fmt::format("{}: no loaded recompute strategy has this name; known: {}",
+                    Setting("recompute_strategy").named(name_), known.empty() ? "none" : known));
   sdk::DeviceTable devices;
   devices.add(device);
   const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
   const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::recompute_compile);
   StatusPtr failure(table_->compile(&input, &compiled_));
   if (failure)
-    throw UserError("E-RECOMPUTE-COMPILE", fmt::format("recompute strategy {} cannot price {}: {}", name_,
-                                                       model.file, failure->message));
+    throw UserError("E-RECOMPUTE-COMPILE", fmt::format("recompute strategy {} cannot price {}: {}",
+                                                       name_, model.file, failure->message));
 }
 
 RecomputeStrategy::~RecomputeStrategy() {

@@ -17,7 +17,8 @@ class RecomputeStrategy {
  public:
   // Throws UserError E-RECOMPUTE-STRATEGY (no loaded plugin offers `name`,
   // listing those that are) or E-RECOMPUTE-COMPILE.
-  RecomputeStrategy(const PluginRegistry& registry, Model& model, const Device& device, std::string name);
+  RecomputeStrategy(const PluginRegistry& registry, Model& model, const Device& device,
+                    std::string name);
   RecomputeStrategy(const RecomputeStrategy&) = delete;
   RecomputeStrategy& operator=(const RecomputeStrategy&) = delete;
   ~RecomputeStrategy();

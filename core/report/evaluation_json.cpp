@@ -22,10 +22,12 @@ json stage_json(size_t rank, const StageMemory& m) {
                 {"recomputed_ranges", std::move(ranges)}};
   if (m.recompute.chosen) {
     // A recompute strategy's choice: its summary and each run of one option.
-    stage["recompute"] = recompute_text(NDS_RECOMPUTE_NONE, m.recompute).substr(5);  // "4O/3F", no "auto:"
+    stage["recompute"] =
+        recompute_text(NDS_RECOMPUTE_NONE, m.recompute).substr(5);  // "4O/3F", no "auto:"
     json runs = json::array();
     for (const StageMemory::LayerRun& run : m.layer_options)
-      runs.push_back({{"first", run.first}, {"last", run.last}, {"option", layer_option_name(run.option)}});
+      runs.push_back(
+          {{"first", run.first}, {"last", run.last}, {"option", layer_option_name(run.option)}});
     stage["layer_options"] = std::move(runs);
   }
   const std::pair<const char*, nds_memory_term> terms[] = {

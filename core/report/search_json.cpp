@@ -19,12 +19,8 @@ using nlohmann::json;
 json counts_json(const SearchCounts& counts) {
   json refused = json::object();
   for (const auto& [id, n] : counts.refused) refused[id] = n;
-  return {{"tested", counts.tested},
-          {"refused", refused},
-          {"priced", counts.priced},
-          {"fit", counts.fit},
-          {"dropped", counts.dropped},
-          {"outpaced", counts.outpaced}};
+  return {{"tested", counts.tested}, {"refused", refused},        {"priced", counts.priced},
+          {"fit", counts.fit},       {"dropped", counts.dropped}, {"outpaced", counts.outpaced}};
 }
 
 }  // namespace

@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
-#include <limits>
 #include <chrono>
+#include <climits>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <thread>
 
@@ -82,7 +82,8 @@ struct Worker {
 // one when all are kept): a bound that skips the recompute choice of
 // candidates that cannot win, as recomputing only adds time.
 double time_to_beat(const Worker& w, size_t keep) {
-  return keep == 0 || w.best_times.size() < keep ? std::numeric_limits<double>::infinity() : w.best_times.front();
+  return keep == 0 || w.best_times.size() < keep ? std::numeric_limits<double>::infinity()
+                                                 : w.best_times.front();
 }
 void note_time(Worker& w, size_t keep, double step_s) {
   if (keep == 0) return;
@@ -175,7 +176,8 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
     }
     ++out.fit;
     priced.time = w.time->estimate(w.placement.candidate(), devices, copies);
-    if (w.recompute != nullptr) note_time(w, o.keep, priced.time.step_s);  // the bound's only reader
+    if (w.recompute != nullptr)
+      note_time(w, o.keep, priced.time.step_s);  // the bound's only reader
     w.fits.push_back(priced);
   });
   out.pareto = pareto_front(w.fits);
@@ -330,7 +332,8 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
     w.time = std::make_unique<TimeModel>(model, device, w.cp.get(), options.overheads,
                                          options.calibration);
     if (options.recompute.per_layer())
-      w.recompute = std::make_unique<RecomputeChooser>(registry, model, device, options.recompute, max_pp);
+      w.recompute =
+          std::make_unique<RecomputeChooser>(registry, model, device, options.recompute, max_pp);
   }
 
   std::vector<TripleResult> results(triples.size());

@@ -48,11 +48,12 @@ SearchOptions search_options(const Model& model, const Machine& machine,
   // rank needs it: the uniform modes are its special cases, not a dimension.
   if (options.recompute.per_layer()) {
     if (options.space.only.count("recompute") != 0)
-      throw UserError("E-USAGE",
-                      fmt::format("{} chooses each layer's recompute; it takes no restriction of the "
-                                  "recompute modes ({}): drop one of them",
-                                  Setting("recompute_strategy").named(options.recompute.strategy),
-                                  Setting("only").named("recompute=...")));
+      throw UserError(
+          "E-USAGE",
+          fmt::format("{} chooses each layer's recompute; it takes no restriction of the "
+                      "recompute modes ({}): drop one of them",
+                      Setting("recompute_strategy").named(options.recompute.strategy),
+                      Setting("only").named("recompute=...")));
     options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};
   }
   options.threads =

@@ -20,8 +20,12 @@ uint32_t Placement::virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t
 }
 
 nds_candidate Placement::candidate() const {
-  return {sizeof(nds_candidate), &strategy, chunk_layers.data(), chunk_first_layer.data(),
-          chunk_recomputed_layers.data(), in_flight.data(),
+  return {sizeof(nds_candidate),
+          &strategy,
+          chunk_layers.data(),
+          chunk_first_layer.data(),
+          chunk_recomputed_layers.data(),
+          in_flight.data(),
           layer_option.empty() ? nullptr : layer_option.data()};
 }
 

@@ -126,7 +126,8 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
       if (c.layer_option != nullptr) {
         option = compute_option(c.layer_option[layer]);
         boundary = layer + 1;
-        while (boundary < first + count && compute_option(c.layer_option[boundary]) == option) ++boundary;
+        while (boundary < first + count && compute_option(c.layer_option[boundary]) == option)
+          ++boundary;
       } else if (layer - first < recomputed) {  // the chunk's first layers (reference §5.1)
         option = s.recompute;
         boundary = first + recomputed;
@@ -134,7 +135,8 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
       const uint32_t run_end = std::min(boundary, run_end_[layer]);
       const double n = run_end - layer;
       const uint32_t block = block_index_[layer];
-      const size_t slot = LayerCache::kOptions * static_cast<size_t>(block) + static_cast<size_t>(option);
+      const size_t slot =
+          LayerCache::kOptions * static_cast<size_t>(block) + static_cast<size_t>(option);
       Work computed;
       const bool cached = block < LayerCache::kBlocks;
       if (!cached || !cache.known[slot]) {
@@ -200,7 +202,8 @@ double offload_exposed_s(double copy_bytes, const OffloadCopies& link, double fo
                          double backward_s) {
   if (copy_bytes <= 0 || link.link_bytes_per_s <= 0) return 0;
   const double copy_s = copy_bytes / link.link_bytes_per_s;
-  return std::max(0.0, copy_s - link.overlap * forward_s) + std::max(0.0, copy_s - link.overlap * backward_s);
+  return std::max(0.0, copy_s - link.overlap * forward_s) +
+         std::max(0.0, copy_s - link.overlap * backward_s);
 }
 
 TimeModel::RankCompute TimeModel::rank_compute(const nds_candidate& c, int32_t rank) const {
@@ -209,9 +212,11 @@ TimeModel::RankCompute TimeModel::rank_compute(const nds_candidate& c, int32_t r
   return {r.forward, r.backward};
 }
 
-double TimeModel::layer_extra_s(const nds_candidate& c, uint32_t block, nds_layer_option option) const {
+double TimeModel::layer_extra_s(const nds_candidate& c, uint32_t block,
+                                nds_layer_option option) const {
   const nds_layer_block& l = model_.main.blocks[block].c;
-  return layer_work(c, l, block, option).exposed() - layer_work(c, l, block, NDS_LAYER_KEEP).exposed();
+  return layer_work(c, l, block, option).exposed() -
+         layer_work(c, l, block, NDS_LAYER_KEEP).exposed();
 }
 
 bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) const {
@@ -416,7 +421,8 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
         s.recompute == NDS_RECOMPUTE_NONE ? 0 : recomputed_share;
   }
   const double extra =
-      full_share * tokens * (2 * active_params_ + 4 * d(model_.training.seq_len) * attention_width_) +
+      full_share * tokens *
+          (2 * active_params_ + 4 * d(model_.training.seq_len) * attention_width_) +
       selective_share * tokens * 4 * d(model_.training.seq_len) * attention_width_;
   e.hardware_flops_per_step = e.model_flops_per_step + extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).

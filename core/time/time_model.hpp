@@ -110,7 +110,8 @@ class TimeModel {
     double forward_s = 0, backward_s = 0;
   };
   RankCompute rank_compute(const nds_candidate& candidate, int32_t rank) const;
-  double layer_extra_s(const nds_candidate& candidate, uint32_t block, nds_layer_option option) const;
+  double layer_extra_s(const nds_candidate& candidate, uint32_t block,
+                       nds_layer_option option) const;
 
   // Every assumption that moves the estimates, in words (the same for every candidate).
   const std::vector<std::string>& assumptions() const { return assumptions_; }

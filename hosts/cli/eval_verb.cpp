@@ -50,7 +50,8 @@ void print_eval_table(const json& j) {
         "  {:>5} {:>6} {:>10} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f} {:>9.2f}\n",
         s["stage"].get<int>(), s["layers"].get<int>(),
         // A recompute strategy's choice ("4O/3F"), else the count recomputed.
-        s.contains("recompute") ? s["recompute"].get<std::string>() : std::to_string(s["recomputed_layers"].get<int>()),
+        s.contains("recompute") ? s["recompute"].get<std::string>()
+                                : std::to_string(s["recomputed_layers"].get<int>()),
         s["params_bytes"].get<double>() / kGiB, s["grads_bytes"].get<double>() / kGiB,
         s["optimizer_bytes"].get<double>() / kGiB, s["activations_bytes"].get<double>() / kGiB,
         s["comm_buffers_bytes"].get<double>() / kGiB, s["other_bytes"].get<double>() / kGiB,
@@ -61,8 +62,8 @@ void print_eval_table(const json& j) {
     if (!s.contains("layer_options")) continue;
     std::string runs;
     for (const json& run : s["layer_options"])
-      runs += fmt::format("{}{}-{} {}", runs.empty() ? "" : ", ", run["first"].get<int>(), run["last"].get<int>(),
-                          run["option"].get<std::string>());
+      runs += fmt::format("{}{}-{} {}", runs.empty() ? "" : ", ", run["first"].get<int>(),
+                          run["last"].get<int>(), run["option"].get<std::string>());
     std::cout << fmt::format("  stage {} layers: {}\n", s["stage"].get<int>(), runs);
   }
   print_memory_footer(m);

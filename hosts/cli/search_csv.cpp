@@ -67,8 +67,8 @@ void write_dropped_csv(std::ostream& out, const std::vector<PricedCandidate>& dr
 void write_potentials_csv(std::ostream& out, const std::vector<RecomputePotential>& rows) {
   out << "rank,stage,option,layers,saved_bytes,extra_s\n";
   for (const RecomputePotential& p : rows)
-    out << fmt::format("{},{},{},{},{},{}\n", p.rank, p.stage, layer_option_name(p.option), p.layers,
-                       whole_bytes(p.saved_bytes), p.extra_s);
+    out << fmt::format("{},{},{},{},{},{}\n", p.rank, p.stage, layer_option_name(p.option),
+                       p.layers, whole_bytes(p.saved_bytes), p.extra_s);
 }
 
 void write_priced_csv(std::ostream& out, const SearchResult& result, double budget_bytes) {

@@ -11,6 +11,7 @@
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/machine.hpp"
 #include "core/model/model_json.hpp"
+#include "core/recompute/recompute_summary.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/json_text.hpp"
 #include "core/report/search_json.hpp"
@@ -23,7 +24,6 @@
 #include "hosts/cli/output_files.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
-#include "core/recompute/recompute_summary.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
@@ -67,8 +67,9 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
     const json s = strategy_json(c.strategy);
     std::string line = fmt::format("  {:>4}", i + 1);
     for (const std::string& k : keys) line += fmt::format(" {:>4}", json_text(s[k]));
-    line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}", recompute_text(c.strategy.recompute, c.recompute),
-                        c.peak_bytes / kGiB, c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
+    line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}",
+                        recompute_text(c.strategy.recompute, c.recompute), c.peak_bytes / kGiB,
+                        c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
     for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
     std::cout << line << "\n";
   }
@@ -164,14 +165,14 @@ int search(const PluginFlags& flags, const SearchArgs& args) {
       std::cout << "  Pareto set (no other strategy is both faster and smaller):\n";
       print_ranking(r.pareto, shown_keys(options.space));
     }
-    std::cout << fmt::format("  tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget){}\n",
-                             r.counts.tested, refused_text(r.counts), r.counts.priced, r.counts.fit,
-                             r.counts.dropped,
-                             r.counts.outpaced == 0
-                                 ? std::string()
-                                 : fmt::format(", outpaced {} (over with every layer kept, and already no faster "
-                                               "than the top {} of their tp, pp, cp: recompute only adds time)",
-                                               r.counts.outpaced, options.keep));
+    std::cout << fmt::format(
+        "  tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget){}\n",
+        r.counts.tested, refused_text(r.counts), r.counts.priced, r.counts.fit, r.counts.dropped,
+        r.counts.outpaced == 0
+            ? std::string()
+            : fmt::format(", outpaced {} (over with every layer kept, and already no faster "
+                          "than the top {} of their tp, pp, cp: recompute only adds time)",
+                          r.counts.outpaced, options.keep));
     if (r.counts.dropped > 0 && r.counts.fit > 0) {
       std::cout << fmt::format("  {} closest dropped:\n", flags.verbosity >= 2 ? "every" : "the");
       print_misses(std::cout, r, budget);

@@ -2,8 +2,8 @@
 /* headers_compile.c: every ABI header, stable and draft, compiled as C99, C11
  * and C17 with -pedantic -Werror (the build fails on any warning), and the
  * frozen layout asserted. */
-#include <ndsearch/nds_recompute.h>
 #include <ndsearch/nds.h>
+#include <ndsearch/nds_recompute.h>
 
 #include "frozen_layout_check.h"
 

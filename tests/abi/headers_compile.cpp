@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // headers_compile.cpp: every ABI header compiled as C++17 and C++20 with
 // -pedantic -Werror, and the frozen layout asserted.
-#include <ndsearch/nds_recompute.h>
 #include <ndsearch/nds.h>
+#include <ndsearch/nds_recompute.h>
 
 #include "frozen_layout_check.h"
 

@@ -22,7 +22,9 @@ int64_t whole_bytes(double bytes) {
   return static_cast<int64_t>(std::min(bytes, static_cast<double>(kMaxRecomputeLayerBytes)));
 }
 
-double finite_seconds(double s) { return std::isfinite(s) && s > 0 ? s : 0; }
+double finite_seconds(double s) {
+  return std::isfinite(s) && s > 0 ? s : 0;
+}
 
 struct Menu {
   std::array<RecomputeGroup, kMaxRecomputeGroups> groups{};
@@ -105,11 +107,13 @@ Solved solve_recompute(Menu& menu, int64_t base_bytes, int64_t budget, int64_t f
   bool any_full = false;
   for (std::size_t g = 0; g < menu.count; ++g) any_full = any_full || a[g].full_layers > 0;
   if (with_full.status == RecomputeStatus::bad_input) return best;
-  const double peak_with_full = static_cast<double>(with_full.peak_bytes) + (any_full ? full_working_set : 0);
+  const double peak_with_full =
+      static_cast<double>(with_full.peak_bytes) + (any_full ? full_working_set : 0);
   const bool full_fits = with_full.status == RecomputeStatus::fits;
-  const bool take = best.choice.status == RecomputeStatus::fits
-                        ? full_fits && any_full && with_full.extra_seconds < best.choice.extra_seconds
-                        : full_fits || peak_with_full < static_cast<double>(best.choice.peak_bytes);
+  const bool take =
+      best.choice.status == RecomputeStatus::fits
+          ? full_fits && any_full && with_full.extra_seconds < best.choice.extra_seconds
+          : full_fits || peak_with_full < static_cast<double>(best.choice.peak_bytes);
   if (take) {
     best = {with_full, any_full};
     best.choice.peak_bytes = static_cast<int64_t>(peak_with_full);
@@ -125,7 +129,8 @@ RankSolution solve_rank(sdk::RecomputeRankView view, bool allow_offload) noexcep
   const uint32_t group_count = std::min<uint32_t>(view.group_count(), kMaxRecomputeGroups);
   std::array<nds_recompute_group, kMaxRecomputeGroups> groups{};
   for (uint32_t g = 0; g < group_count; ++g) groups[g] = view.group(g);
-  const int64_t base = whole_bytes(in.bytes_without_recompute), budget = whole_bytes(in.budget_bytes);
+  const int64_t base = whole_bytes(in.bytes_without_recompute),
+                budget = whole_bytes(in.budget_bytes);
   const int64_t full_working_set = whole_bytes(in.full_working_set_bytes);
   const bool can_offload = allow_offload && in.host_link_bytes_per_s > 0;
 
@@ -152,8 +157,9 @@ RankSolution solve_rank(sdk::RecomputeRankView view, bool allow_offload) noexcep
     }
     if (host > in.host_bytes_free) break;
     const double copy_s = k == 0 ? 0 : copy / in.host_link_bytes_per_s;
-    const double exposed = in.micro_batches * (std::max(0.0, copy_s - finite_seconds(in.forward_s)) +
-                                               std::max(0.0, copy_s - finite_seconds(in.backward_s)));
+    const double exposed =
+        in.micro_batches * (std::max(0.0, copy_s - finite_seconds(in.forward_s)) +
+                            std::max(0.0, copy_s - finite_seconds(in.backward_s)));
     if (best.fits && exposed > best.extra_s) break;  // more layers only copy more
     Menu menu;
     menu.count = group_count;
@@ -165,12 +171,14 @@ RankSolution solve_rank(sdk::RecomputeRankView view, bool allow_offload) noexcep
       r.full = {whole_bytes(groups[g].option[NDS_LAYER_FULL].saved_bytes),
                 finite_seconds(groups[g].option[NDS_LAYER_FULL].extra_s)};
     }
-    const Solved solved = solve_recompute(menu, base - whole_bytes(freed), budget, full_working_set);
+    const Solved solved =
+        solve_recompute(menu, base - whole_bytes(freed), budget, full_working_set);
     if (solved.choice.status == RecomputeStatus::bad_input) break;
     const bool fits = solved.choice.status == RecomputeStatus::fits;
     const double extra = exposed + solved.choice.extra_seconds;
     const double peak = static_cast<double>(solved.choice.peak_bytes);
-    const bool better = fits ? !best.fits || extra < best.extra_s : !best.fits && peak < best.peak_bytes;
+    const bool better =
+        fits ? !best.fits || extra < best.extra_s : !best.fits && peak < best.peak_bytes;
     if (!better) continue;
     best = {fits, peak, extra};
     best_offloaded = offloaded;

@@ -13,10 +13,13 @@ namespace {
 
 class Offload {
  public:
-  static std::unique_ptr<Offload> compile(const nds_compile_input&) { return std::make_unique<Offload>(); }
+  static std::unique_ptr<Offload> compile(const nds_compile_input&) {
+    return std::make_unique<Offload>();
+  }
   void evaluate(ndsearch::sdk::RecomputeOut& out) const noexcept {
     bool fits = true;
-    for (uint32_t r = 0; r < out.rank_count(); ++r) fits = ndsearch::solve_rank(out.rank(r), true).fits && fits;
+    for (uint32_t r = 0; r < out.rank_count(); ++r)
+      fits = ndsearch::solve_rank(out.rank(r), true).fits && fits;
     if (!fits) out.refuse(NDS_INFEASIBLE, "no recompute choice fits a rank's budget");
   }
 };

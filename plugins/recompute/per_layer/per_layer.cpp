@@ -13,10 +13,13 @@ namespace {
 
 class PerLayer {
  public:
-  static std::unique_ptr<PerLayer> compile(const nds_compile_input&) { return std::make_unique<PerLayer>(); }
+  static std::unique_ptr<PerLayer> compile(const nds_compile_input&) {
+    return std::make_unique<PerLayer>();
+  }
   void evaluate(ndsearch::sdk::RecomputeOut& out) const noexcept {
     bool fits = true;
-    for (uint32_t r = 0; r < out.rank_count(); ++r) fits = ndsearch::solve_rank(out.rank(r), false).fits && fits;
+    for (uint32_t r = 0; r < out.rank_count(); ++r)
+      fits = ndsearch::solve_rank(out.rank(r), false).fits && fits;
     if (!fits) out.refuse(NDS_INFEASIBLE, "no recompute choice fits a rank's budget");
   }
 };
@@ -28,5 +31,6 @@ class Plugin final : public ndsearch::sdk::RecomputeStrategyPlugin<PerLayer> {
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "recompute-per-layer", "1.0.0",
-               "Recompute: per rank, the fastest mix of kept, selective and full layers that fits (exact)")
+NDS_SDK_MODULE(
+    Plugin, "recompute-per-layer", "1.0.0",
+    "Recompute: per rank, the fastest mix of kept, selective and full layers that fits (exact)")

@@ -22,13 +22,15 @@ class RecomputeRankView {
   // end sooner: the fields it lacks read as zero).
   nds_recompute_group group(uint32_t g) const noexcept {
     nds_recompute_group out{};
-    const auto* bytes = reinterpret_cast<const unsigned char*>(rank_.groups) + g * rank_.group_elem_size;
+    const auto* bytes =
+        reinterpret_cast<const unsigned char*>(rank_.groups) + g * rank_.group_elem_size;
     std::memcpy(&out, bytes, std::min(rank_.group_elem_size, sizeof(out)));
     return out;
   }
   // Sets the layers of group `g` that run `option`.
   void set(uint32_t g, nds_layer_option option, uint32_t layers) noexcept {
-    rank_.layers_per_option[static_cast<size_t>(g) * NDS_LAYER_OPTION_COUNT_V1 + static_cast<size_t>(option)] = layers;
+    rank_.layers_per_option[static_cast<size_t>(g) * NDS_LAYER_OPTION_COUNT_V1 +
+                            static_cast<size_t>(option)] = layers;
   }
   void result(double peak_bytes, double extra_s, bool fits) noexcept {
     rank_.peak_bytes = peak_bytes;
@@ -76,8 +78,10 @@ class RecomputeStrategyPlugin : public virtual Plugin {
 
  private:
   using Glue = detail::CompiledGlue<Compiled, nds_recompute_compiled>;
-  nds_recompute_v1 table_ = {sizeof(nds_recompute_v1), nullptr, &Glue::compile,
-                             &Glue::template evaluate<RecomputeOut, nds_recompute_item>, &Glue::release, 0};
+  nds_recompute_v1 table_ = {
+      sizeof(nds_recompute_v1), nullptr,
+      &Glue::compile,           &Glue::template evaluate<RecomputeOut, nds_recompute_item>,
+      &Glue::release,           0};
 };
 
 }  // namespace ndsearch::sdk
