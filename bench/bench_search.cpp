@@ -38,8 +38,6 @@ void search_deepseek_v3_on_2048_h100(benchmark::State& state, const RecomputeSet
   options.budget = memory_budget(*machine.device, model, std::nullopt, std::nullopt);
   options.threads = static_cast<unsigned>(state.range(0));
   options.recompute = recompute;
-  if (recompute.per_layer())
-    options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};  // as search_options does
   uint64_t tested = 0;
   for (auto _ : state) {
     const SearchResult r = run_search(registry, model, *machine.device, options);

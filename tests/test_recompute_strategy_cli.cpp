@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -97,4 +98,34 @@ TEST_CASE("The per-layer flags refuse what they cannot mean") {
   CHECK_THAT(err("--auto-recompute --recompute full"),
              Catch::Contains("chooses each layer's recompute"));
   CHECK_THAT(err("--recompute-strategy nonesuch"), Catch::Contains("E-RECOMPUTE-STRATEGY"));
+}
+
+TEST_CASE("The uniform strategy plugin ranks as the uniform modes the core prices without one") {
+  const json builtin = search("");
+  const json plugin = search("--recompute-strategy uniform");
+  CHECK(plugin["counts"] == builtin["counts"]);
+  REQUIRE(plugin["ranking"].size() == builtin["ranking"].size());
+  for (size_t i = 0; i < builtin["ranking"].size(); ++i) {
+    CHECK(plugin["ranking"][i]["strategy"] == builtin["ranking"][i]["strategy"]);
+    CHECK(plugin["ranking"][i]["time"]["step_s"] == builtin["ranking"][i]["time"]["step_s"]);
+    CHECK(plugin["ranking"][i]["memory"]["peak_bytes"] == builtin["ranking"][i]["memory"]["peak_bytes"]);
+  }
+}
+
+TEST_CASE("The stated strategy plugin rescales the config's per-stage recompute as the core's rescaler does") {
+  // tests/fixtures/configs/mindformers/pp8_stage_recompute.yaml states full
+  // recompute of [2,2,2,1,1,1,0,0] layers per stage at pp 8: at pp 4 the
+  // rescaler gives [4,3,2,0] (test_stage_rescale.cpp derives it by hand).
+  const std::string eval = kRun + " eval " + std::string(NDS_TEST_FIXTURES_SOURCE) +
+                           "/configs/mindformers/pp8_stage_recompute.yaml -A nvidia-h100-sxm -d 32 "
+                           "--strategy pp=4 --format json";
+  for (const std::string flags : {"", " --recompute-strategy stated"}) {
+    const auto r = test::run_command(eval + flags);
+    INFO(flags << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    std::vector<int> per_stage;
+    for (const json& s : j["memory"]["stages"]) per_stage.push_back(s["recomputed_layers"].get<int>());
+    CHECK(per_stage == std::vector<int>{4, 3, 2, 0});
+  }
 }

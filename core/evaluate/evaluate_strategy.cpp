@@ -22,8 +22,10 @@ namespace ndsearch {
 namespace {
 
 // The strategy as resolved for this run, and what the result names.
+// `starts_kept`: a recompute strategy that chooses under the budget prices
+// the strategy from every layer kept.
 StrategyEvaluation resolved(const Model& model, const Machine& machine,
-                            const EvaluationRequest& request) {
+                            const EvaluationRequest& request, bool starts_kept) {
   StrategyEvaluation e;
   e.model_name = model.display_name();
   e.config_file = model.file;
@@ -33,7 +35,7 @@ StrategyEvaluation resolved(const Model& model, const Machine& machine,
   nds_strategy given =
       request.strategy.empty() ? unset_strategy() : parse_strategy(request.strategy);
   // A per-layer strategy starts from every layer kept.
-  if (request.recompute.per_layer()) {
+  if (starts_kept) {
     if (given.recompute != NDS_UNKNOWN && given.recompute != NDS_RECOMPUTE_NONE)
       throw UserError("E-USAGE",
                       fmt::format("{} chooses each layer's recompute; the strategy's recompute={} "
@@ -109,6 +111,12 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
            const EvaluationRequest& request, StrategyEvaluation& e) {
   const nds_strategy& s = e.strategy;
   Placement placement = place_layers(s, model, request.layers_from_config);
+  std::unique_ptr<RecomputeChooser> chooser;
+  if (request.recompute.per_layer())
+    chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device, request.recompute,
+                                                 static_cast<uint32_t>(s.pp));
+  // A strategy that follows the candidate's recompute lays it out first.
+  if (chooser && chooser->follows_candidate()) chooser->follow(placement);
   const nds_candidate candidate = placement.candidate();
   MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
   std::vector<RankMemory> ranks;
@@ -137,17 +145,14 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
       memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
   if (!e.valid()) return;  // a CP algorithm may still refuse: then no prices
   // With every layer kept it does not fit: a recompute strategy may choose per layer.
-  std::unique_ptr<RecomputeChooser> chooser;
   std::unique_ptr<TimeModel> time;
   const OffloadCopies* copies = nullptr;
-  if (request.recompute.per_layer()) {
+  if (chooser && !chooser->follows_candidate()) {
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
                                        request.calibration);
     double peak = 0;
     for (const RankMemory& r : ranks) peak = std::max(peak, r.peak() + pricing.cp.bytes);
     if (peak > budget.budget_bytes) {
-      chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device,
-                                                   request.recompute, static_cast<uint32_t>(s.pp));
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
       if (outcome.refusal != nullptr && std::string_view(outcome.refusal) == "memory-pass")
@@ -179,7 +184,10 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
 
 StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& model,
                                      const Machine& machine, const EvaluationRequest& request) {
-  StrategyEvaluation e = resolved(model, machine, request);
+  const bool starts_kept =
+      request.recompute.per_layer() &&
+      !RecomputeStrategy(registry, model, *machine.device, request.recompute.strategy).follows_candidate();
+  StrategyEvaluation e = resolved(model, machine, request, starts_kept);
   if (auto refusal = first_refusal(e.strategy, model, request.devices, model.training.global_batch))
     e.refusal = StrategyRefusal{refusal->id, refusal->message};
   else

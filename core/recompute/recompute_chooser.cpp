@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -55,10 +56,14 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
 }
 
 std::string RecomputeChooser::assumption() const {
-  std::string text = fmt::format(
-      "recompute chosen per layer by the {} strategy where a candidate does not fit with every "
-      "layer kept",
-      settings_.strategy.empty() ? std::string("(none)") : settings_.strategy);
+  std::string text =
+      follows_candidate()
+          ? fmt::format("recompute laid out per layer by the {} strategy, following each candidate's recompute",
+                        settings_.strategy)
+          : fmt::format(
+                "recompute chosen per layer by the {} strategy where a candidate does not fit with every "
+                "layer kept",
+                settings_.strategy.empty() ? std::string("(none)") : settings_.strategy);
   if (settings_.offload)
     text += fmt::format(
         "; offload over a host link of {:.1f} GB/s per device and direction ({}), its copies "
@@ -262,6 +267,53 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
   }
   plain_ = plain;
   return nullptr;
+}
+
+void RecomputeChooser::follow(Placement& p) {
+  const auto pp = static_cast<uint32_t>(p.strategy.pp);
+  build_groups(p);
+  for (uint32_t r = 0; r < pp; ++r) {
+    for (uint32_t g = 0; g < group_count_[r]; ++g) {
+      const Group& group = groups_[r * kMaxGroups + g];
+      nds_recompute_group& m = menu_[r * kMaxGroups + g];
+      m = {};
+      m.struct_size = sizeof(m);
+      m.chunk = group.chunk;
+      m.block = group.block;
+      m.first_layer = group.first_layer;
+      m.layers = group.layers;
+    }
+    nds_recompute_rank& rank = ranks_[r];
+    rank = {};
+    rank.struct_size = sizeof(rank);
+    rank.micro_batches = static_cast<uint32_t>(p.strategy.mbn);
+    rank.group_count = group_count_[r];
+    rank.groups = &menu_[r * kMaxGroups];
+    rank.group_elem_size = sizeof(nds_recompute_group);
+    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions, 0u);
+    rank.layers_per_option = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
+  }
+  const nds_candidate candidate = p.candidate();
+  nds_recompute_item item{};
+  item.struct_size = sizeof(item);
+  item.candidate = &candidate;
+  item.ranks = ranks_.data();
+  item.rank_elem_size = sizeof(nds_recompute_rank);
+  item.rank_count = pp;
+  // The config's counts, when they are for this candidate's mode (as the
+  // uniform path applies them: placement.cpp).
+  const int64_t stated_total =
+      std::accumulate(model_.recompute_layers.begin(), model_.recompute_layers.end(), int64_t{0});
+  if (p.strategy.recompute != NDS_RECOMPUTE_NONE && p.strategy.recompute == model_.stated.recompute &&
+      !model_.recompute_layers.empty() && stated_total < static_cast<int64_t>(layers_)) {
+    rescale_stages_into(model_.recompute_layers, pp, stated_);
+    item.stated_layers = stated_.data();
+  }
+  strategy_->evaluate(item);
+  p.layer_option.assign(layers_, NDS_LAYER_KEEP);
+  const nds_recompute_mode mode = p.strategy.recompute;
+  lay_out(p);
+  p.strategy.recompute = mode;  // the candidate's key stays what the search enumerated
 }
 
 RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,

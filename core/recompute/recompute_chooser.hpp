@@ -61,6 +61,13 @@ class RecomputeChooser {
   // The assumptions the choices rest on, in words (the outputs' "assumes").
   std::string assumption() const;
   const std::string& strategy_name() const { return strategy_->name(); }
+  // Whether the strategy follows each candidate's recompute key
+  // (NDS_RECOMPUTE_FOLLOWS_CANDIDATE): then `follow` replaces `choose`.
+  bool follows_candidate() const { return strategy_ != nullptr && strategy_->follows_candidate(); }
+  // For such a strategy: `placement` as place_layers_into left it (its
+  // strategy's recompute mode kept) laid out per layer as the strategy says,
+  // before its memory is priced. No allocation once warm.
+  void follow(Placement& placement);
 
   // The menu alone (no strategy asked; one may be unnamed): for `placement`
   // as choose takes it, per rank, its groups with each option's bytes freed

@@ -24,6 +24,8 @@ class RecomputeStrategy {
   ~RecomputeStrategy();
 
   const std::string& name() const { return name_; }
+  // NDS_RECOMPUTE_FOLLOWS_CANDIDATE: asked for every candidate, its recompute key kept.
+  bool follows_candidate() const { return (table_->flags & NDS_RECOMPUTE_FOLLOWS_CANDIDATE) != 0; }
   // [hot] The strategy's evaluate on one item (the host zeroed its outputs).
   void evaluate(nds_recompute_item& item) const;
 

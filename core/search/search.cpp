@@ -108,6 +108,8 @@ struct Peak {
 Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devices, int64_t batch) {
   if (const char* refusal = first_refusal_id(s, model, devices, batch)) return {refusal, 0};
   place_layers_into(s, model, false, w.placement);
+  // A strategy that follows the candidate's recompute lays it out first.
+  if (w.recompute != nullptr && w.recompute->follows_candidate()) w.recompute->follow(w.placement);
   price_memory(*w.memory, w.cp.get(), model, w.placement.candidate(), w.ranks, w.pricing);
   if (!w.pricing.pass_refusal.empty()) return {"memory-pass", 0};
   // A working set that is not a finite count >= 0 must not "fit" either.
@@ -149,7 +151,7 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
       // A strategy may recompute (or offload) per layer to fit it, unless even
       // with every layer kept it is no faster than the triple's keep-th best.
       RecomputeOutcome chosen;
-      if (w.recompute != nullptr) {
+      if (w.recompute != nullptr && !w.recompute->follows_candidate()) {
         if (w.time->estimate(w.placement.candidate(), devices).step_s >= time_to_beat(w, o.keep)) {
           ++out.outpaced;  // not a miss: it might fit, slower than what the triple keeps
           return;
@@ -290,8 +292,22 @@ std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidate
 }
 
 SearchResult run_search(const PluginRegistry& registry, Model& model, const Device& device,
-                        const SearchOptions& options) {
+                        const SearchOptions& requested) {
   const auto start = std::chrono::steady_clock::now();
+  SearchOptions options = requested;
+  // A strategy that chooses under the budget starts from every layer kept
+  // and recomputes where a rank needs it: the uniform modes are its special
+  // cases, not a dimension. One that follows the candidates keeps them.
+  if (options.recompute.per_layer() &&
+      !RecomputeStrategy(registry, model, device, options.recompute.strategy).follows_candidate()) {
+    if (options.space.only.count("recompute") != 0)
+      throw UserError("E-USAGE",
+                      fmt::format("{} chooses each layer's recompute; it takes no restriction of the "
+                                  "recompute modes ({}): drop one of them",
+                                  Setting("recompute_strategy").named(options.recompute.strategy),
+                                  Setting("only").named("recompute=...")));
+    options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};
+  }
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
     throw UserError("E-USAGE",
                     fmt::format("{} states no global batch, which the search needs; set {}",

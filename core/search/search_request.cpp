@@ -44,18 +44,6 @@ SearchOptions search_options(const Model& model, const Machine& machine,
   options.cp_algorithm = request.cp_algorithm;
   options.calibration = calibration_factors_of(request.calibration);
   options.recompute = request.recompute;
-  // A per-layer strategy starts from every layer kept and recomputes where a
-  // rank needs it: the uniform modes are its special cases, not a dimension.
-  if (options.recompute.per_layer()) {
-    if (options.space.only.count("recompute") != 0)
-      throw UserError(
-          "E-USAGE",
-          fmt::format("{} chooses each layer's recompute; it takes no restriction of the "
-                      "recompute modes ({}): drop one of them",
-                      Setting("recompute_strategy").named(options.recompute.strategy),
-                      Setting("only").named("recompute=...")));
-    options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};
-  }
   options.threads =
       space.threads != 0 ? space.threads : std::max(1u, std::thread::hardware_concurrency());
   return options;

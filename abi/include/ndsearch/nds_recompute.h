@@ -104,6 +104,14 @@ typedef struct nds_recompute_item {
 
 typedef struct nds_recompute_compiled nds_recompute_compiled; /* the strategy's own */
 
+/* nds_recompute_v1.flags, beside NDS_FLAG_*: the strategy follows each
+ * candidate's own recompute key (candidate->strategy->recompute, and
+ * stated_layers for the config's counts) instead of choosing under the
+ * budget. The host then asks it for every candidate before pricing memory,
+ * keeps recompute a dimension of the search, and measures no menu: the
+ * groups come with zero costs and bytes_without_recompute 0. */
+#define NDS_RECOMPUTE_FOLLOWS_CANDIDATE (UINT64_C(1) << 1)
+
 /* ---- Interface "nds.recompute/1" -------------------------------------------------- */
 typedef struct nds_recompute_v1 {
   size_t struct_size;
