@@ -108,11 +108,14 @@ TEST_CASE("The uniform strategy plugin ranks as the uniform modes the core price
   for (size_t i = 0; i < builtin["ranking"].size(); ++i) {
     CHECK(plugin["ranking"][i]["strategy"] == builtin["ranking"][i]["strategy"]);
     CHECK(plugin["ranking"][i]["time"]["step_s"] == builtin["ranking"][i]["time"]["step_s"]);
-    CHECK(plugin["ranking"][i]["memory"]["peak_bytes"] == builtin["ranking"][i]["memory"]["peak_bytes"]);
+    CHECK(plugin["ranking"][i]["memory"]["peak_bytes"] ==
+          builtin["ranking"][i]["memory"]["peak_bytes"]);
   }
 }
 
-TEST_CASE("The stated strategy plugin rescales the config's per-stage recompute as the core's rescaler does") {
+TEST_CASE(
+    "The stated strategy plugin rescales the config's per-stage recompute as the core's rescaler "
+    "does") {
   // tests/fixtures/configs/mindformers/pp8_stage_recompute.yaml states full
   // recompute of [2,2,2,1,1,1,0,0] layers per stage at pp 8: at pp 4 the
   // rescaler gives [4,3,2,0] (test_stage_rescale.cpp derives it by hand).
@@ -125,7 +128,8 @@ TEST_CASE("The stated strategy plugin rescales the config's per-stage recompute 
     REQUIRE(r.exit_code == 0);
     const json j = json::parse(r.out);
     std::vector<int> per_stage;
-    for (const json& s : j["memory"]["stages"]) per_stage.push_back(s["recomputed_layers"].get<int>());
+    for (const json& s : j["memory"]["stages"])
+      per_stage.push_back(s["recomputed_layers"].get<int>());
     CHECK(per_stage == std::vector<int>{4, 3, 2, 0});
   }
 }

@@ -113,8 +113,8 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   Placement placement = place_layers(s, model, request.layers_from_config);
   std::unique_ptr<RecomputeChooser> chooser;
   if (request.recompute.per_layer())
-    chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device, request.recompute,
-                                                 static_cast<uint32_t>(s.pp));
+    chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device,
+                                                 request.recompute, static_cast<uint32_t>(s.pp));
   // A strategy that follows the candidate's recompute lays it out first.
   if (chooser && chooser->follows_candidate()) chooser->follow(placement);
   const nds_candidate candidate = placement.candidate();
@@ -186,7 +186,8 @@ StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& mode
                                      const Machine& machine, const EvaluationRequest& request) {
   const bool starts_kept =
       request.recompute.per_layer() &&
-      !RecomputeStrategy(registry, model, *machine.device, request.recompute.strategy).follows_candidate();
+      !RecomputeStrategy(registry, model, *machine.device, request.recompute.strategy)
+           .follows_candidate();
   StrategyEvaluation e = resolved(model, machine, request, starts_kept);
   if (auto refusal = first_refusal(e.strategy, model, request.devices, model.training.global_batch))
     e.refusal = StrategyRefusal{refusal->id, refusal->message};

@@ -56,14 +56,16 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
 }
 
 std::string RecomputeChooser::assumption() const {
-  std::string text =
-      follows_candidate()
-          ? fmt::format("recompute laid out per layer by the {} strategy, following each candidate's recompute",
-                        settings_.strategy)
-          : fmt::format(
-                "recompute chosen per layer by the {} strategy where a candidate does not fit with every "
-                "layer kept",
-                settings_.strategy.empty() ? std::string("(none)") : settings_.strategy);
+  std::string text = follows_candidate() ? fmt::format(
+                                               "recompute laid out per layer by the {} strategy, "
+                                               "following each candidate's recompute",
+                                               settings_.strategy)
+                                         : fmt::format(
+                                               "recompute chosen per layer by the {} strategy "
+                                               "where a candidate does not fit with every "
+                                               "layer kept",
+                                               settings_.strategy.empty() ? std::string("(none)")
+                                                                          : settings_.strategy);
   if (settings_.offload)
     text += fmt::format(
         "; offload over a host link of {:.1f} GB/s per device and direction ({}), its copies "
@@ -290,7 +292,8 @@ void RecomputeChooser::follow(Placement& p) {
     rank.group_count = group_count_[r];
     rank.groups = &menu_[r * kMaxGroups];
     rank.group_elem_size = sizeof(nds_recompute_group);
-    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions, 0u);
+    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions,
+                0u);
     rank.layers_per_option = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
   }
   const nds_candidate candidate = p.candidate();
@@ -304,8 +307,9 @@ void RecomputeChooser::follow(Placement& p) {
   // uniform path applies them: placement.cpp).
   const int64_t stated_total =
       std::accumulate(model_.recompute_layers.begin(), model_.recompute_layers.end(), int64_t{0});
-  if (p.strategy.recompute != NDS_RECOMPUTE_NONE && p.strategy.recompute == model_.stated.recompute &&
-      !model_.recompute_layers.empty() && stated_total < static_cast<int64_t>(layers_)) {
+  if (p.strategy.recompute != NDS_RECOMPUTE_NONE &&
+      p.strategy.recompute == model_.stated.recompute && !model_.recompute_layers.empty() &&
+      stated_total < static_cast<int64_t>(layers_)) {
     rescale_stages_into(model_.recompute_layers, pp, stated_);
     item.stated_layers = stated_.data();
   }

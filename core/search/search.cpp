@@ -301,11 +301,12 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   if (options.recompute.per_layer() &&
       !RecomputeStrategy(registry, model, device, options.recompute.strategy).follows_candidate()) {
     if (options.space.only.count("recompute") != 0)
-      throw UserError("E-USAGE",
-                      fmt::format("{} chooses each layer's recompute; it takes no restriction of the "
-                                  "recompute modes ({}): drop one of them",
-                                  Setting("recompute_strategy").named(options.recompute.strategy),
-                                  Setting("only").named("recompute=...")));
+      throw UserError(
+          "E-USAGE",
+          fmt::format("{} chooses each layer's recompute; it takes no restriction of the "
+                      "recompute modes ({}): drop one of them",
+                      Setting("recompute_strategy").named(options.recompute.strategy),
+                      Setting("only").named("recompute=...")));
     options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};
   }
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)

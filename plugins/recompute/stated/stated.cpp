@@ -16,25 +16,31 @@ namespace {
 
 class Stated {
  public:
-  static std::unique_ptr<Stated> compile(const nds_compile_input&) { return std::make_unique<Stated>(); }
+  static std::unique_ptr<Stated> compile(const nds_compile_input&) {
+    return std::make_unique<Stated>();
+  }
   void evaluate(ndsearch::sdk::RecomputeOut& out) const noexcept {
     const auto option = static_cast<nds_layer_option>(out.strategy().recompute);
     const auto vpp = static_cast<uint32_t>(std::max(1, out.strategy().vpp));
     const int64_t* stated = out.stated_layers();
     for (uint32_t r = 0; r < out.rank_count(); ++r) {
       ndsearch::sdk::RecomputeRankView rank = out.rank(r);
-      const auto f = stated != nullptr ? static_cast<uint32_t>(std::max<int64_t>(0, stated[r])) : UINT32_MAX;
+      const auto f =
+          stated != nullptr ? static_cast<uint32_t>(std::max<int64_t>(0, stated[r])) : UINT32_MAX;
       uint32_t left[64] = {};  // per chunk: recomputed layers still to place
       for (uint32_t c = 0; c < vpp && c < 64; ++c)
         left[c] = stated != nullptr ? f / vpp + (c < f % vpp ? 1u : 0u) : UINT32_MAX;
       for (uint32_t g = 0; g < rank.group_count(); ++g) {
         const nds_recompute_group group = rank.group(g);
         uint32_t& chunk_left = left[std::min<uint32_t>(group.chunk, 63)];
-        const uint32_t recomputed = option == NDS_LAYER_KEEP ? 0 : std::min(chunk_left, group.layers);
+        const uint32_t recomputed =
+            option == NDS_LAYER_KEEP ? 0 : std::min(chunk_left, group.layers);
         chunk_left -= recomputed;
         rank.set(g, option, recomputed);
-        if (option != NDS_LAYER_KEEP) rank.set(g, NDS_LAYER_KEEP, group.layers - recomputed);
-        else rank.set(g, NDS_LAYER_KEEP, group.layers);
+        if (option != NDS_LAYER_KEEP)
+          rank.set(g, NDS_LAYER_KEEP, group.layers - recomputed);
+        else
+          rank.set(g, NDS_LAYER_KEEP, group.layers);
       }
       rank.result(0, 0, true);
     }

@@ -11,7 +11,9 @@ namespace {
 
 class Uniform {
  public:
-  static std::unique_ptr<Uniform> compile(const nds_compile_input&) { return std::make_unique<Uniform>(); }
+  static std::unique_ptr<Uniform> compile(const nds_compile_input&) {
+    return std::make_unique<Uniform>();
+  }
   void evaluate(ndsearch::sdk::RecomputeOut& out) const noexcept {
     // nds_layer_option's recompute values are nds_recompute_mode's.
     const auto option = static_cast<nds_layer_option>(out.strategy().recompute);
