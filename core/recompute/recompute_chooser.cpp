@@ -167,7 +167,8 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
         return "memory-pass";
     }
   }
-  for (uint32_t r = 0; r < pp; ++r) set_group(r, 0, NDS_LAYER_FULL, 1);
+  for (uint32_t r = 0; r < pp; ++r)
+    if (group_count_[r] > 0) set_group(r, 0, NDS_LAYER_FULL, 1);  // a stage may hold no layer
   const bool single = measure(single_full_.data());
   for (uint32_t r = 0; r < pp; ++r)
     for (uint32_t g = 0; g < std::min<uint32_t>(2, group_count_[r]); ++g)
