@@ -150,9 +150,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   if (chooser && !chooser->follows_candidate()) {
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
                                        request.calibration);
-    double peak = 0;
-    for (const RankMemory& r : ranks) peak = std::max(peak, r.peak() + pricing.cp.bytes);
-    if (peak > budget.budget_bytes) {
+    if (highest_rank(ranks, pricing.cp.bytes).bytes > budget.budget_bytes) {
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
       if (outcome.refusal != nullptr && std::string_view(outcome.refusal) == "memory-pass")
@@ -186,8 +184,7 @@ StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& mode
                                      const Machine& machine, const EvaluationRequest& request) {
   const bool starts_kept =
       request.recompute.per_layer() &&
-      !RecomputeStrategy(registry, model, *machine.device, request.recompute.strategy)
-           .follows_candidate();
+      !RecomputeStrategy::follows_candidate(registry, request.recompute.strategy);
   StrategyEvaluation e = resolved(model, machine, request, starts_kept);
   if (auto refusal = first_refusal(e.strategy, model, request.devices, model.training.global_batch))
     e.refusal = StrategyRefusal{refusal->id, refusal->message};

@@ -19,6 +19,18 @@ void price_memory(MemoryEvaluator& memory, const CpModel* cp, const Model& model
   out.cp = cp_working_set(*cp, model, candidate);
 }
 
+HighestRank highest_rank(const std::vector<RankMemory>& ranks, double cp_bytes) {
+  HighestRank highest;
+  for (const RankMemory& r : ranks) {
+    const double bytes = r.peak() + cp_bytes;
+    if (bytes <= highest.bytes) continue;
+    highest.bytes = bytes;
+    highest.terms = r.bytes;
+    highest.terms[NDS_MEMORY_COMM_BUFFERS] += cp_bytes;
+  }
+  return highest;
+}
+
 CpBuffers cp_working_set(const CpModel& cp, const Model& model, const nds_candidate& candidate) {
   return cp.buffers(candidate, static_cast<uint32_t>(model.main.blocks.size()));
 }

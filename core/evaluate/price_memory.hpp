@@ -6,6 +6,7 @@
 
 #include <ndsearch/nds_candidate.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@ struct MemoryPricing {
 void price_memory(MemoryEvaluator& memory, const CpModel* cp, const Model& model,
                   const nds_candidate& candidate, std::vector<RankMemory>& ranks,
                   MemoryPricing& out);
+
+// The rank with the largest peak once each holds the CP working set
+// `cp_bytes`: its bytes (0 for no rank) and its terms, the working set in its
+// comm buffers.
+struct HighestRank {
+  double bytes = 0;
+  std::array<double, NDS_MEMORY_TERM_COUNT_V1> terms{};
+};
+HighestRank highest_rank(const std::vector<RankMemory>& ranks, double cp_bytes);
 
 // The CP algorithm's working set for the candidate: every block of the model asked in turn.
 CpBuffers cp_working_set(const CpModel& cp, const Model& model, const nds_candidate& candidate);

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 #include <fmt/format.h>
 
+#include "core/strategy/placement.hpp"
 #include "core/strategy/stage_rescale.hpp"
 
 namespace ndsearch {
@@ -51,7 +51,6 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
   ranks_.resize(pp);
   counts_.resize(pp * kMaxGroups * kOptions);
   copy_bytes_.resize(pp);
-  base_.reserve(pp);
   probed_.reserve(pp);
 }
 
@@ -102,6 +101,46 @@ void RecomputeChooser::build_groups(const Placement& p) {
 bool RecomputeChooser::probe(Placement& placement, MemoryEvaluator& memory,
                              std::vector<RankMemory>& out) {
   return memory.evaluate(placement.candidate(), out).empty();
+}
+
+nds_recompute_rank& RecomputeChooser::reset_rank(uint32_t r, const nds_strategy& s) {
+  for (uint32_t g = 0; g < group_count_[r]; ++g) {
+    const Group& group = groups_[r * kMaxGroups + g];
+    nds_recompute_group& m = menu_[r * kMaxGroups + g];
+    m = {};
+    m.struct_size = sizeof(m);
+    m.chunk = group.chunk;
+    m.block = group.block;
+    m.first_layer = group.first_layer;
+    m.layers = group.layers;
+  }
+  nds_recompute_rank& rank = ranks_[r];
+  rank = {};
+  rank.struct_size = sizeof(rank);
+  rank.micro_batches = static_cast<uint32_t>(s.mbn);
+  rank.group_count = group_count_[r];
+  rank.groups = &menu_[r * kMaxGroups];
+  rank.group_elem_size = sizeof(nds_recompute_group);
+  uint32_t* counts = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
+  std::fill_n(counts, kMaxGroups * kOptions, 0u);
+  rank.layers_per_option = counts;
+  return rank;
+}
+
+nds_recompute_item RecomputeChooser::item_for(const nds_candidate& candidate) {
+  nds_recompute_item item{};
+  item.struct_size = sizeof(item);
+  item.candidate = &candidate;
+  item.ranks = ranks_.data();
+  item.rank_elem_size = sizeof(nds_recompute_rank);
+  item.rank_count = static_cast<uint32_t>(candidate.strategy->pp);
+  // The config's counts at this pp, when they are for the candidate's mode
+  // (the placement's rule and its one rescaler, stage_rescale.hpp).
+  if (stated_counts_apply(*candidate.strategy, model_)) {
+    rescale_stages_into(model_.recompute_layers, item.rank_count, stated_);
+    item.stated_layers = stated_.data();
+  }
+  return item;
 }
 
 void RecomputeChooser::lay_out(Placement& p) {
@@ -222,15 +261,10 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
       }
       w = std::max(0.0, w);
     }
+    nds_recompute_rank& rank = reset_rank(r, p.strategy);
     for (uint32_t g = 0; g < n; ++g) {
       const Group& group = groups_[r * kMaxGroups + g];
       nds_recompute_group& m = menu_[r * kMaxGroups + g];
-      m = {};
-      m.struct_size = sizeof(m);
-      m.chunk = group.chunk;
-      m.block = group.block;
-      m.first_layer = group.first_layer;
-      m.layers = group.layers;
       const double layers = group.layers;
       auto saving = [&](int32_t option, double extra_bytes) {
         return std::max(0.0, (keep + extra_bytes - peak_of(option, g, r)) / layers);
@@ -247,13 +281,9 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
         m.offload_host_bytes = saved;
       }
     }
-    nds_recompute_rank& rank = ranks_[r];
-    rank = {};
-    rank.struct_size = sizeof(rank);
     rank.budget_bytes = budget_bytes;
     rank.bytes_without_recompute = keep;
     rank.full_working_set_bytes = w;
-    rank.micro_batches = static_cast<uint32_t>(p.strategy.mbn);
     if (offload) {
       const TimeModel::RankCompute compute = time.rank_compute(plain, static_cast<int32_t>(r));
       rank.host_bytes_free = settings_.host_memory_bytes;
@@ -261,12 +291,6 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
       rank.forward_s = settings_.host_link_overlap * compute.forward_s;
       rank.backward_s = settings_.host_link_overlap * compute.backward_s;
     }
-    rank.group_count = n;
-    rank.groups = &menu_[r * kMaxGroups];
-    rank.group_elem_size = sizeof(nds_recompute_group);
-    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions,
-                0u);
-    rank.layers_per_option = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
   }
   plain_ = plain;
   return nullptr;
@@ -275,45 +299,9 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
 void RecomputeChooser::follow(Placement& p) {
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
   build_groups(p);
-  for (uint32_t r = 0; r < pp; ++r) {
-    for (uint32_t g = 0; g < group_count_[r]; ++g) {
-      const Group& group = groups_[r * kMaxGroups + g];
-      nds_recompute_group& m = menu_[r * kMaxGroups + g];
-      m = {};
-      m.struct_size = sizeof(m);
-      m.chunk = group.chunk;
-      m.block = group.block;
-      m.first_layer = group.first_layer;
-      m.layers = group.layers;
-    }
-    nds_recompute_rank& rank = ranks_[r];
-    rank = {};
-    rank.struct_size = sizeof(rank);
-    rank.micro_batches = static_cast<uint32_t>(p.strategy.mbn);
-    rank.group_count = group_count_[r];
-    rank.groups = &menu_[r * kMaxGroups];
-    rank.group_elem_size = sizeof(nds_recompute_group);
-    std::fill_n(&counts_[static_cast<size_t>(r) * kMaxGroups * kOptions], kMaxGroups * kOptions,
-                0u);
-    rank.layers_per_option = &counts_[static_cast<size_t>(r) * kMaxGroups * kOptions];
-  }
+  for (uint32_t r = 0; r < pp; ++r) reset_rank(r, p.strategy);  // no menu: zero costs
   const nds_candidate candidate = p.candidate();
-  nds_recompute_item item{};
-  item.struct_size = sizeof(item);
-  item.candidate = &candidate;
-  item.ranks = ranks_.data();
-  item.rank_elem_size = sizeof(nds_recompute_rank);
-  item.rank_count = pp;
-  // The config's counts, when they are for this candidate's mode (as the
-  // uniform path applies them: placement.cpp).
-  const int64_t stated_total =
-      std::accumulate(model_.recompute_layers.begin(), model_.recompute_layers.end(), int64_t{0});
-  if (p.strategy.recompute != NDS_RECOMPUTE_NONE &&
-      p.strategy.recompute == model_.stated.recompute && !model_.recompute_layers.empty() &&
-      stated_total < static_cast<int64_t>(layers_)) {
-    rescale_stages_into(model_.recompute_layers, pp, stated_);
-    item.stated_layers = stated_.data();
-  }
+  nds_recompute_item item = item_for(candidate);
   strategy_->evaluate(item);
   p.layer_option.assign(layers_, NDS_LAYER_KEEP);
   const nds_recompute_mode mode = p.strategy.recompute;
@@ -328,18 +316,7 @@ RecomputeOutcome RecomputeChooser::choose(Placement& p, MemoryEvaluator& memory,
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
   outcome.refusal = build_menu(p, memory, time, budget_bytes, cp_bytes, ranks);
   if (outcome.refusal != nullptr) return outcome;
-  nds_recompute_item item{};
-  item.struct_size = sizeof(item);
-  item.candidate = &plain_;
-  item.ranks = ranks_.data();
-  item.rank_elem_size = sizeof(nds_recompute_rank);
-  item.rank_count = pp;
-  // The config's per-stage counts at this pp, for a strategy that follows
-  // them (the one rescaler, stage_rescale.hpp, as the uniform path uses).
-  if (!model_.recompute_layers.empty()) {
-    rescale_stages_into(model_.recompute_layers, pp, stated_);
-    item.stated_layers = stated_.data();
-  }
+  nds_recompute_item item = item_for(plain_);
   strategy_->evaluate(item);
   if (item.code == NDS_INVALID_ARGUMENT) {
     outcome.refusal = "recompute-strategy";

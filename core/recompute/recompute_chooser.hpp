@@ -85,6 +85,12 @@ class RecomputeChooser {
   bool probe(Placement& placement, MemoryEvaluator& memory, std::vector<RankMemory>& out);
   void build_groups(const Placement& placement);
   void lay_out(Placement& placement);
+  // Rank r's groups as build_groups found them, with zero costs, and its
+  // header (micro-batches, groups, zeroed counts); the rest is the caller's.
+  nds_recompute_rank& reset_rank(uint32_t r, const nds_strategy& s);
+  // The ABI item for `candidate` over the ranks, with the config's stated
+  // counts when they apply to its mode.
+  nds_recompute_item item_for(const nds_candidate& candidate);
 
   const Model& model_;
   RecomputeSettings settings_;
@@ -99,7 +105,7 @@ class RecomputeChooser {
   std::vector<uint32_t> group_count_;
   uint32_t most_groups_ = 0;
   // Probes: bytes per rank with every layer kept, and under each option of one group.
-  std::vector<RankMemory> base_, probed_;
+  std::vector<RankMemory> probed_;
   std::vector<double> keep_peak_;                // [rank]
   std::vector<double> option_peak_;              // [(option · kMaxGroups + g) · pp + rank]
   std::vector<double> single_full_, pair_full_;  // [rank]

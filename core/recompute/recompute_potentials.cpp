@@ -63,9 +63,10 @@ std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& regis
         if (option == NDS_LAYER_FULL && row.layers > 0)
           row.saved_bytes -= rank.full_working_set_bytes;
         if (option == NDS_LAYER_OFFLOAD) {
-          const double copy_s = copy_bytes / rank.host_link_bytes_per_s;
-          row.extra_s = rank.micro_batches * (std::max(0.0, copy_s - rank.forward_s) +
-                                              std::max(0.0, copy_s - rank.backward_s));
+          // The menu's forward and backward seconds are those that hide copies already.
+          const OffloadCopies link{nullptr, rank.host_link_bytes_per_s, 1};
+          row.extra_s = rank.micro_batches *
+                        offload_exposed_s(copy_bytes, link, rank.forward_s, rank.backward_s);
         }
         rows.push_back(row);
       }

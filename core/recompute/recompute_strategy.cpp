@@ -10,24 +10,36 @@
 
 namespace ndsearch {
 
-RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& model,
-                                     const Device& device, std::string name)
-    : name_(std::move(name)) {
+namespace {
+
+// The first loaded plugin offering strategy `name`, or E-RECOMPUTE-STRATEGY
+// listing the names that are loaded.
+const LoadedPlugin& offering(const PluginRegistry& registry, const std::string& name) {
   std::string known;
   for (const auto& p : registry.plugins()) {
     const nds_recompute_v1* r = p->interfaces.recompute;
     if (r == nullptr) continue;
+    if (name == r->strategy) return *p;
     known += fmt::format("{}{}", known.empty() ? "" : ", ", r->strategy);
-    if (table_ == nullptr && name_ == r->strategy) {
-      table_ = r;
-      plugin_ = p.get();
-    }
   }
-  if (table_ == nullptr)
-    throw UserError(
-        "E-RECOMPUTE-STRATEGY",
-        fmt::format("{}: no loaded recompute strategy has this name; known: {}",
-                    Setting("recompute_strategy").named(name_), known.empty() ? "none" : known));
+  throw UserError(
+      "E-RECOMPUTE-STRATEGY",
+      fmt::format("{}: no loaded recompute strategy has this name; known: {}",
+                  Setting("recompute_strategy").named(name), known.empty() ? "none" : known));
+}
+
+}  // namespace
+
+bool RecomputeStrategy::follows_candidate(const PluginRegistry& registry, const std::string& name) {
+  return (offering(registry, name).interfaces.recompute->flags & NDS_RECOMPUTE_FOLLOWS_CANDIDATE) !=
+         0;
+}
+
+RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& model,
+                                     const Device& device, std::string name)
+    : name_(std::move(name)),
+      plugin_(&offering(registry, name_)),
+      table_(plugin_->interfaces.recompute) {
   sdk::DeviceTable devices;
   devices.add(device);
   const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};

@@ -26,13 +26,16 @@ class RecomputeStrategy {
   const std::string& name() const { return name_; }
   // NDS_RECOMPUTE_FOLLOWS_CANDIDATE: asked for every candidate, its recompute key kept.
   bool follows_candidate() const { return (table_->flags & NDS_RECOMPUTE_FOLLOWS_CANDIDATE) != 0; }
+  // The same for the strategy `name` offers, without compiling it (throws
+  // E-RECOMPUTE-STRATEGY as the constructor does).
+  static bool follows_candidate(const PluginRegistry& registry, const std::string& name);
   // [hot] The strategy's evaluate on one item (the host zeroed its outputs).
   void evaluate(nds_recompute_item& item) const;
 
  private:
   std::string name_;
-  const nds_recompute_v1* table_ = nullptr;
   const LoadedPlugin* plugin_ = nullptr;
+  const nds_recompute_v1* table_ = nullptr;  // plugin_'s
   nds_recompute_compiled* compiled_ = nullptr;
 };
 

@@ -114,16 +114,8 @@ Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devi
   if (!w.pricing.pass_refusal.empty()) return {"memory-pass", 0};
   // A working set that is not a finite count >= 0 must not "fit" either.
   if (!w.pricing.cp.refusal.empty() || !w.pricing.cp_bytes_are_a_count()) return {"cp-algorithm", 0};
-  const double cp_working_set = w.pricing.cp.bytes;
-  Peak peak;
-  for (const RankMemory& r : w.ranks) {
-    const double bytes = r.peak() + cp_working_set;
-    if (bytes <= peak.bytes) continue;
-    peak.bytes = bytes;
-    peak.terms = r.bytes;
-    peak.terms[NDS_MEMORY_COMM_BUFFERS] += cp_working_set;
-  }
-  return peak;
+  const HighestRank highest = highest_rank(w.ranks, w.pricing.cp.bytes);
+  return {nullptr, highest.bytes, highest.terms};
 }
 
 void price_triple(const SearchOptions& o, const Model& model, Worker& w, const OuterTriple& triple,
@@ -166,14 +158,9 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
       }
       priced.strategy = w.placement.strategy;
       priced.recompute = chosen.summary;
-      priced.peak_bytes = 0;
-      for (const RankMemory& r : w.ranks) {
-        const double bytes = r.peak() + w.pricing.cp.bytes;
-        if (bytes <= priced.peak_bytes) continue;
-        priced.peak_bytes = bytes;
-        priced.peak_terms = r.bytes;
-        priced.peak_terms[NDS_MEMORY_COMM_BUFFERS] += w.pricing.cp.bytes;
-      }
+      const HighestRank highest = highest_rank(w.ranks, w.pricing.cp.bytes);
+      priced.peak_bytes = highest.bytes;
+      priced.peak_terms = highest.terms;
       copies = w.recompute->copies();
     }
     ++out.fit;
@@ -299,7 +286,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   // and recomputes where a rank needs it: the uniform modes are its special
   // cases, not a dimension. One that follows the candidates keeps them.
   if (options.recompute.per_layer() &&
-      !RecomputeStrategy(registry, model, device, options.recompute.strategy).follows_candidate()) {
+      !RecomputeStrategy::follows_candidate(registry, options.recompute.strategy)) {
     if (options.space.only.count("recompute") != 0)
       throw UserError(
           "E-USAGE",

@@ -108,6 +108,13 @@ void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& 
   }
 }
 
+bool stated_counts_apply(const nds_strategy& s, const Model& model) {
+  return s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
+         !model.recompute_layers.empty() &&
+         std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(), int64_t{0}) <
+             model.decoder_layers();
+}
+
 Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config) {
   Placement out;
   place_layers_into(s, model, layers_from_config, out);
@@ -169,13 +176,7 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   // rescaled to this one as the reference does (§8.3, stage_rescale.hpp:
   // the recomputed layers in all are kept). Spread over a stage's chunks
   // f / v each, the first f % v chunks one more (§5.1); at most a chunk's layers.
-  // Counts that take in every layer (Megatron's uniform method) stay every
-  // layer at any pp: the rescaled parts need not line up with another split.
-  const bool stated_counts =
-      s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
-      !model.recompute_layers.empty() &&
-      std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(), int64_t{0}) <
-          static_cast<int64_t>(layers);
+  const bool stated_counts = stated_counts_apply(s, model);
   if (stated_counts) rescale_stages_into(model.recompute_layers, p, out.scratch_recompute);
   for (uint32_t r = 0; r < p; ++r) {
     for (uint32_t c = 0; c < v; ++c) {

@@ -49,6 +49,12 @@ void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<
 std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s);
 void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& held);
 
+// Whether the config's per-stage recompute counts apply to `s`: it recomputes
+// in the mode they are stated for, and they do not take in every layer
+// (counts that do, Megatron's uniform method, stay every layer at any pp:
+// rescaled parts need not line up with another split).
+bool stated_counts_apply(const nds_strategy& s, const Model& model);
+
 // Needs a strategy that passed the checks. `layers_from_config`: the config's
 // stated per-stage layer counts or offsets instead of the default split.
 // Throws UserError E-PLACEMENT when a stated split does not fit the strategy.
