@@ -17,6 +17,7 @@
 #include "core/strategy/recompute_names.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/csv.hpp"
+#include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
 
@@ -120,12 +121,6 @@ std::string_view trimmed(std::string_view s) {
   return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Our part columns: "forward_s" ... "overhead_s".
 std::vector<std::string> our_part_columns() {
   std::vector<std::string> names;
@@ -190,7 +185,7 @@ double seconds(std::string_view text, const char* zero_reason) {
 }
 
 std::string recompute_mode(std::string_view text) {
-  const std::string v = lower(text);
+  const std::string v = lowercase(text);
   if (v == "false") return "none";  // the reference's boolean column
   if (v == "true") return "full";
   if (const auto mode = recompute_mode_named(v)) return recompute_name(*mode);
@@ -199,7 +194,7 @@ std::string recompute_mode(std::string_view text) {
 }
 
 std::string flag(std::string_view text) {
-  const std::string v = lower(text);
+  const std::string v = lowercase(text);
   if (v == "1" || v == "true") return "1";
   if (v == "0" || v == "false") return "0";
   throw CellError{"not 0 or 1 (True or False)"};
@@ -207,7 +202,7 @@ std::string flag(std::string_view text) {
 
 // The schedule as --strategy reads it; its message names the accepted ones.
 std::string schedule(std::string_view text) {
-  const std::string v = lower(text);
+  const std::string v = lowercase(text);
   try {
     parse_strategy("schedule=" + v);
   } catch (const UserError& e) {
@@ -429,7 +424,7 @@ MeasuredRuns read_measured_runs(const std::filesystem::path& file) {
       std::vector<std::string> spelled, names;
       for (const std::string& cell : split_csv_line(raw)) {
         spelled.emplace_back(trimmed(cell));
-        names.push_back(lower(spelled.back()));
+        names.push_back(lowercase(spelled.back()));
       }
       const MeasuredFormat format = detect_format(names, file);
       result.format = format;

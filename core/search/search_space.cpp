@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/strategy/recompute_names.hpp"
+#include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -33,8 +34,9 @@ std::vector<int64_t> divisors(int64_t n) {
   return out;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// A dimension's key as typed, lower case, the reference's acronyms read as ours.
+std::string dimension_key(std::string_view typed) {
+  std::string s = lowercase(typed);
   if (s == "mp") s = "tp";
   if (s == "mb") s = "mbn";
   return s;
@@ -84,7 +86,7 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
     std::string part;
     while (std::getline(parts, part, ',')) {
       if (part.empty()) continue;
-      const std::string key = lower(part);
+      const std::string key = dimension_key(part);
       if (kKnown.count(key) == 0)
         throw UserError(
             "E-USAGE",
@@ -109,7 +111,7 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
       if (eq == std::string::npos)
         throw UserError("E-USAGE",
                         fmt::format("{}: write KEY=V1,V2 (e.g. tp=2,4,8)", only_given(assignment)));
-      const std::string key = lower(assignment.substr(0, eq));
+      const std::string key = dimension_key(assignment.substr(0, eq));
       if (kKnown.count(key) == 0)
         throw UserError("E-USAGE",
                         fmt::format("{}: unknown key \"{}\"", only_given(assignment), key));

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/strategy/recompute_names.hpp"
 
-#include <cctype>
 #include <string>
+
+#include "core/support/lowercase.hpp"
 
 namespace ndsearch {
 
 std::optional<nds_recompute_mode> recompute_mode_named(std::string_view name) {
-  std::string v;
-  for (char c : name) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = lowercase(name);
   if (v == "none" || v == "off") return NDS_RECOMPUTE_NONE;
   if (v == "selective") return NDS_RECOMPUTE_SELECTIVE;
   if (v == "full") return NDS_RECOMPUTE_FULL;

@@ -14,6 +14,7 @@
 #include "core/model/model_limits.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/recompute_names.hpp"
+#include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -31,12 +32,6 @@ constexpr IntKey kIntKeys[] = {{"dp", &nds_strategy::dp},     {"tp", &nds_strate
                                {"vpp", &nds_strategy::vpp},   {"sp", &nds_strategy::sp},
                                {"zero", &nds_strategy::zero}, {"op", &nds_strategy::op},
                                {"mbs", &nds_strategy::mbs},   {"mbn", &nds_strategy::mbn}};
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 [[noreturn]] void bad(const std::string& what) {
   throw UserError(
@@ -70,8 +65,8 @@ nds_strategy parse_strategy(std::string_view text) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) bad(fmt::format("\"{}\" has no value", item));
-    std::string key = lower(item.substr(0, eq));
-    const std::string value = lower(item.substr(eq + 1));
+    std::string key = lowercase(item.substr(0, eq));
+    const std::string value = lowercase(item.substr(eq + 1));
     if (key == "mp") key = "tp";
     if (key == "mb") key = "mbn";
     // A key given twice is a mistake to show, not a value to pick (the last

@@ -8,18 +8,14 @@
 
 #include "core/model/model_json.hpp"
 #include "core/strategy/recompute_names.hpp"
+#include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch::cli {
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 bool states_recompute(const std::string& text) {
-  const std::string t = lower(text);
+  const std::string t = lowercase(text);
   for (size_t at = t.find("recompute"); at != std::string::npos; at = t.find("recompute", at + 1)) {
     const bool starts = at == 0 || t[at - 1] == ',' || t[at - 1] == ' ';
     size_t after = at + 9;
@@ -50,7 +46,7 @@ void apply_search_recompute(const std::vector<std::string>& modes, std::vector<s
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   };
   for (const std::string& m : modes) {
-    if (lower(m) == "auto") {
+    if (lowercase(m) == "auto") {
       for (nds_recompute_mode mode :
            {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL})
         add(mode);
@@ -76,7 +72,7 @@ void add_strategy_recompute_flag(CLI::App& verb, std::string& mode) {
 
 void apply_strategy_recompute(const std::string& mode, std::string& strategy) {
   if (mode.empty()) return;
-  if (lower(mode) == "auto")
+  if (lowercase(mode) == "auto")
     throw UserError("E-USAGE",
                     "--recompute auto names all three modes, and one strategy has one; give off, "
                     "selective or full here, or search them (search --recompute auto)");

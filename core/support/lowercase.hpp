@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// lowercase.hpp: ASCII lower case, for reading the names users type
+// (recompute modes, dimensions, strategy keys, CSV headers) case-blind.
+#pragma once
+
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace ndsearch {
+
+inline std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace ndsearch
