@@ -6,10 +6,11 @@
 #include <ndsearch/nds_abi.h>
 
 #include <functional>
+#include <iostream>
 #include <new>
 #include <optional>
 #include <string>
-#include <iostream>
+#include <vector>
 
 #include "core/support/logging.hpp"
 #include "core/support/user_error.hpp"
@@ -22,6 +23,7 @@
 #include "hosts/cli/plugins_verb.hpp"
 #include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/setting_flags.hpp"
+#include "hosts/cli/single_dash_flags.hpp"
 #include "hosts/cli/unknown_verb.hpp"
 
 namespace {
@@ -69,8 +71,10 @@ int main(int argc, char** argv) {
   cli::add_hardware_verb(app, plugin_flags, run);
   cli::add_plugins_verb(app, plugin_flags, run);
 
+  // The reference's -ar and -ao, which CLI11 cannot read as they are.
+  const std::vector<const char*> words = cli::with_double_dash_flags(argc, argv);
   try {
-    app.parse(argc, argv);
+    app.parse(argc, words.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -78,7 +82,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    const std::optional<std::string> unknown = cli::unknown_verb_message(app, argc, argv);
+    const std::optional<std::string> unknown = cli::unknown_verb_message(app, argc, words.data());
     std::cerr << fmt::format("ndsearch: error [E-USAGE]: {}; run `ndsearch --help` for the usage\n",
                              unknown ? *unknown : std::string(e.what()));
     return kExitUsage;
