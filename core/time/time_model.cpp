@@ -161,7 +161,9 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
       head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
                       kernels_.memory(tokens * v * kCrossEntropyBackwardBytes);
       r.add(head, 1);
-      r.dense_params += vocab * h / tp;
+      // The head's weights and the final norm's (weight, and bias for LayerNorm).
+      const double final_norm = (layer_block_.back()->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;
+      r.dense_params += vocab * h / tp + final_norm;
       // The MTP modules follow the last layer on its rank (Megatron's and
       // MindSpeed's placement): each a layer, its projection and the head again.
       for (uint32_t block : mtp_blocks_) {
