@@ -49,6 +49,37 @@ TEST_CASE("Korthikanti Table 2: activations of a GPT-3 175B layer") {
   CHECK(one_layer("dp=1,tp=8,pp=3,sp=1,mbs=1,mbn=1,recompute=selective") == Approx(s * h * 34 / 8));
 }
 
+TEST_CASE("Selective recompute drops what its op set rebuilds") {
+  // Korthikanti's GPT-3 layer per token with TP and SP (b = 2, /t each):
+  // replicated 10h (norm inputs 4h, QKV and MLP inputs 2h each, masks 2h),
+  // Q K V and the output projection's input 8h, the GeLU MLP's 16h (its
+  // 4h-wide output, activation and second GEMM's input, 2 bytes each), and
+  // 5as per key: sbh/t · (34 + 5as/h).
+  auto layer_with = [](uint64_t ops) {
+    Model m = gpt(kGpt3);
+    m.training.recompute_ops = ops;
+    const nds_strategy s = strategy("dp=1,tp=8,pp=3,sp=1,mbs=1,mbn=1,recompute=selective");
+    return memory(m, s, {1, 1, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+  };
+  const double t = 8;
+  // None stated: the attention core, the 5as/h term.
+  CHECK(layer_with(0) == Approx(s * h / t * 34));
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) == Approx(s * h / t * 34));
+  // The MLP alone: its 16h go, the per-key tensors stay.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_MLP) == Approx(s * h / t * (18 + 5 * a * s / h)));
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP) ==
+        Approx(s * h / t * 18));
+  // The activation's output, the second GEMM's 2-byte input of width 4h: 8h.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_ACTIVATION) ==
+        Approx(s * h / t * 26));
+  // The norms' outputs, the QKV and MLP inputs: 4h.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_NORM) ==
+        Approx(s * h / t * 30));
+  // A dense model has no MoE layer to drop.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MOE) ==
+        Approx(s * h / t * 34));
+}
+
 TEST_CASE("Korthikanti Table 2: full recompute keeps 2sbh per layer") {
   // Each recomputed layer keeps its input, 2sbh; once per rank, the layer being
   // recomputed holds its full activations. The difference between a rank of

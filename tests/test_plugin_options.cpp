@@ -333,6 +333,18 @@ TEST_CASE("Two Planners alive at once, swap-optimizer on and off, price the opti
   REQUIRE(with["memory"]["stages"].size() == 1);
   CHECK(without["memory"]["stages"][0]["optimizer_bytes"].get<int64_t>() == 34'630'656);
   CHECK(with["memory"]["stages"][0]["optimizer_bytes"].get<int64_t>() == 0);
+  // ... and they cost time: the same 34 630 656 bytes come in from the host
+  // and go back out each step over 80 % of H100's PCIe 5 x16 64 GB/s per
+  // direction (51.2 GB/s, pinned copies), in MindSpeed's 16 pieces pipelined
+  // with the update: 2 copies + update / 16 + 15 · max(copy, update / 16).
+  const double update = without["time"]["parts"]["optimizer"].get<double>();
+  const double copy = 34'630'656 / 51.2e9 / 16;
+  const double priced = 2 * copy + update / 16 + 15 * std::max(copy, update / 16);
+  CHECK(with["time"]["parts"]["optimizer"].get<double>() == Approx(priced).epsilon(1e-12));
+  CHECK(with["time"]["optimizer_swap_s"].get<double>() == Approx(priced - update).epsilon(1e-9));
+  CHECK(without["time"]["optimizer_swap_s"].get<double>() == 0);
+  CHECK(with["time"]["step_s"].get<double>() ==
+        Approx(without["time"]["step_s"].get<double>() + priced - update).epsilon(1e-12));
   // The first Planner is not changed by the second: again without.
   CHECK(plain.evaluate(e) == without);
 }

@@ -85,6 +85,26 @@ TEST_CASE(
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("Search with swapped optimizer states prices their copies over the given host link") {
+  const json r = search("--swap-optimizer --host-link-gibps 20");
+  REQUIRE(!r["ranking"].empty());
+  for (const json& row : r["ranking"]) {
+    // The states leave every stage, and each step copies them in and out.
+    for (const json& stage : row["memory"]["stages"]) CHECK(stage["optimizer_bytes"] == 0);
+    CHECK(row["time"]["optimizer_swap_s"].get<double>() > 0);
+    CHECK(row["time"]["optimizer_swap_s"].get<double>() <
+          row["time"]["parts"]["optimizer"].get<double>());
+  }
+  // 20 GiB/s = 21.47 GB/s, said in the assumptions.
+  bool stated = false;
+  for (const json& a : r["assumptions"])
+    stated = stated || a.get<std::string>().find(
+                           "optimizer states and master weights live in "
+                           "host memory, and each step copies the device's "
+                           "shard in and out over a host link of 21.5 GB/s") != std::string::npos;
+  CHECK(stated);
+}
+
 TEST_CASE("The per-layer flags refuse what they cannot mean") {
   auto err = [](const std::string& flags) {
     const auto r = test::run_command(kRun + kSearch + " " + flags);
@@ -92,6 +112,10 @@ TEST_CASE("The per-layer flags refuse what they cannot mean") {
     return r.err;
   };
   CHECK_THAT(err("--host-link-gibps 50"), Catch::Contains("add activation offload (--offload)"));
+  CHECK_THAT(err("--host-link-gibps 50"),
+             Catch::Contains("or optimizer swapping (--swap-optimizer)"));
+  CHECK_THAT(err("--swap-optimizer --host-link-overlap 0.5"),
+             Catch::Contains("price the offload of activations"));
   CHECK_THAT(err("--offload --host-link-gibps 0"), Catch::Contains("give a bandwidth > 0"));
   CHECK_THAT(err("--offload --host-link-overlap 1.5"), Catch::Contains("from 0"));
   CHECK_THAT(err("--offload --host-memory lots"), Catch::Contains("not a size"));

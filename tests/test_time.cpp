@@ -255,6 +255,40 @@ TEST_CASE("Model FLOPs follow DESIGN 8.7 and HFU adds the recomputed forward") {
   CHECK(plain.tokens_per_s == Approx(tokens / plain.step_s));
 }
 
+TEST_CASE("Selective recompute runs again the ops the config states, and their collectives") {
+  // Korthikanti et al. 2022 §5's selective recompute, the attention core, is
+  // the default: 4·s·h_attn FLOPs per token and layer again (16 layers, h_attn 2048).
+  Model m = gpt();
+  const double tokens = 64.0 * 2048, s = 2048, h = 2048;
+  const TimeEstimate plain = estimate(m, "dp=16,mbs=1");
+  const TimeEstimate core = estimate(m, "dp=16,mbs=1,recompute=selective");
+  CHECK(core.hardware_flops_per_step ==
+        Approx(plain.model_flops_per_step + tokens * 16 * 4 * s * h));
+  // Megatron-Core's --recompute-modules core_attn mlp: the dense MLP's forward
+  // too, 2 FLOPs per parameter (GeLU 4h, no biases: 2·h·4h) per token.
+  m.training.recompute_ops = NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP;
+  REQUIRE(layer_parameters(m.main.blocks[0].c).dense_mlp == 2 * h * 4 * h);
+  const TimeEstimate mlp = estimate(m, "dp=16,mbs=1,recompute=selective");
+  CHECK(mlp.hardware_flops_per_step ==
+        Approx(plain.model_flops_per_step + tokens * 16 * (4 * s * h + 2 * 2 * h * 4 * h)));
+  CHECK(mlp.parts.recompute > core.parts.recompute);
+  const TimeEstimate full = estimate(m, "dp=16,mbs=1,recompute=full");
+  CHECK(mlp.parts.recompute < full.parts.recompute);
+
+  // Under TP with SP and no overlap, the MLP's all-gather and reduce-scatter
+  // run again with it: half of what full recompute repeats (the attention's
+  // pair and the MLP's), to rounding.
+  Model bare = gpt_without_overlap();
+  const char* tp = "dp=8,tp=2,sp=1,mbs=1,recompute=";
+  const double none_tp = estimate(bare, (std::string(tp) + "none").c_str()).parts.tp;
+  const double full_tp = estimate(bare, (std::string(tp) + "full").c_str()).parts.tp;
+  bare.training.recompute_ops = NDS_RECOMPUTE_OP_MLP;
+  const double mlp_tp = estimate(bare, (std::string(tp) + "selective").c_str()).parts.tp;
+  CHECK(mlp_tp - none_tp == Approx((full_tp - none_tp) / 2));
+  bare.training.recompute_ops = NDS_RECOMPUTE_OP_CORE_ATTENTION;
+  CHECK(estimate(bare, (std::string(tp) + "selective").c_str()).parts.tp == Approx(none_tp));
+}
+
 TEST_CASE("eval reports the time breakdown MFU HFU and tokens per second") {
   auto r = ndsearch::test::run_command(
       "env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " + NDS_TEST_FIXTURES_SOURCE +
@@ -294,4 +328,17 @@ TEST_CASE("eval states its assumptions, and --overlap replaces the assumed well-
   CHECK(n["time"]["parts"]["tp"].get<double>() ==
         Approx(a["time"]["parts"]["tp"].get<double>() + a["time"]["hidden"]["tp"].get<double>()));
   CHECK(n["time"]["step_s"].get<double>() > a["time"]["step_s"].get<double>());
+}
+
+TEST_CASE("Swapped optimizer states: copies in, update and copies out pipelined over the pieces") {
+  // Three stages per piece (in, update, out) over 16 pieces: the first
+  // piece's three stages, then one slowest stage for each of the other 15.
+  const OptimizerSwap swap{1e9, 16};  // 1 GB/s each way
+  // Link-bound: 16 GB each way is 1 s a piece, the update 0.1 s a piece:
+  // 1 + 0.1 + 1 + 15 · 1 = 17.1 s.
+  CHECK(swapped_update_s(16e9, 1.6, swap) == Approx(17.1));
+  // Update-bound: 0.1 s of copies a piece, 1 s of update: 0.1 + 1 + 0.1 + 15 · 1 = 16.2 s.
+  CHECK(swapped_update_s(1.6e9, 16, swap) == Approx(16.2));
+  // One piece: nothing overlaps, in + update + out.
+  CHECK(swapped_update_s(2e9, 3, OptimizerSwap{1e9, 1}) == Approx(2 + 3 + 2));
 }

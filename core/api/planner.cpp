@@ -49,8 +49,10 @@ std::optional<AppliedCalibration> calibration_of(const EvaluateSettings& e, cons
   return load_calibration(e.calibration, device, e.force_calibration);
 }
 
+// `swap_optimizer`: the run's plugin options swap the optimizer states.
 EvaluationRequest evaluation_request(const EvaluateSettings& e,
-                                     const std::optional<AppliedCalibration>& calibration) {
+                                     const std::optional<AppliedCalibration>& calibration,
+                                     bool swap_optimizer) {
   EvaluationRequest request;
   request.strategy = e.strategy;
   request.devices = e.devices;
@@ -59,7 +61,7 @@ EvaluationRequest evaluation_request(const EvaluateSettings& e,
   request.layers_from_config = e.layers_from_config;
   request.cp_algorithm = e.cp_algo;
   request.calibration = calibration_factors_of(calibration);
-  request.recompute = recompute_settings_of(e.recompute);
+  request.recompute = recompute_settings_of(e.recompute, swap_optimizer);
   return request;
 }
 
@@ -111,8 +113,9 @@ json Planner::evaluate(const EvaluateSettings& settings) const {
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
   const auto calibration = calibration_of(settings, *machine.device);
-  json j = evaluation_json(evaluate_strategy(loaded_->registry, model, machine,
-                                             evaluation_request(settings, calibration)));
+  json j = evaluation_json(evaluate_strategy(
+      loaded_->registry, model, machine,
+      evaluation_request(settings, calibration, swaps_optimizer(*loaded_->options))));
   add_calibration_json(j, calibration, model, *machine.device);
   return j;
 }
@@ -136,11 +139,11 @@ json Planner::compare(const CompareSettings& settings) const {
                                 Setting("fit").named()));
   std::optional<AppliedCalibration> calibration;
   const Device* device = nullptr;
-  request.base = evaluation_request(e, calibration);
+  request.base = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
   if (!validation && !e.device.empty()) {
     device = &loaded_->catalog.resolve(e.device, "the device id");
     calibration = calibration_of(e, *device);
-    request.base = evaluation_request(e, calibration);
+    request.base = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
   }
   const Comparison comparison =
       compare_measured_file(loaded_->registry, loaded_->catalog, request, settings.measured);
@@ -162,7 +165,7 @@ json Planner::explain(const ExplainSettings& settings) const {
   const Machine machine = evaluation_machine(loaded_->catalog, e.device, e.devices);
   ExplainRequest request;
   const auto calibration = calibration_of(e, *machine.device);
-  request.evaluation = evaluation_request(e, calibration);
+  request.evaluation = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
   request.space = space_request(settings.space);
   request.beaten_by = settings.beaten_by;
   json j = explanation_json(explain_strategy(loaded_->registry, model, machine, request));
@@ -180,7 +183,7 @@ void Planner::write_search(const SearchSettings& settings, std::ostream& out) co
   request.max_memory = settings.max_memory;
   request.reserve_mem = settings.reserve_mem;
   request.cp_algorithm = settings.cp_algo;
-  request.recompute = recompute_settings_of(settings.recompute);
+  request.recompute = recompute_settings_of(settings.recompute, swaps_optimizer(*loaded_->options));
   request.devices = search_device_count(model, settings.devices);
   const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
   request.calibration =

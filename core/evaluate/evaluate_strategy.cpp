@@ -149,7 +149,8 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   const OffloadCopies* copies = nullptr;
   if (chooser && !chooser->follows_candidate()) {
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
-                                       request.calibration);
+                                       request.calibration,
+                                       optimizer_swap_of(request.recompute, *machine.device));
     if (highest_rank(ranks, pricing.cp.bytes).bytes > budget.budget_bytes) {
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
@@ -169,7 +170,8 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.memory_passes = memory.pass_ids();
   if (!time)
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
-                                       request.calibration);
+                                       request.calibration,
+                                       optimizer_swap_of(request.recompute, *machine.device));
   e.time = time->estimate(
       placement.candidate(),
       request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : request.devices,

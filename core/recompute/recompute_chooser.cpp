@@ -16,11 +16,6 @@ namespace {
 
 constexpr uint32_t kOptions = NDS_LAYER_OPTION_COUNT_V1;
 
-// Host-device copies reach about 80 % of a PCIe link's rate: H100 51 GB/s
-// host to device and 52 back, H200 52 / 52, of PCIe 5 x16's 64 GB/s per
-// direction (reference/microbenchmarks.md §4, pinned-memory bandwidth tests).
-constexpr double kHostLinkEfficiency = 0.8;
-
 }  // namespace
 
 RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
@@ -31,8 +26,7 @@ RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
       strategy_(settings.strategy.empty() ? nullptr
                                           : std::make_unique<RecomputeStrategy>(
                                                 registry, model, device, settings.strategy)),
-      link_bytes_per_s_(settings.host_link_bytes_per_s.value_or(kHostLinkEfficiency *
-                                                                device.host_link_bytes_per_s)),
+      link_bytes_per_s_(host_link_bytes_per_s(settings, device)),
       layers_(static_cast<uint32_t>(model.decoder_layers())) {
   for (size_t b = 0; b < model.main.blocks.size(); ++b) {
     const nds_layer_block& block = model.main.blocks[b].c;

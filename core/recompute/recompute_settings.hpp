@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // recompute_settings.hpp: which recompute strategy prices a run's candidates
-// per layer, and the host-side figures offload needs.
+// per layer, and the host-side figures offload and optimizer swapping need.
 #pragma once
 
 #include <ndsearch/core/planner.hpp>
 
 #include <optional>
 #include <string>
+
+#include "core/hardware/device.hpp"
+#include "core/time/time_model.hpp"
 
 namespace ndsearch {
 
@@ -30,13 +33,36 @@ struct RecomputeSettings {
   // GB each, of which half is left to the OS, data loading and pinned
   // buffers here.
   double host_memory_bytes = 128.0 * (1ull << 30);
+  // Optimizer states and master weights kept in host memory between steps
+  // (the plugin option "swap-optimizer", MindSpeed's --swap-optimizer): the
+  // memory pass drops them, the time model prices their copies.
+  bool swap_optimizer = false;
 
   bool per_layer() const { return !strategy.empty(); }
 };
 
-// The settings a host's choice gives. UserError E-USAGE for a link bandwidth
-// that is not > 0, an overlap outside [0, 1], a host memory that is not a
-// size, or the offload figures without offload.
-RecomputeSettings recompute_settings_of(const RecomputeChoiceSettings& choice);
+// The settings a host's choice gives; `swap_optimizer`: the run's plugin
+// option "swap-optimizer" is "1". UserError E-USAGE for a link bandwidth that
+// is not > 0, an overlap outside [0, 1], a host memory that is not a size,
+// the activation-offload figures without offload, or a link bandwidth with
+// neither offload nor optimizer swapping.
+RecomputeSettings recompute_settings_of(const RecomputeChoiceSettings& choice,
+                                        bool swap_optimizer = false);
+
+// Whether a run's plugin options swap the optimizer ("swap-optimizer" = "1").
+template <class Options>
+bool swaps_optimizer(const Options& options) {
+  const auto it = options.find("swap-optimizer");
+  return it != options.end() && it->second == "1";
+}
+
+// The host link one device copies over, bytes/s per direction: the given
+// figure, else 80 % of the device's (what pinned copies reach).
+double host_link_bytes_per_s(const RecomputeSettings& settings, const Device& device);
+
+// What the time model prices of swapped optimizer states: nothing unless
+// `settings.swap_optimizer`. UserError E-USAGE when they are swapped over a
+// device that states no host link and none is given.
+OptimizerSwap optimizer_swap_of(const RecomputeSettings& settings, const Device& device);
 
 }  // namespace ndsearch

@@ -58,6 +58,8 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
       s.recompute = NDS_RECOMPUTE_NONE;
       one.recompute = options.recompute;
     }
+    one.recompute.swap_optimizer = options.recompute.swap_optimizer;
+    one.recompute.host_link_bytes_per_s = options.recompute.host_link_bytes_per_s;
     one.strategy = strategy_text(s);
     one.devices = machine.devices;
     one.max_memory = request.max_memory;

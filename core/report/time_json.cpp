@@ -12,7 +12,10 @@ nlohmann::json time_parts_json(const TimeParts& parts) {
 nlohmann::json time_json(const TimeEstimate& e) {
   nlohmann::json hidden = nlohmann::json::object();
   for (const auto& [name, member] : kHiddenParts) hidden[name] = e.hidden.*member;
-  return {{"step_s", e.step_s}, {"parts", time_parts_json(e.parts)}, {"hidden", hidden}};
+  return {{"step_s", e.step_s},
+          {"parts", time_parts_json(e.parts)},
+          {"hidden", hidden},
+          {"optimizer_swap_s", e.optimizer_swap_s}};
 }
 
 }  // namespace ndsearch

@@ -330,11 +330,12 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   // Built here, one after another: compiling reads (and caches views of) the model.
   std::vector<Worker> workers(threads);
   const std::string cp_algorithm = CpModel::choose_algorithm(options.cp_algorithm, model);
+  const OptimizerSwap swap = optimizer_swap_of(options.recompute, device);
   for (Worker& w : workers) {
     w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
     if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);
     w.time = std::make_unique<TimeModel>(model, device, w.cp.get(), options.overheads,
-                                         options.calibration);
+                                         options.calibration, swap);
     if (options.recompute.per_layer())
       w.recompute =
           std::make_unique<RecomputeChooser>(registry, model, device, options.recompute, max_pp);

@@ -62,17 +62,26 @@ TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   const bool full = option == NDS_LAYER_FULL;
   Work w;
   w.layers = 1;
+  Rebuilt rebuilt;
   const double qk_rotated = attention_compute(w, c, l);
-  const double routed_elements = mlp_compute(w, c, l);
-  memory_bound(w, c, l, qk_rotated, routed_elements);
+  const double routed_elements = mlp_compute(w, c, l, rebuilt);
+  memory_bound(w, c, l, qk_rotated, routed_elements, rebuilt);
+  const bool selective = option == NDS_LAYER_SELECTIVE;
   if (full) {
     w.recompute += w.forward;
-  } else if (option == NDS_LAYER_SELECTIVE) {
-    w.recompute += w.forward_attention;  // the attention core (Korthikanti et al. 2022 §5)
+  } else if (selective) {
+    w.recompute += selective_s(w, rebuilt);
   }
-  const double passes_forward = full ? 2 : 1;  // a fully recomputed layer runs its forward twice
-  tp_comm(w, c, l, passes_forward);            // each part prices nothing where its degree is 1
-  ep_comm(w, c, l, passes_forward);
+  // A fully recomputed layer runs its forward twice, and so its
+  // communication; selective recompute of the dense MLP repeats the TP
+  // collectives around it, of the MoE layer its dispatch and combine.
+  const double passes_forward = full ? 2 : 1;
+  const bool mlp_rebuilt = ((selective_ops_ & NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
+                           ((selective_ops_ & NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
+  const double mlp_passes = full || (selective && mlp_rebuilt) ? 2 : 1;
+  const double moe_passes = full || (selective && (selective_ops_ & NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
+  tp_comm(w, c, l, passes_forward, mlp_passes);  // each part prices nothing where its degree is 1
+  ep_comm(w, c, l, moe_passes);
   cp_comm(w, c, block, passes_forward);
   const sdk::LayerParameters p = sdk::layer_parameters(l);
   w.dense_params += (p.attention + p.dense_mlp + p.shared_experts) / s.tp + p.norms + p.router;
@@ -151,17 +160,35 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c,
   return qk_rotated;
 }
 
-double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const {
+double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
+  const uint64_t ops = selective_ops_;
+  double s = 0;
+  // The attention core (Korthikanti et al. 2022 §5, Megatron's core_attn).
+  if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) s += w.forward_attention;
+  if (ops & NDS_RECOMPUTE_OP_MLP) s += rebuilt.dense_mlp;
+  if (ops & NDS_RECOMPUTE_OP_MOE) s += rebuilt.moe;
+  if (ops & NDS_RECOMPUTE_OP_NORM) s += rebuilt.norms;
+  // An MLP recomputed whole runs its activation again too.
+  if (ops & (NDS_RECOMPUTE_OP_ACTIVATION | NDS_RECOMPUTE_OP_MLP | NDS_RECOMPUTE_OP_MOE))
+    s += rebuilt.activation;
+  return s;
+}
+
+double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                              Rebuilt& rebuilt) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp;
   const double tokens = micro_batch_tokens(s);
   const double h = d(l.hidden_size);
   const double up = l.ffn == NDS_FFN_SWIGLU ? 2 : 1;  // the gate and up projections are one GEMM
+  const double dense_before = w.forward;
   if (l.ffn_hidden_size > 0) {
     const double f = d(l.ffn_hidden_size);
     linear(w, tokens, h, up * f / tp);
     linear(w, tokens, f / tp, h);
   }
+  rebuilt.dense_mlp = w.forward - dense_before;
+  const double moe_before = w.forward;
   double routed_elements = 0;
   if (l.experts > 0) {
     // The router sees each device's tokens/tp (Megatron's sequence-parallel
@@ -194,11 +221,13 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
     linear(w, tokens, h, up * f / tp);
     linear(w, tokens, f / tp, h);
   }
+  // Megatron-Core's MoE layer holds its router and shared experts.
+  if (l.experts > 0) rebuilt.moe = w.forward - moe_before;
   return routed_elements;
 }
 
 void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                             double qk_rotated, double routed_elements) const {
+                             double qk_rotated, double routed_elements, Rebuilt& rebuilt) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
   const double tokens = micro_batch_tokens(s);
@@ -214,16 +243,23 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
       (l.experts > 0 ? d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0) +
       d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
           d(std::max<int64_t>(l.shared_experts, 0)) / tp;
-  elements += tokens * ffn_width * (gated ? 3 : 2);
+  const double activation = tokens * ffn_width * (gated ? 3 : 2);
+  elements += activation;
   if (model_.main.position_embedding == NDS_POSITION_ROPE) elements += 2 * tokens * qk_rotated;
   elements += routed_elements;
   const double memory = kernels_.memory(elements * b);
   w.forward += memory;
   w.backward += 2 * memory;
+  // What selective recompute's norm and activation ops run again: the two
+  // norms (4h of kElementwiseHidden) and the MLP activation.
+  if (selective_ops_ & NDS_RECOMPUTE_OP_NORM)
+    rebuilt.norms = kernels_.memory(tokens * h * 4 / split * b);
+  if (selective_ops_ & (NDS_RECOMPUTE_OP_ACTIVATION | NDS_RECOMPUTE_OP_MLP | NDS_RECOMPUTE_OP_MOE))
+    rebuilt.activation = kernels_.memory(activation * b);
 }
 
 void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                        double passes_forward) const {
+                        double attention_passes, double mlp_passes) const {
   const nds_strategy& s = *c.strategy;
   const double b = settings_.activation_bytes;
   const double tokens = micro_batch_tokens(s);
@@ -253,6 +289,8 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     };
     const double forward = exposed(w.forward_linear, kTpHiddenForward);
     const double backward = exposed(w.backward_linear, kTpHiddenBackward);
+    // Forward passes, each pair of collectives counted with its own.
+    const double passes_forward = (attention_passes + (pairs - 1) * mlp_passes) / pairs;
     w.tp += passes_forward * forward + backward;
     w.tp_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
   }

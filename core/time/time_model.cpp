@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/time/time_model.hpp"
 
+#include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/model_math.hpp>
 
 #include <algorithm>
@@ -50,11 +52,12 @@ constexpr double kBucketParamsPerReplica = 1e6;
 
 TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                      const std::optional<TrainerOverheads>& overheads,
-                     const Calibration& calibration)
+                     const Calibration& calibration, const OptimizerSwap& swap)
     : model_(model),
       calibration_(calibration),
       device_(calibrated_device(device, calibration)),
       cp_(cp),
+      swap_(swap),
       settings_(trainer_settings(model, device, overheads)),
       layer_s_(settings_.overheads.layer_s + calibration.layer_s),
       step_s_(settings_.overheads.step_s + calibration.step_s),
@@ -71,9 +74,20 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     run_end_.resize(layer_block_.size(), end);
   }
   // What DESIGN §8.7's model FLOPs need of the layers, the same for every candidate.
+  selective_ops_ = model.training.recompute_ops != 0 ? model.training.recompute_ops
+                                                     : NDS_RECOMPUTE_OP_CORE_ATTENTION;
+  const double seq = d(model.training.seq_len);
   for (const nds_layer_block* l : layer_block_) {
-    active_params_ += sdk::layer_parameters(*l).active();
+    const sdk::LayerParameters p = sdk::layer_parameters(*l);
+    active_params_ += p.active();
     attention_width_ += d(l->heads * l->head_dim);
+    // A forward is 2 FLOPs per parameter and token; the attention core
+    // 4·s·h_attn (scores and values, full s^2 as DESIGN §8.7 counts it).
+    if (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION)
+      selective_flops_per_token_ += 4 * seq * d(l->heads * l->head_dim);
+    if (selective_ops_ & NDS_RECOMPUTE_OP_MLP) selective_flops_per_token_ += 2 * p.dense_mlp;
+    if ((selective_ops_ & NDS_RECOMPUTE_OP_MOE) && l->experts > 0)
+      selective_flops_per_token_ += 2 * (p.router + p.routed_active + p.shared_experts);
   }
   // MTP modules (DeepSeek-V3 §2.2) train on every token too: each a layer plus
   // its [h; h] -> h projection, and another pass through the output head.
@@ -93,6 +107,27 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                   (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
+  if (model.training.recompute_ops != 0) {
+    std::string ops;
+    for (const auto& [bit, name] :
+         {std::pair{NDS_RECOMPUTE_OP_CORE_ATTENTION, "the attention core"},
+          std::pair{NDS_RECOMPUTE_OP_MLP, "the dense MLP"},
+          std::pair{NDS_RECOMPUTE_OP_MOE, "the MoE layer (router, experts, shared experts)"},
+          std::pair{NDS_RECOMPUTE_OP_ACTIVATION, "the MLP activation"},
+          std::pair{NDS_RECOMPUTE_OP_NORM, "the norms"}})
+      if (selective_ops_ & bit) ops += (ops.empty() ? "" : ", ") + std::string(name);
+    assumptions_.push_back(
+        "selective recompute, as the config states its ops, drops and runs "
+        "again: " +
+        ops);
+  }
+  if (swap_.link_bytes_per_s > 0)
+    assumptions_.push_back(fmt::format(
+        "{}: optimizer states and master weights live in host memory, and each step copies "
+        "the device's shard in and out over a host link of {:.1f} GB/s per direction, in {} "
+        "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
+        "optimizer issues them); nothing else hides them",
+        Setting("swap-optimizer").named(), swap_.link_bytes_per_s / 1e9, swap_.chunks));
   if (!calibration.is_identity())
     assumptions_.push_back("calibration on top of the trainer overheads: " +
                            calibration_summary(calibration, device));
@@ -315,9 +350,21 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   const double state_bytes =
       2.0 * std::max(0, t.optimizer_states) * sdk::dtype_bytes(t.optimizer_dtype) +
       (t.master_dtype == NDS_DTYPE_NONE ? 0 : 2.0 * sdk::dtype_bytes(t.master_dtype));
-  out.optimizer = kernels_.memory(params * (state_bytes + grad_bytes + param_bytes)) +
-                  kernels_.memory(r.fp8_params * (param_bytes + 2));
+  const double update = kernels_.memory(params * (state_bytes + grad_bytes + param_bytes));
+  // Swapped, the states and the master copy (read once and written once
+  // above: half of state_bytes) come in from the host and go back out.
+  const double swapped = swap_.link_bytes_per_s > 0
+                             ? swapped_update_s(params * state_bytes / 2, update, swap_)
+                             : update;
+  out.swap = swapped - update;
+  out.optimizer = swapped + kernels_.memory(r.fp8_params * (param_bytes + 2));
   return out;
+}
+
+double swapped_update_s(double copy_bytes, double update_s, const OptimizerSwap& swap) {
+  const double pieces = std::max<uint32_t>(swap.chunks, 1);
+  const double copy = copy_bytes / swap.link_bytes_per_s / pieces, update = update_s / pieces;
+  return 2 * copy + update + (pieces - 1) * std::max(copy, update);
 }
 
 TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
@@ -378,6 +425,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   }
   t.dp = dp.exposed;
   t.optimizer = dp.optimizer;
+  e.optimizer_swap_s = dp.swap;
   // Trainer overheads (fitted): per layer and micro-batch, and per step (the
   // kernels' slowdown is in their times already); and the SMs the hidden
   // collectives take from the compute they overlap.
@@ -404,8 +452,9 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   e.model_flops_per_step = tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) +
                                      12 * d(model_.training.seq_len) * attention_width_);
   // HFU adds what recomputation runs again: full recompute a forward of the
-  // recomputed layers, selective the attention core's forward (4·s·h_attn),
-  // each layer counted with its own option where a strategy chose per layer.
+  // recomputed layers, selective the forward of its ops (the attention core's
+  // 4·s·h_attn, the MLP's or MoE layer's 2 per parameter), each layer counted
+  // with its own option where a strategy chose per layer.
   const double layers_total = static_cast<double>(layer_block_.size());
   double full_share = 0, selective_share = 0;
   if (c.layer_option != nullptr) {
@@ -425,7 +474,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   const double extra =
       full_share * tokens *
           (2 * active_params_ + 4 * d(model_.training.seq_len) * attention_width_) +
-      selective_share * tokens * 4 * d(model_.training.seq_len) * attention_width_;
+      selective_share * tokens * selective_flops_per_token_;
   e.hardware_flops_per_step = e.model_flops_per_step + extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).
   const double capacity =

@@ -70,7 +70,26 @@ struct TimeEstimate {
   double model_flops_causal_per_step = 0, mfu_causal = 0;
   double tokens_per_s = 0;
   double weight_gradients_s = 0;  // of `parts.backward`, the weight-gradient GEMMs (ZB-V's W)
+  // Of `parts.optimizer`, what the copies of swapped optimizer states add to
+  // the update itself (0 when the states stay on the device).
+  double optimizer_swap_s = 0;
 };
+
+// Optimizer states and master weights kept in host memory between steps
+// (MindSpeed's --swap-optimizer): each step copies the device's shard of
+// them in, updates it and copies it out, in `chunks` pieces pipelined so
+// that one piece comes in while another is updated and a third goes out.
+struct OptimizerSwap {
+  double link_bytes_per_s = 0;  // per direction, this device's share; 0: not swapped
+  // MindSpeed's --swap-optimizer-times default: the states move in 16 pieces.
+  uint32_t chunks = 16;
+};
+
+// Seconds of the update with its copies: `copy_bytes` each way and
+// `update_s` of HBM-bound work split in `chunks` pieces, three stages (in,
+// update, out) of a pipeline: the first piece's three stages, then one
+// slowest stage per further piece.
+double swapped_update_s(double copy_bytes, double update_s, const OptimizerSwap& swap);
 
 // What offloaded activations copy (an offload recompute strategy's choice):
 // per pipeline rank, the bytes one micro-batch copies to host after its
@@ -92,9 +111,10 @@ class TimeModel {
   // `cp`: the context-parallel attention model (may be null when cp is 1).
   // `overheads`: trainer overheads to use instead of the shipped fit.
   // `calibration`: a user's correction on top of them (calibration.hpp).
+  // `swap`: the optimizer states' copies, when they live on the host.
   TimeModel(const Model& model, const Device& device, CpModel* cp,
             const std::optional<TrainerOverheads>& overheads = std::nullopt,
-            const Calibration& calibration = {});
+            const Calibration& calibration = {}, const OptimizerSwap& swap = {});
 
   // `devices` and the candidate's strategy must pass the checks. `offload`:
   // the copies of offloaded layers, when a strategy offloads; their exposed
@@ -136,12 +156,22 @@ class TimeModel {
   // the elements RoPE rotates per token), the MLP's or experts' (returns the
   // MoE permutation's elements per token), the memory-bound kernels, and
   // the TP, EP and CP communication, `passes_forward` forwards each.
+  // `rebuilt` gathers the forward seconds that selective recompute's ops
+  // (nds_training.recompute_ops) may run again.
+  struct Rebuilt {
+    double dense_mlp = 0, moe = 0, norms = 0, activation = 0;
+  };
   double attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const;
-  double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const;
+  double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                     Rebuilt& rebuilt) const;
   void memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l, double qk_rotated,
-                    double routed_elements) const;
-  void tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
-               double passes_forward) const;
+                    double routed_elements, Rebuilt& rebuilt) const;
+  // The forward seconds selective recompute adds to a layer of `w`.
+  double selective_s(const Work& w, const Rebuilt& rebuilt) const;
+  // `attention_passes` and `mlp_passes`: forwards of the collectives around
+  // attention and around the dense MLP or shared experts.
+  void tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l, double attention_passes,
+               double mlp_passes) const;
   void ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
                double passes_forward) const;
   void cp_comm(Work& w, const nds_candidate& c, uint32_t block, double passes_forward) const;
@@ -154,6 +184,7 @@ class TimeModel {
   // gathers, and the optimizer step, for a rank doing `r`.
   struct DataParallel {
     double exposed = 0, hidden = 0, optimizer = 0;
+    double swap = 0;  // of `optimizer`, what the swapped states' copies add
   };
   DataParallel data_parallel_and_optimizer(const nds_strategy& s, const Work& r) const;
   // One collective of communication part `part`, on the calibrated device,
@@ -164,6 +195,7 @@ class TimeModel {
   Calibration calibration_;
   Device device_;  // the device with the calibration's bandwidth scales
   CpModel* cp_;
+  OptimizerSwap swap_;
   TrainerSettings settings_;
   double layer_s_ = 0, step_s_ = 0;  // the trainer's overheads plus the calibration's
   Kernels kernels_;
@@ -172,6 +204,10 @@ class TimeModel {
   std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
   double active_params_ = 0, attention_width_ = 0;  // summed over the decoder and MTP layers
+  // Selective recompute's ops (NDS_RECOMPUTE_OP_*; none stated: the attention
+  // core), and the FLOPs per token they run again over the decoder layers.
+  uint64_t selective_ops_ = 0;
+  double selective_flops_per_token_ = 0;
   std::vector<uint32_t> mtp_blocks_;                // model.main.blocks indices of MTP blocks
   double mtp_heads_ = 0;                            // MTP layers: each passes the output head again
   double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic

@@ -192,6 +192,7 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
       args->eval.request.devices = devices->value_or(0);  // 0: each run's strategy product
+      args->eval.request.recompute = recompute_settings_of({}, args->eval.swap_optimizer);
       return compare(flags, *args);
     };
   });

@@ -161,8 +161,9 @@ void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
   verb.add_flag("--layers-from-config", args.request.layers_from_config,
                 "Place layers as the config's stated per-stage counts or offsets instead of the "
                 "default split");
-  verb.add_flag("--swap-optimizer", args.swap_optimizer,
-                "Keep optimizer states and master weights on the host");
+  verb.add_flag(
+      "--swap-optimizer", args.swap_optimizer,
+      "Keep optimizer states and master weights on the host, copied in and out each step");
   verb.add_option("--cp-ulysses", args.cp_ulysses,
                   "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
       ->check(CLI::Range(1, 1 << 16));
@@ -197,7 +198,8 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
     run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: the strategy's product
       apply_strategy_recompute(*recompute, args->request.strategy);
-      args->request.recompute = recompute_settings_of(args->recompute_strategy);
+      args->request.recompute =
+          recompute_settings_of(args->recompute_strategy, args->swap_optimizer);
       return evaluate(flags, *args);
     };
   });

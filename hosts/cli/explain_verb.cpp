@@ -97,7 +97,8 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
     run = [&flags, args, devices, recompute] {
       args->eval.request.devices = devices->value_or(0);  // 0: the strategy's product
       apply_strategy_recompute(*recompute, args->eval.request.strategy);
-      args->eval.request.recompute = recompute_settings_of(args->eval.recompute_strategy);
+      args->eval.request.recompute =
+          recompute_settings_of(args->eval.recompute_strategy, args->eval.swap_optimizer);
       return explain(flags, *args);
     };
   });

@@ -43,6 +43,7 @@ struct SearchArgs {
   std::string ranking_csv, out_dir;
   CalibrationFlags calibration;
   RecomputeChoiceSettings recompute_strategy;
+  bool swap_optimizer = false;  // the plugin option "swap-optimizer"
 };
 
 // recompute_potentials.csv covers the strategies a user weighs: the top ten.
@@ -99,7 +100,9 @@ std::string refused_text(const SearchCounts& counts) {
   return reasons.empty() ? "0" : fmt::format("{} ({})", total, reasons);
 }
 
-int search(const PluginFlags& flags, const SearchArgs& args) {
+int search(const PluginFlags& base_flags, const SearchArgs& args) {
+  PluginFlags flags = base_flags;
+  if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
@@ -220,6 +223,9 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
       ->capture_default_str();
   verb->add_option("-M,--max-memory", args->request.max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
   verb->add_option("--reserve-mem", args->request.reserve_mem, "Memory to keep free beside the runtime's reserve");
+  verb->add_flag(
+      "--swap-optimizer", args->swap_optimizer,
+      "Keep optimizer states and master weights on the host, copied in and out each step");
   verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
@@ -233,7 +239,8 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
     run = [&flags, args, devices, recompute] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
       apply_search_recompute(*recompute, args->request.space.only);
-      args->request.recompute = recompute_settings_of(args->recompute_strategy);
+      args->request.recompute =
+          recompute_settings_of(args->recompute_strategy, args->swap_optimizer);
       return search(flags, *args);
     };
   });

@@ -30,6 +30,15 @@
 // softmax of the vocabulary-parallel cross entropy (4V/t per token).
 // Under full recompute the backward of a layer rebuilds its activations, one
 // micro-batch of one layer at a time: the largest is added once per rank.
+// Selective recompute drops what its op set (nds_training.recompute_ops;
+// none stated: the attention core, Korthikanti et al. 2022 §5) rebuilds, as
+// Megatron-Core's --recompute-modules name the ops: core_attention the
+// per-key tensors (nothing more with flash attention, whose kernel keeps
+// only its log-sum-exp); mlp the dense MLP's intermediates; moe the routed
+// tokens, their intermediates, the router's logits and the shared experts'
+// intermediates; activation the activation function's output (the second
+// GEMM's input) in every MLP; norm the two norms' outputs (the QKV and MLP
+// inputs). Each op's module keeps its own input.
 // Per layer (ABI 1.3, nds_candidate.layer_option set): each layer is priced by
 // its own option, KEEP as none, SELECTIVE and FULL as those modes, and OFFLOAD
 // keeps none's bytes but the device holds one micro-batch's copy (the others
@@ -109,6 +118,37 @@ Coefficients layer_coefficients(const nds_layer_block& l, double b, double lin, 
   return c;
 }
 
+// What selective recompute with `ops` (NDS_RECOMPUTE_OP_*) leaves of `c`,
+// one layer's coefficients (`b`, `lin` as for layer_coefficients).
+Coefficients kept_under_selective(const nds_layer_block& l, Coefficients c, uint64_t ops, double b,
+                                  double lin) {
+  const double h = static_cast<double>(l.hidden_size);
+  const double routed_tokens =
+      static_cast<double>(l.experts_per_token) * (l.capacity_factor > 0 ? l.capacity_factor : 1);
+  const double shared_width =
+      static_cast<double>(std::max<int64_t>(l.shared_experts, 0)) *
+      static_cast<double>(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0));
+  const double dense_width = static_cast<double>(std::max<int64_t>(l.ffn_hidden_size, 0));
+  if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) c.per_key = 0;
+  if (ops & NDS_RECOMPUTE_OP_MLP) c.tp_split -= mlp_intermediates(l, dense_width, b, lin);
+  if ((ops & NDS_RECOMPUTE_OP_MOE) && l.experts > 0) {
+    c.routed = 0;
+    c.routed_input = 0;
+    c.replicated -= 4 * static_cast<double>(l.experts);
+    c.tp_split -= mlp_intermediates(l, shared_width, b, lin);
+  }
+  if (ops & NDS_RECOMPUTE_OP_ACTIVATION) {
+    // The MLPs not dropped whole above: the activation's output, `lin` a value.
+    if (!(ops & NDS_RECOMPUTE_OP_MLP)) c.tp_split -= lin * dense_width;
+    if (!(ops & NDS_RECOMPUTE_OP_MOE) && l.experts > 0) {
+      c.routed -= routed_tokens * lin * static_cast<double>(l.moe_ffn_hidden_size);
+      c.tp_split -= lin * shared_width;
+    }
+  }
+  if (ops & NDS_RECOMPUTE_OP_NORM) c.replicated -= 2 * lin * h;  // the QKV and MLP inputs
+  return c;
+}
+
 // A layer option this pass knows, else KEEP (the most a layer holds).
 int32_t known_option(int32_t option) {
   return option >= 0 && option < NDS_LAYER_OPTION_COUNT_V1 ? option : NDS_LAYER_KEEP;
@@ -126,11 +166,16 @@ class Activations {
     a->seq_ = static_cast<double>(t.training.seq_len);
     a->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // bf16 around fp8 GEMMs (ABI 1.1)
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
+    const uint64_t ops =
+        t.training.recompute_ops != 0 ? t.training.recompute_ops : NDS_RECOMPUTE_OP_CORE_ATTENTION;
     a->prefix_.assign(t.layers() + 1, Coefficients{});
+    a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
       const Coefficients c = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention);
       a->prefix_[i + 1] = a->prefix_[i];
       a->prefix_[i + 1] += c;
+      a->selective_prefix_[i + 1] = a->selective_prefix_[i];
+      a->selective_prefix_[i + 1] += kept_under_selective(t.block(i), c, ops, a->b_, lin);
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
       if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c;
     }
@@ -157,10 +202,17 @@ class Activations {
     const double replicated_split = s.sp == 1 ? t : 1;
     const double tokens = static_cast<double>(s.mbs) * seq_ / s.cp;  // per micro-batch on one rank
     // Bytes of `k` (summed coefficients) for one micro-batch.
+    // Under selective, `k` is already what the op set keeps (selective_prefix_).
     auto bytes = [&](const Coefficients& k, nds_recompute_mode mode) {
       if (mode == NDS_RECOMPUTE_FULL) return tokens * k.input / replicated_split;
-      const double per_key = mode == NDS_RECOMPUTE_SELECTIVE ? 0 : k.per_key * seq_;
-      return tokens * (k.replicated / replicated_split + (k.tp_split + per_key) / t + k.routed / etp + k.routed_input);
+      return tokens * (k.replicated / replicated_split + (k.tp_split + k.per_key * seq_) / t +
+                       k.routed / etp + k.routed_input);
+    };
+    // Layers [first, end) under `mode`, one micro-batch.
+    auto range_bytes = [&](uint32_t first, uint32_t end, nds_recompute_mode mode) {
+      const std::vector<Coefficients>& p =
+          mode == NDS_RECOMPUTE_SELECTIVE ? selective_prefix_ : prefix_;
+      return bytes(p[end] - p[first], mode);
     };
     const uint32_t layers = table_.layers();
     // ABI 1.3: each layer's own option; NULL (or a host before 1.3) prices the
@@ -178,9 +230,8 @@ class Activations {
           // The first chunk_recomputed_layers layers of a chunk are recomputed
           // (reference §5.1), the rest keep everything.
           const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
-          chunk_bytes =
-              bytes(prefix_[first + recomputed] - prefix_[first], s.recompute) +
-              bytes(prefix_[first + count] - prefix_[first + recomputed], NDS_RECOMPUTE_NONE);
+          chunk_bytes = range_bytes(first, first + recomputed, s.recompute) +
+                        range_bytes(first + recomputed, first + count, NDS_RECOMPUTE_NONE);
           any_recomputed = any_recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
         } else {
           // Runs of equal option summed through the prefix sums, per option.
@@ -189,7 +240,9 @@ class Activations {
             const int32_t o = known_option(option[j]);
             uint32_t k = j + 1;
             while (k < end && known_option(option[k]) == o) ++k;
-            by[o] += prefix_[k] - prefix_[j];
+            const std::vector<Coefficients>& p =
+                o == NDS_LAYER_SELECTIVE ? selective_prefix_ : prefix_;
+            by[o] += p[k] - p[j];
             any_recomputed = any_recomputed || o == NDS_LAYER_FULL;
             j = k;
           }
@@ -214,6 +267,7 @@ class Activations {
  private:
   LayerTable table_;
   std::vector<Coefficients> prefix_;  // sums over layers [0, i)
+  std::vector<Coefficients> selective_prefix_;  // the same, of what selective recompute keeps
   Coefficients embedding_, head_, mtp_;
   Coefficients largest_;  // the layer with the most activations (taken undivided)
   double largest_size_ = 0;
