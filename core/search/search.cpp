@@ -70,6 +70,7 @@ struct Worker {
   std::unique_ptr<MemoryEvaluator> memory;
   std::unique_ptr<CpModel> cp;
   std::unique_ptr<TimeModel> time;
+  TimeModel::LayerReuse layers;  // the time model's layer prices, candidate to candidate
   std::unique_ptr<RecomputeChooser> recompute;  // when a strategy chooses per layer
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
@@ -144,7 +145,8 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
       // with every layer kept it is no faster than the triple's keep-th best.
       RecomputeOutcome chosen;
       if (w.recompute != nullptr && !w.recompute->follows_candidate()) {
-        if (w.time->estimate(w.placement.candidate(), devices).step_s >= time_to_beat(w, o.keep)) {
+        if (w.time->estimate(w.placement.candidate(), devices, nullptr, &w.layers).step_s >=
+            time_to_beat(w, o.keep)) {
           ++out.outpaced;  // not a miss: it might fit, slower than what the triple keeps
           return;
         }
@@ -164,7 +166,7 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
       copies = w.recompute->copies();
     }
     ++out.fit;
-    priced.time = w.time->estimate(w.placement.candidate(), devices, copies);
+    priced.time = w.time->estimate(w.placement.candidate(), devices, copies, &w.layers);
     if (w.recompute != nullptr)
       note_time(w, o.keep, priced.time.step_s);  // the bound's only reader
     w.fits.push_back(priced);

@@ -58,6 +58,13 @@ void TimeModel::linear(Work& w, double tokens, double in, double out, double cou
 
 TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_block& l,
                                       uint32_t block, nds_layer_option option) const {
+  Work w = shaped_layer_work(c, l, option);
+  cp_comm(w, c, block, option == NDS_LAYER_FULL ? 2 : 1);
+  return w;
+}
+
+TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_layer_block& l,
+                                             nds_layer_option option) const {
   const nds_strategy& s = *c.strategy;
   const bool full = option == NDS_LAYER_FULL;
   Work w;
@@ -82,10 +89,12 @@ TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_bl
   const double moe_passes = full || (selective && (selective_ops_ & NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
   tp_comm(w, c, l, passes_forward, mlp_passes);  // each part prices nothing where its degree is 1
   ep_comm(w, c, l, moe_passes);
-  cp_comm(w, c, block, passes_forward);
   const sdk::LayerParameters p = sdk::layer_parameters(l);
   w.dense_params += (p.attention + p.dense_mlp + p.shared_experts) / s.tp + p.norms + p.router;
   w.expert_params += p.routed_experts / (static_cast<double>(s.ep) * s.etp);
+  // An MTP module (DeepSeek-V3 §2.2) projects [h; h] to h before its layer.
+  if (l.kind == NDS_BLOCK_MTP)
+    linear(w, micro_batch_tokens(s), 2 * d(l.hidden_size) / s.tp, d(l.hidden_size));
   return w;
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "core/hardware/topology.hpp"
 #include "core/model/model_json.hpp"
@@ -138,8 +139,31 @@ double TimeModel::comm(CommPart part, Collective kind, uint64_t n, uint64_t stri
   return calibration_.comm(part) * collective_seconds(device_, kind, n, stride, bytes);
 }
 
-TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
-                                     LayerCache& cache) const {
+const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t block,
+                                               nds_layer_option option, LayerCache& cache,
+                                               LayerCache* shapes, Work& scratch) const {
+  const nds_layer_block& l = model_.main.blocks[block].c;
+  if (block >= LayerCache::kBlocks) return scratch = layer_work(c, l, block, option);
+  const size_t slot =
+      LayerCache::kOptions * static_cast<size_t>(block) + static_cast<size_t>(option);
+  if (cache.known[slot]) return cache.work[slot].work;
+  Work& w = cache.work[slot].work;
+  if (shapes == nullptr) {
+    w = layer_work(c, l, block, option);
+  } else {
+    if (!shapes->known[slot]) {
+      shapes->work[slot].work = shaped_layer_work(c, l, option);
+      shapes->known[slot] = true;
+    }
+    w = shapes->work[slot].work;
+    cp_comm(w, c, block, option == NDS_LAYER_FULL ? 2 : 1);  // nothing where cp is 1
+  }
+  cache.known[slot] = true;
+  return w;
+}
+
+TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
+                                     LayerCache* shapes) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
   const double tokens = micro_batch_tokens(s);
@@ -168,20 +192,8 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
         boundary = first + recomputed;
       }
       const uint32_t run_end = std::min(boundary, run_end_[layer]);
-      const double n = run_end - layer;
-      const uint32_t block = block_index_[layer];
-      const size_t slot =
-          LayerCache::kOptions * static_cast<size_t>(block) + static_cast<size_t>(option);
-      Work computed;
-      const bool cached = block < LayerCache::kBlocks;
-      if (!cached || !cache.known[slot]) {
-        computed = layer_work(c, *layer_block_[layer], block, option);
-        if (cached) {
-          cache.work[slot].work = computed;
-          cache.known[slot] = true;
-        }
-      }
-      r.add(cached ? cache.work[slot].work : computed, n);
+      Work scratch;
+      r.add(cached_layer(c, block_index_[layer], option, cache, shapes, scratch), run_end - layer);
       layer = run_end;
     }
     // The output head's logits and the cross entropy over the vocabulary on
@@ -202,11 +214,10 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank,
       // The MTP modules follow the last layer on its rank (Megatron's and
       // MindSpeed's placement): each a layer, its projection and the head again.
       for (uint32_t block : mtp_blocks_) {
-        const nds_layer_block& l = model_.main.blocks[block].c;
-        Work one = layer_work(c, l, block, NDS_LAYER_KEEP);
-        linear(one, tokens, 2 * d(l.hidden_size) / tp, d(l.hidden_size));
+        Work scratch;
+        Work one = cached_layer(c, block, NDS_LAYER_KEEP, cache, shapes, scratch);
         one.add(head, 1);
-        r.add(one, d(l.layers));
+        r.add(one, d(model_.main.blocks[block].c.layers));
       }
     }
     // The embedding on the chunk holding the first layer; tied to the output
@@ -367,8 +378,25 @@ double swapped_update_s(double copy_bytes, double update_s, const OptimizerSwap&
   return 2 * copy + update + (pieces - 1) * std::max(copy, update);
 }
 
+TimeModel::LayerReuse::LayerReuse() {
+  for (auto& cache : caches_) cache = std::make_unique<LayerCache>();
+}
+
+TimeModel::LayerCache& TimeModel::LayerReuse::cache_of(const TimeModel* model, const Shape& shape) {
+  if (model_ != model) model_ = model, used_ = 0, oldest_ = 0;
+  for (size_t i = 0; i < used_; ++i)  // 64 comparisons of 7 integers: a layer costs thousands
+    if (shapes_[i] == shape) return *caches_[i];
+  const size_t i = used_ < kShapes ? used_++ : std::exchange(oldest_, (oldest_ + 1) % kShapes);
+  shapes_[i] = shape;
+  caches_[i]->known = {};
+  return *caches_[i];
+}
+TimeModel::LayerReuse::~LayerReuse() = default;
+TimeModel::LayerReuse::LayerReuse(LayerReuse&&) noexcept = default;
+TimeModel::LayerReuse& TimeModel::LayerReuse::operator=(LayerReuse&&) noexcept = default;
+
 TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
-                                 const OffloadCopies* offload) const {
+                                 const OffloadCopies* offload, LayerReuse* reuse) const {
   const nds_strategy& s = *c.strategy;
   // One pass over the ranks, no allocation: the slowest rank sets the pace,
   // the rank with the most to reduce or update sets DP and the optimizer.
@@ -376,6 +404,10 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   double slowest_slot = 0;
   DataParallel dp;
   LayerCache cache;
+  LayerCache* shapes =
+      reuse == nullptr
+          ? nullptr
+          : &reuse->cache_of(this, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
   for (int32_t index = 0; index < s.pp; ++index) {
     // A middle rank whose chunks hold the same layers of the same blocks as
     // the rank before it does the same work: most ranks of an even split.
@@ -383,7 +415,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
     if (index > 1 && index + 1 < s.pp && same_work_as_previous(c, index) &&
         (offload == nullptr || copy == offload->rank_copy_bytes[index - 1]))
       continue;
-    Work r = rank_work(c, index, cache);
+    Work r = rank_work(c, index, cache, shapes);
     if (copy > 0) r.recompute += offload_exposed_s(copy, *offload, r.forward, r.backward);
     const double slot = r.exposed() + r.layers * layer_s_;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;

@@ -12,6 +12,7 @@
 #include <ndsearch/nds_candidate.h>
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -116,11 +117,16 @@ class TimeModel {
             const std::optional<TrainerOverheads>& overheads = std::nullopt,
             const Calibration& calibration = {}, const OptimizerSwap& swap = {});
 
+  // Layer prices kept from one estimate to the next by one thread (below).
+  class LayerReuse;
+
   // `devices` and the candidate's strategy must pass the checks. `offload`:
   // the copies of offloaded layers, when a strategy offloads; their exposed
-  // seconds count as recompute (time paid for memory).
+  // seconds count as recompute (time paid for memory). `reuse`: the layer
+  // prices of this model's previous estimate on this thread, reused when the
+  // candidate's layers are shaped alike (null: none kept).
   TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices,
-                        const OffloadCopies* offload = nullptr) const;
+                        const OffloadCopies* offload = nullptr, LayerReuse* reuse = nullptr) const;
 
   // For a recompute strategy's menu, per micro-batch: the compute seconds of
   // one rank's forward and backward, and the seconds one layer of model block
@@ -140,7 +146,15 @@ class TimeModel {
  private:
   struct Work;        // one layer's (or one rank's) work for one micro-batch
   struct LayerCache;  // one estimate's layer_work per (block, recompute option)
-  Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache) const;
+  // `cache`: this estimate's layers; `shapes`: the layers of candidates shaped
+  // alike without their CP exchanges (LayerReuse; null: none kept).
+  Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
+                 LayerCache* shapes = nullptr) const;
+  // One layer of model block `block` under `option` for this estimate, from
+  // `cache`, else from `shapes` with the CP exchanges added, else priced;
+  // `scratch` holds it for a block past the caches' room.
+  const Work& cached_layer(const nds_candidate& c, uint32_t block, nds_layer_option option,
+                           LayerCache& cache, LayerCache* shapes, Work& scratch) const;
   // Tokens of one micro-batch on one device (its share of the sequence under CP).
   double micro_batch_tokens(const nds_strategy& s) const {
     return s.mbs * static_cast<double>(model_.training.seq_len) / s.cp;
@@ -152,6 +166,10 @@ class TimeModel {
   // are priced per rank, offload_exposed).
   Work layer_work(const nds_candidate& c, const nds_layer_block& l, uint32_t block,
                   nds_layer_option option) const;
+  // The same without the CP exchanges: what depends on the layer's shape
+  // alone (LayerReuse). An MTP block's adds its [h; h] -> h projection.
+  Work shaped_layer_work(const nds_candidate& c, const nds_layer_block& l,
+                         nds_layer_option option) const;
   // Its parts (layer_work.cpp): the attention's GEMMs and kernels (returns
   // the elements RoPE rotates per token), the MLP's or experts' (returns the
   // MoE permutation's elements per token), the memory-bound kernels, and
@@ -211,6 +229,35 @@ class TimeModel {
   std::vector<uint32_t> mtp_blocks_;                // model.main.blocks indices of MTP blocks
   double mtp_heads_ = 0;                            // MTP layers: each passes the output head again
   double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic
+};
+
+// A layer's price but for its CP exchanges depends on its block, its option
+// and, of the strategy, only on tp, cp, ep, etp, mbs, sp and whether mbn > 1
+// (the MoE all-to-all's overlap needs another micro-batch): candidates that
+// differ in dp, pp, vpp, zero, op, mbn or recompute share it. The CP
+// exchanges come from a plugin, which may read any field of the candidate:
+// they are asked for each estimate.
+// Few candidates of one shape fit, and those that do are far apart in the
+// search's order, so the prices of the last 64 shapes are kept (about 300 KB,
+// allocated once), the oldest replaced first. One per thread and TimeModel:
+// the search keeps one per worker.
+class TimeModel::LayerReuse {
+ public:
+  LayerReuse();
+  ~LayerReuse();
+  LayerReuse(LayerReuse&&) noexcept;
+  LayerReuse& operator=(LayerReuse&&) noexcept;
+
+ private:
+  friend class TimeModel;
+  using Shape = std::array<int32_t, 7>;  // tp, cp, ep, etp, mbs, sp, mbn > 1
+  static constexpr size_t kShapes = 64;
+  // The cache of `shape`, emptied first when it was another's.
+  LayerCache& cache_of(const TimeModel* model, const Shape& shape);
+  std::array<std::unique_ptr<LayerCache>, kShapes> caches_;
+  std::array<Shape, kShapes> shapes_{};
+  const TimeModel* model_ = nullptr;  // whose prices these are
+  size_t used_ = 0, oldest_ = 0;
 };
 
 }  // namespace ndsearch

@@ -51,7 +51,7 @@ struct TimeModel::Work {
 // rank: one estimate prices each pair once (models with more blocks than
 // this price the rest every time).
 struct TimeModel::LayerCache {
-  static constexpr uint32_t kBlocks = 8;  // zeroed per estimate: a few blocks is what models have
+  static constexpr uint32_t kBlocks = 8;  // a few blocks is what models have
   static constexpr uint32_t kOptions = 3;
   // Written when first known, not zeroed per estimate: the search prices
   // millions of candidates, each filling two or three of these slots.
