@@ -302,3 +302,36 @@ TEST_CASE("MFU falls with fewer micro-batches per replica at fixed model paralle
     previous = e.mfu;
   }
 }
+
+TEST_CASE("Layer prices reused across candidates give the estimates priced afresh, bit for bit") {
+  // A search's worker keeps the layer prices of the shapes it met
+  // (TimeModel::LayerReuse) and adds each candidate's CP exchanges: shapes
+  // interleaved and met again, with and without CP, every recompute mode,
+  // must price exactly as a model that keeps nothing.
+  Model m = llama(16, 2048, 8192, 64, {});
+  CpModel ring(test::shipped_plugins(), m, h100(), "ring");
+  const TimeModel time(m, h100(), &ring);
+  TimeModel::LayerReuse reuse;
+  const char* strategies[] = {
+      "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=0,mbs=1,recompute=none",
+      "tp=2,pp=4,cp=2,sp=1,mbs=1,recompute=full",   "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=selective",
+      "tp=2,pp=2,cp=4,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,vpp=2,zero=3",
+      "tp=1,pp=1,cp=1,mbs=1,recompute=full",        "tp=1,pp=1,cp=8,mbs=1,recompute=selective",
+      "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=selective"};
+  for (int round = 0; round < 2; ++round) {
+    for (const char* text : strategies) {
+      INFO(text << ", round " << round);
+      const nds_strategy s = resolve_strategy(parse_strategy(text), m, 64, 64);
+      const Placement p = place_layers(s, m, false);
+      const TimeEstimate afresh = time.estimate(p.candidate(), 64);
+      const TimeEstimate reused = time.estimate(p.candidate(), 64, nullptr, &reuse);
+      CHECK(reused.step_s == afresh.step_s);
+      for (const auto& [name, part] : kTimeParts) {
+        INFO(name);
+        CHECK(reused.parts.*part == afresh.parts.*part);
+      }
+      CHECK(reused.hidden.cp == afresh.hidden.cp);
+      CHECK(reused.hardware_flops_per_step == afresh.hardware_flops_per_step);
+    }
+  }
+}
