@@ -10,6 +10,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/model/builder.hpp"
+#include "core/model/finalize.hpp"
 #include "core/model/params.hpp"
 #include "tests/support/gpt_memory.hpp"
 
@@ -78,6 +80,55 @@ TEST_CASE("Selective recompute drops what its op set rebuilds") {
   // A dense model has no MoE layer to drop.
   CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MOE) ==
         Approx(s * h / t * 34));
+}
+
+TEST_CASE("Selective recompute of the MoE layer drops its routed tokens, router logits and shared experts") {
+  // One MoE layer of h 1024, 16 experts of 512 (SwiGLU), top-2, one shared
+  // expert of 1024, bf16 (b = 2), flash attention, seq 2048; tp = etp = 1, one
+  // micro-batch. Per token the MoE layer keeps: the router's fp32 logits 4E;
+  // per routed token (k = 2) the expert's input 2h and intermediates
+  // (SwiGLU: gate and up outputs 2·2f, the second GEMM's input 2f, 6f); the
+  // shared expert's intermediates 6·1024. Selective `moe` drops them all.
+  auto layer_with = [](uint64_t ops) {
+    Model m;
+    m.file = "test";
+    m.framework = "test";
+    ModelBuilder b(m, "test", false);
+    auto set = [&](const char* key, ModelBuilder::Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+    REQUIRE(b.begin_block("decoder", 3, "t") == nullptr);
+    set("hidden_size", int64_t{1024});
+    set("heads", int64_t{8});
+    set("ffn", std::string("swiglu"));
+    set("experts", int64_t{16});
+    set("experts_per_token", int64_t{2});
+    set("moe_ffn_hidden_size", int64_t{512});
+    set("shared_experts", int64_t{1});
+    set("shared_expert_ffn_hidden_size", int64_t{1024});
+    set("norm", std::string("rmsnorm"));
+    REQUIRE(b.end_block() == nullptr);
+    set("vocab_size", int64_t{32000});
+    set("flash_attention", int64_t{1});
+    set("seq_len", int64_t{2048});
+    set("params_dtype", std::string("bf16"));
+    set("grads_dtype", std::string("fp32"));
+    finalize_model(m);
+    m.training.recompute_ops = ops;
+    const nds_strategy s = strategy("dp=1,tp=1,pp=3,ep=1,mbs=1,mbn=1,recompute=selective");
+    return memory(m, s, {1, 1, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+  };
+  const double tokens = 2048, h = 1024, E = 16, k = 2, f = 512, shared = 1024;
+  const double moe = 4 * E + k * (2 * h + 6 * f) + 6 * shared;
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) -
+            layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MOE) ==
+        Approx(tokens * moe));
+  // The activation op alone drops the second GEMM's inputs: 2f per routed
+  // token and 2·1024 of the shared expert's.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) -
+            layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_ACTIVATION) ==
+        Approx(tokens * (k * 2 * f + 2 * shared)));
+  // With moe, activation adds nothing: the MoE layer's tensors are gone already.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_MOE | NDS_RECOMPUTE_OP_ACTIVATION) ==
+        Approx(layer_with(NDS_RECOMPUTE_OP_MOE)));
 }
 
 TEST_CASE("Korthikanti Table 2: full recompute keeps 2sbh per layer") {
