@@ -21,7 +21,8 @@ using timing::d;
 // dtype, forward (backward moves about twice as much): each of the two norms
 // reads and writes h (4h), the two residual additions read 2h and write h
 // (6h), each dropout reads and writes h and writes a mask (about 2.5h each).
-constexpr double kElementwiseHidden = 4 + 6;
+constexpr double kNormHidden = 4;
+constexpr double kElementwiseHidden = kNormHidden + 6;
 constexpr double kDropoutHidden = 2 * 2.5;
 
 // How much of the TP collectives chunked overlap hides at best: 75 % in the
@@ -59,7 +60,7 @@ void TimeModel::linear(Work& w, double tokens, double in, double out, double cou
 TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_block& l,
                                       uint32_t block, nds_layer_option option) const {
   Work w = shaped_layer_work(c, l, option);
-  cp_comm(w, c, block, option == NDS_LAYER_FULL ? 2 : 1);
+  cp_comm(w, c, block, cp_passes(option));
   return w;
 }
 
@@ -92,9 +93,13 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   const sdk::LayerParameters p = sdk::layer_parameters(l);
   w.dense_params += (p.attention + p.dense_mlp + p.shared_experts) / s.tp + p.norms + p.router;
   w.expert_params += p.routed_experts / (static_cast<double>(s.ep) * s.etp);
-  // An MTP module (DeepSeek-V3 §2.2) projects [h; h] to h before its layer.
-  if (l.kind == NDS_BLOCK_MTP)
-    linear(w, micro_batch_tokens(s), 2 * d(l.hidden_size) / s.tp, d(l.hidden_size));
+  // An MTP module (DeepSeek-V3 §2.2) projects [h; h] to h before its layer,
+  // after a norm of each half.
+  if (l.kind == NDS_BLOCK_MTP) {
+    const double h = d(l.hidden_size);
+    linear(w, micro_batch_tokens(s), 2 * h / s.tp, h);
+    w.dense_params += 2 * h * h / s.tp + 2 * h;
+  }
   return w;
 }
 
@@ -169,17 +174,25 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c,
   return qk_rotated;
 }
 
+double TimeModel::cp_passes(nds_layer_option option) const {
+  // The attention core rebuilt reruns its CP exchanges (TE's ring attention
+  // is inside it): a full recompute, or a selective one of the attention core.
+  const bool rebuilt = option == NDS_LAYER_FULL ||
+                       (option == NDS_LAYER_SELECTIVE &&
+                        (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION) != 0);
+  return rebuilt ? 2 : 1;
+}
+
 double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
   const uint64_t ops = selective_ops_;
   double s = 0;
   // The attention core (Korthikanti et al. 2022 §5, Megatron's core_attn).
   if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) s += w.forward_attention;
   if (ops & NDS_RECOMPUTE_OP_MLP) s += rebuilt.dense_mlp;
+  // The MoE layer whole holds its experts' activation.
   if (ops & NDS_RECOMPUTE_OP_MOE) s += rebuilt.moe;
+  else if (ops & NDS_RECOMPUTE_OP_ACTIVATION) s += rebuilt.expert_activation;
   if (ops & NDS_RECOMPUTE_OP_NORM) s += rebuilt.norms;
-  // An MLP recomputed whole runs its activation again too.
-  if (ops & (NDS_RECOMPUTE_OP_ACTIVATION | NDS_RECOMPUTE_OP_MLP | NDS_RECOMPUTE_OP_MOE))
-    s += rebuilt.activation;
   return s;
 }
 
@@ -247,24 +260,28 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
   // on queries and keys, the MoE permutation.
   double elements =
       tokens * h * (kElementwiseHidden + (l.hidden_dropout > 0 ? kDropoutHidden : 0)) / split;
-  const double ffn_width =
-      d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp +
-      (l.experts > 0 ? d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0) +
-      d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
-          d(std::max<int64_t>(l.shared_experts, 0)) / tp;
-  const double activation = tokens * ffn_width * (gated ? 3 : 2);
-  elements += activation;
+  // The activation reads the up projection's output(s) and writes its own,
+  // per element of each MLP's width on this device.
+  const double per_width = tokens * (gated ? 3 : 2);
+  const double dense = per_width * d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp;
+  const double routed =
+      l.experts > 0 ? per_width * d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0;
+  const double shared = per_width * d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
+                        d(std::max<int64_t>(l.shared_experts, 0)) / tp;
+  elements += dense + routed + shared;
   if (model_.main.position_embedding == NDS_POSITION_ROPE) elements += 2 * tokens * qk_rotated;
   elements += routed_elements;
   const double memory = kernels_.memory(elements * b);
   w.forward += memory;
   w.backward += 2 * memory;
-  // What selective recompute's norm and activation ops run again: the two
-  // norms (4h of kElementwiseHidden) and the MLP activation.
+  // What selective recompute's ops run again of it: the two norms, the
+  // dense MLP's activation, the MoE layer's activations and permutation, the
+  // routed experts' activation (Megatron's moe_act).
   if (selective_ops_ & NDS_RECOMPUTE_OP_NORM)
-    rebuilt.norms = kernels_.memory(tokens * h * 4 / split * b);
-  if (selective_ops_ & (NDS_RECOMPUTE_OP_ACTIVATION | NDS_RECOMPUTE_OP_MLP | NDS_RECOMPUTE_OP_MOE))
-    rebuilt.activation = kernels_.memory(activation * b);
+    rebuilt.norms = kernels_.memory(tokens * h * kNormHidden / split * b);
+  rebuilt.dense_mlp += kernels_.memory(dense * b);
+  rebuilt.moe += kernels_.memory((routed + shared + routed_elements) * b);
+  rebuilt.expert_activation = kernels_.memory(routed * b);
 }
 
 void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,

@@ -74,21 +74,29 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                         static_cast<uint32_t>(i));
     run_end_.resize(layer_block_.size(), end);
   }
+  if (model.main.position_embedding == NDS_POSITION_LEARNED &&
+      model.main.max_position_embeddings != NDS_UNKNOWN)
+    learned_positions_ = d(model.main.max_position_embeddings);
   // What DESIGN §8.7's model FLOPs need of the layers, the same for every candidate.
-  selective_ops_ = model.training.recompute_ops != 0 ? model.training.recompute_ops
-                                                     : NDS_RECOMPUTE_OP_CORE_ATTENTION;
+  selective_ops_ = sdk::selective_recompute_ops(model.training);
   const double seq = d(model.training.seq_len);
-  for (const nds_layer_block* l : layer_block_) {
+  recomputed_flops_.assign(layer_block_.size() + 1, {});
+  for (size_t i = 0; i < layer_block_.size(); ++i) {
+    const nds_layer_block* l = layer_block_[i];
     const sdk::LayerParameters p = sdk::layer_parameters(*l);
     active_params_ += p.active();
     attention_width_ += d(l->heads * l->head_dim);
-    // A forward is 2 FLOPs per parameter and token; the attention core
-    // 4·s·h_attn (scores and values, full s^2 as DESIGN §8.7 counts it).
-    if (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION)
-      selective_flops_per_token_ += 4 * seq * d(l->heads * l->head_dim);
-    if (selective_ops_ & NDS_RECOMPUTE_OP_MLP) selective_flops_per_token_ += 2 * p.dense_mlp;
+    // What HFU counts again per token when the layer is recomputed: a forward
+    // is 2 FLOPs per parameter, the attention core 4·s·h_attn (scores and
+    // values, full s^2 as DESIGN §8.7 counts it); selective only its ops'.
+    const double core = 4 * seq * d(l->heads * l->head_dim);
+    double selective = 0;
+    if (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION) selective += core;
+    if (selective_ops_ & NDS_RECOMPUTE_OP_MLP) selective += 2 * p.dense_mlp;
     if ((selective_ops_ & NDS_RECOMPUTE_OP_MOE) && l->experts > 0)
-      selective_flops_per_token_ += 2 * (p.router + p.routed_active + p.shared_experts);
+      selective += 2 * (p.router + p.routed_active + p.shared_experts);
+    recomputed_flops_[i + 1] = {recomputed_flops_[i][0] + 2 * p.active() + core,
+                                recomputed_flops_[i][1] + selective};
   }
   // MTP modules (DeepSeek-V3 §2.2) train on every token too: each a layer plus
   // its [h; h] -> h projection, and another pass through the output head.
@@ -156,7 +164,7 @@ const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t 
       shapes->known[slot] = true;
     }
     w = shapes->work[slot].work;
-    cp_comm(w, c, block, option == NDS_LAYER_FULL ? 2 : 1);  // nothing where cp is 1
+    cp_comm(w, c, block, cp_passes(option));  // nothing where cp is 1
   }
   cache.known[slot] = true;
   return w;
@@ -172,6 +180,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
                                                      : model_.main.vocab_size);
   Work r;
   const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
+  bool holds_embedding = false, holds_head = false;
   for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
     const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
@@ -208,9 +217,6 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
                       kernels_.memory(tokens * v * kCrossEntropyBackwardBytes);
       r.add(head, 1);
-      // The head's weights and the final norm's (weight, and bias for LayerNorm).
-      const double final_norm = (layer_block_.back()->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;
-      r.dense_params += vocab * h / tp + final_norm;
       // The MTP modules follow the last layer on its rank (Megatron's and
       // MindSpeed's placement): each a layer, its projection and the head again.
       for (uint32_t block : mtp_blocks_) {
@@ -220,11 +226,21 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
         r.add(one, d(model_.main.blocks[block].c.layers));
       }
     }
-    // The embedding on the chunk holding the first layer; tied to the output
-    // head, one copy where one chunk holds both.
-    const bool holds_head = count > 0 && first + count == layers;
-    if (count > 0 && first == 0 && !(holds_head && model_.main.tied_embeddings == 1))
-      r.dense_params += vocab * d(layer_block_.front()->hidden_size) / tp;
+    holds_embedding = holds_embedding || (count > 0 && first == 0);
+    holds_head = holds_head || (count > 0 && first + count == layers);
+  }
+  // The parameters the weights-and-optimizer pass counts beside the layers':
+  // the embedding (and learned positions) on the rank with the first layer;
+  // on the rank with the last, the output head (tied to the embedding, one
+  // copy where one rank holds both), the final norm (weight, and bias for
+  // LayerNorm) and the MTP modules' embedding copy (untied tables).
+  const double h = d(layer_block_.front()->hidden_size);
+  const bool tied = model_.main.tied_embeddings == 1;
+  if (holds_embedding) r.dense_params += vocab * h / tp + learned_positions_ * h;
+  if (holds_head) {
+    if (!(tied && holds_embedding)) r.dense_params += vocab * h / tp;
+    r.dense_params += (layer_block_.front()->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;
+    if (!mtp_blocks_.empty() && !holds_embedding && !tied) r.dense_params += vocab * h / tp;
   }
   // Pipeline: each micro-batch sends its activations forward and receives
   // their gradient on every chunk boundary, each TP rank its 1/tp of them
@@ -358,9 +374,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   const double shard = s.zero >= 1 ? s.op : 1;
   const double params =
       r.dense_params / shard + r.expert_params / std::max(1.0, shard * s.tp / (s.ep * s.etp));
-  const double state_bytes =
-      2.0 * std::max(0, t.optimizer_states) * sdk::dtype_bytes(t.optimizer_dtype) +
-      (t.master_dtype == NDS_DTYPE_NONE ? 0 : 2.0 * sdk::dtype_bytes(t.master_dtype));
+  const double state_bytes = 2 * sdk::optimizer_bytes(t).total();  // as the memory pass counts them
   const double update = kernels_.memory(params * (state_bytes + grad_bytes + param_bytes));
   // Swapped, the states and the master copy (read once and written once
   // above: half of state_bytes) come in from the host and go back out.
@@ -487,26 +501,26 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   // recomputed layers, selective the forward of its ops (the attention core's
   // 4·s·h_attn, the MLP's or MoE layer's 2 per parameter), each layer counted
   // with its own option where a strategy chose per layer.
-  const double layers_total = static_cast<double>(layer_block_.size());
-  double full_share = 0, selective_share = 0;
+  double extra_per_token = 0;
+  auto recomputed = [&](uint32_t first, uint32_t end, int option) {
+    return option == NDS_LAYER_FULL || option == NDS_LAYER_SELECTIVE
+               ? recomputed_flops_[end][option == NDS_LAYER_FULL ? 0 : 1] -
+                     recomputed_flops_[first][option == NDS_LAYER_FULL ? 0 : 1]
+               : 0.0;
+  };
   if (c.layer_option != nullptr) {
-    for (uint32_t layer = 0; layer < layer_block_.size(); ++layer) {
-      full_share += c.layer_option[layer] == NDS_LAYER_FULL ? 1 / layers_total : 0;
-      selective_share += c.layer_option[layer] == NDS_LAYER_SELECTIVE ? 1 / layers_total : 0;
+    for (uint32_t layer = 0; layer < layer_block_.size(); ++layer)
+      extra_per_token += recomputed(layer, layer + 1, c.layer_option[layer]);
+  } else if (s.recompute != NDS_RECOMPUTE_NONE) {
+    const int option = s.recompute == NDS_RECOMPUTE_FULL ? NDS_LAYER_FULL : NDS_LAYER_SELECTIVE;
+    for (size_t i = 0; i < static_cast<size_t>(s.pp) * s.vpp; ++i) {
+      // The first chunk_recomputed_layers of each chunk (reference §5.1).
+      const uint32_t first = c.chunk_first_layer[i];
+      const uint32_t n = std::min(c.chunk_recomputed_layers[i], c.chunk_layers[i]);
+      extra_per_token += recomputed(first, first + n, option);
     }
-  } else {
-    double recomputed_share = 0;
-    for (int32_t r = 0; r < s.pp; ++r)
-      for (int32_t k = 0; k < s.vpp; ++k)
-        recomputed_share +=
-            c.chunk_recomputed_layers[static_cast<size_t>(r) * s.vpp + k] / layers_total;
-    (s.recompute == NDS_RECOMPUTE_FULL ? full_share : selective_share) =
-        s.recompute == NDS_RECOMPUTE_NONE ? 0 : recomputed_share;
   }
-  const double extra =
-      full_share * tokens *
-          (2 * active_params_ + 4 * d(model_.training.seq_len) * attention_width_) +
-      selective_share * tokens * selective_flops_per_token_;
+  const double extra = tokens * extra_per_token;
   e.hardware_flops_per_step = e.model_flops_per_step + extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).
   const double capacity =

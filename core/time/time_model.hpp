@@ -177,8 +177,13 @@ class TimeModel {
   // `rebuilt` gathers the forward seconds that selective recompute's ops
   // (nds_training.recompute_ops) may run again.
   struct Rebuilt {
-    double dense_mlp = 0, moe = 0, norms = 0, activation = 0;
+    double dense_mlp = 0;  // its GEMMs and activation
+    double moe = 0;        // router, experts, shared experts, their activations, the permutation
+    double expert_activation = 0;  // the routed experts' activation (Megatron's moe_act)
+    double norms = 0;
   };
+  // Forward passes of a layer's CP exchanges under `option`.
+  double cp_passes(nds_layer_option option) const;
   double attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const;
   double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
                      Rebuilt& rebuilt) const;
@@ -223,11 +228,13 @@ class TimeModel {
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
   double active_params_ = 0, attention_width_ = 0;  // summed over the decoder and MTP layers
   // Selective recompute's ops (NDS_RECOMPUTE_OP_*; none stated: the attention
-  // core), and the FLOPs per token they run again over the decoder layers.
+  // core), and per decoder layer the FLOPs per token full and selective
+  // recompute run again, summed over the layers before it.
   uint64_t selective_ops_ = 0;
-  double selective_flops_per_token_ = 0;
+  std::vector<std::array<double, 2>> recomputed_flops_;
   std::vector<uint32_t> mtp_blocks_;                // model.main.blocks indices of MTP blocks
   double mtp_heads_ = 0;                            // MTP layers: each passes the output head again
+  double learned_positions_ = 0;  // positions of a learned position table (0: none)
   double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic
 };
 

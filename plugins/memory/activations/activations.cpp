@@ -36,9 +36,9 @@
 // per-key tensors (nothing more with flash attention, whose kernel keeps
 // only its log-sum-exp); mlp the dense MLP's intermediates; moe the routed
 // tokens, their intermediates, the router's logits and the shared experts'
-// intermediates; activation the activation function's output (the second
-// GEMM's input) in every MLP; norm the two norms' outputs (the QKV and MLP
-// inputs). Each op's module keeps its own input.
+// intermediates; activation (Megatron's moe_act) the routed experts'
+// activation output (their second GEMM's input); norm the two norms' outputs
+// (the QKV and MLP inputs). Each op's module keeps its own input.
 // Per layer (ABI 1.3, nds_candidate.layer_option set): each layer is priced by
 // its own option, KEEP as none, SELECTIVE and FULL as those modes, and OFFLOAD
 // keeps none's bytes but the device holds one micro-batch's copy (the others
@@ -84,13 +84,40 @@ double mlp_intermediates(const nds_layer_block& l, double width, double b, doubl
   return ((l.ffn == NDS_FFN_SWIGLU ? 2 : 1) * b + lin) * width;
 }
 
+// fp32 router logits per expert and token.
+constexpr double kRouterLogitBytes = 4;
+
+// One layer's coefficients, and what each op of selective recompute drops
+// of them (the per-op parts below are inside `all`).
+struct LayerCoefficients {
+  Coefficients all;
+  Coefficients core_attention;  // the per-key tensors
+  Coefficients dense_mlp;       // the dense MLP's intermediates
+  Coefficients moe;             // routed tokens and intermediates, router logits, shared experts
+  Coefficients expert_activation;  // the routed experts' activation outputs (in `moe`)
+  Coefficients norm_outputs;    // the QKV and MLP inputs the two norms write
+
+  // What selective recompute with `ops` (NDS_RECOMPUTE_OP_*) keeps.
+  Coefficients kept_under(uint64_t ops) const {
+    Coefficients c = all;
+    if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) c = c - core_attention;
+    if (ops & NDS_RECOMPUTE_OP_MLP) c = c - dense_mlp;
+    if (ops & NDS_RECOMPUTE_OP_MOE) c = c - moe;
+    else if (ops & NDS_RECOMPUTE_OP_ACTIVATION) c = c - expert_activation;
+    if (ops & NDS_RECOMPUTE_OP_NORM) c = c - norm_outputs;
+    return c;
+  }
+};
+
 // `b`: bytes of an activation; `lin`: of a kept linear-layer input.
-Coefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash) {
+LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash) {
   const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
   const double mask_hidden = l.hidden_dropout > 0 ? 1 : 0, mask_attention = l.attention_dropout > 0 ? 1 : 0;
-  Coefficients c;
+  LayerCoefficients k;
+  Coefficients& c = k.all;
   c.input = b * h;
   c.replicated = 2 * b * h + lin * h + lin * h + 2 * mask_hidden * h;  // norms, QKV input, MLP input, masks
+  k.norm_outputs.replicated = lin * h + lin * h;
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
     const double ql = static_cast<double>(l.q_lora_rank), kvl = static_cast<double>(l.kv_lora_rank);
@@ -98,55 +125,30 @@ Coefficients layer_coefficients(const nds_layer_block& l, double b, double lin, 
     c.tp_split += b * heads * (2 * qk + static_cast<double>(l.v_head_dim)) +
                   lin * heads * static_cast<double>(l.v_head_dim);  // Q, K, V, output input
   } else {
-    const double q = heads * static_cast<double>(l.head_dim), k = static_cast<double>(l.kv_heads * l.head_dim);
+    const double q = heads * static_cast<double>(l.head_dim), kv = static_cast<double>(l.kv_heads * l.head_dim);
     const double v = static_cast<double>(l.kv_heads * l.v_head_dim), o = heads * static_cast<double>(l.v_head_dim);
-    c.tp_split += b * (q + k + v) + lin * o;
+    c.tp_split += b * (q + kv + v) + lin * o;
   }
   if (flash) c.tp_split += 4 * heads;  // the fp32 log-sum-exp per row
-  else c.per_key = heads * (b + mask_attention * (1 + b));
-  if (l.ffn_hidden_size > 0) c.tp_split += mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
+  else c.per_key = k.core_attention.per_key = heads * (b + mask_attention * (1 + b));
+  if (l.ffn_hidden_size > 0) {
+    k.dense_mlp.tp_split = mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
+    c.tp_split += k.dense_mlp.tp_split;
+  }
   if (l.experts > 0) {
-    c.replicated += 4 * static_cast<double>(l.experts);  // fp32 router logits
     const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
     const double routed_tokens = static_cast<double>(l.experts_per_token) * capacity;
-    c.routed = routed_tokens * mlp_intermediates(l, static_cast<double>(l.moe_ffn_hidden_size), b, lin);
-    c.routed_input = routed_tokens * lin * h;
+    const double f = static_cast<double>(l.moe_ffn_hidden_size);
+    k.moe.replicated = kRouterLogitBytes * static_cast<double>(l.experts);
+    k.moe.routed = routed_tokens * mlp_intermediates(l, f, b, lin);
+    k.moe.routed_input = routed_tokens * lin * h;
+    k.expert_activation.routed = routed_tokens * lin * f;  // the second GEMM's input
   }
   if (l.shared_experts > 0)
-    c.tp_split += static_cast<double>(l.shared_experts) *
-                  mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b, lin);
-  return c;
-}
-
-// What selective recompute with `ops` (NDS_RECOMPUTE_OP_*) leaves of `c`,
-// one layer's coefficients (`b`, `lin` as for layer_coefficients).
-Coefficients kept_under_selective(const nds_layer_block& l, Coefficients c, uint64_t ops, double b,
-                                  double lin) {
-  const double h = static_cast<double>(l.hidden_size);
-  const double routed_tokens =
-      static_cast<double>(l.experts_per_token) * (l.capacity_factor > 0 ? l.capacity_factor : 1);
-  const double shared_width =
-      static_cast<double>(std::max<int64_t>(l.shared_experts, 0)) *
-      static_cast<double>(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0));
-  const double dense_width = static_cast<double>(std::max<int64_t>(l.ffn_hidden_size, 0));
-  if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) c.per_key = 0;
-  if (ops & NDS_RECOMPUTE_OP_MLP) c.tp_split -= mlp_intermediates(l, dense_width, b, lin);
-  if ((ops & NDS_RECOMPUTE_OP_MOE) && l.experts > 0) {
-    c.routed = 0;
-    c.routed_input = 0;
-    c.replicated -= 4 * static_cast<double>(l.experts);
-    c.tp_split -= mlp_intermediates(l, shared_width, b, lin);
-  }
-  if (ops & NDS_RECOMPUTE_OP_ACTIVATION) {
-    // The MLPs not dropped whole above: the activation's output, `lin` a value.
-    if (!(ops & NDS_RECOMPUTE_OP_MLP)) c.tp_split -= lin * dense_width;
-    if (!(ops & NDS_RECOMPUTE_OP_MOE) && l.experts > 0) {
-      c.routed -= routed_tokens * lin * static_cast<double>(l.moe_ffn_hidden_size);
-      c.tp_split -= lin * shared_width;
-    }
-  }
-  if (ops & NDS_RECOMPUTE_OP_NORM) c.replicated -= 2 * lin * h;  // the QKV and MLP inputs
-  return c;
+    k.moe.tp_split = static_cast<double>(l.shared_experts) *
+                     mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b, lin);
+  c += k.moe;
+  return k;
 }
 
 // A layer option this pass knows, else KEEP (the most a layer holds).
@@ -166,16 +168,16 @@ class Activations {
     a->seq_ = static_cast<double>(t.training.seq_len);
     a->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // bf16 around fp8 GEMMs (ABI 1.1)
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
-    const uint64_t ops =
-        t.training.recompute_ops != 0 ? t.training.recompute_ops : NDS_RECOMPUTE_OP_CORE_ATTENTION;
+    const uint64_t ops = ndsearch::sdk::selective_recompute_ops(t.training);
     a->prefix_.assign(t.layers() + 1, Coefficients{});
     a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
-      const Coefficients c = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention);
+      const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention);
+      const Coefficients& c = k.all;
       a->prefix_[i + 1] = a->prefix_[i];
       a->prefix_[i + 1] += c;
       a->selective_prefix_[i + 1] = a->selective_prefix_[i];
-      a->selective_prefix_[i + 1] += kept_under_selective(t.block(i), c, ops, a->b_, lin);
+      a->selective_prefix_[i + 1] += k.kept_under(ops);
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
       if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c;
     }
@@ -186,7 +188,7 @@ class Activations {
     a->head_.tp_split = 4 * t.vocab;             // fp32 softmax of the cross entropy
     if (t.has_mtp) {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
-      Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention);
+      Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention).all;
       m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
       m.tp_split += 4 * t.vocab;
       const double n = static_cast<double>(t.mtp_layers);

@@ -83,14 +83,12 @@ class WeightsAndOptimizer {
     const nds_training& tr = t.training;
     c->param_bytes_ = ndsearch::sdk::dtype_bytes(tr.params_dtype);
     c->grad_bytes_ = ndsearch::sdk::dtype_bytes(tr.grads_dtype);
-    // Master weights: kept when stated (fp32), none when the params are fp32.
-    // A master copy only when it is wider than the parameters (fp32 training
-    // updates the parameters themselves).
-    c->master_bytes_ = tr.master_dtype == NDS_DTYPE_UNKNOWN || tr.master_dtype == tr.params_dtype
-                           ? (c->param_bytes_ < 4 && tr.master_dtype == NDS_DTYPE_UNKNOWN ? 4 : 0)
-                           : ndsearch::sdk::dtype_bytes(tr.master_dtype);
-    const double states = tr.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(tr.optimizer_states);
-    c->state_bytes_ = states * ndsearch::sdk::dtype_bytes(tr.optimizer_dtype);
+    // Master weights only when wider than the parameters (fp32 training
+    // updates the parameters themselves), and the states: the SDK's rule,
+    // which the time model's optimizer step and swap copies follow too.
+    const ndsearch::sdk::OptimizerBytes optimizer = ndsearch::sdk::optimizer_bytes(tr);
+    c->master_bytes_ = optimizer.master;
+    c->state_bytes_ = optimizer.states;
     c->swap_optimizer_ = ndsearch::sdk::host().option("swap-optimizer").value_or("0") == "1";
     const bool high_precision_params =
         tr.params_dtype == NDS_DTYPE_BF16 || tr.params_dtype == NDS_DTYPE_FP16;

@@ -84,6 +84,34 @@ inline double dtype_bytes(nds_dtype dtype) {
   }
 }
 
+// Bytes per parameter the optimizer keeps beside the parameters and their
+// gradients, as the shipped passes and the time model count them: a master
+// copy when it is wider than the parameters (fp32 for bf16 or fp16
+// parameters unless the config states otherwise; none when they are as
+// wide), and the states (Adam's two moments unless stated), each in the
+// optimizer's dtype.
+struct OptimizerBytes {
+  double master = 0, states = 0;
+  double total() const { return master + states; }
+};
+inline OptimizerBytes optimizer_bytes(const nds_training& t) {
+  OptimizerBytes b;
+  const double params = dtype_bytes(t.params_dtype);
+  if (t.master_dtype == NDS_DTYPE_UNKNOWN || t.master_dtype == t.params_dtype)
+    b.master = params < 4 && t.master_dtype == NDS_DTYPE_UNKNOWN ? 4 : 0;
+  else
+    b.master = dtype_bytes(t.master_dtype);
+  const double states = t.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(t.optimizer_states);
+  b.states = states * dtype_bytes(t.optimizer_dtype);
+  return b;
+}
+
+// The ops selective recompute rebuilds (NDS_RECOMPUTE_OP_*): the config's,
+// else the attention core (Korthikanti et al. 2022 §5).
+inline uint64_t selective_recompute_ops(const nds_training& t) {
+  return t.recompute_ops != 0 ? t.recompute_ops : NDS_RECOMPUTE_OP_CORE_ATTENTION;
+}
+
 }  // namespace ndsearch::sdk
 
 #endif  // NDSEARCH_SDK_MODEL_MATH_HPP_INCLUDED
