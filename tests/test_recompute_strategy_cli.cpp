@@ -92,8 +92,6 @@ TEST_CASE("Search with swapped optimizer states prices their copies over the giv
     // The states leave every stage, and each step copies them in and out.
     for (const json& stage : row["memory"]["stages"]) CHECK(stage["optimizer_bytes"] == 0);
     CHECK(row["time"]["optimizer_swap_s"].get<double>() > 0);
-    CHECK(row["time"]["optimizer_swap_s"].get<double>() <
-          row["time"]["parts"]["optimizer"].get<double>());
   }
   // 20 GiB/s = 21.47 GB/s, said in the assumptions.
   bool stated = false;

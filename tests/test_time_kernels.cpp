@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
@@ -303,21 +304,12 @@ TEST_CASE("MFU falls with fewer micro-batches per replica at fixed model paralle
   }
 }
 
-TEST_CASE("Layer prices reused across candidates give the estimates priced afresh, bit for bit") {
-  // A search's worker keeps the layer prices of the shapes it met
-  // (TimeModel::LayerReuse) and adds each candidate's CP exchanges: shapes
-  // interleaved and met again, with and without CP, every recompute mode,
-  // must price exactly as a model that keeps nothing.
-  Model m = llama(16, 2048, 8192, 64, {});
-  CpModel ring(test::shipped_plugins(), m, h100(), "ring");
-  const TimeModel time(m, h100(), &ring);
-  TimeModel::LayerReuse reuse;
-  const char* strategies[] = {
-      "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=0,mbs=1,recompute=none",
-      "tp=2,pp=4,cp=2,sp=1,mbs=1,recompute=full",   "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=selective",
-      "tp=2,pp=2,cp=4,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,vpp=2,zero=3",
-      "tp=1,pp=1,cp=1,mbs=1,recompute=full",        "tp=1,pp=1,cp=8,mbs=1,recompute=selective",
-      "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=selective"};
+namespace {
+
+// Each strategy priced twice in turn, by `time` with `reuse` and without any:
+// the same estimate, bit for bit.
+void check_reuse(const TimeModel& time, TimeModel::LayerReuse& reuse, const Model& m,
+                 const std::vector<const char*>& strategies) {
   for (int round = 0; round < 2; ++round) {
     for (const char* text : strategies) {
       INFO(text << ", round " << round);
@@ -331,7 +323,47 @@ TEST_CASE("Layer prices reused across candidates give the estimates priced afres
         CHECK(reused.parts.*part == afresh.parts.*part);
       }
       CHECK(reused.hidden.cp == afresh.hidden.cp);
+      CHECK(reused.hidden.ep == afresh.hidden.ep);
       CHECK(reused.hardware_flops_per_step == afresh.hardware_flops_per_step);
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("Layer prices reused across candidates give the estimates priced afresh, bit for bit") {
+  // A search's worker keeps the layer prices of the shapes it met
+  // (TimeModel::LayerReuse) and adds each candidate's CP exchanges: shapes
+  // interleaved and met again, with and without CP, every recompute mode,
+  // must price exactly as a model that keeps nothing.
+  Model m = llama(16, 2048, 8192, 64, {});
+  CpModel ring(test::shipped_plugins(), m, h100(), "ring");
+  const TimeModel time(m, h100(), &ring);
+  TimeModel::LayerReuse reuse;
+  const std::vector<const char*> strategies = {
+      "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=0,mbs=1,recompute=none",
+      "tp=2,pp=4,cp=2,sp=1,mbs=1,recompute=full",   "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=selective",
+      "tp=2,pp=2,cp=4,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,vpp=2,zero=3",
+      "tp=1,pp=1,cp=1,mbs=1,recompute=full",        "tp=1,pp=1,cp=8,mbs=1,recompute=selective",
+      "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=selective"};
+  check_reuse(time, reuse, m, strategies);
+
+  // An MoE model through the same reuse (another TimeModel: its prices are
+  // not the first's): ep, etp and whether mbn > 1 (the all-to-all's overlap)
+  // change a layer's price.
+  Model moe = llama(8, 2048, 4096, 64, {});
+  for (nds_layer_block* b : {&moe.main.blocks[0].c}) {
+    b->experts = 16;
+    b->experts_per_token = 2;
+    b->moe_ffn_hidden_size = 1024;
+    b->ffn_hidden_size = 0;
+  }
+  moe.training.overlap |= NDS_OVERLAP_MOE_A2A;
+  const TimeModel moe_time(moe, h100(), nullptr);
+  check_reuse(moe_time, reuse, moe,
+              {"tp=2,pp=2,ep=4,etp=1,mbs=1", "tp=2,pp=2,ep=4,etp=2,mbs=1", "tp=2,pp=2,ep=8,etp=1,mbs=1",
+               "tp=2,pp=2,ep=4,etp=1,mbs=4", "tp=2,pp=2,ep=4,etp=1,mbs=2,recompute=full",
+               "tp=2,pp=2,ep=2,etp=1,mbs=1,recompute=selective"});
+  // And the first model again: its prices were dropped for the second's.
+  check_reuse(time, reuse, m, strategies);
 }

@@ -49,6 +49,13 @@ std::optional<AppliedCalibration> calibration_of(const EvaluateSettings& e, cons
   return load_calibration(e.calibration, device, e.force_calibration);
 }
 
+// Whether a run's plugin options swap the optimizer states (the option
+// "swap-optimizer" = "1", as the weights-and-optimizer pass reads it).
+bool swaps_optimizer(const PluginOptions& options) {
+  const auto it = options.find("swap-optimizer");
+  return it != options.end() && it->second == "1";
+}
+
 // `swap_optimizer`: the run's plugin options swap the optimizer states.
 EvaluationRequest evaluation_request(const EvaluateSettings& e,
                                      const std::optional<AppliedCalibration>& calibration,

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/hardware/device.hpp"
-#include "core/time/time_model.hpp"
+#include "core/time/optimizer_swap.hpp"
 
 namespace ndsearch {
 
@@ -48,13 +48,6 @@ struct RecomputeSettings {
 // neither offload nor optimizer swapping.
 RecomputeSettings recompute_settings_of(const RecomputeChoiceSettings& choice,
                                         bool swap_optimizer = false);
-
-// Whether a run's plugin options swap the optimizer ("swap-optimizer" = "1").
-template <class Options>
-bool swaps_optimizer(const Options& options) {
-  const auto it = options.find("swap-optimizer");
-  return it != options.end() && it->second == "1";
-}
 
 // The host link one device copies over, bytes/s per direction: the given
 // figure, else 80 % of the device's (what pinned copies reach).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <tuple>
 #include <utility>
@@ -49,12 +50,19 @@ constexpr double kNetworkSmShare = 16.0 / 132;
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
 
+// Numbers for TimeModel::id_, across threads.
+uint64_t next_model_id() {
+  static std::atomic<uint64_t> last{0};
+  return ++last;
+}
+
 }  // namespace
 
 TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                      const std::optional<TrainerOverheads>& overheads,
                      const Calibration& calibration, const OptimizerSwap& swap)
     : model_(model),
+      id_(next_model_id()),
       calibration_(calibration),
       device_(calibrated_device(device, calibration)),
       cp_(cp),
@@ -386,18 +394,15 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   return out;
 }
 
-double swapped_update_s(double copy_bytes, double update_s, const OptimizerSwap& swap) {
-  const double pieces = std::max<uint32_t>(swap.chunks, 1);
-  const double copy = copy_bytes / swap.link_bytes_per_s / pieces, update = update_s / pieces;
-  return 2 * copy + update + (pieces - 1) * std::max(copy, update);
-}
 
 TimeModel::LayerReuse::LayerReuse() {
   for (auto& cache : caches_) cache = std::make_unique<LayerCache>();
 }
 
-TimeModel::LayerCache& TimeModel::LayerReuse::cache_of(const TimeModel* model, const Shape& shape) {
-  if (model_ != model) model_ = model, used_ = 0, oldest_ = 0;
+TimeModel::LayerCache& TimeModel::LayerReuse::cache_of(uint64_t model_id, const Shape& shape) {
+  if (!caches_[0])  // moved from: room again, once
+    for (auto& cache : caches_) cache = std::make_unique<LayerCache>();
+  if (model_id_ != model_id) model_id_ = model_id, used_ = 0, oldest_ = 0;
   for (size_t i = 0; i < used_; ++i)  // 64 comparisons of 7 integers: a layer costs thousands
     if (shapes_[i] == shape) return *caches_[i];
   const size_t i = used_ < kShapes ? used_++ : std::exchange(oldest_, (oldest_ + 1) % kShapes);
@@ -421,7 +426,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   LayerCache* shapes =
       reuse == nullptr
           ? nullptr
-          : &reuse->cache_of(this, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
+          : &reuse->cache_of(id_, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
   for (int32_t index = 0; index < s.pp; ++index) {
     // A middle rank whose chunks hold the same layers of the same blocks as
     // the rank before it does the same work: most ranks of an even split.

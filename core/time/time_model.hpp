@@ -24,6 +24,7 @@
 #include "core/time/collectives.hpp"
 #include "core/time/cp_model.hpp"
 #include "core/time/kernels.hpp"
+#include "core/time/optimizer_swap.hpp"
 #include "core/time/trainer_settings.hpp"
 
 namespace ndsearch {
@@ -75,22 +76,6 @@ struct TimeEstimate {
   // the update itself (0 when the states stay on the device).
   double optimizer_swap_s = 0;
 };
-
-// Optimizer states and master weights kept in host memory between steps
-// (MindSpeed's --swap-optimizer): each step copies the device's shard of
-// them in, updates it and copies it out, in `chunks` pieces pipelined so
-// that one piece comes in while another is updated and a third goes out.
-struct OptimizerSwap {
-  double link_bytes_per_s = 0;  // per direction, this device's share; 0: not swapped
-  // MindSpeed's --swap-optimizer-times default: the states move in 16 pieces.
-  uint32_t chunks = 16;
-};
-
-// Seconds of the update with its copies: `copy_bytes` each way and
-// `update_s` of HBM-bound work split in `chunks` pieces, three stages (in,
-// update, out) of a pipeline: the first piece's three stages, then one
-// slowest stage per further piece.
-double swapped_update_s(double copy_bytes, double update_s, const OptimizerSwap& swap);
 
 // What offloaded activations copy (an offload recompute strategy's choice):
 // per pipeline rank, the bytes one micro-batch copies to host after its
@@ -215,6 +200,9 @@ class TimeModel {
   double comm(CommPart part, Collective kind, uint64_t n, uint64_t stride, double bytes) const;
 
   const Model& model_;
+  // This model's own number, from 1, that a LayerReuse tells models apart by
+  // (an address may be reused by a later model).
+  uint64_t id_;
   Calibration calibration_;
   Device device_;  // the device with the calibration's bandwidth scales
   CpModel* cp_;
@@ -260,10 +248,10 @@ class TimeModel::LayerReuse {
   using Shape = std::array<int32_t, 7>;  // tp, cp, ep, etp, mbs, sp, mbn > 1
   static constexpr size_t kShapes = 64;
   // The cache of `shape`, emptied first when it was another's.
-  LayerCache& cache_of(const TimeModel* model, const Shape& shape);
+  LayerCache& cache_of(uint64_t model_id, const Shape& shape);
   std::array<std::unique_ptr<LayerCache>, kShapes> caches_;
   std::array<Shape, kShapes> shapes_{};
-  const TimeModel* model_ = nullptr;  // whose prices these are
+  uint64_t model_id_ = 0;  // whose prices these are (TimeModel::id_; 0: none yet)
   size_t used_ = 0, oldest_ = 0;
 };
 

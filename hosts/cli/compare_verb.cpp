@@ -181,6 +181,9 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices, where a run does not say");
   add_pricing_flags(*verb, args->eval);
+  verb->add_option("--host-link-gibps", args->eval.recompute_strategy.host_link_gibps,
+                   "Host link bandwidth per device and direction in GiB/s for --swap-optimizer's "
+                   "copies, instead of 80 % of the device's");
   verb->add_option("--format", args->eval.format, "Output format (csv: one row per run)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
@@ -192,7 +195,8 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
       args->eval.request.devices = devices->value_or(0);  // 0: each run's strategy product
-      args->eval.request.recompute = recompute_settings_of({}, args->eval.swap_optimizer);
+      args->eval.request.recompute =
+          recompute_settings_of(args->eval.recompute_strategy, args->eval.swap_optimizer);
       return compare(flags, *args);
     };
   });
