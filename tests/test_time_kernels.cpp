@@ -358,12 +358,14 @@ TEST_CASE("Layer prices reused across candidates give the estimates priced afres
     b->moe_ffn_hidden_size = 1024;
     b->ffn_hidden_size = 0;
   }
-  moe.training.overlap |= NDS_OVERLAP_MOE_A2A;
   const TimeModel moe_time(moe, h100(), nullptr);
   check_reuse(moe_time, reuse, moe,
               {"tp=2,pp=2,ep=4,etp=1,mbs=1", "tp=2,pp=2,ep=4,etp=2,mbs=1", "tp=2,pp=2,ep=8,etp=1,mbs=1",
                "tp=2,pp=2,ep=4,etp=1,mbs=4", "tp=2,pp=2,ep=4,etp=1,mbs=2,recompute=full",
-               "tp=2,pp=2,ep=2,etp=1,mbs=1,recompute=selective"});
+               "tp=2,pp=2,ep=2,etp=1,mbs=1,recompute=selective",
+               // One micro-batch, then two, of one shape: the all-to-all
+               // hides behind another micro-batch only in the second.
+               "tp=1,pp=1,ep=4,mbs=1", "tp=1,pp=2,ep=4,mbs=1"});
   // And the first model again: its prices were dropped for the second's.
   check_reuse(time, reuse, m, strategies);
 }
