@@ -10,16 +10,21 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="$(nproc)"
 
-echo "== Release build and tests (with the Python binding)"
+# Each phase says how long it took (the whole run should stay under 25 minutes
+# on a 2-core machine; the log shows which phase to cut when it does not).
+phase() { echo "== [${SECONDS} s] $*"; }
+
+phase "Release build and tests (with the Python binding)"
 "$root/scripts/build.sh" build -DNDS_BUILD_PYTHON=ON
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+phase "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 "$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DNDS_SANITIZE=ON \
   -DNDS_ABI_CHECK=OFF -DNDS_BUILD_BENCH=OFF
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 (cd "$root/build-asan" && ctest --output-on-failure -j "$jobs")
 
-echo "== Fuzz harnesses: seeds and regressions, then ${NDS_TEST_FUZZ_SECONDS:-15} s each"
+phase "Fuzz harnesses: seeds and regressions, then ${NDS_TEST_FUZZ_SECONDS:-15} s each"
 "$root/scripts/fuzz.sh" "${NDS_TEST_FUZZ_SECONDS:-15}"
+phase "done"
