@@ -107,9 +107,19 @@ void print_memory_footer(const json& m) {
 
 }  // namespace
 
-PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
+void add_swap_optimizer_flag(CLI::App& verb, bool& swap) {
+  verb.add_flag("--swap-optimizer", swap,
+                "Keep optimizer states and master weights on the host, copied in and out each step");
+}
+
+PluginFlags with_swap_optimizer(const PluginFlags& base, bool swap) {
   PluginFlags flags = base;
-  if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
+  if (swap) flags.verb_options["swap-optimizer"] = "1";
+  return flags;
+}
+
+PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
+  PluginFlags flags = with_swap_optimizer(base, args.swap_optimizer);
   if (args.cp_ulysses) flags.verb_options["cp-ulysses"] = std::to_string(*args.cp_ulysses);
   return flags;
 }
@@ -161,9 +171,7 @@ void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
   verb.add_flag("--layers-from-config", args.request.layers_from_config,
                 "Place layers as the config's stated per-stage counts or offsets instead of the "
                 "default split");
-  verb.add_flag(
-      "--swap-optimizer", args.swap_optimizer,
-      "Keep optimizer states and master weights on the host, copied in and out each step");
+  add_swap_optimizer_flag(verb, args.swap_optimizer);
   verb.add_option("--cp-ulysses", args.cp_ulysses,
                   "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
       ->check(CLI::Range(1, 1 << 16));

@@ -34,6 +34,10 @@ struct EvalArgs {
 
 // The plugin options the eval flags add (--swap-optimizer, --cp-ulysses).
 PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args);
+// --swap-optimizer into `swap` (eval, explain, compare and search), and the
+// plugin option it sets when given.
+void add_swap_optimizer_flag(CLI::App& verb, bool& swap);
+PluginFlags with_swap_optimizer(const PluginFlags& base, bool swap);
 // -M, --reserve-mem, --layers-from-config, --swap-optimizer, --cp-ulysses,
 // --cp-algo, --calibration and --force into `args`: how eval, explain and compare price a strategy.
 void add_pricing_flags(CLI::App& verb, EvalArgs& args);

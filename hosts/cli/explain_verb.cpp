@@ -85,8 +85,7 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   verb->add_option("-M,--max-memory", args->eval.request.max_memory, "Device memory to use instead of the device's");
   verb->add_option("--reserve-mem", args->eval.request.reserve_mem, "Memory to keep free beside the runtime's reserve");
   verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");
-  verb->add_flag("--swap-optimizer", args->eval.swap_optimizer,
-                 "Keep optimizer states and master weights on the host, copied in and out each step");
+  add_swap_optimizer_flag(*verb, args->eval.swap_optimizer);
   auto recompute = std::make_shared<std::string>();
   add_strategy_recompute_flag(*verb, *recompute);
   add_recompute_strategy_flags(*verb, args->eval.recompute_strategy);

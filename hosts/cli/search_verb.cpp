@@ -22,6 +22,7 @@
 #include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/output_files.hpp"
+#include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
 #include "hosts/cli/search_csv.hpp"
@@ -101,8 +102,7 @@ std::string refused_text(const SearchCounts& counts) {
 }
 
 int search(const PluginFlags& base_flags, const SearchArgs& args) {
-  PluginFlags flags = base_flags;
-  if (args.swap_optimizer) flags.verb_options["swap-optimizer"] = "1";
+  const PluginFlags flags = with_swap_optimizer(base_flags, args.swap_optimizer);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
@@ -223,9 +223,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
       ->capture_default_str();
   verb->add_option("-M,--max-memory", args->request.max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
   verb->add_option("--reserve-mem", args->request.reserve_mem, "Memory to keep free beside the runtime's reserve");
-  verb->add_flag(
-      "--swap-optimizer", args->swap_optimizer,
-      "Keep optimizer states and master weights on the host, copied in and out each step");
+  add_swap_optimizer_flag(*verb, args->swap_optimizer);
   verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
