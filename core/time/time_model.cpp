@@ -130,7 +130,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
          {std::pair{NDS_RECOMPUTE_OP_CORE_ATTENTION, "the attention core"},
           std::pair{NDS_RECOMPUTE_OP_MLP, "the dense MLP"},
           std::pair{NDS_RECOMPUTE_OP_MOE, "the MoE layer (router, experts, shared experts)"},
-          std::pair{NDS_RECOMPUTE_OP_ACTIVATION, "the MLP activation"},
+          std::pair{NDS_RECOMPUTE_OP_ACTIVATION, "the routed experts' activation"},
           std::pair{NDS_RECOMPUTE_OP_NORM, "the norms"}})
       if (selective_ops_ & bit) ops += (ops.empty() ? "" : ", ") + std::string(name);
     assumptions_.push_back(
@@ -395,12 +395,10 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
 }
 
 
-TimeModel::LayerReuse::LayerReuse() {
-  for (auto& cache : caches_) cache = std::make_unique<LayerCache>();
-}
+TimeModel::LayerReuse::LayerReuse() = default;
 
 TimeModel::LayerCache& TimeModel::LayerReuse::cache_of(uint64_t model_id, const Shape& shape) {
-  if (!caches_[0])  // moved from: room again, once
+  if (!caches_[0])  // the first estimate (or the first since a move) makes the room, once
     for (auto& cache : caches_) cache = std::make_unique<LayerCache>();
   if (model_id_ != model_id) model_id_ = model_id, used_ = 0, oldest_ = 0;
   for (size_t i = 0; i < used_; ++i)  // 64 comparisons of 7 integers: a layer costs thousands
@@ -508,10 +506,9 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   // with its own option where a strategy chose per layer.
   double extra_per_token = 0;
   auto recomputed = [&](uint32_t first, uint32_t end, int option) {
-    return option == NDS_LAYER_FULL || option == NDS_LAYER_SELECTIVE
-               ? recomputed_flops_[end][option == NDS_LAYER_FULL ? 0 : 1] -
-                     recomputed_flops_[first][option == NDS_LAYER_FULL ? 0 : 1]
-               : 0.0;
+    if (option != NDS_LAYER_FULL && option != NDS_LAYER_SELECTIVE) return 0.0;
+    const size_t k = option == NDS_LAYER_FULL ? 0 : 1;  // recomputed_flops_'s column
+    return recomputed_flops_[end][k] - recomputed_flops_[first][k];
   };
   if (c.layer_option != nullptr) {
     for (uint32_t layer = 0; layer < layer_block_.size(); ++layer)

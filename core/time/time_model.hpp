@@ -234,7 +234,7 @@ class TimeModel {
 // they are asked for each estimate.
 // Few candidates of one shape fit, and those that do are far apart in the
 // search's order, so the prices of the last 64 shapes are kept (about 300 KB,
-// allocated once), the oldest replaced first. One per thread and TimeModel:
+// allocated at the first estimate), the oldest replaced first. One per thread and TimeModel:
 // the search keeps one per worker.
 class TimeModel::LayerReuse {
  public:
