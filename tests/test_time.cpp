@@ -14,6 +14,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/time/collectives.hpp"
 #include "core/time/time_model.hpp"
+#include "core/recompute/recompute_settings.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/overlap_fields.hpp"
 #include "tests/support/shipped.hpp"
@@ -341,4 +342,30 @@ TEST_CASE("Swapped optimizer states: copies in, update and copies out pipelined 
   CHECK(swapped_update_s(1.6e9, 16, swap) == Approx(16.2));
   // One piece: nothing overlaps, in + update + out.
   CHECK(swapped_update_s(2e9, 3, OptimizerSwap{1e9, 1}) == Approx(2 + 3 + 2));
+}
+
+TEST_CASE("Swapped optimizer states over a device with no host link is an error naming the device and the fix") {
+  Device linkless = h100();
+  linkless.id = "linkless-test-device";
+  linkless.host_link_bytes_per_s = 0;
+  RecomputeSettings settings;
+  settings.swap_optimizer = true;
+  try {
+    (void)optimizer_swap_of(settings, linkless);
+    FAIL("no error");
+  } catch (const UserError& e) {
+    CHECK(e.id() == "E-USAGE");
+    CHECK_THAT(e.what(), Catch::Contains("device linkless-test-device states none") &&
+                             Catch::Contains("give its bandwidth with") &&
+                             Catch::Contains("host_link"));
+  }
+  // A given link serves: 20 GiB/s per direction, and nothing without the swap.
+  settings.host_link_bytes_per_s = 20.0 * (1ull << 30);
+  CHECK(optimizer_swap_of(settings, linkless).link_bytes_per_s == 20.0 * (1ull << 30));
+  settings.swap_optimizer = false;
+  CHECK(optimizer_swap_of(settings, linkless).link_bytes_per_s == 0);
+  // The device's own link at 80 % (pinned copies, microbenchmarks.md §4): H100's 64 GB/s.
+  RecomputeSettings swapped;
+  swapped.swap_optimizer = true;
+  CHECK(optimizer_swap_of(swapped, h100()).link_bytes_per_s == Approx(0.8 * 64e9));
 }
