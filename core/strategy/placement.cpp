@@ -115,6 +115,77 @@ bool stated_counts_apply(const nds_strategy& s, const Model& model) {
              model.decoder_layers();
 }
 
+namespace {
+
+// Spreads per-stage counts over a stage's chunks as the reference reads a 1-D
+// offset under vpp (§5.1): count / v each, the remainder on the last chunk.
+// `counts` has pp entries, or pp·vpp already per virtual stage.
+void spread_over_chunks(const nds_strategy& s, const std::vector<int64_t>& counts,
+                        std::vector<uint32_t>& split) {
+  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
+  split.assign(static_cast<size_t>(p) * v, 0);
+  if (counts.size() == split.size()) {
+    for (size_t i = 0; i < counts.size(); ++i) split[i] = static_cast<uint32_t>(counts[i]);
+    return;
+  }
+  for (uint32_t r = 0; r < p; ++r) {
+    const auto n = static_cast<uint32_t>(counts[r]);
+    for (uint32_t c = 0; c < v; ++c)
+      split[Placement::virtual_stage(s, r, c)] = n / v + (c + 1 == v ? n % v : 0);
+  }
+}
+
+}  // namespace
+
+void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split) {
+  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
+  const auto layers = static_cast<uint32_t>(model.decoder_layers());
+  const auto mtp = static_cast<uint32_t>(std::max<int64_t>(0, model.mtp_layers()));
+  const bool counts = !model.stage_layers.empty();
+  const std::vector<int64_t>& stated = counts ? model.stage_layers : model.stage_layer_offsets;
+  const char* what = counts ? "per-stage layer counts" : "stage offsets";
+  if (stated.size() != p && stated.size() != static_cast<size_t>(p) * v) {
+    throw UserError(
+        "E-PLACEMENT",
+        fmt::format("{}: the config states {} {}, but this strategy has pp = {} stages "
+                    "(pp·vpp = {} chunks); drop it or use the config's pp and vpp",
+                    Setting("layers_from_config").named(), stated.size(), what, p, p * v));
+  }
+  // Offsets shift the even split of the layers, which may count the MTP
+  // layers (the reference's is_mtp_in_offset; MindFormers' mtp_depth and
+  // HyperParallel count them): whichever total the offsets place exactly.
+  std::vector<int64_t> resolved = stated;
+  if (!counts) {
+    const int64_t shift = std::accumulate(stated.begin(), stated.end(), int64_t{0});
+    const int64_t chunks_each = stated.size() == p ? v : 1;
+    int64_t total = layers;
+    if (mtp > 0 && (layers / (p * v)) * p * v + shift != layers &&
+        ((layers + mtp) / (p * v)) * p * v + shift == layers + mtp)
+      total = layers + mtp;
+    const int64_t per = total / (p * v) * chunks_each;
+    for (size_t i = 0; i < resolved.size(); ++i) {
+      if (per + stated[i] < 0)
+        throw UserError("E-PLACEMENT",
+                        fmt::format("{}: a stage offset of {} leaves a stage fewer than 0 layers",
+                                    Setting("layers_from_config").named(), stated[i]));
+      resolved[i] = per + stated[i];
+    }
+  }
+  spread_over_chunks(s, resolved, split);
+  // Counts that place the MTP layers too (61 decoder layers + 1 MTP over 16
+  // stages as 4 × 15 + 2) hold them at the end of the last non-empty chunk,
+  // where the model puts them (after the last decoder layer): they leave it.
+  const int64_t placed = std::accumulate(split.begin(), split.end(), int64_t{0});
+  if (mtp > 0 && placed == static_cast<int64_t>(layers) + mtp) {
+    uint32_t left = mtp;
+    for (size_t i = split.size(); i-- > 0 && left > 0;) {
+      const uint32_t take = std::min(split[i], left);
+      split[i] -= take;
+      left -= take;
+    }
+  }
+}
+
 Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config) {
   Placement out;
   place_layers_into(s, model, layers_from_config, out);
@@ -126,28 +197,8 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   const auto layers = static_cast<uint32_t>(model.decoder_layers());
   std::vector<uint32_t>& split = out.scratch_split;  // [virtual stage]
   split.clear();
-  if (layers_from_config && !model.stage_layers.empty()) {
-    if (model.stage_layers.size() != static_cast<size_t>(p) * v) {
-      throw UserError(
-          "E-PLACEMENT",
-          fmt::format("{}: the config states {} per-stage layer counts, but pp·vpp = "
-                      "{}; drop it or use the config's pp and vpp",
-                      Setting("layers_from_config").named(), model.stage_layers.size(), p * v));
-    }
-    for (int64_t n : model.stage_layers) split.push_back(static_cast<uint32_t>(n));
-  } else if (layers_from_config && !model.stage_layer_offsets.empty()) {
-    if (model.stage_layer_offsets.size() != static_cast<size_t>(p) * v) {
-      throw UserError("E-PLACEMENT",
-                      fmt::format("{}: the config states {} stage offsets, but pp·vpp = {}; drop "
-                                  "it or use the config's pp and vpp",
-                                  Setting("layers_from_config").named(),
-                                  model.stage_layer_offsets.size(), p * v));
-    }
-    const int64_t per = layers / (p * v);
-    for (int64_t offset : model.stage_layer_offsets) {
-      if (per + offset < 0) throw UserError("E-PLACEMENT", fmt::format("a stage offset of {} leaves a stage fewer than 0 layers", offset));
-      split.push_back(static_cast<uint32_t>(per + offset));
-    }
+  if (layers_from_config && (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) {
+    stated_split_into(s, model, split);
   } else {
     // The split depends on (layers, pp, vpp) alone: the search keeps it while they stay.
     if (out.split_key != std::array<uint32_t, 3>{layers, p, v}) {
@@ -158,10 +209,13 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   }
   const uint32_t placed = std::accumulate(split.begin(), split.end(), 0u);
   if (placed != layers) {
-    throw UserError("E-PLACEMENT",
-                    fmt::format("{}: the config's split places {} layers, but the "
-                                "model has {}; fix the config's stage layers or offsets",
-                                Setting("layers_from_config").named(), placed, layers));
+    throw UserError(
+        "E-PLACEMENT",
+        fmt::format(
+            "{}: the config's split places {} layers, but the "
+            "model has {}{}; fix the config's stage layers or offsets",
+            Setting("layers_from_config").named(), placed, layers,
+            model.mtp_layers() > 0 ? fmt::format(" (and {} MTP)", model.mtp_layers()) : ""));
   }
   out.strategy = s;
   const size_t chunks = static_cast<size_t>(p) * v;

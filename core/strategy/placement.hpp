@@ -55,6 +55,15 @@ void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& 
 // rescaled parts need not line up with another split).
 bool stated_counts_apply(const nds_strategy& s, const Model& model);
 
+// The config's stated split for `s`, in decoder layers per virtual stage
+// (chunk·pp + rank): stage_layers, else stage_layer_offsets from the even
+// split; pp entries, or pp·vpp per virtual stage; pp entries under vpp are
+// spread over each stage's chunks (the last chunk takes the remainder). The
+// counts may include the MTP layers (the reference's is_mtp_in_offset): they
+// then leave the last chunks. Throws UserError E-PLACEMENT when the stated
+// shape does not fit the strategy; `split` may then not sum to the layers.
+void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split);
+
 // Needs a strategy that passed the checks. `layers_from_config`: the config's
 // stated per-stage layer counts or offsets instead of the default split.
 // Throws UserError E-PLACEMENT when a stated split does not fit the strategy.

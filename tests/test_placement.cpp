@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_placement.cpp: a config's stated pipeline split as the placement reads
+// it (core/strategy/placement.hpp): counts or offsets, per stage or per
+// chunk, with or without the MTP layers counted (reference §5.1, §8.3).
+#include <catch2/catch.hpp>
+
+#include "core/strategy/placement.hpp"
+#include "core/support/user_error.hpp"
+#include "tests/support/gpt_memory.hpp"
+
+using namespace ndsearch;
+
+namespace {
+
+// A 10-layer GPT (the test shape of gpt_memory.hpp), with `mtp` MTP layers after it.
+Model ten_layers(int64_t mtp) {
+  Model m = test::gpt({10, 1024, 16, 4096, 32000, 2048, "bf16", "fp32", "fp32", 2});
+  if (mtp > 0) {
+    ModelBlock extra = m.main.blocks.front();
+    extra.c.kind = NDS_BLOCK_MTP;
+    extra.c.layers = mtp;
+    m.main.blocks.push_back(extra);
+  }
+  return m;
+}
+
+std::vector<uint32_t> chunk_layers(const Model& m, const char* strategy) {
+  return place_layers(test::strategy(strategy), m, true).chunk_layers;
+}
+
+}  // namespace
+
+TEST_CASE("Stated offsets place the remainder where they say, per stage or per chunk") {
+  Model m = ten_layers(0);
+  // 1-D offsets, pp 4: 10 // 4 = 2 each, offsets [1, 1, 0, 0] → 3 3 2 2.
+  m.stage_layer_offsets = {1, 1, 0, 0};
+  CHECK(chunk_layers(m, "pp=4") == std::vector<uint32_t>{3, 3, 2, 2});
+  // The same offsets under vpp 2 (reference §5.1's 1-D rule): 10 // 8 = 1 a
+  // chunk, a stage's offset o adds o // 2 to each chunk and o % 2 to its last:
+  // stages 0 and 1 hold 1 + 2, stages 2 and 3 hold 1 + 1. Listed [rank·vpp + chunk].
+  CHECK(chunk_layers(m, "pp=4,vpp=2") == std::vector<uint32_t>{1, 2, 1, 2, 1, 1, 1, 1});
+  // 2-D offsets, one per chunk in virtual-stage order (chunk·pp + stage):
+  // 1 each, 2 left on virtual stages 1 and 7.
+  m.stage_layer_offsets = {0, 1, 0, 0, 0, 0, 0, 1};
+  CHECK(chunk_layers(m, "pp=4,vpp=2") == std::vector<uint32_t>{1, 1, 2, 1, 1, 1, 1, 2});
+  // Offsets that do not place every layer are refused, naming the count.
+  m.stage_layer_offsets = {1, 0, 0, 0};
+  CHECK_THROWS_WITH(chunk_layers(m, "pp=4"),
+                    Catch::Contains("places 9 layers, but the model has 10"));
+  // An offset list of neither pp nor pp·vpp entries names both.
+  m.stage_layer_offsets = {1, 1, 0};
+  CHECK_THROWS_WITH(chunk_layers(m, "pp=4"),
+                    Catch::Contains("states 3 stage offsets") && Catch::Contains("pp = 4 stages"));
+}
+
+TEST_CASE("Stated counts or offsets that include the MTP layers leave them to the last stage") {
+  // 10 decoder layers + 1 MTP = 11 over pp 4 (the reference's is_mtp_in_offset):
+  // 11 // 4 = 2 each, offsets [1, 1, 1, 0] → 3 3 3 2, the last stage's 2 being
+  // one decoder layer and the MTP layer: 3 3 3 1 decoder layers.
+  Model m = ten_layers(1);
+  m.stage_layer_offsets = {1, 1, 1, 0};
+  CHECK(chunk_layers(m, "pp=4") == std::vector<uint32_t>{3, 3, 3, 1});
+  // Offsets of the decoder layers alone are read as such: 10 // 4 = 2, [1, 1, 0, 0].
+  m.stage_layer_offsets = {1, 1, 0, 0};
+  CHECK(chunk_layers(m, "pp=4") == std::vector<uint32_t>{3, 3, 2, 2});
+  // Counts: 3 3 3 2 place 11 = 10 + 1 MTP; 3 3 2 2 place the 10 decoder layers.
+  m.stage_layer_offsets.clear();
+  m.stage_layers = {3, 3, 3, 2};
+  CHECK(chunk_layers(m, "pp=4") == std::vector<uint32_t>{3, 3, 3, 1});
+  m.stage_layers = {3, 3, 2, 2};
+  CHECK(chunk_layers(m, "pp=4") == std::vector<uint32_t>{3, 3, 2, 2});
+  // Neither total: the error says both counts.
+  m.stage_layers = {3, 3, 3, 3};
+  CHECK_THROWS_WITH(chunk_layers(m, "pp=4"),
+                    Catch::Contains("places 12 layers, but the model has 10 (and 1 MTP)"));
+}
