@@ -107,14 +107,18 @@ TEST_CASE("The parts of a step sum to the step time") {
 
 TEST_CASE("1F1B and GPipe idle p - 1 micro-batch slots and interleaving divides that by v") {
   // Narayanan et al. 2021 §2.2: bubble = (p - 1)·t_mb for 1F1B and GPipe,
-  // (p - 1)/v·t_mb with v interleaved chunks per rank.
-  const Model m = gpt();
+  // (p - 1)/v·t_mb with v interleaved chunks per rank, where the ranks are
+  // alike: a vocabulary of 8 leaves the output head's kernels (about 10 us of
+  // launches) making its rank 0.3 % slower than the others; the bubble is
+  // the others' (p - 1) slots (the schedule's run, pipeline_schedule.hpp).
+  const Model m = build({{"decoder", 16, gpt_layer()}},
+                        {{"vocab_size", int64_t{8}}, {"tied_embeddings", int64_t{1}}});
   const TimeEstimate one = estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=1f1b");  // mbn = 64/(2·1) = 32
-  CHECK(one.parts.bubble == Approx(3 * slot(one, 32)));
+  CHECK(one.parts.bubble == Approx(3 * slot(one, 32)).epsilon(5e-3));
   const TimeEstimate gpipe = estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=gpipe");
-  CHECK(gpipe.parts.bubble == Approx(3 * slot(gpipe, 32)));
+  CHECK(gpipe.parts.bubble == Approx(3 * slot(gpipe, 32)).epsilon(5e-3));
   const TimeEstimate interleaved = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1");
-  CHECK(interleaved.parts.bubble == Approx(3.0 / 2 * slot(interleaved, 32)));
+  CHECK(interleaved.parts.bubble == Approx(3.0 / 2 * slot(interleaved, 32)).epsilon(5e-3));
   CHECK(interleaved.parts.bubble < one.parts.bubble);
 }
 
@@ -136,8 +140,12 @@ TEST_CASE("ZB-V fills the bubble but for F + B - 2W, communication in F and B") 
   REQUIRE(pure.weight_gradients_s > 0);
   CHECK(pure.weight_gradients_s < pure.parts.backward / 2);  // attention's backward and the norms' are B's
   CHECK(pure.parts.bubble == Approx(expected(pure, 16)));
-  const TimeEstimate interleaved = estimate(m, "dp=4,tp=1,pp=4,vpp=2,mbs=1,schedule=interleaved");
-  CHECK(pure.parts.bubble < interleaved.parts.bubble);
+  // Against interleaving on ranks alike (the paper's setting; a vocabulary of 8).
+  const Model alike =
+      build({{"decoder", 16, gpt_layer()}},
+            with({{"vocab_size", int64_t{8}}, {"tied_embeddings", int64_t{1}}}, kNoOverlap));
+  CHECK(estimate(alike, "dp=4,tp=1,pp=4,vpp=2,mbs=1,schedule=zb-v").parts.bubble <
+        estimate(alike, "dp=4,tp=1,pp=4,vpp=2,mbs=1,schedule=interleaved").parts.bubble);
   const TimeEstimate zbv = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v");  // mbn 32
   REQUIRE(zbv.parts.tp > 0);
   CHECK(zbv.parts.bubble == Approx(expected(zbv, 32)));

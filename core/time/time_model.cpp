@@ -179,7 +179,7 @@ const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t 
 }
 
 TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
-                                     LayerCache* shapes) const {
+                                     LayerCache* shapes, ChunkTimes* chunks) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
   const double tokens = micro_batch_tokens(s);
@@ -193,6 +193,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
     const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
     const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
+    const Work before = r;
     // Layers of one block are alike: price one, count the run (the chunk's
     // first `recomputed` layers apart, since they differ in recompute; or,
     // when a recompute strategy chose per layer, each run of one option).
@@ -234,6 +235,16 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
         r.add(one, d(model_.main.blocks[block].c.layers));
       }
     }
+    if (chunks != nullptr) {
+      // The chunk's seconds, its exposed communication and overhead shared
+      // between forward and backward as its compute is.
+      const double forward = r.forward - before.forward,
+                   backward = r.backward - before.backward + r.recompute - before.recompute;
+      const double busy = r.exposed() - before.exposed() + (r.layers - before.layers) * layer_s_;
+      const double forward_share = forward + backward > 0 ? forward / (forward + backward) : 0.5;
+      chunks[chunk] = {busy * forward_share, busy * (1 - forward_share),
+                       r.recompute - before.recompute, 0};
+    }
     holds_embedding = holds_embedding || (count > 0 && first == 0);
     holds_head = holds_head || (count > 0 && first + count == layers);
   }
@@ -266,6 +277,11 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
         overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0) : total;
     r.pp += exposed;
     r.pp_hidden += total - exposed;
+    if (chunks != nullptr)  // each chunk sends its activations and their gradient once
+      for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+        const double send = exposed / (2 * s.vpp);
+        chunks[chunk].forward += send, chunks[chunk].backward += send, chunks[chunk].send = send;
+      }
   }
   return r;
 }
@@ -412,6 +428,61 @@ TimeModel::LayerReuse::~LayerReuse() = default;
 TimeModel::LayerReuse::LayerReuse(LayerReuse&&) noexcept = default;
 TimeModel::LayerReuse& TimeModel::LayerReuse::operator=(LayerReuse&&) noexcept = default;
 
+TimeModel::Work TimeModel::offloaded_rank_work(const nds_candidate& c, int32_t rank,
+                                               const OffloadCopies* offload, LayerCache& cache,
+                                               LayerCache* shapes, ChunkTimes* chunks) const {
+  Work r = rank_work(c, rank, cache, shapes, chunks);
+  const double copy = offload != nullptr ? offload->rank_copy_bytes[rank] : 0;
+  if (copy > 0) {
+    // The copies' exposed seconds wait before the backwards, spread over the chunks.
+    const double exposed = offload_exposed_s(copy, *offload, r.forward, r.backward);
+    r.recompute += exposed;
+    const double share = exposed / d(c.strategy->vpp);
+    for (int32_t chunk = 0; chunk < c.strategy->vpp; ++chunk)
+      chunks[chunk].backward += share, chunks[chunk].recompute += share;
+  }
+  return r;
+}
+
+std::vector<ChunkTimes> TimeModel::chunk_times(const nds_candidate& c,
+                                               const OffloadCopies* offload) const {
+  const nds_strategy& s = *c.strategy;
+  std::vector<ChunkTimes> times(static_cast<size_t>(s.pp) * s.vpp);
+  LayerCache cache;
+  for (int32_t rank = 0; rank < s.pp; ++rank)
+    offloaded_rank_work(c, rank, offload, cache, nullptr,
+                        &times[static_cast<size_t>(rank) * s.vpp]);
+  return times;
+}
+
+double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
+                             double slot) const {
+  const double m = s.mbn, p = s.pp, v = s.vpp;
+  if (s.schedule == NDS_SCHEDULE_ZB_V) {
+    // ZB-V (Qi et al. 2024) fills the bubble but for F + B - 2W per stage, B
+    // and W each half the backward. F and B carry the layer's TP, CP and EP
+    // communication and B the recompute that precedes it; W (the
+    // weight-gradient GEMMs) is the rest of the backward and communicates
+    // nothing: T_F + T_B - 2·T_W = forward + recompute + comm + (backward - W) - 2·W.
+    return m * slot +
+           (p - 1) * std::max(0.0, slowest.forward + slowest.recompute + slowest.tp + slowest.cp +
+                                       slowest.ep + slowest.pp + slowest.layers * layer_s_ +
+                                       slowest.backward - 3 * slowest.weight_gradients);
+  }
+  // The first micro-batch crosses every rank, then the slowest rank sets the
+  // pace: Σ_r t_r + (m - 1)·max_r t_r for 1F1B and GPipe (a flow shop of
+  // identical jobs), each chunk 1/v of that interleaved: Σ_r t_r / v +
+  // (m - 1/v)·max_r t_r. Narayanan et al. 2021 §2.2's bubbles where ranks
+  // are alike; the schedule's run (pipeline_schedule.hpp) gives the same
+  // where the last rank is the slowest (the output head's), and up to a few
+  // percent less where another is (docs/pipelines.md).
+  double total = 0;
+  for (size_t i = 0; i < static_cast<size_t>(s.pp) * s.vpp; ++i)
+    total += times[i].forward + times[i].backward;
+  const double first = s.schedule == NDS_SCHEDULE_INTERLEAVED ? 1 / v : 1;
+  return first * total + (m - first) * slot;
+}
+
 TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
                                  const OffloadCopies* offload, LayerReuse* reuse) const {
   const nds_strategy& s = *c.strategy;
@@ -425,21 +496,28 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       reuse == nullptr
           ? nullptr
           : &reuse->cache_of(id_, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
+  // Each chunk's seconds per micro-batch, for the pipeline's pace.
+  std::vector<ChunkTimes> local_times;
+  std::vector<ChunkTimes>& times = reuse != nullptr ? reuse->chunk_times_ : local_times;
+  const auto vpp = static_cast<size_t>(s.vpp);
+  times.resize(static_cast<size_t>(s.pp) * vpp);
   for (int32_t index = 0; index < s.pp; ++index) {
+    ChunkTimes* chunks = &times[static_cast<size_t>(index) * vpp];
     // A middle rank whose chunks hold the same layers of the same blocks as
     // the rank before it does the same work: most ranks of an even split.
     const double copy = offload != nullptr ? offload->rank_copy_bytes[index] : 0;
     if (index > 1 && index + 1 < s.pp && same_work_as_previous(c, index) &&
-        (offload == nullptr || copy == offload->rank_copy_bytes[index - 1]))
+        (offload == nullptr || copy == offload->rank_copy_bytes[index - 1])) {
+      std::copy(chunks - vpp, chunks, chunks);
       continue;
-    Work r = rank_work(c, index, cache, shapes);
-    if (copy > 0) r.recompute += offload_exposed_s(copy, *offload, r.forward, r.backward);
+    }
+    const Work r = offloaded_rank_work(c, index, offload, cache, shapes, chunks);
     const double slot = r.exposed() + r.layers * layer_s_;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);
     if (index == 0 || rank_dp.exposed + rank_dp.optimizer > dp.exposed + dp.optimizer) dp = rank_dp;
   }
-  const double m = s.mbn, p = s.pp, v = s.vpp;
+  const double m = s.mbn;
   TimeEstimate e;
   TimeParts& t = e.parts;
   t.forward = m * slowest.forward;
@@ -455,23 +533,10 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   e.hidden.pp = m * slowest.pp_hidden;
   e.hidden.dp = dp.hidden;
   e.weight_gradients_s = m * slowest.weight_gradients;
-  // Pipeline bubble in micro-batch slots of the slowest rank (Narayanan et al.
-  // 2021 §2.2): (p-1) for 1F1B and GPipe, (p-1)/v interleaved; ZB-V (Qi et al.
-  // 2024) fills it but for F + B - 2W per stage, B and W each half the backward.
-  switch (s.schedule) {
-    case NDS_SCHEDULE_INTERLEAVED: t.bubble = (p - 1) / v * slowest_slot; break;
-    case NDS_SCHEDULE_ZB_V:
-      // F and B carry the layer's TP, CP and EP communication and B the
-      // recompute that precedes it; W (the weight-gradient GEMMs) is the
-      // rest of the backward and communicates nothing: T_F + T_B - 2·T_W =
-      // forward + recompute + comm + (backward - W) - 2·W.
-      t.bubble =
-          (p - 1) * std::max(0.0, slowest.forward + slowest.recompute + slowest.tp + slowest.cp +
-                                      slowest.ep + slowest.pp + slowest.layers * layer_s_ +
-                                      slowest.backward - 3 * slowest.weight_gradients);
-      break;
-    default: t.bubble = (p - 1) * slowest_slot; break;
-  }
+  // Pipeline bubble: what the pipeline takes beyond the slowest rank's own
+  // work, ranks waiting for each other (pipeline_s).
+  e.pipeline_s = s.pp > 1 ? pipeline_s(s, times.data(), slowest, slowest_slot) : m * slowest_slot;
+  t.bubble = std::max(0.0, e.pipeline_s - m * slowest_slot);
   t.dp = dp.exposed;
   t.optimizer = dp.optimizer;
   e.optimizer_swap_s = dp.swap;

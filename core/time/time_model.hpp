@@ -25,6 +25,7 @@
 #include "core/time/cp_model.hpp"
 #include "core/time/kernels.hpp"
 #include "core/time/optimizer_swap.hpp"
+#include "core/time/pipeline_schedule.hpp"
 #include "core/time/trainer_settings.hpp"
 
 namespace ndsearch {
@@ -71,6 +72,7 @@ struct TimeEstimate {
   // 12·L·s·h_attn per token), the convention of sources that halve it.
   double model_flops_causal_per_step = 0, mfu_causal = 0;
   double tokens_per_s = 0;
+  double pipeline_s = 0;          // from the first forward to the last backward
   double weight_gradients_s = 0;  // of `parts.backward`, the weight-gradient GEMMs (ZB-V's W)
   // Of `parts.optimizer`, what the copies of swapped optimizer states add to
   // the update itself (0 when the states stay on the device).
@@ -124,6 +126,11 @@ class TimeModel {
   double layer_extra_s(const nds_candidate& candidate, uint32_t block,
                        nds_layer_option option) const;
 
+  // Each chunk's seconds per micro-batch as estimate() prices them, [rank·vpp
+  // + chunk]: what the schedule's run takes (explain's timeline).
+  std::vector<ChunkTimes> chunk_times(const nds_candidate& candidate,
+                                      const OffloadCopies* offload = nullptr) const;
+
   // Every assumption that moves the estimates, in words (the same for every candidate).
   const std::vector<std::string>& assumptions() const { return assumptions_; }
   const TrainerSettings& settings() const { return settings_; }
@@ -133,8 +140,19 @@ class TimeModel {
   struct LayerCache;  // one estimate's layer_work per (block, recompute option)
   // `cache`: this estimate's layers; `shapes`: the layers of candidates shaped
   // alike without their CP exchanges (LayerReuse; null: none kept).
+  // `chunks`: where given, this rank's vpp chunks' seconds per micro-batch
+  // for the schedule's run (their forward and backward add up to the rank's).
   Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
-                 LayerCache* shapes = nullptr) const;
+                 LayerCache* shapes = nullptr, ChunkTimes* chunks = nullptr) const;
+  // rank_work with the exposed seconds of its offloaded layers' copies
+  // (counted as recompute, before the backwards; `chunks` required).
+  Work offloaded_rank_work(const nds_candidate& c, int32_t rank, const OffloadCopies* offload,
+                           LayerCache& cache, LayerCache* shapes, ChunkTimes* chunks) const;
+  // The seconds from the first forward to the last backward of a step on
+  // the pipeline, from the chunks' `times` and the slowest rank (`slowest`,
+  // its `slot`): closed forms, O(pp·vpp) (the search prices millions).
+  double pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
+                    double slot) const;
   // One layer of model block `block` under `option` for this estimate, from
   // `cache`, else from `shapes` with the CP exchanges added, else priced;
   // `scratch` holds it for a block past the caches' room.
@@ -251,6 +269,8 @@ class TimeModel::LayerReuse {
   LayerCache& cache_of(uint64_t model_id, const Shape& shape);
   std::array<std::unique_ptr<LayerCache>, kShapes> caches_;
   std::array<Shape, kShapes> shapes_{};
+  // The chunks' times of the last estimate, kept for their room.
+  std::vector<ChunkTimes> chunk_times_;
   uint64_t model_id_ = 0;  // whose prices these are (TimeModel::id_; 0: none yet)
   size_t used_ = 0, oldest_ = 0;
 };
