@@ -81,6 +81,9 @@ struct StrategyEvaluation {
   bool fits = false;                       // peak_bytes <= budget.budget_bytes
   std::vector<std::string> memory_passes;  // ids, in the order they run
   std::optional<TimeEstimate> time;
+  // Each chunk's seconds per micro-batch, [rank·vpp + chunk], as `time` prices them (the
+  // timeline's).
+  std::vector<ChunkTimes> chunk_times;
   RecomputeSummary recompute;            // what a recompute strategy chose, over every stage
   std::vector<std::string> assumptions;  // of the time model
 

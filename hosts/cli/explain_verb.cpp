@@ -11,8 +11,10 @@
 #include "core/report/calibration_json.hpp"
 #include "core/report/explain_json.hpp"
 #include "core/report/json_text.hpp"
+#include "core/report/timeline_json.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/output_files.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/search_verb.hpp"
 #include "hosts/cli/setting_flags.hpp"
@@ -25,6 +27,7 @@ using nlohmann::json;
 struct ExplainArgs {
   EvalArgs eval;
   SearchSpaceRequest space;
+  std::string timeline;  // a file for the Chrome Trace Event JSON of the step; empty: none
 };
 
 int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
@@ -40,6 +43,10 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   request.space = args.space;
   const StrategyExplanation explanation = explain_strategy(registry, model, machine, request);
   const int exit_code = report_refusal(explanation.evaluation);
+  if (!args.timeline.empty() && explanation.evaluation.valid())
+    write_output_file(args.timeline, [&](std::ostream& out) {
+      out << json_text(timeline_json(explanation.evaluation), 1) << "\n";
+    });
   json j = explanation_json(explanation);
   add_calibration_json(j, calibration, model, *machine.device);
   if (args.eval.format == "json") {
@@ -91,6 +98,10 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   add_recompute_strategy_flags(*verb, args->eval.recompute_strategy);
   add_calibration_flags(*verb, args->eval.calibration);
   add_space_flags(*verb, args->space);  // with -l or --only: rank the strategy in that search
+  verb->add_option(
+      "--timeline", args->timeline,
+      "Write the step's pipeline schedule to this file as Chrome Trace Event JSON (Perfetto, "
+      "chrome://tracing): a track per pipeline rank");
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
