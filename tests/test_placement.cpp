@@ -74,3 +74,34 @@ TEST_CASE("Stated counts or offsets that include the MTP layers leave them to th
   CHECK_THROWS_WITH(chunk_layers(m, "pp=4"),
                     Catch::Contains("places 12 layers, but the model has 10 (and 1 MTP)"));
 }
+
+TEST_CASE("A stated schedule its stated chunks cannot run is a warning, not silently replaced") {
+  auto warnings_of = [](const char* schedule, int64_t vpp) {
+    Model m;
+    m.file = "t.yaml";
+    ModelBuilder b(m, "test", false);
+    REQUIRE(b.begin_block("decoder", 8, "t") == nullptr);
+    for (auto [key, value] : std::vector<std::pair<const char*, ModelBuilder::Value>>{
+             {"hidden_size", int64_t{1024}},
+             {"heads", int64_t{16}},
+             {"ffn_hidden_size", int64_t{4096}}})
+      REQUIRE(b.set(key, value, "t") == nullptr);
+    REQUIRE(b.end_block() == nullptr);
+    for (auto [key, value] : std::vector<std::pair<const char*, ModelBuilder::Value>>{
+             {"vocab_size", int64_t{32000}},
+             {"seq_len", int64_t{2048}},
+             {"global_batch", int64_t{8}},
+             {"stated.schedule", std::string(schedule)},
+             {"stated.vpp", vpp}})
+      REQUIRE(b.set(key, value, "t") == nullptr);
+    finalize_model(m);
+    std::string all;
+    for (const std::string& w : m.warnings) all += w + "\n";
+    return all;
+  };
+  CHECK_THAT(warnings_of("zb-v", 1), Catch::Contains("states the zb-v schedule with vpp = 1") &&
+                                         Catch::Contains("priced with 1F1B"));
+  CHECK_THAT(warnings_of("interleaved", 1),
+             Catch::Contains("states the interleaved schedule with vpp = 1"));
+  CHECK_THAT(warnings_of("zb-v", 2), !Catch::Contains("schedule"));
+}
