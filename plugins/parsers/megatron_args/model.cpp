@@ -709,6 +709,14 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       if (vpp.why.empty()) vpp.why = "the pipeline size is unknown";
     }
   }
+  // MindSpeed's DualPipe-V runs two chunks per rank in a V whatever the
+  // virtual-stage flags say (they are absent in its scripts).
+  const Value<std::string> schedules_method = r.text({"--schedules-method"});
+  if (vpp.state == State::absent && schedules_method.known() &&
+      schedules_method.value == "dualpipev") {
+    vpp = known_value<int64_t>(2, schedules_method.where);
+    vpp.where.field += " (DualPipe-V: two chunks per rank)";
+  }
   if (vpp.state == State::absent) vpp = known_value<int64_t>(1, fallback("--num-virtual-stages-per-pipeline-rank"));
   r.put("stated.vpp", vpp);
 
