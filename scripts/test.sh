@@ -27,7 +27,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # (validation against docs/validation.md, the fit, the search's claims) and
 # the streaming-memory test. Under ASan at -O0 they took 250 of the phase's
 # 286 s of tests (2026-12-02) and run no code the other tests do not.
-(cd "$root/build-asan" && ctest --output-on-failure -j "$jobs" -E "$(cat "$root/tests/release_only_tests.txt" | paste -sd'|')")
+(cd "$root/build-asan" && ctest --output-on-failure -j "$jobs" -E "$(paste -sd'|' "$root/tests/release_only_tests.txt")")
 
 # 8 s each: ten harnesses at 15 s took 150 s of the budget; longer runs are
 # scripts/fuzz.sh's own (docs/fuzzing.md), the grown corpus kept between them.

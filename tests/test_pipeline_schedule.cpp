@@ -93,8 +93,8 @@ TEST_CASE(
        {"pp=4,mbn=8", "pp=4,mbn=8,schedule=gpipe", "pp=4,vpp=2,mbn=8", "pp=4,mbn=3"}) {
     const nds_strategy s = test::strategy(text);
     const Placement placement = place_layers(s, m, false);
-    const TimeEstimate e = time.estimate(placement.candidate(), 4);
-    const std::vector<ChunkTimes> times = time.chunk_times(placement.candidate());
+    std::vector<ChunkTimes> times;
+    const TimeEstimate e = time.estimate(placement.candidate(), 4, nullptr, nullptr, &times);
     INFO(text);
     CHECK(pipeline.run(s, times.data()) == Approx(e.pipeline_s).epsilon(1e-3));
     CHECK(e.parts.bubble > 0);
@@ -111,8 +111,8 @@ TEST_CASE(
   const nds_strategy s = test::strategy("pp=4,mbn=8");
   const Placement placement = place_layers(s, m, false);
   REQUIRE(placement.chunk_layers == std::vector<uint32_t>{3, 3, 2, 2});
-  const TimeEstimate e = time.estimate(placement.candidate(), 4);
-  const std::vector<ChunkTimes> times = time.chunk_times(placement.candidate());
+  std::vector<ChunkTimes> times;
+  const TimeEstimate e = time.estimate(placement.candidate(), 4, nullptr, nullptr, &times);
   PipelineRun pipeline;
   const double run = pipeline.run(s, times.data());
   CHECK(run <= e.pipeline_s * (1 + 1e-9));

@@ -175,8 +175,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.time = time->estimate(
       placement.candidate(),
       request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : request.devices,
-      copies);
-  e.chunk_times = time->chunk_times(placement.candidate(), copies);
+      copies, nullptr, &e.chunk_times);
   e.assumptions = time->assumptions();
   if (chooser) e.assumptions.push_back(chooser->assumption());
 }

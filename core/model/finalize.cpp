@@ -185,15 +185,14 @@ void finalize_model(Model& m) {
   if (st.schedule == NDS_SCHEDULE_ZB_V && st.vpp != U && st.vpp != 2 && st.pp != 1)
     m.warnings.push_back(
         fmt::format("{}: the config states the zb-v schedule with vpp = {}; zb-v runs two chunks "
-                    "per rank in a V, so "
-                    "strategies with vpp = {} are priced with {} and only vpp = 2 with zb-v",
+                    "per rank in a V, so strategies with vpp = {} are priced with {} and only "
+                    "vpp = 2 with zb-v",
                     m.file, st.vpp, st.vpp, st.vpp > 1 ? "interleaved 1F1B" : "1F1B"));
   if (st.schedule == NDS_SCHEDULE_INTERLEAVED && st.vpp == 1 &&
       st.pp != 1)  // pp 1: no pipeline to schedule
     m.warnings.push_back(
         fmt::format("{}: the config states the interleaved schedule with vpp = 1; one chunk per "
-                    "rank runs 1F1B, and "
-                    "the interleaved schedule is priced only where vpp > 1",
+                    "rank runs 1F1B, and the interleaved schedule is priced only where vpp > 1",
                     m.file));
 }
 

@@ -4,8 +4,7 @@
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
 
-#include <algorithm>
-#include <cmath>
+#include <utility>
 
 #include "core/model/model_json.hpp"
 #include "core/strategy/strategy.hpp"
@@ -81,9 +80,8 @@ json timeline_json(const StrategyEvaluation& e) {
   // After the last backward, what the step adds on every rank: the exposed
   // gradient reduction and parameter gathers, the optimizer step, the overheads.
   const double rest = t.step_s - t.pipeline_s;
-  const double end = std::max(run_s, 0.0);
   for (int32_t rank = 0; rank < s.pp; ++rank) {
-    double at = end;
+    double at = run_s;
     for (auto [name, part] :
          {std::pair{"dp", t.parts.dp}, std::pair{"optimizer", t.parts.optimizer},
           std::pair{"step overhead", rest - t.parts.dp - t.parts.optimizer}}) {

@@ -158,10 +158,10 @@ void stated_split_into(const nds_strategy& s, const Model& model, std::vector<ui
   if (!counts) {
     const int64_t shift = std::accumulate(stated.begin(), stated.end(), int64_t{0});
     const int64_t chunks_each = stated.size() == p ? v : 1;
-    int64_t total = layers;
-    if (mtp > 0 && (layers / (p * v)) * p * v + shift != layers &&
-        ((layers + mtp) / (p * v)) * p * v + shift == layers + mtp)
-      total = layers + mtp;
+    // Offsets over `total` layers place total / (p·v) per chunk plus their shift.
+    auto places_exactly = [&](int64_t total) { return total / (p * v) * (p * v) + shift == total; };
+    const int64_t total =
+        mtp > 0 && !places_exactly(layers) && places_exactly(layers + mtp) ? layers + mtp : layers;
     const int64_t per = total / (p * v) * chunks_each;
     for (size_t i = 0; i < resolved.size(); ++i) {
       if (per + stated[i] < 0)

@@ -2,9 +2,9 @@
 // pipeline_schedule.hpp: runs a pipeline schedule over its micro-batches, op
 // by op, from each chunk's forward and backward seconds: when each rank
 // starts and ends each forward and backward, and when the last one ends.
-// The time model takes the step's pipeline part from it, so an uneven split
-// (the embedding on the first rank, the output head on the last, a stated
-// offset) prices as it runs; `explain --timeline` draws the same run.
+// `explain --timeline` draws it over the chunk seconds the time model prices;
+// the time model's closed forms agree with it exactly where the last rank is
+// the slowest, and bound it otherwise (docs/pipelines.md).
 //
 // The orders are the trainers' own: GPipe runs every forward, then every
 // backward; 1F1B (Narayanan et al. 2021 §2.2, PipeDream-Flush) runs p - r - 1

@@ -428,33 +428,6 @@ TimeModel::LayerReuse::~LayerReuse() = default;
 TimeModel::LayerReuse::LayerReuse(LayerReuse&&) noexcept = default;
 TimeModel::LayerReuse& TimeModel::LayerReuse::operator=(LayerReuse&&) noexcept = default;
 
-TimeModel::Work TimeModel::offloaded_rank_work(const nds_candidate& c, int32_t rank,
-                                               const OffloadCopies* offload, LayerCache& cache,
-                                               LayerCache* shapes, ChunkTimes* chunks) const {
-  Work r = rank_work(c, rank, cache, shapes, chunks);
-  const double copy = offload != nullptr ? offload->rank_copy_bytes[rank] : 0;
-  if (copy > 0) {
-    // The copies' exposed seconds wait before the backwards, spread over the chunks.
-    const double exposed = offload_exposed_s(copy, *offload, r.forward, r.backward);
-    r.recompute += exposed;
-    const double share = exposed / d(c.strategy->vpp);
-    for (int32_t chunk = 0; chunk < c.strategy->vpp; ++chunk)
-      chunks[chunk].backward += share, chunks[chunk].recompute += share;
-  }
-  return r;
-}
-
-std::vector<ChunkTimes> TimeModel::chunk_times(const nds_candidate& c,
-                                               const OffloadCopies* offload) const {
-  const nds_strategy& s = *c.strategy;
-  std::vector<ChunkTimes> times(static_cast<size_t>(s.pp) * s.vpp);
-  LayerCache cache;
-  for (int32_t rank = 0; rank < s.pp; ++rank)
-    offloaded_rank_work(c, rank, offload, cache, nullptr,
-                        &times[static_cast<size_t>(rank) * s.vpp]);
-  return times;
-}
-
 double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
                              double slot) const {
   const double m = s.mbn, p = s.pp, v = s.vpp;
@@ -484,7 +457,8 @@ double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, con
 }
 
 TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
-                                 const OffloadCopies* offload, LayerReuse* reuse) const {
+                                 const OffloadCopies* offload, LayerReuse* reuse,
+                                 std::vector<ChunkTimes>* chunk_times) const {
   const nds_strategy& s = *c.strategy;
   // One pass over the ranks, no allocation: the slowest rank sets the pace,
   // the rank with the most to reduce or update sets DP and the optimizer.
@@ -498,7 +472,9 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
           : &reuse->cache_of(id_, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
   // Each chunk's seconds per micro-batch, for the pipeline's pace.
   std::vector<ChunkTimes> local_times;
-  std::vector<ChunkTimes>& times = reuse != nullptr ? reuse->chunk_times_ : local_times;
+  std::vector<ChunkTimes>& times = chunk_times != nullptr ? *chunk_times
+                                   : reuse != nullptr     ? reuse->chunk_times_
+                                                          : local_times;
   const auto vpp = static_cast<size_t>(s.vpp);
   times.resize(static_cast<size_t>(s.pp) * vpp);
   for (int32_t index = 0; index < s.pp; ++index) {
@@ -511,7 +487,14 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       std::copy(chunks - vpp, chunks, chunks);
       continue;
     }
-    const Work r = offloaded_rank_work(c, index, offload, cache, shapes, chunks);
+    Work r = rank_work(c, index, cache, shapes, chunks);
+    if (copy > 0) {
+      // The copies' exposed seconds wait before the backwards, spread over the chunks.
+      const double exposed = offload_exposed_s(copy, *offload, r.forward, r.backward);
+      r.recompute += exposed;
+      for (size_t chunk = 0; chunk < vpp; ++chunk)
+        chunks[chunk].backward += exposed / d(s.vpp), chunks[chunk].recompute += exposed / d(s.vpp);
+    }
     const double slot = r.exposed() + r.layers * layer_s_;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);

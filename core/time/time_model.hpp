@@ -112,8 +112,12 @@ class TimeModel {
   // seconds count as recompute (time paid for memory). `reuse`: the layer
   // prices of this model's previous estimate on this thread, reused when the
   // candidate's layers are shaped alike (null: none kept).
+  // `chunk_times`: where given, filled with each chunk's seconds per
+  // micro-batch as this estimate prices them, [rank·vpp + chunk] (what the
+  // schedule's run of explain's timeline takes).
   TimeEstimate estimate(const nds_candidate& candidate, uint64_t devices,
-                        const OffloadCopies* offload = nullptr, LayerReuse* reuse = nullptr) const;
+                        const OffloadCopies* offload = nullptr, LayerReuse* reuse = nullptr,
+                        std::vector<ChunkTimes>* chunk_times = nullptr) const;
 
   // For a recompute strategy's menu, per micro-batch: the compute seconds of
   // one rank's forward and backward, and the seconds one layer of model block
@@ -125,11 +129,6 @@ class TimeModel {
   RankCompute rank_compute(const nds_candidate& candidate, int32_t rank) const;
   double layer_extra_s(const nds_candidate& candidate, uint32_t block,
                        nds_layer_option option) const;
-
-  // Each chunk's seconds per micro-batch as estimate() prices them, [rank·vpp
-  // + chunk]: what the schedule's run takes (explain's timeline).
-  std::vector<ChunkTimes> chunk_times(const nds_candidate& candidate,
-                                      const OffloadCopies* offload = nullptr) const;
 
   // Every assumption that moves the estimates, in words (the same for every candidate).
   const std::vector<std::string>& assumptions() const { return assumptions_; }
@@ -144,10 +143,6 @@ class TimeModel {
   // for the schedule's run (their forward and backward add up to the rank's).
   Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
                  LayerCache* shapes = nullptr, ChunkTimes* chunks = nullptr) const;
-  // rank_work with the exposed seconds of its offloaded layers' copies
-  // (counted as recompute, before the backwards; `chunks` required).
-  Work offloaded_rank_work(const nds_candidate& c, int32_t rank, const OffloadCopies* offload,
-                           LayerCache& cache, LayerCache* shapes, ChunkTimes* chunks) const;
   // The seconds from the first forward to the last backward of a step on
   // the pipeline, from the chunks' `times` and the slowest rank (`slowest`,
   // its `slot`): closed forms, O(pp·vpp) (the search prices millions).
