@@ -65,8 +65,10 @@ while read -r -u 3 name paths; do
 
   log="$work/logs/$name.regress.log"
   regress="ok"
+  failed_log=""
   if ! "$bin" "${limits[@]}" -runs=0 -artifact_prefix="$findings/" "${inputs[@]}" </dev/null >"$log" 2>&1; then
     regress="FAILED (see $log)"
+    failed_log="$log"
     status=1
   fi
   line="$(printf '%-20s seeds+regressions: %s' "$name" "$regress")"
@@ -82,9 +84,20 @@ while read -r -u 3 name paths; do
     [ "$rc" -ne 0 ] && [ "$found" -eq 0 ] && found=1
     [ "$found" -gt 0 ] && status=1
     line+="$(printf '; %s s: %s executions, %s findings' "$seconds" "$(executions "$log")" "$found")"
-    [ "$found" -gt 0 ] && line+=" (see $log and $findings/)"
+    [ "$found" -gt 0 ] && line+=" (see $log and $findings/)" && failed_log="$log"
   fi
   echo "$line"
+  # A finding's report, here: CI keeps the output, not build-fuzz/.
+  if [ -n "$failed_log" ]; then
+    echo "---- the end of $failed_log"
+    grep -av -e '^#[0-9]' -e 'NEW_FUNC' "$failed_log" | tail -n 40
+    for artifact in "$findings"/*; do
+      [ -f "$artifact" ] || continue
+      echo "---- $artifact (base64)"
+      head -c 4096 "$artifact" | base64
+    done
+    echo "----"
+  fi
   summary+=("$line")
 done 3<"$root/fuzz/harnesses.txt"
 
