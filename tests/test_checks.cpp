@@ -57,6 +57,22 @@ TEST_CASE("A trainer without interleaving refuses vpp above 1") {
   CHECK(failed(m, "pp=2,vpp=2,mbn=4", 2, 4) == std::vector<std::string>{"schedule"});
 }
 
+TEST_CASE("DualPipe needs an even pipeline and 2·pp micro-batches, fed from both ends") {
+  // deepseek-ai/DualPipe asserts an even rank count, an even micro-batch count
+  // and at least 2 per rank; DualPipe-V (dualpipev.py) the last only.
+  const Model m = model_with({"capabilities.interleave"});
+  CHECK(failed(m, "pp=4,schedule=dualpipe,mbn=8", 4, 8).empty());
+  CHECK(failed(m, "pp=4,schedule=dualpipe,mbn=6", 4, 6) == std::vector<std::string>{"dualpipe"});
+  CHECK(failed(m, "pp=2,schedule=dualpipe,mbn=5", 2, 5) == std::vector<std::string>{"dualpipe"});
+  // An odd pp passes DualPipe-V's check (and meets the 4 layers' bound next: 6 chunks).
+  CHECK(failed(m, "pp=3,schedule=dualpipe-v,mbn=6", 3, 6) == std::vector<std::string>{"layers"});
+  // DualPipe's two chunks per rank are two of pp stages: 4 layers hold pp 4.
+  CHECK(failed(m, "pp=4,schedule=dualpipe,mbn=8", 4, 8).empty());
+  CHECK(failed(m, "pp=3,schedule=dualpipe,mbn=6", 3, 6) == std::vector<std::string>{"dualpipe"});
+  CHECK(failed(m, "pp=4,vpp=4,schedule=dualpipe,mbn=8", 4, 8) ==
+        std::vector<std::string>{"schedule"});
+}
+
 TEST_CASE("Unknown degrees are refused before any other check") {
   const Model m = model_with({"capabilities.interleave"});
   const nds_strategy s = resolve_strategy(parse_strategy("tp=3"), m, 8, NDS_UNKNOWN);  // 8 does not divide by 3

@@ -276,6 +276,39 @@ TEST_CASE("Micro-batches in flight: 1F1B GPipe and interleaved") {
   for (size_t r = 0; r < 4; ++r) CHECK(held[2 * r] + held[2 * r + 1] == 11 - 2 * r);
 }
 
+TEST_CASE("Micro-batches in flight: zb-v, DualPipe and DualPipe-V") {
+  // ZB-V as the reference prices it (§5.7): 2·min(p, m) - 1 - r and r (at
+  // least 1): p = 4, m = 8 -> (7, 1) (6, 1) (5, 2) (4, 3); under 2p chunk-loads
+  // a rank, the paper's "same peak as 1F1B" (p stage-loads of two chunks each).
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=2,schedule=zb-v")) ==
+        std::vector<uint32_t>{7, 1, 6, 1, 5, 2, 4, 3});
+  // DualPipe, p = 4, m = 8 (4 a direction): dualpipe.py's warm-up runs
+  // 2·(p/2 - h - 1) + h + 1 forwards of the rank's starting direction and h + 1
+  // of the other (h = min(r, p-1-r)), then one more of the first before the
+  // first backward: stage r holds p - r, stage p-1-r holds r + 1; p + 1 = 5
+  // in all on every rank, DeepSeek-V3's Table 2 ("PP + 1").
+  const auto dual = micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=2,schedule=dualpipe"));
+  CHECK(dual == std::vector<uint32_t>{4, 1, 3, 2, 2, 3, 1, 4});
+  for (size_t r = 0; r < 4; ++r) CHECK(dual[2 * r] + dual[2 * r + 1] == 5);
+  // DualPipe-V, p = 4, m = 8: 2·(p - r - 1) + r + 1 + 1 of chunk 0 and r + 1
+  // of chunk 1: 2p - r and r + 1, 2p + 1 = 9 chunk-loads (its "PP + 1" over 2p stages).
+  const auto v = micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=2,schedule=dualpipe-v"));
+  CHECK(v == std::vector<uint32_t>{8, 1, 7, 2, 6, 3, 5, 4});
+}
+
+TEST_CASE("DualPipe places pp stages twice: stage r and stage pp-1-r on rank r") {
+  // 8 layers over pp 4: 2 a stage. Rank 0 holds layers 0-1 (with the
+  // embedding) and 6-7 (with the head); rank 3 the same two stages the other
+  // way round; DualPipe-V places 2·pp stages of 1 in a V instead.
+  const Model m = test::gpt({8, 1024, 16, 4096, 32000, 2048, "bf16", "fp32", "fp32", 2});
+  const Placement dual = place_layers(strategy("pp=4,mbn=8,vpp=2,schedule=dualpipe"), m, false);
+  CHECK(dual.chunk_layers == std::vector<uint32_t>{2, 2, 2, 2, 2, 2, 2, 2});
+  CHECK(dual.chunk_first_layer == std::vector<uint32_t>{0, 6, 2, 4, 4, 2, 6, 0});
+  const Placement v = place_layers(strategy("pp=4,mbn=8,vpp=2,schedule=dualpipe-v"), m, false);
+  CHECK(v.chunk_layers == std::vector<uint32_t>{1, 1, 1, 1, 1, 1, 1, 1});
+  CHECK(v.chunk_first_layer == std::vector<uint32_t>{0, 7, 1, 6, 2, 5, 3, 4});
+}
+
 TEST_CASE("The default split gives the remainder to the first stages") {
   // reference §8.3, vpp = 1: L // p each, +1 for the first L % p stages.
   std::vector<uint32_t> expected(16, 3);

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/search/search.hpp"
@@ -66,6 +67,48 @@ TEST_CASE("search counts every candidate and each refusal as a hand enumeration 
   REQUIRE(s.j["ranking"].size() == 6);
   for (size_t i = 1; i < s.j["ranking"].size(); ++i)
     CHECK(s.j["ranking"][i - 1]["time"]["step_s"].get<double>() <= s.j["ranking"][i]["time"]["step_s"].get<double>());
+}
+
+TEST_CASE(
+    "search -l SCHEDULE prices each schedule with each vpp it runs with, and --schedule restricts "
+    "them") {
+  // tiny-4-layers, 8 devices, global batch 8, -l "PP VPP SCHEDULE" (tp 1):
+  //   pp=1 (dp 8, mbn 1): vpp 1 -> 1f1b, gpipe
+  //   pp=2 (dp 4, mbn 2): vpp 1 -> 1f1b, gpipe; vpp 2 -> interleaved, zb-v,
+  //         dualpipe and dualpipe-v, the last two refused (mbn 2 < 2·pp)
+  //   pp=4 (dp 2, mbn 4): vpp 1 only (4 layers / pp 4) -> 1f1b, gpipe
+  // = 10 tested, 2 refused by the DualPipe check, 8 priced.
+  Search s =
+      search(hf("tiny-4-layers"),
+             "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -l \"PP VPP SCHEDULE\" -j 1 -t 100");
+  REQUIRE(s.exit_code == 0);
+  CHECK(s.j["counts"]["tested"] == 10);
+  CHECK(s.j["counts"]["refused"] == json({{"dualpipe", 2}}));
+  CHECK(s.j["counts"]["priced"] == 8);
+  for (const json& row : s.j["ranking"]) {
+    const std::string schedule = row["strategy"]["schedule"];
+    CHECK(row["strategy"]["vpp"] == (schedule == "1f1b" || schedule == "gpipe" ? 1 : 2));
+  }
+  // --schedule names them (comma or space separated); only those are priced.
+  Search some = search(hf("tiny-4-layers"),
+                       "-A nvidia-h100-sxm -d 8 -b 16 --seq-len 1024 -l \"PP VPP\" --schedule "
+                       "dualpipe,1f1b -j 1 -t 100");
+  REQUIRE(some.exit_code == 0);
+  // b 16: pp=1 (mbn 2) 1f1b; pp=2 (mbn 4) 1f1b and dualpipe; pp=4 (mbn 8) 1f1b.
+  CHECK(some.j["counts"]["tested"] == 4);
+  std::set<std::string> seen;
+  for (const json& row : some.j["ranking"])
+    seen.insert(row["strategy"]["schedule"].get<std::string>());
+  CHECK(seen == std::set<std::string>{"1f1b", "dualpipe"});
+  Search wrong =
+      search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --schedule 2f2b");
+  CHECK(wrong.exit_code == 2);
+  CHECK_THAT(wrong.err, Catch::Contains("--schedule 2f2b: not a schedule"));
+  Search both =
+      search(hf("tiny-4-layers"),
+             "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --schedule zb-v --only schedule=1f1b");
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.err, Catch::Contains("both restrict the schedule"));
 }
 
 TEST_CASE("search writes the same JSON whatever -j") {
@@ -281,7 +324,8 @@ TEST_CASE("explain shows every check, and with -l the strategy's rank and why th
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const json e = json::parse(r.out);
-  REQUIRE(e["checks"].size() == 14);  // DESIGN §8.2's checks and the trainer's zero and etp, in order
+  // DESIGN §8.2's checks, DualPipe's and the trainer's zero and etp, in order.
+  REQUIRE(e["checks"].size() == 15);
   CHECK(e["checks"][0]["id"] == "degrees");
   for (const json& c : e["checks"]) CHECK(c["passed"] == true);
   // Its rank is its place in the search's ranking with the same flags.

@@ -154,6 +154,39 @@ TEST_CASE("ZB-V fills the bubble but for F + B - 2W, communication in F and B") 
   CHECK(recomputed.parts.bubble > zbv.parts.bubble);  // the recompute precedes B
 }
 
+TEST_CASE("DualPipe and DualPipe-V idle (stages/2 - 1)·(F&B + B - 3W) and hide their sends") {
+  // DeepSeek's table (github.com/deepseek-ai/DualPipe): a bubble of
+  // (PP/2 - 1)·(F&B + B - 3W) per stage, F&B the overlapped forward and
+  // backward (their compute adds: F + B), B the full backward with its
+  // recompute, W the weight gradients. A stage is half a rank's two chunks.
+  const Model m = gpt_without_overlap();
+  // Per micro-batch through a rank (mbn / 2 for DualPipe, whose two
+  // directions take half each; mbn for DualPipe-V), from the parts.
+  auto stage_bubble = [](const TimeEstimate& e, double passes) {
+    const TimeParts& t = e.parts;
+    const double rank = (t.forward + t.backward + t.recompute + t.tp + t.cp + t.ep + t.pp) / passes;
+    return std::max(0.0, rank + (t.backward + t.recompute - 3 * e.weight_gradients_s) / passes) / 2;
+  };
+  // pp 4 (two DualPipe stages per half), mbn 16 = 8 a direction.
+  const TimeEstimate dual = estimate(m, "dp=4,tp=1,pp=4,mbs=1,schedule=dualpipe");
+  CHECK(dual.parts.bubble == Approx((4 / 2 - 1) * stage_bubble(dual, 8)));
+  const TimeEstimate v = estimate(m, "dp=4,tp=1,pp=4,mbs=1,schedule=dualpipe-v");
+  CHECK(v.parts.bubble == Approx((4 - 1) * stage_bubble(v, 16)));
+  // Every overlap stated off, 1F1B exposes the pipeline sends; the DualPipes
+  // hide them under the paired chunk's compute (the report's 1:1 ratio).
+  const TimeEstimate one = estimate(m, "dp=4,tp=1,pp=4,mbs=1,schedule=1f1b");
+  REQUIRE(one.parts.pp > 0);
+  CHECK(dual.parts.pp == 0);
+  CHECK(dual.hidden.pp > 0);
+  CHECK(v.parts.pp == 0);
+  // Both hold every layer's work once per micro-batch: DualPipe's two stages
+  // per rank at half the micro-batches each do what a 1F1B rank's one stage
+  // does at all of them (the middle ranks; rank 0 holds both ends).
+  CHECK(dual.parts.forward == Approx(one.parts.forward).epsilon(0.2));
+  // The same tokens: DualPipe's two copies do not count twice in the FLOPs.
+  CHECK(dual.hardware_flops_per_step == Approx(one.hardware_flops_per_step));
+}
+
 TEST_CASE("A ring that crosses nodes goes at the slowest hop's pace") {
   // H100 DGX: 8 GPUs on NVSwitch (450 GB/s per GPU), then 50 GB/s NICs, at
   // the bus efficiency each level states (nccl-tests: 0.81, 0.92). 8 ranks

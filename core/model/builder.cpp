@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/model/schedule_names.hpp"
 #include "core/plugins/status.hpp"
 
 namespace ndsearch {
@@ -64,10 +65,11 @@ const std::vector<Choice> kFp8Recipes = [] {
 const std::vector<Choice> kRecompute = {{"none", NDS_RECOMPUTE_NONE},
                                         {"selective", NDS_RECOMPUTE_SELECTIVE},
                                         {"full", NDS_RECOMPUTE_FULL}};
-const std::vector<Choice> kSchedules = {{"1f1b", NDS_SCHEDULE_1F1B},
-                                        {"interleaved", NDS_SCHEDULE_INTERLEAVED},
-                                        {"gpipe", NDS_SCHEDULE_GPIPE},
-                                        {"zb-v", NDS_SCHEDULE_ZB_V}};
+const std::vector<Choice> kSchedules = [] {
+  std::vector<Choice> choices;
+  for (const ScheduleName& s : kScheduleNames) choices.push_back({s.name, s.schedule});
+  return choices;
+}();
 const std::vector<Choice> kRecomputeOps = {{"core_attention", 1 << 0}, {"mlp", 1 << 1},
                                            {"norm", 1 << 2},           {"activation", 1 << 3},
                                            {"moe", 1 << 4}};

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
+#include "core/model/schedule_names.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -182,12 +184,13 @@ void finalize_model(Model& m) {
   unknown(m.training.global_batch == U, "global_batch", Setting("global_batch"));
   // A stated schedule its stated chunks cannot run: said, not silently replaced.
   const nds_strategy& st = m.stated;
-  if (st.schedule == NDS_SCHEDULE_ZB_V && st.vpp != U && st.vpp != 2 && st.pp != 1)
+  if (st.schedule != U && runs_two_chunks(st.schedule) && st.vpp != U && st.vpp != 2 && st.pp != 1)
     m.warnings.push_back(
-        fmt::format("{}: the config states the zb-v schedule with vpp = {}; zb-v runs two chunks "
-                    "per rank in a V, so strategies with vpp = {} are priced with {} and only "
-                    "vpp = 2 with zb-v",
-                    m.file, st.vpp, st.vpp, st.vpp > 1 ? "interleaved 1F1B" : "1F1B"));
+        fmt::format("{}: the config states the {} schedule with vpp = {}; {} runs two chunks "
+                    "per rank, so strategies with vpp = {} are priced with {} and only "
+                    "vpp = 2 with {}",
+                    m.file, schedule_name(st.schedule), st.vpp, schedule_name(st.schedule), st.vpp,
+                    st.vpp > 1 ? "interleaved 1F1B" : "1F1B", schedule_name(st.schedule)));
   if (st.schedule == NDS_SCHEDULE_INTERLEAVED && st.vpp == 1 &&
       st.pp != 1)  // pp 1: no pipeline to schedule
     m.warnings.push_back(

@@ -2,6 +2,7 @@
 #include "core/model/model_json.hpp"
 
 #include "core/model/params.hpp"
+#include "core/model/schedule_names.hpp"
 
 namespace ndsearch {
 namespace {
@@ -120,13 +121,9 @@ const char* recompute_name(nds_recompute_mode mode) {
   }
 }
 const char* schedule_name(nds_schedule schedule) {
-  switch (schedule) {
-    case NDS_SCHEDULE_1F1B: return "1f1b";
-    case NDS_SCHEDULE_INTERLEAVED: return "interleaved";
-    case NDS_SCHEDULE_GPIPE: return "gpipe";
-    case NDS_SCHEDULE_ZB_V: return "zb-v";
-    default: return nullptr;
-  }
+  for (const ScheduleName& s : kScheduleNames)
+    if (s.schedule == schedule) return s.name;
+  return nullptr;
 }
 
 json model_to_json(const Model& m) {

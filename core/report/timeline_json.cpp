@@ -43,7 +43,7 @@ json timeline_json(const StrategyEvaluation& e) {
   if (!simulated_schedule(s.schedule))
     throw UserError(
         "E-USAGE",
-        fmt::format("{}: the {} schedule is priced in closed form (Qi et al. 2024) and "
+        fmt::format("{}: the {} schedule is priced in closed form (docs/pipelines.md) and "
                     "not run op by op yet; a timeline is drawn for 1f1b, interleaved and gpipe",
                     Setting("timeline").named(), schedule_name(s.schedule)));
   PipelineRun pipeline;

@@ -5,10 +5,12 @@
 #include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <climits>
 #include <sstream>
 
+#include "core/model/schedule_names.hpp"
 #include "core/strategy/recompute_names.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
@@ -42,7 +44,8 @@ std::string dimension_key(std::string_view typed) {
   return s;
 }
 
-const std::set<std::string> kKnown = {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "op", "mbs", "mbn", "recompute"};
+const std::set<std::string> kKnown = {"dp", "tp",   "pp", "cp",  "ep",  "etp",       "vpp",
+                                      "sp", "zero", "op", "mbs", "mbn", "recompute", "schedule"};
 
 // The values of `key`: `searched` when the dimension is searched, else the
 // one fixed value; --only filters both.
@@ -64,6 +67,13 @@ std::vector<int64_t> values(const SearchSpace& space, const std::string& key, st
 }
 
 int64_t stated_or(int32_t stated, int64_t fallback) { return stated != U ? stated : fallback; }
+
+// Whether `schedule` runs `vpp` chunks per rank: 1f1b and gpipe one,
+// interleaved more, zb-v and the DualPipes two.
+bool runs_with_vpp(int64_t schedule, int64_t vpp) {
+  if (runs_two_chunks(static_cast<nds_schedule>(schedule))) return vpp == 2;
+  return (vpp > 1) == (schedule == NDS_SCHEDULE_INTERLEAVED);
+}
 
 }  // namespace
 
@@ -91,7 +101,7 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
         throw UserError(
             "E-USAGE",
             fmt::format("{}: not a dimension; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
-                        "RECOMPUTE (MP = TP, MB = MBN)",
+                        "RECOMPUTE SCHEDULE (MP = TP, MB = MBN)",
                         Setting("dimensions").named(part)));
       dims.insert(key);
     }
@@ -133,17 +143,28 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
                                     Setting("only").named(), key, it->second, assignment, key));
       std::istringstream values_in(assignment.substr(eq + 1));
       std::string v;
+      // Each value once: a list that names one twice is a slip the user should see.
+      auto add_once = [&](int64_t value, const std::string& typed) {
+        if (std::find(only[key].begin(), only[key].end(), value) != only[key].end())
+          throw UserError("E-USAGE", fmt::format("{}: {} is listed twice; list each value once",
+                                                 only_given(assignment), typed));
+        only[key].push_back(value);
+      };
       while (std::getline(values_in, v, ',')) {
+        if (key == "schedule") {
+          const auto named = schedule_named(v);
+          if (!named)
+            throw UserError("E-USAGE",
+                            fmt::format("{}: {}", only_given("schedule=" + v), kScheduleNameList));
+          add_once(*named, v);
+          continue;
+        }
         if (key == "recompute") {
           const auto named = recompute_mode_named(v);
           if (!named)
             throw UserError("E-USAGE", fmt::format("{}: {}", only_given("recompute=" + v),
                                                    kRecomputeModeNames));
-          const int64_t mode = *named;
-          if (std::find(only[key].begin(), only[key].end(), mode) != only[key].end())
-            throw UserError("E-USAGE", fmt::format("{}: {} is listed twice; list each value once",
-                                                   only_given(assignment), v));
-          only[key].push_back(mode);
+          add_once(*named, v);
           continue;
         }
         char* end = nullptr;
@@ -159,10 +180,7 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
                                                  key == "sp"     ? 1
                                                  : key == "zero" ? 3
                                                                  : INT32_MAX));
-        if (std::find(only[key].begin(), only[key].end(), number) != only[key].end())
-          throw UserError("E-USAGE", fmt::format("{}: {} is listed twice; list each value once",
-                                                 only_given(assignment), v));
-        only[key].push_back(number);
+        add_once(number, v);
       }
     }
   }
@@ -253,6 +271,14 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
       values(space, "recompute", {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
              stated_or(st.recompute, NDS_RECOMPUTE_NONE));
 
+  // Schedules: each one that runs with a vpp where SCHEDULE is searched or
+  // restricted (--only schedule=...), else the one vpp implies (the config's
+  // where it runs with that vpp).
+  const auto only_schedule = space.only.find("schedule");
+  const std::vector<int64_t>* only_schedules =
+      only_schedule != space.only.end() ? &only_schedule->second : nullptr;
+  const bool schedules_chosen = space.searched.count("schedule") != 0 || only_schedules != nullptr;
+
   uint64_t visited = 0;
   nds_strategy s{};
   s.struct_size = sizeof(nds_strategy);
@@ -271,21 +297,36 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
         s.etp = static_cast<int32_t>(etp);
         for (int64_t vpp : vpps) {
           s.vpp = static_cast<int32_t>(vpp);
-          s.schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
-          if (space.searched.count("vpp") == 0 && st.schedule != U &&
-              (st.schedule == NDS_SCHEDULE_ZB_V ? vpp == 2 : (vpp > 1) == (st.schedule == NDS_SCHEDULE_INTERLEAVED)))
-            s.schedule = st.schedule;
-          for (int64_t sp : sps) {
-            s.sp = static_cast<int32_t>(sp);
-            for (int64_t zero : zeros) {
-              s.zero = static_cast<int32_t>(zero);
-              // Without ZeRO there is no optimizer shard: one op, not one per divisor.
-              for (int64_t op : zero == 0 ? no_sharding : ops) {
-                s.op = static_cast<int32_t>(op);
-                for (int64_t mode : modes) {
-                  s.recompute = static_cast<nds_recompute_mode>(mode);
-                  visit(s);
-                  ++visited;
+          std::array<nds_schedule, 6> schedule_options{};
+          size_t schedule_count = 0;
+          if (schedules_chosen) {
+            for (const ScheduleName& named : kScheduleNames)
+              if (runs_with_vpp(named.schedule, vpp) &&
+                  (only_schedules == nullptr ||
+                   std::find(only_schedules->begin(), only_schedules->end(), named.schedule) !=
+                       only_schedules->end()))
+                schedule_options[schedule_count++] = named.schedule;
+          } else {
+            nds_schedule schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
+            if (space.searched.count("vpp") == 0 && st.schedule != U &&
+                runs_with_vpp(st.schedule, vpp))
+              schedule = st.schedule;
+            schedule_options[schedule_count++] = schedule;
+          }
+          for (size_t schedule_index = 0; schedule_index < schedule_count; ++schedule_index) {
+            s.schedule = schedule_options[schedule_index];
+            for (int64_t sp : sps) {
+              s.sp = static_cast<int32_t>(sp);
+              for (int64_t zero : zeros) {
+                s.zero = static_cast<int32_t>(zero);
+                // Without ZeRO there is no optimizer shard: one op, not one per divisor.
+                for (int64_t op : zero == 0 ? no_sharding : ops) {
+                  s.op = static_cast<int32_t>(op);
+                  for (int64_t mode : modes) {
+                    s.recompute = static_cast<nds_recompute_mode>(mode);
+                    visit(s);
+                    ++visited;
+                  }
                 }
               }
             }

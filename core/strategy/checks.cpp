@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
 
+#include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
+#include "core/model/schedule_names.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/strategy.hpp"
 
@@ -116,7 +118,10 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
       }))
     return;
 
-  const bool vpp_ok = s.vpp == 1 || (s.pp > 1 && s.mbn % s.pp == 0);
+  // DualPipe's and DualPipe-V's chunks need no mbn a multiple of pp (their own check below).
+  const bool dualpipe =
+      s.schedule == NDS_SCHEDULE_DUALPIPE || s.schedule == NDS_SCHEDULE_DUALPIPE_V;
+  const bool vpp_ok = s.vpp == 1 || (s.pp > 1 && (dualpipe || s.mbn % s.pp == 0));
   if (!check("vpp", vpp_ok, [&] {
         if (s.vpp > 1 && s.pp == 1) return fmt::format("vpp = {} needs pp > 1", s.vpp);
         if (!vpp_ok)
@@ -126,24 +131,51 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   const bool interleaves = (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0;
-  const bool schedule_ok = !(s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) &&
-                           !((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1) &&
-                           !(s.schedule == NDS_SCHEDULE_ZB_V && s.vpp != 2) &&
-                           !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves);
+  const bool schedule_ok =
+      !(s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) &&
+      !((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1) &&
+      !(runs_two_chunks(s.schedule) && s.vpp != 2) &&
+      !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves);
   if (!check("schedule", schedule_ok, [&] {
         if (s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) return std::string("schedule interleaved needs vpp > 1");
         if ((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1)
           return fmt::format("schedule {} runs one chunk per rank; vpp = {} needs interleaved (or zb-v with vpp=2)",
                              s.schedule == NDS_SCHEDULE_1F1B ? "1f1b" : "gpipe", s.vpp);
-        if (s.schedule == NDS_SCHEDULE_ZB_V && s.vpp != 2)
-          return fmt::format("schedule zb-v places two chunks per rank in a V; vpp = {} must be 2", s.vpp);
+        if (runs_two_chunks(s.schedule) && s.vpp != 2)
+          return fmt::format("schedule {} runs two chunks per rank; vpp = {} must be 2",
+                             schedule_name(s.schedule), s.vpp);
         if (!schedule_ok) return fmt::format("{} cannot interleave pipeline stages; set vpp=1", m.framework);
         return std::string("the schedule fits vpp");
       }))
     return;
 
+  // DeepSeek's DualPipe and DualPipe-V (github.com/deepseek-ai/DualPipe) feed
+  // 2·pp micro-batches at least before their steady state; DualPipe feeds
+  // half from each end of an even pp (its schedule asserts all three).
+  const bool dualpipe_ok =
+      !dualpipe || (s.pp > 1 && s.mbn >= 2 * static_cast<int64_t>(s.pp) &&
+                    (s.schedule == NDS_SCHEDULE_DUALPIPE_V || (s.pp % 2 == 0 && s.mbn % 2 == 0)));
+  if (!check("dualpipe", dualpipe_ok, [&] {
+        if (!dualpipe) return std::string("not a DualPipe schedule");
+        if (s.pp == 1)
+          return fmt::format("schedule {} needs a pipeline (pp > 1)", schedule_name(s.schedule));
+        if (s.mbn < 2 * static_cast<int64_t>(s.pp))
+          return fmt::format("schedule {} needs mbn >= 2·pp = {}; mbn = {}",
+                             schedule_name(s.schedule), 2 * s.pp, s.mbn);
+        if (!dualpipe_ok)
+          return fmt::format(
+              "schedule dualpipe feeds micro-batches from both ends: pp = {} and mbn = {} must be "
+              "even",
+              s.pp, s.mbn);
+        return std::string("the DualPipe schedule fits");
+      }))
+    return;
+
   const int64_t layers = m.decoder_layers();
-  if (!check("layers", layers >= static_cast<int64_t>(s.pp) * s.vpp, [&] {
+  // DualPipe's two chunks per rank are two of pp stages, not of pp·vpp.
+  const int64_t stages =
+      s.schedule == NDS_SCHEDULE_DUALPIPE ? s.pp : static_cast<int64_t>(s.pp) * s.vpp;
+  if (!check("layers", layers >= stages, [&] {
         return fmt::format("pp·vpp = {}·{} = {} chunks need at least as many layers; the model has {}", s.pp, s.vpp,
                            static_cast<int64_t>(s.pp) * s.vpp, layers);
       }))

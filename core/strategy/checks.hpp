@@ -16,7 +16,7 @@ namespace ndsearch {
 
 struct CheckOutcome {
   // "degrees", "devices", "tp-heads", "ep", "cp-seq", "sp-cp", "tp-pow2",
-  // "vpp", "schedule", "layers", "global-batch", "op", "zero", "etp"
+  // "vpp", "schedule", "dualpipe", "layers", "global-batch", "op", "zero", "etp"
   std::string id;
   bool passed = false;
   std::string message;  // why it failed, or what it checked

@@ -15,7 +15,9 @@ namespace ndsearch {
 
 uint32_t Placement::virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t chunk) {
   const auto pp = static_cast<uint32_t>(s.pp);
-  if (s.schedule == NDS_SCHEDULE_ZB_V && chunk == 1) return 2 * pp - 1 - rank;
+  if ((s.schedule == NDS_SCHEDULE_ZB_V || s.schedule == NDS_SCHEDULE_DUALPIPE_V) && chunk == 1)
+    return 2 * pp - 1 - rank;
+  if (s.schedule == NDS_SCHEDULE_DUALPIPE) return chunk == 0 ? rank : pp - 1 - rank;
   return chunk * pp + rank;
 }
 
@@ -101,6 +103,24 @@ void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& 
         rank[0] = std::max<uint32_t>(1, 2 * std::min(p, m) - 1 - r);
         rank[1] = std::max<uint32_t>(1, r);
         break;
+      case NDS_SCHEDULE_DUALPIPE:
+        // DualPipe (github.com/deepseek-ai/DualPipe, dualpipe.py): with h =
+        // min(r, p-1-r), a rank runs 2·(p/2 - h - 1) + h + 1 forwards of the
+        // direction it starts, h + 1 of the other, then one more of the first
+        // before its first backward frees one: p - h and h + 1, PP + 1 in all
+        // (the DeepSeek-V3 report's Table 2). Stage r (chunk 0) is the
+        // starting direction's on the first half and the other's on the
+        // second: p - r and r + 1 on every rank. Each direction has m / 2.
+        rank[0] = std::max<uint32_t>(1, std::min(p - r, m / 2));
+        rank[1] = std::max<uint32_t>(1, std::min(r + 1, m / 2));
+        break;
+      case NDS_SCHEDULE_DUALPIPE_V:
+        // DualPipe-V (the same repository, dualpipev.py): 2·(p - r - 1) + r + 1
+        // forwards of chunk 0 and r + 1 of chunk 1 before the first backward,
+        // then one more of chunk 0: 2p - r and r + 1, 2p + 1 chunk-loads in all.
+        rank[0] = std::max<uint32_t>(1, std::min(2 * p - r, m));
+        rank[1] = std::max<uint32_t>(1, std::min(r + 1, m));
+        break;
       default:  // 1F1B: stage r holds min(p - r, m) (DESIGN §8.6)
         for (uint32_t c = 0; c < v; ++c) rank[c] = std::min(p - r, m);
         break;
@@ -138,6 +158,14 @@ void spread_over_chunks(const nds_strategy& s, const std::vector<int64_t>& count
 }  // namespace
 
 void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split) {
+  if (s.schedule ==
+      NDS_SCHEDULE_DUALPIPE) {  // pp stages, each on two ranks: read as one chunk per rank
+    nds_strategy stages = s;
+    stages.vpp = 1;
+    stages.schedule = NDS_SCHEDULE_1F1B;
+    stated_split_into(stages, model, split);
+    return;
+  }
   const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
   const auto layers = static_cast<uint32_t>(model.decoder_layers());
   const auto mtp = static_cast<uint32_t>(std::max<int64_t>(0, model.mtp_layers()));
@@ -200,10 +228,12 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   if (layers_from_config && (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) {
     stated_split_into(s, model, split);
   } else {
-    // The split depends on (layers, pp, vpp) alone: the search keeps it while they stay.
-    if (out.split_key != std::array<uint32_t, 3>{layers, p, v}) {
-      default_split_into(layers, p, v, out.default_split, out.scratch_offset);
-      out.split_key = {layers, p, v};
+    // The split depends on (layers, pp, stages per rank) alone: the search
+    // keeps it while they stay. DualPipe's two chunks are two of pp stages.
+    const uint32_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : v;
+    if (out.split_key != std::array<uint32_t, 3>{layers, p, per_rank}) {
+      default_split_into(layers, p, per_rank, out.default_split, out.scratch_offset);
+      out.split_key = {layers, p, per_rank};
     }
     split = out.default_split;
   }
@@ -223,8 +253,9 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   out.chunk_first_layer.resize(chunks);
   out.chunk_recomputed_layers.resize(chunks);
   std::vector<uint32_t>& first_of_virtual = out.scratch_first;
-  first_of_virtual.assign(chunks, 0);
-  for (size_t vs = 1; vs < chunks; ++vs) first_of_virtual[vs] = first_of_virtual[vs - 1] + split[vs - 1];
+  first_of_virtual.assign(split.size(), 0);
+  for (size_t vs = 1; vs < split.size(); ++vs)
+    first_of_virtual[vs] = first_of_virtual[vs - 1] + split[vs - 1];
   // Recomputed layers per stage as the config states them, for the mode it
   // states them for (else every layer of the mode): stated for another pp,
   // rescaled to this one as the reference does (§8.3, stage_rescale.hpp:

@@ -12,6 +12,7 @@
 
 #include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
+#include "core/model/schedule_names.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/recompute_names.hpp"
 #include "core/support/lowercase.hpp"
@@ -80,14 +81,9 @@ nds_strategy parse_strategy(std::string_view text) {
       continue;
     }
     if (key == "schedule") {
-      const std::pair<const char*, nds_schedule> schedules[] = {{"1f1b", NDS_SCHEDULE_1F1B},
-                                                                {"interleaved", NDS_SCHEDULE_INTERLEAVED},
-                                                                {"gpipe", NDS_SCHEDULE_GPIPE},
-                                                                {"zb-v", NDS_SCHEDULE_ZB_V}};
-      bool known = false;
-      for (auto [name, schedule] : schedules)
-        if (value == name) s.schedule = schedule, known = true;
-      if (!known) bad(fmt::format("schedule={} is not 1f1b, interleaved, gpipe or zb-v", value));
+      const auto schedule = schedule_named(value);
+      if (!schedule) bad(fmt::format("schedule={} is not {}", value, kScheduleNameList));
+      s.schedule = *schedule;
       continue;
     }
     auto it = std::find_if(std::begin(kIntKeys), std::end(kIntKeys), [&](const IntKey& k) { return k.name == key; });
@@ -127,9 +123,13 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   take(&nds_strategy::cp, "cp", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::ep, "ep", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::etp, "etp", s.tp, "default: tp (DESIGN §8.1)");
-  // ZB-V runs two chunks per rank in a V: a stated zb-v brings vpp 2.
-  take(&nds_strategy::vpp, "vpp", stated.schedule == NDS_SCHEDULE_ZB_V ? 2 : 1,
-       stated.schedule == NDS_SCHEDULE_ZB_V ? "default: 2 for the stated zb-v" : "default (DESIGN §8.1)");
+  // ZB-V and the DualPipes run two chunks per rank: asking for one, or a
+  // config stating one, brings vpp 2.
+  const nds_schedule wanted = s.schedule != U ? s.schedule : stated.schedule;
+  const bool two_chunks = wanted != U && runs_two_chunks(wanted);
+  take(&nds_strategy::vpp, "vpp", two_chunks ? 2 : 1,
+       two_chunks ? fmt::format("default: 2 for {}", schedule_name(wanted))
+                  : "default (DESIGN §8.1)");
   take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1 (DESIGN §8.1)");
   take(&nds_strategy::zero, "zero", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::mbs, "mbs", 1, "default (DESIGN §8.1)");
@@ -168,8 +168,9 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   }
   if (s.schedule == U) {
     const bool stated_fits = stated.schedule != U &&
-                             (stated.schedule == NDS_SCHEDULE_ZB_V ? s.vpp == 2
-                                                                   : (s.vpp > 1) == (stated.schedule == NDS_SCHEDULE_INTERLEAVED));
+                             (runs_two_chunks(stated.schedule)
+                                  ? s.vpp == 2
+                                  : (s.vpp > 1) == (stated.schedule == NDS_SCHEDULE_INTERLEAVED));
     s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
     source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b (DESIGN §8.1)");
   } else {

@@ -50,6 +50,10 @@ constexpr double kNetworkSmShare = 16.0 / 132;
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
 
+bool dualpipe_family(const nds_strategy& s) {
+  return s.schedule == NDS_SCHEDULE_DUALPIPE || s.schedule == NDS_SCHEDULE_DUALPIPE_V;
+}
+
 // Numbers for TimeModel::id_, across threads.
 uint64_t next_model_id() {
   static std::atomic<uint64_t> last{0};
@@ -431,6 +435,20 @@ TimeModel::LayerReuse& TimeModel::LayerReuse::operator=(LayerReuse&&) noexcept =
 double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
                              double slot) const {
   const double m = s.mbn, p = s.pp, v = s.vpp;
+  if (dualpipe_family(s)) {
+    // DeepSeek's table (github.com/deepseek-ai/DualPipe): a bubble of
+    // (stages/2 - 1)·(F&B + B - 3W) per stage, F&B the overlapped pair
+    // (their compute adds, their communication hides: F + B), B the full
+    // backward (with the recompute before it), W its weight-gradient GEMMs.
+    // DualPipe has pp stages, each rank two of them, m / 2 micro-batches
+    // through each; DualPipe-V 2·pp stages in a V, all m through both
+    // chunks. A stage is half the slowest rank's two chunks.
+    const bool two_way = s.schedule == NDS_SCHEDULE_DUALPIPE;
+    const double stage_bubble =
+        std::max(0.0, slot + slowest.backward + slowest.recompute - 3 * slowest.weight_gradients) /
+        2;
+    return (two_way ? m / 2 : m) * slot + (two_way ? p / 2 - 1 : p - 1) * stage_bubble;
+  }
   if (s.schedule == NDS_SCHEDULE_ZB_V) {
     // ZB-V (Qi et al. 2024) fills the bubble but for F + B - 2W per stage, B
     // and W each half the backward. F and B carry the layer's TP, CP and EP
@@ -495,12 +513,28 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       for (size_t chunk = 0; chunk < vpp; ++chunk)
         chunks[chunk].backward += exposed / d(s.vpp), chunks[chunk].recompute += exposed / d(s.vpp);
     }
+    if (dualpipe_family(s) && r.ep + r.pp > 0) {
+      // DualPipe and DualPipe-V run the forward chunk of one micro-batch
+      // beside the backward chunk of another (F&B), so that each one's EP
+      // all-to-all and pipeline sends overlap the other's compute; the
+      // DeepSeek-V3 report (§3.2.1) finds both "fully hidden" at its 1:1
+      // compute to communication ratio. Priced as hidden up to the compute
+      // not already covering other communication; the rest stays exposed.
+      const double comm = r.ep + r.pp;
+      const double cover =
+          std::max(0.0, r.forward + r.backward + r.recompute -
+                            (r.tp_hidden + r.cp_hidden + r.ep_hidden + r.pp_hidden));
+      const double left = std::max(0.0, comm - cover) / comm;
+      r.ep_hidden += r.ep * (1 - left), r.pp_hidden += r.pp * (1 - left);
+      r.ep *= left, r.pp *= left;
+    }
     const double slot = r.exposed() + r.layers * layer_s_;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);
     if (index == 0 || rank_dp.exposed + rank_dp.optimizer > dp.exposed + dp.optimizer) dp = rank_dp;
   }
-  const double m = s.mbn;
+  // Micro-batches through each chunk: DualPipe feeds half from each end.
+  const double m = s.schedule == NDS_SCHEDULE_DUALPIPE ? s.mbn / 2.0 : s.mbn;
   TimeEstimate e;
   TimeParts& t = e.parts;
   t.forward = m * slowest.forward;
@@ -570,7 +604,8 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       extra_per_token += recomputed(first, first + n, option);
     }
   }
-  const double extra = tokens * extra_per_token;
+  // DualPipe holds every layer on two ranks, each running half the tokens.
+  const double extra = tokens * extra_per_token * (s.schedule == NDS_SCHEDULE_DUALPIPE ? 0.5 : 1.0);
   e.hardware_flops_per_step = e.model_flops_per_step + extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).
   const double capacity =

@@ -20,11 +20,12 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/calibration_flags.hpp"
+#include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/output_files.hpp"
-#include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
+#include "hosts/cli/schedule_flag.hpp"
 #include "hosts/cli/search_csv.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
@@ -199,9 +200,11 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
 }  // namespace
 
 void add_space_flags(CLI::App& verb, SearchSpaceRequest& space) {
-  verb.add_option("-l,--dimensions", space.dimensions,
-                  "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS MBN "
-                  "RECOMPUTE; MP = TP, MB = MBN); the others keep the config's value");
+  verb.add_option(
+      "-l,--dimensions", space.dimensions,
+      "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS "
+      "MBN "
+      "RECOMPUTE; MP = TP, MB = MBN; also OP, SCHEDULE); the others keep the config's value");
   verb.add_option("--only", space.only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
   verb.add_option("-j,--threads", space.threads, "Pricing threads (default: every core)")->check(CLI::Range(1, 4096));
 }
@@ -217,6 +220,8 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   add_space_flags(*verb, args->request.space);
   auto recompute = std::make_shared<std::vector<std::string>>();
   add_search_recompute_flag(*verb, *recompute);
+  auto schedules = std::make_shared<std::vector<std::string>>();
+  add_search_schedule_flag(*verb, *schedules);
   add_recompute_strategy_flags(*verb, args->recompute_strategy);
   add_calibration_flags(*verb, args->calibration);
   verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
@@ -233,10 +238,11 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--ranking-csv", args->ranking_csv, "Write every fitting strategy, in rank order, to FILE");
   verb->add_option("-o,--output-dir", args->out_dir,
                    "Write ranking.csv and dropped.csv to DIR (and priced.csv, every priced candidate, at -v 3)");
-  verb->callback([&run, &flags, args, devices, recompute] {
-    run = [&flags, args, devices, recompute] {
+  verb->callback([&run, &flags, args, devices, recompute, schedules] {
+    run = [&flags, args, devices, recompute, schedules] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
       apply_search_recompute(*recompute, args->request.space.only);
+      apply_search_schedule(*schedules, args->request.space.only);
       args->request.recompute =
           recompute_settings_of(args->recompute_strategy, args->swap_optimizer);
       return search(flags, *args);

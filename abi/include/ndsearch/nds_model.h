@@ -66,7 +66,13 @@ enum {
   NDS_SCHEDULE_1F1B = 0,
   NDS_SCHEDULE_INTERLEAVED = 1,
   NDS_SCHEDULE_GPIPE = 2,
-  NDS_SCHEDULE_ZB_V = 3
+  NDS_SCHEDULE_ZB_V = 3,
+  /* 1.4: DeepSeek-V3's bidirectional DualPipe (vpp 2: chunk 0 is stage r of
+     pp, chunk 1 stage pp-1-r, so a rank holds two stages' parameters) and
+     DualPipe-V (vpp 2, the V placement of zb-v). A pass built before 1.4
+     sees them as an unknown schedule; in_flight holds their counts. */
+  NDS_SCHEDULE_DUALPIPE = 4,
+  NDS_SCHEDULE_DUALPIPE_V = 5
 };
 
 /* 1.1: how fp8 GEMMs scale their operands (nds_training.fp8_recipe). */

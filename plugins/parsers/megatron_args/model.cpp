@@ -886,7 +886,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // Schedule.
   const Value<std::string> schedules = r.text({"--schedules-method"});
   if (schedules.known() && schedules.value == "dualpipev") {
-    b.set_string("stated.schedule", "zb-v", schedules.where);  // DualPipe-V: a V-shaped zero-bubble schedule
+    b.set_string("stated.schedule", "dualpipe-v", schedules.where);  // DeepSeek's DualPipe-V
   } else if (vpp.known()) {
     b.set_string("stated.schedule", vpp.value > 1 ? "interleaved" : "1f1b",
                  vpp.value > 1 ? vpp.where : fallback("1f1b (no virtual pipeline stages)"));

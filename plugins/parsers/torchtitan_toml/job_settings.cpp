@@ -60,7 +60,7 @@ constexpr Schedule kSchedules[] = {
     {"loopedbfs", "interleaved", true},
     {"interleavedzerobubble", "interleaved", true},
     {"zbvzerobubble", "zb-v", true},
-    {"dualpipev", "zb-v", true},
+    {"dualpipev", "dualpipe-v", true},
 };
 
 // How many layers the embedding (first) or the output head (last) counts as

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// schedule_names.hpp: the pipeline schedules by the names users type and
+// outputs print, one table for the model builder's `schedule` key, the
+// strategy's `schedule=`, the search's `schedule=` restriction and the JSON.
+#pragma once
+
+#include <ndsearch/nds_model.h>
+
+#include <optional>
+#include <string_view>
+
+namespace ndsearch {
+
+struct ScheduleName {
+  const char* name;
+  nds_schedule schedule;
+};
+inline constexpr ScheduleName kScheduleNames[] = {
+    {"1f1b", NDS_SCHEDULE_1F1B},         {"interleaved", NDS_SCHEDULE_INTERLEAVED},
+    {"gpipe", NDS_SCHEDULE_GPIPE},       {"zb-v", NDS_SCHEDULE_ZB_V},
+    {"dualpipe", NDS_SCHEDULE_DUALPIPE}, {"dualpipe-v", NDS_SCHEDULE_DUALPIPE_V}};
+
+// The names a message lists.
+inline constexpr const char* kScheduleNameList =
+    "1f1b, interleaved, gpipe, zb-v, dualpipe or dualpipe-v";
+
+// Case-insensitive; nullopt for an unknown name.
+std::optional<nds_schedule> schedule_named(std::string_view name);
+
+// Whether `schedule` runs two chunks per rank whatever else (zb-v and both DualPipes: vpp 2).
+inline bool runs_two_chunks(nds_schedule schedule) {
+  return schedule == NDS_SCHEDULE_ZB_V || schedule == NDS_SCHEDULE_DUALPIPE ||
+         schedule == NDS_SCHEDULE_DUALPIPE_V;
+}
+
+}  // namespace ndsearch
