@@ -20,7 +20,8 @@ namespace {
 
 using namespace ndsearch;
 
-void search_deepseek_v3_on_2048_h100(benchmark::State& state, const RecomputeSettings& recompute) {
+void search_deepseek_v3_on_2048_h100(benchmark::State& state, const RecomputeSettings& recompute,
+                                     bool balance_layers = false) {
   PluginSearch search;
   search.install_dir = NDS_BENCH_PLUGINS;
   const PluginRegistry registry = PluginRegistry::load(search);
@@ -38,6 +39,7 @@ void search_deepseek_v3_on_2048_h100(benchmark::State& state, const RecomputeSet
   options.budget = memory_budget(*machine.device, model, std::nullopt, std::nullopt);
   options.threads = static_cast<unsigned>(state.range(0));
   options.recompute = recompute;
+  options.balance_layers = balance_layers;
   uint64_t tested = 0;
   for (auto _ : state) {
     const SearchResult r = run_search(registry, model, *machine.device, options);
@@ -54,7 +56,16 @@ void BM_SearchDeepSeekV3On2048H100AutoRecompute(benchmark::State& state) {
   per_layer.strategy = "per-layer";
   search_deepseek_v3_on_2048_h100(state, per_layer);
 }
+// --balance-layers: each fitting 1F1B candidate's layers moved while its step shortens.
+void BM_SearchDeepSeekV3On2048H100BalanceLayers(benchmark::State& state) {
+  search_deepseek_v3_on_2048_h100(state, {}, true);
+}
 BENCHMARK(BM_SearchDeepSeekV3On2048H100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SearchDeepSeekV3On2048H100BalanceLayers)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SearchDeepSeekV3On2048H100AutoRecompute)
     ->Arg(1)
     ->Arg(2)

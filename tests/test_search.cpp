@@ -111,6 +111,32 @@ TEST_CASE(
   CHECK_THAT(both.err, Catch::Contains("both restrict the schedule"));
 }
 
+TEST_CASE(
+    "search --balance-layers gives a heavy output head's stage fewer layers and a shorter step") {
+  // heavy-head: 8 layers of about 16.8 M parameters (4·1024² attention,
+  // 3·1024·4096 MLP) and an untied 131072 x 1024 output head, 134 M: the head
+  // is some 8 layers' GEMMs. Over pp 4 the even split (2 a stage) leaves the
+  // last stage at about 2 + 8 layers' work; one layer moved off it to the
+  // fastest stage (rank 1: rank 0 also gathers the embedding) shortens the
+  // slowest stage, and so the step; a second move would make rank 1 the slowest.
+  const std::string args = "-A nvidia-h100-sxm -d 4 -b 16 --seq-len 2048 -l PP --only pp=4 -j 1";
+  Search even = search(hf("heavy-head"), args);
+  Search balanced = search(hf("heavy-head"), args + " --balance-layers");
+  REQUIRE(even.exit_code == 0);
+  REQUIRE(balanced.exit_code == 0);
+  const json& e = even.j["ranking"][0];
+  const json& b = balanced.j["ranking"][0];
+  CHECK_FALSE(e.contains("stage_layers"));  // nothing moved: the default split
+  CHECK(b["stage_layers"] == json({2, 3, 2, 1}));
+  CHECK(b["stage_offsets"] == json({0, 1, 0, -1}));  // against 8 // 4 = 2, the reference's offsets
+  CHECK(b["time"]["step_s"].get<double>() < e["time"]["step_s"].get<double>());
+  // The stages the JSON lists are priced on that split.
+  for (size_t r = 0; r < 4; ++r) CHECK(b["memory"]["stages"][r]["layers"] == b["stage_layers"][r]);
+  // The table shows the split under its row.
+  Search table = search(hf("heavy-head"), args + " --balance-layers", false);
+  CHECK_THAT(table.out, Catch::Contains("layers per stage: 2 3 2 1"));
+}
+
 TEST_CASE("search writes the same JSON whatever -j") {
   const std::string args = "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 50 --only recompute=none,full";
   Search one = search(example("llama-3.1-70b/config.json"), args + " -j 1");

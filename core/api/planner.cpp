@@ -191,6 +191,7 @@ void Planner::write_search(const SearchSettings& settings, std::ostream& out) co
   request.reserve_mem = settings.reserve_mem;
   request.cp_algorithm = settings.cp_algo;
   request.recompute = recompute_settings_of(settings.recompute, swaps_optimizer(*loaded_->options));
+  request.balance_layers = settings.balance_layers;
   request.devices = search_device_count(model, settings.devices);
   const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
   request.calibration =

@@ -110,7 +110,9 @@ void add_warnings(const Model& model, StrategyEvaluation& e) {
 void price(const PluginRegistry& registry, Model& model, const Machine& machine,
            const EvaluationRequest& request, StrategyEvaluation& e) {
   const nds_strategy& s = e.strategy;
-  Placement placement = place_layers(s, model, request.layers_from_config);
+  Placement placement;
+  placement.forced_split = request.stage_layers;
+  place_layers_into(s, model, request.layers_from_config, placement);
   std::unique_ptr<RecomputeChooser> chooser;
   if (request.recompute.per_layer())
     chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device,

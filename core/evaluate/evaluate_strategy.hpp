@@ -33,6 +33,8 @@ struct EvaluationRequest {
   // and to keep free beside the runtime's reserve (memory_budget).
   std::optional<std::string> max_memory, reserve_mem;
   bool layers_from_config = false;  // the config's per-stage layers instead of the default split
+  std::vector<uint32_t>
+      stage_layers;  // decoder layers per stage instead of either (a balanced search's)
   std::string cp_algorithm;         // empty: the config's, else ring
   Calibration calibration;          // a user's, on top of the trainer overheads (identity: none)
   // A strategy that chooses each layer's recompute when the strategy, with

@@ -26,16 +26,28 @@ json counts_json(const SearchCounts& counts) {
 }  // namespace
 
 json candidate_json(size_t rank, const PricedCandidate& c) {
-  return {{"rank", rank},
-          {"strategy", strategy_json(c.strategy)},
-          // The uniform mode, or what a recompute strategy chose ("auto:12F/3S").
-          {"recompute", recompute_text(c.strategy.recompute, c.recompute)},
-          {"memory", {{"peak_bytes", whole_bytes(c.peak_bytes)}}},
-          {"time", time_json(c.time)},
-          {"mfu", c.time.mfu},
-          {"mfu_causal", c.time.mfu_causal},
-          {"hfu", c.time.hfu},
-          {"tokens_per_s", c.time.tokens_per_s}};
+  json row = {{"rank", rank},
+              {"strategy", strategy_json(c.strategy)},
+              // The uniform mode, or what a recompute strategy chose ("auto:12F/3S").
+              {"recompute", recompute_text(c.strategy.recompute, c.recompute)},
+              {"memory", {{"peak_bytes", whole_bytes(c.peak_bytes)}}},
+              {"time", time_json(c.time)},
+              {"mfu", c.time.mfu},
+              {"mfu_causal", c.time.mfu_causal},
+              {"hfu", c.time.hfu},
+              {"tokens_per_s", c.time.tokens_per_s}};
+  // --balance-layers' split: the layers per stage, and the same as the
+  // reference's offsets (each stage's layers less layers // pp).
+  if (!c.stage_layers.empty()) {
+    uint32_t total = 0;
+    for (uint32_t n : c.stage_layers) total += n;
+    const auto even = static_cast<int64_t>(total / c.stage_layers.size());
+    json offsets = json::array();
+    for (uint32_t n : c.stage_layers) offsets.push_back(static_cast<int64_t>(n) - even);
+    row["stage_layers"] = c.stage_layers;
+    row["stage_offsets"] = offsets;
+  }
+  return row;
 }
 
 json miss_json(const PricedCandidate& c, double budget_bytes) {
@@ -66,6 +78,7 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
     one.reserve_mem = request.reserve_mem;
     one.cp_algorithm = request.cp_algorithm;
     one.calibration = options.calibration;
+    one.stage_layers = c.stage_layers;
     json row = candidate_json(rank, c);
     row["memory"]["stages"] = stages_json(evaluate_strategy(registry, model, machine, one));
     return row;

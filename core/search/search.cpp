@@ -17,10 +17,11 @@
 #include "core/evaluate/price_memory.hpp"
 #include "core/hardware/device.hpp"
 #include "core/memory/memory_evaluator.hpp"
+#include "core/model/model_limits.hpp"
 #include "core/plugins/run_options.hpp"  // the workers work for the caller's run
+#include "core/search/balance_layers.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
-#include "core/model/model_limits.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/cp_model.hpp"
 
@@ -75,6 +76,8 @@ struct Worker {
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
   Placement placement;  // reused: no allocation per candidate
+  std::vector<ChunkTimes> chunk_times;  // --balance-layers' scratch
+  std::vector<uint32_t> best_split;
   std::vector<PricedCandidate> fits, misses;
   std::vector<double> best_times;  // a max-heap of the triple's `keep` fastest step times
 };
@@ -167,6 +170,11 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
     }
     ++out.fit;
     priced.time = w.time->estimate(w.placement.candidate(), devices, copies, &w.layers);
+    if (o.balance_layers && copies == nullptr && !priced.recompute.chosen && balances(s)) {
+      BalanceTools tools{*w.memory, w.cp.get(), *w.time,       w.layers,
+                         w.ranks,   w.pricing,  w.chunk_times, w.best_split};
+      balance_layers(model, devices, o.budget.budget_bytes, tools, w.placement, priced);
+    }
     if (w.recompute != nullptr)
       note_time(w, o.keep, priced.time.step_s);  // the bound's only reader
     w.fits.push_back(priced);

@@ -44,6 +44,7 @@ SearchOptions search_options(const Model& model, const Machine& machine,
   options.cp_algorithm = request.cp_algorithm;
   options.calibration = calibration_factors_of(request.calibration);
   options.recompute = request.recompute;
+  options.balance_layers = request.balance_layers;
   options.threads =
       space.threads != 0 ? space.threads : std::max(1u, std::thread::hardware_concurrency());
   return options;

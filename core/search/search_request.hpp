@@ -30,6 +30,7 @@ struct SearchRequest {
   std::string cp_algorithm;                            // empty: the config's, else ring
   std::optional<AppliedCalibration> calibration;       // load_calibration's; none: identity
   RecomputeSettings recompute;                         // a per-layer strategy; empty: uniform modes
+  bool balance_layers = false;                         // SearchOptions::balance_layers
 };
 
 // `requested`, else dp·tp·pp·cp as the config states them. Throws UserError

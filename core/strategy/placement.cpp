@@ -225,7 +225,14 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
   const auto layers = static_cast<uint32_t>(model.decoder_layers());
   std::vector<uint32_t>& split = out.scratch_split;  // [virtual stage]
   split.clear();
-  if (layers_from_config && (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) {
+  if (!out.forced_split.empty()) {
+    if (out.forced_split.size() !=
+        (s.schedule == NDS_SCHEDULE_DUALPIPE ? p : static_cast<size_t>(p) * v))
+      throw UserError("E-PLACEMENT", fmt::format("a split of {} stages for pp = {}, vpp = {}",
+                                                 out.forced_split.size(), p, v));
+    split = out.forced_split;
+  } else if (layers_from_config &&
+             (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) {
     stated_split_into(s, model, split);
   } else {
     // The split depends on (layers, pp, stages per rank) alone: the search

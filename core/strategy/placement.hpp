@@ -29,6 +29,9 @@ struct Placement {
   std::vector<int64_t> scratch_recompute;    // the config's per-stage recompute at this pp
   std::vector<uint32_t> default_split;       // the last default split computed,
   std::array<uint32_t, 3> split_key{};       // for (layers, pp, vpp)
+  // Decoder layers per virtual stage to place instead of the default or the
+  // config's split (the search's --balance-layers); empty: none. Kept until cleared.
+  std::vector<uint32_t> forced_split;
 
   // The ABI view; valid while this Placement lives unchanged.
   nds_candidate candidate() const;

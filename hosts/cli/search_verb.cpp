@@ -75,6 +75,8 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
                         c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
     for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
     std::cout << line << "\n";
+    if (!c.stage_layers.empty())  // --balance-layers moved layers: the split it priced
+      std::cout << fmt::format("        layers per stage: {}\n", fmt::join(c.stage_layers, " "));
   }
 }
 
@@ -232,6 +234,10 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
+  verb->add_flag(
+      "--balance-layers", args->request.balance_layers,
+      "Choose each 1F1B or GPipe candidate's layers per stage for a shorter step within the "
+      "budget (default: the even split)");
   verb->add_option("--format", args->format, "Output format (csv: the ranking's top -t)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();

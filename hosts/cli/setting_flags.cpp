@@ -28,6 +28,7 @@ constexpr std::array kFlags{
     SettingFlag{"max_memory", "-M", ""},
     SettingFlag{"reserve_mem", "--reserve-mem", ""},
     SettingFlag{"layers_from_config", "--layers-from-config", ""},
+    SettingFlag{"balance_layers", "--balance-layers", ""},
     SettingFlag{"timeline", "--timeline", ""},
     SettingFlag{"cp_algo", "--cp-algo", ""},
     SettingFlag{"recompute_strategy", "--recompute-strategy", "NAME"},

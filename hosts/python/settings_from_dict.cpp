@@ -147,6 +147,7 @@ SearchSettings search_settings(const py::dict& given) {
   r.read("reserve_mem", s.reserve_mem);
   r.read("cp_algo", s.cp_algo);
   r.read("all_misses", s.all_misses);
+  r.read("balance_layers", s.balance_layers);
   r.read("calibration", s.calibration);
   r.read("force_calibration", s.force_calibration);
   read_recompute(r, s.recompute);

@@ -42,6 +42,7 @@ inline constexpr SettingName kSettingNames[] = {
     {"max_memory", "the device memory"},
     {"reserve_mem", "the memory kept free"},
     {"layers_from_config", "the config's layer split"},
+    {"balance_layers", "the layer balancing"},
     {"timeline", "a timeline file"},
     {"cp_algo", "the CP attention algorithm"},
     {"recompute_strategy", "the recompute strategy"},
