@@ -14,6 +14,7 @@
 #include "core/recompute/recompute_summary.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/json_text.hpp"
+#include "core/report/ppb_description.hpp"
 #include "core/report/search_json.hpp"
 #include "core/report/strategy_json.hpp"
 #include "core/search/search.hpp"
@@ -46,6 +47,7 @@ struct SearchArgs {
   CalibrationFlags calibration;
   RecomputeChoiceSettings recompute_strategy;
   bool swap_optimizer = false;  // the plugin option "swap-optimizer"
+  size_t ppb_rank = 0;          // --ppb-rank K (1 = the best); 0: none
 };
 
 // recompute_potentials.csv covers the strategies a user weighs: the top ten.
@@ -104,6 +106,30 @@ std::string refused_text(const SearchCounts& counts) {
   return reasons.empty() ? "0" : fmt::format("{} ({})", total, reasons);
 }
 
+// --ppb-rank K: the K-th strategy's layer description for the reference's
+// pipeline balancer, as <config stem>_nd_to_ppb_<K>.json in -o DIR (else the
+// current folder), and the balancer's command line; the lines to print.
+std::string write_ppb(const PluginRegistry& registry, Model& model, const Device& device,
+                      const SearchOptions& options, const SearchResult& r, const SearchArgs& args) {
+  if (args.ppb_rank == 0) return "";
+  if (args.ppb_rank > r.ranking.size())
+    throw UserError("E-USAGE",
+                    fmt::format("--ppb-rank {}: the ranking has {} strategies; give 1 to {}",
+                                args.ppb_rank, r.ranking.size(), r.ranking.size()));
+  const nds_strategy& s = r.ranking[args.ppb_rank - 1].strategy;
+  const std::string stem = std::filesystem::path(args.model.config).stem().string();
+  const std::filesystem::path folder =
+      std::filesystem::path(args.out_dir.empty() ? "." : args.out_dir);
+  if (!args.out_dir.empty()) create_output_dir(args.out_dir);
+  const std::filesystem::path file =
+      folder / fmt::format("{}_nd_to_ppb_{}.json", stem, args.ppb_rank);
+  const nlohmann::json description = ppb_description(registry, model, device, options, s);
+  write_output_file(file, [&](std::ostream& out) { out << description.dump(2) << "\n"; });
+  return fmt::format("  wrote the layer description of rank {} ({}) to {}\n  balance it with: {}\n",
+                     args.ppb_rank, strategy_text(s), file.string(),
+                     ppb_command(folder.string(), stem, s, options.budget.budget_bytes));
+}
+
 int search(const PluginFlags& base_flags, const SearchArgs& args) {
   const PluginFlags flags = with_swap_optimizer(base_flags, args.swap_optimizer);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
@@ -120,7 +146,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   // Files list every fitting (and, with -o, every dropped) candidate; the
   // screen shows the top -t and the five closest misses (all at -v 2).
   const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
-  options.keep = all_fits ? 0 : args.top;
+  options.keep = all_fits ? 0 : std::max(args.top, args.ppb_rank);
   options.closest_misses = flags.verbosity >= 2 || !args.out_dir.empty() ? 0 : 5;
 
   SearchResult r = run_search(registry, model, *machine.device, options);
@@ -144,6 +170,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
         write_priced_csv(out, r, options.budget.budget_bytes);
       });
   }
+  const std::string ppb_note = write_ppb(registry, model, *machine.device, options, r, args);
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
   const std::string& name = model.display_name();
   const double per_s = candidates_per_s(r);
@@ -186,6 +213,8 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
     std::cout << fmt::format("  {:.3f} s, {:.0f} candidates/s with {} threads\n", r.elapsed_s, per_s,
                              options.threads);
   }
+  // Beside the table; on stderr where stdout is one JSON or CSV document.
+  (args.format == "table" ? std::cout : std::cerr) << ppb_note;
   if (r.counts.fit == 0) {
     std::cerr << fmt::format("ndsearch: error [E-SEARCH-NO-FIT]: none of the {} candidates priced fits {:.2f} GiB "
                              "per device.{}\n",
@@ -234,6 +263,10 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
+  verb->add_option("--ppb-rank", args->ppb_rank,
+                   "Write the K-th strategy's layer description for the pipeline balancer "
+                   "(<config>_nd_to_ppb_<K>.json in -o DIR or here; 1 = the best)")
+      ->check(CLI::Range(1, 1000000));
   verb->add_flag(
       "--balance-layers", args->request.balance_layers,
       "Choose each 1F1B or GPipe candidate's layers per stage for a shorter step within the "
