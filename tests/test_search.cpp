@@ -137,6 +137,27 @@ TEST_CASE(
   CHECK_THAT(table.out, Catch::Contains("layers per stage: 2 3 2 1"));
 }
 
+TEST_CASE("search --balance-layers moves interleaved chunks' layers too, per virtual stage") {
+  // heavy-head over pp 2, vpp 2: 2 layers a chunk; virtual stages chunk·pp +
+  // rank, so rank 1 holds virtual stages 1 and 3 (with the head, some 8
+  // layers' work) and paces the pipeline. Each move takes a layer from rank
+  // 1's fullest chunk (the first on a tie) to rank 0's emptiest: 3 1 2 2, then
+  // 3 1 3 1; rank 1's chunks then hold one layer each and give no more.
+  const std::string args =
+      "-A nvidia-h100-sxm -d 4 -b 16 --seq-len 2048 -l \"PP VPP\" --only \"pp=2 vpp=2\" -j 1";
+  Search even = search(hf("heavy-head"), args);
+  Search balanced = search(hf("heavy-head"), args + " --balance-layers");
+  REQUIRE(even.exit_code == 0);
+  REQUIRE(balanced.exit_code == 0);
+  const json& b = balanced.j["ranking"][0];
+  CHECK(b["stage_layers"] == json({3, 1, 3, 1}));
+  CHECK(b["stage_offsets"] ==
+        json({1, -1, 1, -1}));  // against 8 // (2·2) = 2, the reference's 2-D form
+  CHECK(b["time"]["step_s"].get<double>() < even.j["ranking"][0]["time"]["step_s"].get<double>());
+  CHECK(b["memory"]["stages"][0]["layers"] == 6);
+  CHECK(b["memory"]["stages"][1]["layers"] == 2);
+}
+
 TEST_CASE("search writes the same JSON whatever -j") {
   const std::string args = "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 50 --only recompute=none,full";
   Search one = search(example("llama-3.1-70b/config.json"), args + " -j 1");

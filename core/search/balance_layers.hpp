@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// balance_layers.hpp: the search's --balance-layers. A fitting 1F1B or GPipe
-// candidate's decoder layers are moved, one at a time, from its slowest
-// pipeline rank to its fastest (the embedding, the output head, the loss and
-// the MTP modules stay on their stages and weigh on their ranks' times),
-// each split priced again in full (memory passes and time model), for as
-// long as the step gets shorter and every rank fits the budget. A local
-// search: it stops at the first move that does not pay, at most pp·pp moves.
+// balance_layers.hpp: the search's --balance-layers. A fitting candidate's
+// decoder layers are moved, one at a time, from the fullest chunk of its
+// slowest pipeline rank to the emptiest chunk of its fastest (the embedding,
+// the output head, the loss and the MTP modules stay where they are and weigh
+// on their ranks' times), each split priced again in full (memory passes and
+// time model), for as long as the step gets shorter and every rank fits the
+// budget. A local search: it stops at the first move that does not pay, at
+// most pp·pp·vpp moves. DualPipe keeps its default split (its stages sit on
+// two ranks each).
 #pragma once
 
 #include <cstdint>
@@ -33,15 +35,17 @@ struct BalanceTools {
   std::vector<uint32_t>& best_split;
 };
 
-// Whether `s` is one balance_layers moves layers for: a pipeline (pp > 1) of
-// one chunk per rank under 1F1B or GPipe.
+// Whether `s` is one balance_layers moves layers for: a pipeline (pp > 1)
+// under any schedule but DualPipe.
 bool balances(const nds_strategy& s);
 
 // `placement` holds `priced`'s candidate (its default split), `priced` its
-// price. On a shorter step within `budget_bytes`, `priced` takes the new
-// time, peak and stage_layers; `placement` is left with its forced split
-// cleared. Throws as the pricing does.
-void balance_layers(const Model& model, uint64_t devices, double budget_bytes, BalanceTools& tools,
-                    Placement& placement, PricedCandidate& priced);
+// price and `tools.chunk_times` its chunks' seconds (the estimate's); a candidate that could not
+// get under `time_to_beat` with its ranks perfectly even is left as it is. On a shorter step within
+// `budget_bytes`, `priced` takes the new time, peak and stage_layers (per virtual stage: chunk·pp +
+// rank, zb-v's and DualPipe-V's V order); `placement` is left with its forced split cleared. Throws
+// as the pricing does.
+void balance_layers(const Model& model, uint64_t devices, double budget_bytes, double time_to_beat,
+                    BalanceTools& tools, Placement& placement, PricedCandidate& priced);
 
 }  // namespace ndsearch

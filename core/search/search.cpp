@@ -84,7 +84,8 @@ struct Worker {
 
 // The step time a candidate must beat to enter the triple's ranking (every
 // one when all are kept): a bound that skips the recompute choice of
-// candidates that cannot win, as recomputing only adds time.
+// candidates that cannot win, as recomputing only adds time, and the layer
+// balancing of those that could not win even perfectly balanced.
 double time_to_beat(const Worker& w, size_t keep) {
   return keep == 0 || w.best_times.size() < keep ? std::numeric_limits<double>::infinity()
                                                  : w.best_times.front();
@@ -169,14 +170,17 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
       copies = w.recompute->copies();
     }
     ++out.fit;
-    priced.time = w.time->estimate(w.placement.candidate(), devices, copies, &w.layers);
+    // Balancing starts from each chunk's seconds as this estimate prices them.
+    priced.time = w.time->estimate(w.placement.candidate(), devices, copies, &w.layers,
+                                   o.balance_layers ? &w.chunk_times : nullptr);
     if (o.balance_layers && copies == nullptr && !priced.recompute.chosen && balances(s)) {
       BalanceTools tools{*w.memory, w.cp.get(), *w.time,       w.layers,
                          w.ranks,   w.pricing,  w.chunk_times, w.best_split};
-      balance_layers(model, devices, o.budget.budget_bytes, tools, w.placement, priced);
+      balance_layers(model, devices, o.budget.budget_bytes, time_to_beat(w, o.keep), tools,
+                     w.placement, priced);
     }
-    if (w.recompute != nullptr)
-      note_time(w, o.keep, priced.time.step_s);  // the bound's only reader
+    if (w.recompute != nullptr || o.balance_layers)
+      note_time(w, o.keep, priced.time.step_s);  // the bounds' only reader
     w.fits.push_back(priced);
   });
   out.pareto = pareto_front(w.fits);

@@ -37,8 +37,9 @@ struct SearchOptions {
   // A recompute strategy that chooses per layer for the candidates that do not
   // fit with every layer kept (recompute_settings.hpp); empty: uniform modes.
   RecomputeSettings recompute;
-  // Choose each fitting candidate's layers per pipeline stage (1F1B and GPipe)
-  // to shorten its step within the budget (balance_layers.hpp); false: the default split.
+  // Choose each fitting candidate's layers per pipeline stage and chunk (all
+  // schedules but DualPipe) to shorten its step within the budget
+  // (balance_layers.hpp); false: the default split.
   bool balance_layers = false;
 };
 
@@ -49,8 +50,8 @@ struct PricedCandidate {
   TimeEstimate time;
   uint64_t index = 0;  // enumeration order: the deterministic tie-break
   RecomputeSummary recompute;  // what a recompute strategy chose, when one did
-  std::vector<uint32_t>
-      stage_layers;  // --balance-layers' decoder layers per stage; empty: the default split
+  std::vector<uint32_t> stage_layers;  // --balance-layers' decoder layers per virtual stage
+                                       // (chunk·pp + rank); empty: the default split
 };
 
 struct SearchCounts {

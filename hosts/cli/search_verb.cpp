@@ -78,7 +78,9 @@ void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<s
     for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
     std::cout << line << "\n";
     if (!c.stage_layers.empty())  // --balance-layers moved layers: the split it priced
-      std::cout << fmt::format("        layers per stage: {}\n", fmt::join(c.stage_layers, " "));
+      std::cout << fmt::format("        layers per {}: {}\n",
+                               c.strategy.vpp > 1 ? "virtual stage (chunk·pp + rank)" : "stage",
+                               fmt::join(c.stage_layers, " "));
   }
 }
 
@@ -267,10 +269,9 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
                    "Write the K-th strategy's layer description for the pipeline balancer "
                    "(<config>_nd_to_ppb_<K>.json in -o DIR or here; 1 = the best)")
       ->check(CLI::Range(1, 1000000));
-  verb->add_flag(
-      "--balance-layers", args->request.balance_layers,
-      "Choose each 1F1B or GPipe candidate's layers per stage for a shorter step within the "
-      "budget (default: the even split)");
+  verb->add_flag("--balance-layers", args->request.balance_layers,
+                 "Choose each candidate's layers per stage and chunk for a shorter step within the "
+                 "budget (default: the even split)");
   verb->add_option("--format", args->format, "Output format (csv: the ranking's top -t)")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();

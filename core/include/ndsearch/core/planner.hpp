@@ -105,8 +105,8 @@ struct SearchSettings {
   std::optional<std::string> max_memory, reserve_mem;
   std::string cp_algo;
   bool all_misses = false;  // every closest miss, not the five closest
-  // Each fitting 1F1B or GPipe candidate's layers per stage chosen for a
-  // shorter step within the budget (docs/pipelines.md); false: the default split.
+  // Each fitting candidate's layers per stage and chunk chosen for a shorter
+  // step within the budget (docs/pipelines.md); false: the default split.
   bool balance_layers = false;
   // As EvaluateSettings' calibration and force_calibration.
   std::filesystem::path calibration;
