@@ -31,7 +31,7 @@ class LayerPricer {
  public:
   LayerPricer(const PluginRegistry& registry, Model& model, const Device& device,
               const SearchOptions& options, const nds_strategy& s)
-      : model_(model), memory_(registry, model, device, 1) {
+      : memory_(registry, model, device, 1) {
     if (s.cp > 1)
       cp_ = std::make_unique<CpModel>(registry, model, device,
                                       CpModel::choose_algorithm(options.cp_algorithm, model));
@@ -77,7 +77,6 @@ class LayerPricer {
   }
 
  private:
-  Model& model_;
   MemoryEvaluator memory_;
   std::unique_ptr<CpModel> cp_;
   std::unique_ptr<TimeModel> time_;
