@@ -27,10 +27,21 @@ inline constexpr const char* kScheduleNameList =
 // Case-insensitive; nullopt for an unknown name.
 std::optional<nds_schedule> schedule_named(std::string_view name);
 
+// DeepSeek's DualPipe or DualPipe-V: a forward paired with a backward (F&B).
+inline bool is_dualpipe(nds_schedule schedule) {
+  return schedule == NDS_SCHEDULE_DUALPIPE || schedule == NDS_SCHEDULE_DUALPIPE_V;
+}
+
 // Whether `schedule` runs two chunks per rank whatever else (zb-v and both DualPipes: vpp 2).
 inline bool runs_two_chunks(nds_schedule schedule) {
-  return schedule == NDS_SCHEDULE_ZB_V || schedule == NDS_SCHEDULE_DUALPIPE ||
-         schedule == NDS_SCHEDULE_DUALPIPE_V;
+  return schedule == NDS_SCHEDULE_ZB_V || is_dualpipe(schedule);
+}
+
+// Whether `schedule` runs `vpp` chunks per rank: 1f1b and gpipe one,
+// interleaved more, zb-v and the DualPipes two.
+inline bool runs_with_vpp(nds_schedule schedule, int64_t vpp) {
+  if (runs_two_chunks(schedule)) return vpp == 2;
+  return (vpp > 1) == (schedule == NDS_SCHEDULE_INTERLEAVED);
 }
 
 }  // namespace ndsearch

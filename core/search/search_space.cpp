@@ -68,13 +68,6 @@ std::vector<int64_t> values(const SearchSpace& space, const std::string& key, st
 
 int64_t stated_or(int32_t stated, int64_t fallback) { return stated != U ? stated : fallback; }
 
-// Whether `schedule` runs `vpp` chunks per rank: 1f1b and gpipe one,
-// interleaved more, zb-v and the DualPipes two.
-bool runs_with_vpp(int64_t schedule, int64_t vpp) {
-  if (runs_two_chunks(static_cast<nds_schedule>(schedule))) return vpp == 2;
-  return (vpp > 1) == (schedule == NDS_SCHEDULE_INTERLEAVED);
-}
-
 }  // namespace
 
 std::set<std::string> default_dimensions() {

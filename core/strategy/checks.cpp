@@ -119,8 +119,7 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   // DualPipe's and DualPipe-V's chunks need no mbn a multiple of pp (their own check below).
-  const bool dualpipe =
-      s.schedule == NDS_SCHEDULE_DUALPIPE || s.schedule == NDS_SCHEDULE_DUALPIPE_V;
+  const bool dualpipe = is_dualpipe(s.schedule);
   const bool vpp_ok = s.vpp == 1 || (s.pp > 1 && (dualpipe || s.mbn % s.pp == 0));
   if (!check("vpp", vpp_ok, [&] {
         if (s.vpp > 1 && s.pp == 1) return fmt::format("vpp = {} needs pp > 1", s.vpp);
@@ -132,10 +131,7 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
 
   const bool interleaves = (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0;
   const bool schedule_ok =
-      !(s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) &&
-      !((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1) &&
-      !(runs_two_chunks(s.schedule) && s.vpp != 2) &&
-      !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves);
+      runs_with_vpp(s.schedule, s.vpp) && !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves);
   if (!check("schedule", schedule_ok, [&] {
         if (s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) return std::string("schedule interleaved needs vpp > 1");
         if ((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1)

@@ -167,10 +167,7 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     source("recompute", Setting("strategy").named());
   }
   if (s.schedule == U) {
-    const bool stated_fits = stated.schedule != U &&
-                             (runs_two_chunks(stated.schedule)
-                                  ? s.vpp == 2
-                                  : (s.vpp > 1) == (stated.schedule == NDS_SCHEDULE_INTERLEAVED));
+    const bool stated_fits = stated.schedule != U && runs_with_vpp(stated.schedule, s.vpp);
     s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
     source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b (DESIGN §8.1)");
   } else {

@@ -14,6 +14,7 @@
 
 #include "core/hardware/topology.hpp"
 #include "core/model/model_json.hpp"
+#include "core/model/schedule_names.hpp"
 #include "core/time/collectives.hpp"
 #include "core/time/work.hpp"
 
@@ -49,10 +50,6 @@ constexpr double kNetworkSmShare = 16.0 / 132;
 // left to hide behind.
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
-
-bool dualpipe_family(const nds_strategy& s) {
-  return s.schedule == NDS_SCHEDULE_DUALPIPE || s.schedule == NDS_SCHEDULE_DUALPIPE_V;
-}
 
 // Numbers for TimeModel::id_, across threads.
 uint64_t next_model_id() {
@@ -435,7 +432,7 @@ TimeModel::LayerReuse& TimeModel::LayerReuse::operator=(LayerReuse&&) noexcept =
 double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
                              double slot) const {
   const double m = s.mbn, p = s.pp, v = s.vpp;
-  if (dualpipe_family(s)) {
+  if (is_dualpipe(s.schedule)) {
     // DeepSeek's table (github.com/deepseek-ai/DualPipe): a bubble of
     // (stages/2 - 1)·(F&B + B - 3W) per stage, F&B the overlapped pair
     // (their compute adds, their communication hides: F + B), B the full
@@ -513,7 +510,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       for (size_t chunk = 0; chunk < vpp; ++chunk)
         chunks[chunk].backward += exposed / d(s.vpp), chunks[chunk].recompute += exposed / d(s.vpp);
     }
-    if (dualpipe_family(s) && r.ep + r.pp > 0) {
+    if (is_dualpipe(s.schedule) && r.ep + r.pp > 0) {
       // DualPipe and DualPipe-V run the forward chunk of one micro-batch
       // beside the backward chunk of another (F&B), so that each one's EP
       // all-to-all and pipeline sends overlap the other's compute; the
