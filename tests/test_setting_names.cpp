@@ -104,9 +104,7 @@ TEST_CASE("Core messages name the setting by its words and key, never a CLI flag
     const nlohmann::json j = planner.explain(explain);
     REQUIRE(j["search"]["rank"].is_null());
     message = j["search"]["note"].get<std::string>();
-    expected =
-        "outside the space of the searched dimensions (`dimensions`) and the restrictions of the "
-        "search (`only`)";
+    expected = "tp=2: left out by the restrictions of the search (`only=tp=...`)";
   }
   SECTION("a restriction that does not read") {
     search.devices = 8;
@@ -192,9 +190,7 @@ TEST_CASE("The CLI prints the flag where the core names a setting") {
   SECTION("a strategy outside the space of -l and --only") {
     command = "env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " explain " + kTiny + " -A " +
               kDevice + " -d 8 -b 8 --seq-len 1024 --strategy tp=2 -l TP --only tp=1 2>&1";
-    expected =
-        "outside the space of the searched dimensions (-l) and the restrictions of the search "
-        "(--only)";
+    expected = "tp=2: left out by the restrictions of the search (--only tp=...)";
     exit_code = 0;
   }
   const auto r = ndsearch::test::run_command(command);

@@ -33,6 +33,8 @@ NDS_PROBE(nds_recompute_v1)
 NDS_PROBE(nds_provenance)
 NDS_PROBE(nds_builder_v1)
 NDS_PROBE(nds_parser_v1)
+NDS_PROBE(nds_applied_strategy)
+NDS_PROBE(nds_text_sink)
 
 /* The structs without struct_size (they never grow): probed by value. */
 NDS_EXPORT size_t nds_abi_probe_nds_str(nds_str value) { return value.size; }

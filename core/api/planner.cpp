@@ -169,10 +169,14 @@ json Planner::explain(const ExplainSettings& settings) const {
   const RunScope run(loaded_->options);
   const EvaluateSettings& e = settings.evaluate;
   Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
-  const Machine machine = evaluation_machine(loaded_->catalog, e.device, e.devices);
   ExplainRequest request;
+  // No strategy: the config's own, ranked in the default search on its devices.
+  const uint64_t devices = e.strategy.empty() ? own_strategy_devices(model, e.devices) : e.devices;
+  request.rank_by_default = e.strategy.empty();
+  const Machine machine = evaluation_machine(loaded_->catalog, e.device, devices);
   const auto calibration = calibration_of(e, *machine.device);
   request.evaluation = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
+  request.evaluation.devices = devices;
   request.space = space_request(settings.space);
   request.beaten_by = settings.beaten_by;
   json j = explanation_json(explain_strategy(loaded_->registry, model, machine, request));

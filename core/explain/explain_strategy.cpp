@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/search/search.hpp"
+#include "core/search/search_space.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 
@@ -32,6 +33,9 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   search.cp_algorithm = request.evaluation.cp_algorithm;
   search.recompute = request.evaluation.recompute;
   SearchOptions options = search_options(model, machine, search);
+  // The space always holds the strategy explained; say which bound would not.
+  const nds_strategy normal = normalized_strategy(s, model);
+  options.space.include = normal;
   options.calibration = request.evaluation.calibration;  // ranked as the strategy is priced
   options.keep = 0;  // every fitting strategy: the rank is a position among them
   options.closest_misses = 5;
@@ -39,9 +43,11 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   StrategyRank out;
   out.fit = r.counts.fit;
   out.tested = r.counts.tested;
+  out.outside_bounds = excluded_by(options.space, model, normal);
+  if (!r.ranking.empty()) out.best_changes = strategy_changes(normal, r.ranking.front().strategy);
   size_t position = r.ranking.size();
   for (size_t i = 0; i < r.ranking.size(); ++i)
-    if (same_keys(r.ranking[i].strategy, s)) position = i;
+    if (same_keys(r.ranking[i].strategy, normal)) position = i;
   if (position == r.ranking.size()) return out;
   out.rank = position + 1;
   for (size_t i : ahead_of(position, request.beaten_by))
@@ -68,13 +74,29 @@ std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster) {
                      100 * faster.parts.*member / faster.step_s, most);
 }
 
+uint64_t own_strategy_devices(const Model& model, uint64_t devices) {
+  const nds_strategy& s = model.stated;
+  bool states = false;
+  for (int32_t v : {s.dp, s.tp, s.pp, s.cp, s.ep, s.vpp, s.mbs})
+    states = states || v != NDS_UNKNOWN;
+  if (!states)
+    throw UserError(
+        "E-EXPLAIN-NO-STRATEGY",
+        fmt::format(
+            "{} states no strategy (a Hugging Face config.json names no degrees): give one in {}, "
+            "e.g. \"tp=8,pp=2\", or search for one",
+            model.file, Setting("strategy").named()));
+  return devices != 0 ? devices : stated_devices(model);
+}
+
 StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& model,
                                      const Machine& machine, const ExplainRequest& request) {
   StrategyExplanation x;
   x.evaluation = evaluate_strategy(registry, model, machine, request.evaluation);
   const uint64_t devices = request.evaluation.devices;
   x.checks = run_checks(x.evaluation.strategy, model, devices, model.training.global_batch);
-  const bool ranked = !request.space.dimensions.empty() || !request.space.only.empty();
+  const bool ranked =
+      request.rank_by_default || !request.space.dimensions.empty() || !request.space.only.empty();
   if (ranked && x.evaluation.valid()) {
     if (devices == 0)
       throw UserError(

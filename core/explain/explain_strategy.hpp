@@ -23,6 +23,9 @@ struct ExplainRequest {
   // are given (its budget and CP algorithm are the evaluation's).
   SearchSpaceRequest space;
   size_t beaten_by = 3;  // how many faster strategies to compare with
+  // Rank the strategy in a search even without dimensions or restrictions
+  // (the default dimensions): explain of a config's own strategy.
+  bool rank_by_default = false;
 };
 
 // A strategy that ranks ahead, and the time part where it saves the most.
@@ -35,6 +38,9 @@ struct FasterStrategy {
 
 struct StrategyRank {
   uint64_t fit = 0, tested = 0;           // of the search
+  // Why the search's own bounds would leave the strategy out (it was added to rank it).
+  std::vector<std::string> outside_bounds;
+  std::vector<std::string> best_changes;  // from the strategy to the fastest: "tp 8 -> 4"
   std::optional<size_t> rank;             // from 1; none when not among the fitting strategies
   std::vector<FasterStrategy> beaten_by;  // the fastest, then the one just ahead
 };
@@ -48,6 +54,12 @@ struct StrategyExplanation {
 // The time part where `faster` saves the most over `self`: "dp 12.0 % vs
 // 3.1 % of the step (0.210 s less)".
 std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster);
+
+// Explain of the config's own strategy (no strategy given): the devices to
+// rank it on, `devices` when given (non-zero), else the config's dp·tp·pp·cp.
+// Throws UserError E-EXPLAIN-NO-STRATEGY for a config that states no
+// strategy (no degree, no micro-batch size: a Hugging Face config.json).
+uint64_t own_strategy_devices(const Model& model, uint64_t devices);
 
 // Throws as evaluate_strategy does, as run_search does, and E-USAGE for a
 // search space without a device count.

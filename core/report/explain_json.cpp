@@ -13,12 +13,17 @@ namespace {
 using nlohmann::json;
 
 json rank_json(const StrategyRank& r) {
-  json out = {{"fit", r.fit}, {"tested", r.tested}};
+  json out = {{"fit", r.fit},
+              {"tested", r.tested},
+              {"outside_bounds", r.outside_bounds},
+              {"best_changes", r.best_changes}};
   if (!r.rank) {
     out["rank"] = nullptr;
-    out["note"] = "not among the fitting strategies of this search: it is outside the space of " +
-                  Setting("dimensions").named() + " and " + Setting("only").named() +
-                  ", refused by a check, or over the budget";
+    out["note"] = r.outside_bounds.empty() ? "not among the fitting strategies of this search: a "
+                                             "check refuses it or it is over the "
+                                             "budget (see the checks and memory above)"
+                                           : "not among the fitting strategies of this search: " +
+                                                 r.outside_bounds.front();
     return out;
   }
   out["rank"] = *r.rank;

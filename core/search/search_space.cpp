@@ -10,6 +10,7 @@
 #include <climits>
 #include <sstream>
 
+#include "core/model/model_json.hpp"
 #include "core/model/schedule_names.hpp"
 #include "core/strategy/recompute_names.hpp"
 #include "core/support/lowercase.hpp"
@@ -49,9 +50,13 @@ const std::set<std::string> kKnown = {"dp", "tp",   "pp", "cp",  "ep",  "etp",  
 
 // The values of `key`: `searched` when the dimension is searched, else the
 // one fixed value; --only filters both.
-std::vector<int64_t> values(const SearchSpace& space, const std::string& key, std::vector<int64_t> searched,
-                            int64_t fixed) {
+std::vector<int64_t> values(const SearchSpace& space, const std::string& key,
+                            std::vector<int64_t> searched, int64_t fixed, int64_t include = U) {
   std::vector<int64_t> out = space.searched.count(key) != 0 ? std::move(searched) : std::vector<int64_t>{fixed};
+  // The strategy the space must hold joins a searched list.
+  if (include != U && space.searched.count(key) != 0 &&
+      std::find(out.begin(), out.end(), include) == out.end())
+    out.push_back(include);
   auto only = space.only.find(key);
   if (only != space.only.end()) {
     // --only names the values outright, searched or not (the reference's candidate lists).
@@ -203,14 +208,17 @@ std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& mo
   std::vector<int64_t> tps;
   for (int64_t t : divisors(n))
     if (t <= kv_bound) tps.push_back(t);
-  for (int64_t tp : values(space, "tp", tps, stated_or(st.tp, 1))) {
+  const nds_strategy* inc = space.include ? &*space.include : nullptr;
+  for (int64_t tp : values(space, "tp", tps, stated_or(st.tp, 1), inc ? inc->tp : U)) {
     if (tp < 1 || n % tp != 0) continue;
     std::vector<int64_t> pps;
     for (int64_t p : divisors(n / tp))
       if (p <= static_cast<int64_t>(space.pipeline_bound) && p <= layers && p <= space.global_batch) pps.push_back(p);
-    for (int64_t pp : values(space, "pp", pps, stated_or(st.pp, 1))) {
+    for (int64_t pp :
+         values(space, "pp", pps, stated_or(st.pp, 1), inc && inc->tp == tp ? inc->pp : U)) {
       if (pp < 1 || (n / tp) % pp != 0) continue;
-      for (int64_t cp : values(space, "cp", divisors(n / tp / pp), stated_or(st.cp, 1))) {
+      for (int64_t cp : values(space, "cp", divisors(n / tp / pp), stated_or(st.cp, 1),
+                               inc && inc->tp == tp && inc->pp == pp ? inc->cp : U)) {
         if (cp < 1 || (n / tp / pp) % cp != 0) continue;
         out.push_back({static_cast<int32_t>(tp), static_cast<int32_t>(pp), static_cast<int32_t>(cp)});
       }
@@ -223,6 +231,14 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
                          const std::function<void(const nds_strategy&)>& visit) {
   const nds_strategy& st = model.stated;
   const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
+  // The strategy the space must hold, at its own triple.
+  const nds_strategy* inc = space.include && space.include->tp == t.tp &&
+                                    space.include->pp == t.pp && space.include->cp == t.cp
+                                ? &*space.include
+                                : nullptr;
+  const auto with = [&](int32_t nds_strategy::*key) {
+    return inc ? static_cast<int64_t>(inc->*key) : int64_t{U};
+  };
   const int64_t batch = space.global_batch;
   const SpaceBounds bounds = space_bounds(space, model);
   const int64_t experts = bounds.routed_experts, layers = bounds.layers;
@@ -236,7 +252,7 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
     for (int64_t m : divisors(batch / dp))
       if (batch / dp / m >= t.pp) mbss.push_back(m);
   if (mbss.empty()) mbss.push_back(1);
-  mbss = values(space, "mbs", mbss, stated_or(st.mbs, 1));
+  mbss = values(space, "mbs", mbss, stated_or(st.mbs, 1), with(&nds_strategy::mbs));
   // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4); a dense model: 1.
   std::vector<int64_t> eps{1};
   if (experts > 0) {
@@ -244,25 +260,30 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
     for (int64_t e : divisors(dp * t.cp * t.tp))
       if (e <= experts) eps.push_back(e);
   }
-  eps = values(space, "ep", eps, stated_or(st.ep, 1));
+  eps = values(space, "ep", eps, stated_or(st.ep, 1), with(&nds_strategy::ep));
   // ETP: 1 or tp for MoE; the same as tp for a dense model (it has no experts to split).
-  const std::vector<int64_t> etps = values(
-      space, "etp", experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp},
-      stated_or(st.etp, t.tp));
-  const std::vector<int64_t> vpps = values(space, "vpp", vpp_bound(t.pp, layers), stated_or(st.vpp, 1));
+  const std::vector<int64_t> etps =
+      values(space, "etp",
+             experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp},
+             stated_or(st.etp, t.tp), with(&nds_strategy::etp));
+  const std::vector<int64_t> vpps =
+      values(space, "vpp", vpp_bound(t.pp, layers), stated_or(st.vpp, 1), with(&nds_strategy::vpp));
   const std::vector<int64_t> sps =
-      values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}, stated_or(st.sp, t.tp > 1 ? 1 : 0));
-  const std::vector<int64_t> zeros = values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1));
+      values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
+             stated_or(st.sp, t.tp > 1 ? 1 : 0), with(&nds_strategy::sp));
+  const std::vector<int64_t> zeros =
+      values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1), with(&nds_strategy::zero));
   // OP not searched: the config's group when it states a partial one that
   // divides dp·cp, else all of dp·cp (a stated full group follows dp·cp, as mbn does).
   int64_t fixed_op = shardable;
   if (st.op != U && st.dp != U && st.op != static_cast<int64_t>(st.dp) * stated_or(st.cp, 1) && shardable % st.op == 0)
     fixed_op = st.op;
-  const std::vector<int64_t> ops = values(space, "op", divisors(shardable), fixed_op);
+  const std::vector<int64_t> ops =
+      values(space, "op", divisors(shardable), fixed_op, with(&nds_strategy::op));
   const std::vector<int64_t> no_sharding{space.searched.count("op") != 0 ? 1 : fixed_op};
   const std::vector<int64_t> modes =
       values(space, "recompute", {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
-             stated_or(st.recompute, NDS_RECOMPUTE_NONE));
+             stated_or(st.recompute, NDS_RECOMPUTE_NONE), inc ? inc->recompute : U);
 
   // Schedules: each one that runs with a vpp where SCHEDULE is searched or
   // restricted (--only schedule=...), else the one vpp implies (the config's
@@ -306,6 +327,16 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
               schedule = st.schedule;
             schedule_options[schedule_count++] = schedule;
           }
+          // The included strategy's schedule at its vpp, where the rule above chose another.
+          if (inc != nullptr && vpp == inc->vpp && runs_with_vpp(inc->schedule, vpp) &&
+              std::find(schedule_options.begin(),
+                        schedule_options.begin() + static_cast<std::ptrdiff_t>(schedule_count),
+                        inc->schedule) ==
+                  schedule_options.begin() + static_cast<std::ptrdiff_t>(schedule_count) &&
+              (only_schedules == nullptr ||
+               std::find(only_schedules->begin(), only_schedules->end(), inc->schedule) !=
+                   only_schedules->end()))
+            schedule_options[schedule_count++] = inc->schedule;
           for (size_t schedule_index = 0; schedule_index < schedule_count; ++schedule_index) {
             s.schedule = schedule_options[schedule_index];
             for (int64_t sp : sps) {
@@ -329,6 +360,79 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
     }
   }
   return visited;
+}
+
+std::vector<std::string> excluded_by(const SearchSpace& space, const Model& model,
+                                     const nds_strategy& s) {
+  SearchSpace plain = space;
+  plain.include.reset();
+  const SpaceBounds b = space_bounds(plain, model);
+  std::vector<std::string> out;
+  const auto restricted = [&](const char* key, int64_t v) {
+    auto it = plain.only.find(key);
+    if (it == plain.only.end() ||
+        std::find(it->second.begin(), it->second.end(), v) != it->second.end())
+      return false;
+    out.push_back(fmt::format("{}={}: left out by {}", key, v, only_given(it->first + "=...")));
+    return true;
+  };
+  // Outer dimensions: the triple itself.
+  bool triple = false;
+  for (const OuterTriple& t : outer_triples(plain, model))
+    triple = triple || (t.tp == s.tp && t.pp == s.pp && t.cp == s.cp);
+  if (!triple) {
+    if (!restricted("tp", s.tp) && !restricted("pp", s.pp) && !restricted("cp", s.cp))
+      out.push_back(
+          fmt::format("tp={}, pp={}, cp={}: outside the bounds tp <= the KV heads ({}), pp <= "
+                      "min(pipeline bound {}, layers {}, "
+                      "global batch {}), each dividing the devices left",
+                      s.tp, s.pp, s.cp, b.kv_heads, b.pipeline_bound, b.layers, b.global_batch));
+    return out;
+  }
+  // Inner keys: the values the space visits at this triple, key by key.
+  std::map<std::string, std::set<int64_t>> seen;
+  enumerate_inner(plain, model, {s.tp, s.pp, s.cp}, [&](const nds_strategy& c) {
+    seen["mbs"].insert(c.mbs), seen["ep"].insert(c.ep), seen["etp"].insert(c.etp),
+        seen["vpp"].insert(c.vpp);
+    seen["sp"].insert(c.sp), seen["zero"].insert(c.zero), seen["op"].insert(c.op);
+    seen["recompute"].insert(c.recompute), seen["schedule"].insert(c.schedule);
+  });
+  const int64_t dp = s.dp;
+  const std::map<std::string, std::string> bound = {
+      {"mbs", fmt::format("mbs divides global batch / dp = {} and leaves mbn >= pp = {}",
+                          b.global_batch / std::max<int64_t>(1, dp), s.pp)},
+      {"ep", fmt::format("ep divides dp·cp·tp = {} and is at most the routed experts ({})",
+                         dp * s.cp * s.tp, b.routed_experts)},
+      {"etp", "etp is 1 or tp with experts, tp without"},
+      {"vpp", fmt::format("vpp <= min({}, pp, layers / pp) = {}", kMaxInterleaving,
+                          vpp_bound(s.pp, b.layers).back())},
+      {"sp", "sp = 1 only with tp > 1"},
+      {"zero", "zero is 0 to 3"},
+      {"op", "op is the config's sharding group or all of dp·cp unless OP is among " +
+                 Setting("dimensions").named()},
+      {"recompute",
+       "recompute is the config's unless RECOMPUTE is among " + Setting("dimensions").named()},
+      {"schedule",
+       "the schedule follows vpp unless SCHEDULE is among " + Setting("dimensions").named()}};
+  const std::vector<std::pair<std::string, int64_t>> keys = {{"mbs", s.mbs},
+                                                             {"ep", s.ep},
+                                                             {"etp", s.etp},
+                                                             {"vpp", s.vpp},
+                                                             {"sp", s.sp},
+                                                             {"zero", s.zero},
+                                                             {"op", s.op},
+                                                             {"recompute", s.recompute},
+                                                             {"schedule", s.schedule}};
+  for (const auto& [key, v] : keys) {
+    if (seen[key].count(v) != 0 || restricted(key.c_str(), v)) continue;
+    const bool named = key == "recompute" || key == "schedule";
+    const char* name = key == "recompute"  ? recompute_name(static_cast<nds_recompute_mode>(v))
+                       : key == "schedule" ? schedule_name(static_cast<nds_schedule>(v))
+                                           : nullptr;
+    out.push_back(fmt::format("{}={}: outside the bound {}", key,
+                              named && name ? name : std::to_string(v), bound.at(key)));
+  }
+  return out;
 }
 
 }  // namespace ndsearch

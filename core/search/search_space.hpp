@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct SearchSpace {
   uint64_t pipeline_bound = 0;      // the machine's (reference §3.7)
   std::set<std::string> searched;   // "dp", "tp", ... (lower case)
   std::map<std::string, std::vector<int64_t>> only;  // --only: allowed values per key
+  // A strategy the space must hold (explain's, the config's own): its values
+  // join the searched dimensions' lists (at its own tp, pp, cp for the rest)
+  // unless --only leaves them out. Every key set.
+  std::optional<nds_strategy> include;
 
   // -l "DP TP PP ..." (any case; MP = tp, MB = mbn; commas or spaces) and
   // --only "tp=2,4,8 pp=1,2" (several --only allowed). Throws UserError E-USAGE.
@@ -64,5 +69,11 @@ std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& mo
 // default). Returns how many it visited.
 uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& triple,
                          const std::function<void(const nds_strategy&)>& visit);
+
+// Why the space without `space.include` leaves `s` out: one line per key
+// outside its bound or restriction ("vpp=4: outside vpp <= min(4, pp, layers
+// / pp) = 2"); empty when the space holds it.
+std::vector<std::string> excluded_by(const SearchSpace& space, const Model& model,
+                                     const nds_strategy& s);
 
 }  // namespace ndsearch

@@ -130,6 +130,11 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   take(&nds_strategy::vpp, "vpp", two_chunks ? 2 : 1,
        two_chunks ? fmt::format("default: 2 for {}", schedule_name(wanted))
                   : "default (DESIGN §8.1)");
+  // A config's sp at tp = 1 says nothing about a run with TP: the default then.
+  if (s.sp == U && stated.sp != U && stated.tp == 1 && s.tp > 1) {
+    s.sp = 1;
+    source("sp", "default: 1 if tp > 1 (the config's sp is at tp = 1) (DESIGN §8.1)");
+  }
   take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1 (DESIGN §8.1)");
   take(&nds_strategy::zero, "zero", 1, "default (DESIGN §8.1)");
   take(&nds_strategy::mbs, "mbs", 1, "default (DESIGN §8.1)");
@@ -148,6 +153,16 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     }
   }
   const int64_t shardable = s.dp == U ? U : static_cast<int64_t>(s.dp) * s.cp;
+  // A config's whole sharding group (its dp·cp) follows this run's dp·cp, as the search's does.
+  const bool stated_whole_group =
+      stated.op != U && stated.dp != U &&
+      static_cast<int64_t>(stated.op) ==
+          static_cast<int64_t>(stated.dp) * (stated.cp != U ? stated.cp : 1);
+  if (s.op == U && stated_whole_group && shardable != U && shardable != stated.op &&
+      shardable <= (int64_t{1} << 30)) {
+    s.op = static_cast<int32_t>(shardable);
+    source("op", "derived: dp·cp (the config shards over its whole dp·cp group)");
+  }
   take(&nds_strategy::op, "op", shardable == U || shardable > (int64_t{1} << 30) ? U : static_cast<int32_t>(shardable),
        "default: dp·cp (DESIGN §8.1)");
   if (s.mbn == U) {
@@ -184,6 +199,42 @@ std::string strategy_text(const nds_strategy& s) {
   const char* recompute = recompute_name(s.recompute);
   const char* schedule = schedule_name(s.schedule);
   return text + fmt::format(",recompute={},schedule={}", recompute ? recompute : "?", schedule ? schedule : "?");
+}
+
+std::vector<std::string> strategy_changes(const nds_strategy& from, const nds_strategy& to) {
+  std::vector<std::string> out;
+  const auto shown = [](int32_t v) { return v == U ? std::string("?") : std::to_string(v); };
+  for (const IntKey& k : kIntKeys)
+    if (from.*k.field != to.*k.field)
+      out.push_back(fmt::format("{} {} -> {}", k.name, shown(from.*k.field), shown(to.*k.field)));
+  const auto name = [](const char* n) { return std::string(n != nullptr ? n : "?"); };
+  if (from.recompute != to.recompute)
+    out.push_back(fmt::format("recompute {} -> {}", name(recompute_name(from.recompute)),
+                              name(recompute_name(to.recompute))));
+  if (from.schedule != to.schedule)
+    out.push_back(fmt::format("schedule {} -> {}", name(schedule_name(from.schedule)),
+                              name(schedule_name(to.schedule))));
+  return out;
+}
+
+uint64_t stated_devices(const Model& model) {
+  const nds_strategy& s = model.stated;
+  if (s.dp == U) return 0;
+  const auto degree = [](int32_t v) { return static_cast<uint64_t>(v == U ? 1 : v); };
+  return degree(s.dp) * degree(s.tp) * degree(s.pp) * degree(s.cp);
+}
+
+nds_strategy normalized_strategy(const nds_strategy& s, const Model& model) {
+  nds_strategy n = s;
+  bool experts = false;
+  for (const ModelBlock& b : model.main.blocks)
+    experts = experts || (b.c.kind == NDS_BLOCK_DECODER && b.c.experts > 0);
+  if (!experts) {
+    n.etp = n.tp;
+    n.ep = n.ep == U ? U : 1;
+  }
+  if (n.tp == 1) n.sp = 0;
+  return n;
 }
 
 bool same_keys(const nds_strategy& a, const nds_strategy& b) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/model/model.hpp"
 
@@ -37,6 +38,18 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
 
 // "dp=2,tp=8,pp=4,cp=1,ep=1,etp=8,vpp=1,sp=1,zero=1,op=2,mbs=1,mbn=32,recompute=full,schedule=1f1b"
 std::string strategy_text(const nds_strategy& s);
+
+// The keys where `to` differs from `from`, as "tp 8 -> 4", in the order of strategy_text.
+std::vector<std::string> strategy_changes(const nds_strategy& from, const nds_strategy& to);
+
+// `s` with the keys that mean nothing in context written as the search
+// enumerates them: etp = tp and ep = 1 on a model without routed experts,
+// sp = 0 at tp = 1.
+nds_strategy normalized_strategy(const nds_strategy& s, const Model& model);
+
+// The devices the config runs: its stated dp·tp·pp·cp (an unstated degree
+// is 1); 0 when it states no dp.
+uint64_t stated_devices(const Model& model);
 
 // Whether two strategies have the same keys (struct_size aside).
 bool same_keys(const nds_strategy& a, const nds_strategy& b);

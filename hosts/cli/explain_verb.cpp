@@ -30,14 +30,19 @@ struct ExplainArgs {
   std::string timeline;  // a file for the Chrome Trace Event JSON of the step; empty: none
 };
 
-int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
+int explain(const PluginFlags& base_flags, ExplainArgs args) {
   const PluginFlags flags = eval_plugin_flags(base_flags, args.eval);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
   note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.eval.model);
-  const Machine machine = evaluation_machine(catalog, args.eval.device, args.eval.request.devices);
   ExplainRequest request;
+  if (args.eval.request.strategy.empty()) {
+    // The config's own strategy, ranked in the default search on its own devices.
+    args.eval.request.devices = own_strategy_devices(model, args.eval.request.devices);
+    request.rank_by_default = true;
+  }
+  const Machine machine = evaluation_machine(catalog, args.eval.device, args.eval.request.devices);
   std::optional<AppliedCalibration> calibration;
   request.evaluation = calibrated_request(args.eval, *machine.device, calibration);
   request.space = args.space;
@@ -61,6 +66,10 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
   print_eval_table(j);
   if (j.contains("search")) {
     const json& r = j["search"];
+    if (!r["rank"].is_null())
+      for (const json& b : r["outside_bounds"])
+        std::cout << fmt::format("  added to the search to rank it: {}\n",
+                                 with_flags(b.get<std::string>()));
     if (r["rank"].is_null()) {
       std::cout << fmt::format("  search: {}\n", with_flags(r["note"].get<std::string>()));
     } else {
@@ -71,6 +80,11 @@ int explain(const PluginFlags& base_flags, const ExplainArgs& args) {
                                  b["rank"].get<size_t>(), b["step_s"].get<double>(),
                                  b["strategy_text"].get<std::string>(),
                                  with_flags(b["reason"].get<std::string>()));
+    }
+    if (!r["best_changes"].empty()) {
+      std::cout << "  the fastest strategy changes:\n";
+      for (const json& c : r["best_changes"])
+        std::cout << fmt::format("    {}\n", c.get<std::string>());
     }
   }
   return exit_code;
@@ -87,8 +101,10 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
       ->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
-  verb->add_option("--strategy", args->eval.request.strategy, "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,recompute=full\"")
-      ->required();
+  verb->add_option("--strategy", args->eval.request.strategy,
+                   "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,recompute=full\"; default: the config's "
+                   "own, ranked in "
+                   "the default search");
   verb->add_option("-M,--max-memory", args->eval.request.max_memory, "Device memory to use instead of the device's");
   verb->add_option("--reserve-mem", args->eval.request.reserve_mem, "Memory to keep free beside the runtime's reserve");
   verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");

@@ -14,6 +14,7 @@
 
 #include "core/support/logging.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/apply_verb.hpp"
 #include "hosts/cli/compare_verb.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/explain_verb.hpp"
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   cli::add_eval_verb(app, plugin_flags, run);
   cli::add_search_verb(app, plugin_flags, run);
   cli::add_explain_verb(app, plugin_flags, run);
+  cli::add_apply_verb(app, plugin_flags, run);
   cli::add_compare_verb(app, plugin_flags, run);
   cli::add_model_verb(app, plugin_flags, run);
   cli::add_hardware_verb(app, plugin_flags, run);

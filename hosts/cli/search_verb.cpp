@@ -20,6 +20,7 @@
 #include "core/search/search.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "hosts/cli/apply_verb.hpp"
 #include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
@@ -48,6 +49,8 @@ struct SearchArgs {
   RecomputeChoiceSettings recompute_strategy;
   bool swap_optimizer = false;  // the plugin option "swap-optimizer"
   size_t ppb_rank = 0;          // --ppb-rank K (1 = the best); 0: none
+  std::string emit_config;      // --emit-config OUT: the config with a ranked strategy in it
+  size_t emit_rank = 1;         // --rank K: which (1 = the best)
 };
 
 // recompute_potentials.csv covers the strategies a user weighs: the top ten.
@@ -148,7 +151,9 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   // Files list every fitting (and, with -o, every dropped) candidate; the
   // screen shows the top -t and the five closest misses (all at -v 2).
   const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
-  options.keep = all_fits ? 0 : std::max(args.top, args.ppb_rank);
+  options.keep =
+      all_fits ? 0
+               : std::max({args.top, args.ppb_rank, args.emit_config.empty() ? 0 : args.emit_rank});
   options.closest_misses = flags.verbosity >= 2 || !args.out_dir.empty() ? 0 : 5;
 
   SearchResult r = run_search(registry, model, *machine.device, options);
@@ -173,6 +178,17 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
       });
   }
   const std::string ppb_note = write_ppb(registry, model, *machine.device, options, r, args);
+  if (!args.emit_config.empty() && r.counts.fit > 0) {
+    if (args.emit_rank < 1 || args.emit_rank > r.ranking.size())
+      throw UserError("E-USAGE",
+                      fmt::format("--rank {}: the ranking has {} strategies; give 1 to {}",
+                                  args.emit_rank, r.ranking.size(), r.ranking.size()));
+    const PricedCandidate& c = r.ranking[args.emit_rank - 1];
+    StrategyToWrite w{c.strategy,
+                      std::vector<int64_t>(c.stage_layers.begin(), c.stage_layers.end())};
+    emit_config(registry, model, args.model, w, args.emit_config,
+                args.format == "table" ? std::cout : std::cerr);
+  }
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
   const std::string& name = model.display_name();
   const double per_s = candidates_per_s(r);
@@ -265,6 +281,11 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--cp-algo", args->request.cp_algorithm,
                    "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the config's, else ring)");
   verb->add_flag("--pareto", args->pareto, "Also print the strategies no other beats on both time and memory");
+  verb->add_option(
+      "--emit-config", args->emit_config,
+      "Write the config with the --rank K strategy applied to this file (ndsearch apply's writer)");
+  verb->add_option("--rank", args->emit_rank, "Which strategy --emit-config writes (1 = the best)")
+      ->capture_default_str();
   verb->add_option("--ppb-rank", args->ppb_rank,
                    "Write the K-th strategy's layer description for the pipeline balancer "
                    "(<config>_nd_to_ppb_<K>.json in -o DIR or here; 1 = the best)")

@@ -80,6 +80,44 @@ typedef struct nds_builder_v1 {
   /* Add fields only at the end. */
 } nds_builder_v1;
 
+/* ---- Writing a strategy into a config (1.5) ------------------------------------
+ * What `apply` writes: one strategy with where its layers go. Valid during the
+ * call only. */
+typedef struct nds_applied_strategy {
+  size_t struct_size;
+  const nds_strategy* strategy; /* every key set (none is NDS_UNKNOWN) */
+  /* Layers of the language model per virtual stage, in pipeline order (stage
+   * c·pp + r is chunk c of rank r), `stage_layer_count` = pp·vpp entries; NULL
+   * when the layers split evenly (the trainer's default split). */
+  const int64_t* stage_layers;
+  size_t stage_layer_count;
+  int64_t layers;       /* decoder layers of the language model */
+  int64_t devices;      /* dp·tp·pp·cp */
+  int64_t global_batch; /* sequences per step: dp·mbs·mbn */
+  /* Add fields only at the end. */
+} nds_applied_strategy;
+
+/* Where `apply` writes its text; the host copies each piece before return. */
+typedef struct nds_text_sink {
+  size_t struct_size;
+  void* context; /* pass it back to write */
+  /* [serialized] Appends `size` bytes; a status (out of memory, say) is
+   * returned onward by the parser. */
+  nds_status* (*write)(void* context, const char* bytes, size_t size);
+  /* Add fields only at the end. */
+} nds_text_sink;
+
+/* [serialized] Writes to `out` the text of the config at `path` (NUL-terminated)
+ * with `applied` in it: the values of the keys the strategy sets changed where
+ * the file states them, the keys it lacks added on lines of their own, every
+ * other byte of the file unchanged (comments, order, unknown keys). `path` NULL:
+ * writes the strategy alone, as the part of this format a user adds to a
+ * config of their own (flags, a table). A strategy the trainer cannot express
+ * is refused with NDS_UNSUPPORTED naming the key and why; nothing partial is
+ * used then. */
+typedef nds_status* (*nds_apply_fn)(const char* path, const nds_applied_strategy* applied,
+                                    const nds_text_sink* out);
+
 /* ---- Interface "nds.parser/1" ------------------------------------------------------ */
 typedef struct nds_parser_v1 {
   size_t struct_size;
@@ -100,6 +138,9 @@ typedef struct nds_parser_v1 {
   /* Other names -f accepts for this parser ("mindspeed", ...): NULL-terminated
    * array of static strings, or NULL. */
   const char* const* aliases;
+  /* 1.5: writes a strategy into a config of this format (see nds_apply_fn);
+   * NULL when the parser cannot. */
+  nds_apply_fn apply;
   /* Add fields only at the end. */
 } nds_parser_v1;
 

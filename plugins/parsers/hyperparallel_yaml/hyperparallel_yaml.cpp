@@ -24,6 +24,7 @@
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
+#include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
 
 namespace ndsearch::plugins {
 namespace {
@@ -81,7 +82,14 @@ struct JsonLines {
 
 class HyperParallelParser final : public sdk::ParserPlugin {
  public:
-  HyperParallelParser() : sdk::ParserPlugin("HyperParallel (PyTorch) training YAML, legacy or AutoModels", kAliases) {}
+  HyperParallelParser()
+      : sdk::ParserPlugin("HyperParallel (PyTorch) training YAML, legacy or AutoModels", kAliases) {
+    writes_configs();
+  }
+
+  std::string apply(const std::string& path, const sdk::AppliedStrategy& applied) override {
+    return hyperparallel::apply_strategy(path, applied);
+  }
 
   double probe(const std::string& path) override {
     const bool yaml_name = path.size() > 5 && (path.rfind(".yaml") == path.size() - 5 || path.rfind(".yml") == path.size() - 4);

@@ -15,6 +15,7 @@
 #include "plugins/common/parsing/yaml_check.hpp"
 #include "plugins/parsers/megatron_args/arguments.hpp"
 #include "plugins/parsers/megatron_args/model.hpp"
+#include "plugins/parsers/megatron_args/script_apply.hpp"
 #include "plugins/parsers/megatron_args/shell_reader.hpp"
 
 namespace {
@@ -62,7 +63,32 @@ std::string json_scalar(const nlohmann::json& v) {
 
 class MegatronArgs final : public sdk::ParserPlugin {
  public:
-  MegatronArgs() : sdk::ParserPlugin("Megatron-LM / MindSpeed launch script, JSON argument file or FSDP2 YAML", kAliases) {}
+  MegatronArgs()
+      : sdk::ParserPlugin("Megatron-LM / MindSpeed launch script, JSON argument file or FSDP2 YAML",
+                          kAliases) {
+    writes_configs();
+  }
+
+  std::string apply(const std::string& path, const sdk::AppliedStrategy& applied) override {
+    if (path.empty()) return megatron_flags(applied);
+    const std::string text = sdk::read_config_file(path, "launch script or argument file");
+    const bool yaml_name = path.size() > 5 && (path.compare(path.size() - 5, 5, ".yaml") == 0 ||
+                                               path.compare(path.size() - 4, 4, ".yml") == 0);
+    if (starts_json(text) || yaml_name)
+      throw sdk::Error(NDS_UNSUPPORTED,
+                       path +
+                           ": apply writes Megatron-LM / MindSpeed launch scripts, not JSON "
+                           "argument files or FSDP2 YAML; set these arguments in it by hand:\n" +
+                           megatron_flags(applied));
+    try {
+      return apply_to_script(path, text, applied);
+    } catch (const ShellLimitError& e) {
+      throw sdk::LimitError(path + ":" + std::to_string(e.line()) + ": " + e.what());
+    } catch (const ShellSyntaxError& e) {
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       path + ":" + std::to_string(e.line()) + ": " + e.what());
+    }
+  }
 
   double probe(const std::string& path) override {
     const auto text = sdk::try_read_config_file(path);

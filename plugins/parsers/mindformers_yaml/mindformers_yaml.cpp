@@ -21,6 +21,7 @@
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
+#include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
 
 namespace ndsearch::plugins {
 namespace {
@@ -171,7 +172,14 @@ struct Shape {
 
 class MindformersParser final : public sdk::ParserPlugin {
  public:
-  MindformersParser() : sdk::ParserPlugin("MindSpore Transformers (MindFormers) training YAML", kAliases) {}
+  MindformersParser()
+      : sdk::ParserPlugin("MindSpore Transformers (MindFormers) training YAML", kAliases) {
+    writes_configs();
+  }
+
+  std::string apply(const std::string& path, const sdk::AppliedStrategy& applied) override {
+    return mindformers::apply_strategy(path, applied);
+  }
 
   double probe(const std::string& path) override {
     const bool yaml_name = path.size() > 5 && (path.rfind(".yaml") == path.size() - 5 || path.rfind(".yml") == path.size() - 4);

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "plugins/parsers/torchtitan_toml/apply_strategy.hpp"
 #include "plugins/parsers/torchtitan_toml/flavors.hpp"
 #include "plugins/parsers/torchtitan_toml/job_file.hpp"
 #include "plugins/parsers/torchtitan_toml/job_settings.hpp"
@@ -135,7 +136,12 @@ bool ends_with(const std::string& text, const std::string& tail) {
 
 class TorchtitanToml final : public ndsearch::sdk::ParserPlugin {
  public:
-  TorchtitanToml() : ParserPlugin("TorchTitan job TOML", kAliases) {}
+  TorchtitanToml() : ParserPlugin("TorchTitan job TOML", kAliases) { writes_configs(); }
+
+  std::string apply(const std::string& path,
+                    const ndsearch::sdk::AppliedStrategy& applied) override {
+    return ndsearch::plugins::torchtitan::apply_strategy(path, applied);
+  }
 
   double probe(const std::string& path) override {
     const auto text = ndsearch::sdk::try_read_config_file(path);

@@ -8,7 +8,8 @@
 #include <ndsearch/sdk/config_file.hpp>  // read_config_file, shown, invalid_utf8_offset, LimitError
 #include <ndsearch/sdk/plugin.hpp>
 
-#include <new>  // std::bad_alloc
+#include <cstddef>  // offsetof
+#include <new>      // std::bad_alloc
 
 #include <string>       // provenance text
 #include <string_view>  // values
@@ -98,14 +99,51 @@ class Builder {
   const nds_builder_v1& b_;
 };
 
+// What `apply` writes (nds_applied_strategy), as values.
+struct AppliedStrategy {
+  nds_strategy strategy{};            // every key set
+  std::vector<int64_t> stage_layers;  // per virtual stage in pipeline order; empty: an even split
+  int64_t layers = 0;                 // decoder layers of the language model
+  int64_t devices = 0;
+  int64_t global_batch = 0;
+
+  // Reads the fields the host's struct has (a later host's extra fields are ignored).
+  static AppliedStrategy of(const nds_applied_strategy& a) {
+    AppliedStrategy out;
+    const auto has = [&](size_t end) { return a.struct_size >= end; };
+    if (has(offsetof(nds_applied_strategy, strategy) + sizeof(void*)) && a.strategy != nullptr)
+      out.strategy = *a.strategy;
+    if (has(offsetof(nds_applied_strategy, stage_layer_count) + sizeof(size_t)) &&
+        a.stage_layers != nullptr)
+      out.stage_layers.assign(a.stage_layers, a.stage_layers + a.stage_layer_count);
+    if (has(offsetof(nds_applied_strategy, layers) + sizeof(int64_t))) out.layers = a.layers;
+    if (has(offsetof(nds_applied_strategy, devices) + sizeof(int64_t))) out.devices = a.devices;
+    if (has(offsetof(nds_applied_strategy, global_batch) + sizeof(int64_t)))
+      out.global_batch = a.global_batch;
+    return out;
+  }
+};
+
 // Derive from it; `format` says what the parser reads, in words.
 class ParserPlugin : public virtual Plugin {
  public:
   // In [0, 1]; a file that cannot be read is 0, not an exception.
   virtual double probe(const std::string& path) = 0;
   virtual void parse(const std::string& path, Builder& builder) = 0;
+  // The text of the config at `path` with `applied` in it, or (path empty)
+  // the strategy alone as a fragment of the format (nds_apply_fn). A parser
+  // that writes its format overrides it and calls writes_configs() in its
+  // constructor; a strategy the trainer cannot express throws
+  // Error(NDS_UNSUPPORTED, ...) naming the key and why.
+  virtual std::string apply(const std::string& path, const AppliedStrategy& applied) {
+    (void)applied;
+    throw Error(NDS_UNSUPPORTED, path + ": this parser does not write its format");
+  }
 
  protected:
+  // Offers apply through the interface table.
+  void writes_configs() noexcept { table_.apply = &apply_trampoline; }
+
   explicit ParserPlugin(const char* format, const char* const* aliases = nullptr) {
     self() = this;
     table_.format = format;
@@ -144,8 +182,31 @@ class ParserPlugin : public virtual Plugin {
       }
     });
   }
-  nds_parser_v1 table_ = {sizeof(nds_parser_v1), nullptr, &probe_trampoline, &parse_trampoline,
-                          nullptr};
+  static nds_status* apply_trampoline(const char* path, const nds_applied_strategy* applied,
+                                      const nds_text_sink* out) noexcept {
+    return guard([&] {
+      const std::string file = path != nullptr ? path : "";
+      std::string text;
+      try {
+        text = self()->apply(file, AppliedStrategy::of(*applied));
+      } catch (const HostStatus&) {
+        throw;
+      } catch (const Error&) {
+        throw;
+      } catch (const std::bad_alloc&) {
+        throw LimitError("out of memory while writing " +
+                         (file.empty() ? std::string("the strategy") : file));
+      } catch (const std::exception& e) {
+        throw Error(NDS_INTERNAL, (file.empty() ? std::string("the strategy") : file) +
+                                      ": the parser failed while writing it (" +
+                                      shown(e.what(), 200) + ")");
+      }
+      if (nds_status* failed = out->write(out->context, text.data(), text.size()))
+        throw HostStatus(failed);
+    });
+  }
+  nds_parser_v1 table_ = {sizeof(nds_parser_v1), nullptr, &probe_trampoline,
+                          &parse_trampoline,     nullptr, nullptr};
 };
 
 }  // namespace ndsearch::sdk

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/apply/write_config.hpp"
+
+#include <fmt/format.h>
+#include <ndsearch/nds_parser.h>
+#include <ndsearch/sdk/config_file.hpp>  // split_error_tag
+
+#include <cstddef>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/model/schedule_names.hpp"
+#include "core/plugins/status.hpp"
+#include "core/strategy/checks.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/user_error.hpp"
+
+namespace ndsearch {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int32_t U = NDS_UNKNOWN;
+
+// The parser's apply, or null for one built before ABI 1.5 or that writes nothing.
+nds_apply_fn apply_of(const LoadedPlugin& p) {
+  const nds_parser_v1* t = p.interfaces.parser;
+  if (t == nullptr || t->struct_size < offsetof(nds_parser_v1, apply) + sizeof(nds_apply_fn))
+    return nullptr;
+  return t->apply;
+}
+
+const LoadedPlugin* parser_named(const PluginRegistry& registry, const std::string& id) {
+  for (const auto& p : registry.plugins())
+    if (p->interfaces.parser != nullptr && p->id == id) return p.get();
+  return nullptr;
+}
+
+nds_status* append(void* context, const char* bytes, size_t size) {
+  try {
+    static_cast<std::string*>(context)->append(bytes, size);
+    return nullptr;
+  } catch (...) {
+    return make_status(NDS_INTERNAL, "out of memory while receiving the written config");
+  }
+}
+
+// Calls `apply` of `parser`; the text, or the refusal's status.
+std::pair<std::string, StatusPtr> call_apply(const LoadedPlugin& parser, const char* path,
+                                             const nds_applied_strategy& applied) {
+  std::string text;
+  nds_text_sink sink{sizeof(nds_text_sink), &text, &append};
+  StatusPtr failure(apply_of(parser)(path, &applied, &sink));
+  return {std::move(text), std::move(failure)};
+}
+
+// A file beside the config (a config may name files relative to its folder),
+// with the config's extension (parsers read it), removed when done.
+class RereadFile {
+ public:
+  RereadFile(const fs::path& config, const std::string& text) {
+    std::random_device entropy;
+    const std::string name = fmt::format(".{}.ndsearch-apply-{:08x}{}", config.stem().string(),
+                                         entropy(), config.extension().string());
+    for (const fs::path& folder : {config.parent_path(), fs::temp_directory_path()}) {
+      path_ = (folder.empty() ? fs::path(".") : folder) / name;
+      std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+      out << text;
+      if (out.flush()) return;
+    }
+    throw UserError("E-OUTPUT",
+                    fmt::format("cannot write a file to read the written config back, beside {} "
+                                "or in {}",
+                                config.string(), fs::temp_directory_path().string()));
+  }
+  ~RereadFile() {
+    std::error_code ignored;
+    fs::remove(path_, ignored);
+  }
+  RereadFile(const RereadFile&) = delete;
+  RereadFile& operator=(const RereadFile&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Every key the written config states must be the applied one; a key it does
+// not state must resolve to it (the trainer's default).
+void check_round_trip(const Model& written, const nds_strategy& want, int64_t global_batch,
+                      const std::string& config, const std::string& parser) {
+  const nds_strategy got = normalized_strategy(
+      resolve_strategy(unset_strategy(), written,
+                       static_cast<uint64_t>(want.dp) * want.tp * want.pp * want.cp,
+                       written.training.global_batch),
+      written);
+  const nds_strategy& stated = written.stated;
+  if (stated.dp != U && stated.dp != want.dp)
+    throw UserError(
+        "E-APPLY",
+        fmt::format("{}: the config runs dp = {} (its device count over tp·pp·cp) and the "
+                    "strategy dp = {}: change the config's device count, or search with "
+                    "the device count it runs",
+                    config, stated.dp, want.dp));
+  std::vector<std::string> wrong = strategy_changes(want, got);
+  if (written.training.global_batch != global_batch)
+    wrong.push_back(
+        fmt::format("global batch {} -> {}", global_batch, written.training.global_batch));
+  if (!wrong.empty())
+    throw UserError(
+        "E-APPLY-ROUNDTRIP",
+        fmt::format(
+            "{}: the config parser `{}` wrote does not state the strategy when read back ({}); "
+            "this is a bug of the parser's apply: please report it with the config",
+            config, parser, fmt::join(wrong, ", ")));
+}
+
+}  // namespace
+
+std::vector<DiffLine> line_diff(const std::string& before, const std::string& after) {
+  const auto lines = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l)) out.push_back(l);
+    return out;
+  };
+  const std::vector<std::string> a = lines(before), b = lines(after);
+  // Common head and tail first: edits are few and close together.
+  size_t head = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  size_t tail = 0;
+  while (tail + head < a.size() && tail + head < b.size() &&
+         a[a.size() - 1 - tail] == b[b.size() - 1 - tail])
+    ++tail;
+  const size_t n = a.size() - head - tail, m = b.size() - head - tail;
+  std::vector<DiffLine> out;
+  if (n > 20000 || m > 20000 || n * m > 50'000'000) {
+    for (size_t i = 0; i < n; ++i)
+      out.push_back({'-', static_cast<int64_t>(head + i + 1), a[head + i]});
+    for (size_t j = 0; j < m; ++j)
+      out.push_back({'+', static_cast<int64_t>(head + j + 1), b[head + j]});
+    return out;
+  }
+  // lcs[i][j]: the longest common subsequence of a[head+i..] and b[head+j..].
+  std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      lcs[i][j] = a[head + i] == b[head + j] ? lcs[i + 1][j + 1] + 1
+                                             : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[head + i] == b[head + j]) {
+      ++i, ++j;
+    } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      out.push_back({'-', static_cast<int64_t>(head + i + 1), a[head + i]});
+      ++i;
+    } else {
+      out.push_back({'+', static_cast<int64_t>(head + j + 1), b[head + j]});
+      ++j;
+    }
+  }
+  return out;
+}
+
+WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
+                           const fs::path& config, const ParseOptions& parse,
+                           const StrategyToWrite& s) {
+  const nds_strategy& st = s.strategy;
+  const uint64_t devices = static_cast<uint64_t>(st.dp) * st.tp * st.pp * st.cp;
+  const int64_t global_batch = static_cast<int64_t>(st.dp) * st.mbs * st.mbn;
+  if (auto refusal = first_refusal(st, model, devices, global_batch))
+    throw UserError("E-STRATEGY-REFUSED",
+                    fmt::format("{} breaks the check `{}`: {}", strategy_text(st), refusal->id,
+                                refusal->message));
+  if (model.training.global_batch != NDS_UNKNOWN && model.training.global_batch != global_batch)
+    throw UserError(
+        "E-APPLY",
+        fmt::format("{} makes a global batch of dp·mbs·mbn = {} sequences; the config's is {}: "
+                    "a strategy of the config's batch keeps the training the same",
+                    strategy_text(st), global_batch, model.training.global_batch));
+  WrittenConfig out;
+  out.parser = model.framework;
+  out.strategy = st;
+  nds_applied_strategy applied{};
+  applied.struct_size = sizeof(applied);
+  applied.strategy = &out.strategy;
+  applied.stage_layers = s.stage_layers.empty() ? nullptr : s.stage_layers.data();
+  applied.stage_layer_count = s.stage_layers.size();
+  applied.layers = model.decoder_layers();
+  applied.devices = static_cast<int64_t>(devices);
+  applied.global_batch = global_batch;
+
+  const LoadedPlugin* parser = parser_named(registry, model.framework);
+  if (parser == nullptr || apply_of(*parser) == nullptr) {
+    // No trainer behind the format: the strategy as each trainer that writes it states it.
+    for (const auto& p : registry.plugins()) {
+      if (p->interfaces.parser == nullptr || apply_of(*p) == nullptr) continue;
+      auto [text, failure] = call_apply(*p, nullptr, applied);
+      if (failure)
+        continue;  // a parser that writes whole files only, or a strategy its trainer cannot run
+      out.fragments.push_back(
+          {p->id, p->interfaces.parser->format ? p->interfaces.parser->format : "", text});
+    }
+    if (out.fragments.empty())
+      throw UserError(
+          "E-APPLY", fmt::format("{}: its parser `{}` does not write configs, and no loaded parser "
+                                 "writes this strategy as flags or tables",
+                                 config.string(), model.framework));
+    return out;
+  }
+  auto [text, failure] = call_apply(*parser, config.c_str(), applied);
+  if (failure) {
+    const auto [tag, message] = sdk::split_error_tag(failure->message);
+    throw UserError(tag.empty() ? "E-APPLY" : tag, message);
+  }
+  out.text = std::move(text);
+  // Read back with the same parser and the same command-line settings.
+  RereadFile reread(config, out.text);
+  // Without the command line's batch settings, which would hide the written ones.
+  ParseOptions again = parse;
+  again.framework = model.framework;
+  again.overrides.micro_batch_size.reset();
+  again.overrides.global_batch.reset();
+  const Model written = parse_config(registry, reread.path(), again);
+  check_round_trip(written, normalized_strategy(st, model), global_batch, config.string(),
+                   model.framework);
+  std::ifstream in(config, std::ios::binary);
+  std::ostringstream before;
+  before << in.rdbuf();
+  out.changes = line_diff(before.str(), out.text);
+  return out;
+}
+
+}  // namespace ndsearch

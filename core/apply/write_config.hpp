@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+// write_config.hpp: a strategy written back into the user's config by the
+// parser that read it (nds_parser_v1.apply), checked by reading the result
+// again: the written config must state exactly the strategy. A format with no
+// trainer (a Hugging Face config.json) gets the strategy as the flags and
+// tables of the trainers whose parsers write them, instead.
+#pragma once
+
+#include <ndsearch/nds_model.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/model/model.hpp"
+#include "core/model/parse_config.hpp"
+#include "core/plugins/registry.hpp"
+
+namespace ndsearch {
+
+// One line of a line diff: ' ' kept, '-' removed, '+' added.
+struct DiffLine {
+  char kind = ' ';
+  int64_t line = 0;  // in the input ('-', ' ') or the output ('+')
+  std::string text;
+};
+
+// The strategy as another trainer writes it (flags, a table).
+struct ConfigFragment {
+  std::string parser;  // the id of the parser that wrote it
+  std::string format;  // its format in words
+  std::string text;
+};
+
+struct WrittenConfig {
+  std::string parser;             // the id of the config's parser
+  std::string text;               // the config with the strategy in it; empty with fragments
+  std::vector<DiffLine> changes;  // the lines removed and added ('-', '+'), in order
+  std::vector<ConfigFragment> fragments;  // for a format with no trainer
+  nds_strategy strategy{};                // as written (resolved and normalised)
+};
+
+// What the strategy sets: a resolved candidate with, optionally, its layers
+// per virtual stage (empty: the even split).
+struct StrategyToWrite {
+  nds_strategy strategy{};
+  std::vector<int64_t> stage_layers;
+};
+
+// Writes `s` into `config` (read as `model`, with `parse`'s options) and
+// checks the result by parsing it again. Throws UserError: E-APPLY (the
+// trainer cannot express the strategy, the parser cannot write its format,
+// or the written config runs another device count), E-APPLY-ROUNDTRIP (the
+// written config states another strategy: a parser bug), E-STRATEGY-REFUSED
+// (the strategy breaks a check).
+WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
+                           const std::filesystem::path& config, const ParseOptions& parse,
+                           const StrategyToWrite& s);
+
+// The lines removed and added between two texts (a longest-common-subsequence
+// diff; texts of over 20 000 lines each are compared as one change).
+std::vector<DiffLine> line_diff(const std::string& before, const std::string& after);
+
+}  // namespace ndsearch

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "hosts/cli/apply_verb.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "core/strategy/strategy.hpp"
+#include "hosts/cli/output_files.hpp"
+
+namespace ndsearch::cli {
+namespace {
+
+struct ApplyArgs {
+  ModelFlags model;
+  std::string strategy;
+  std::string out;
+};
+
+// The config's own strategy on the written one's devices, as the changes start from.
+nds_strategy config_strategy(const Model& model, const nds_strategy& written) {
+  const uint64_t devices = static_cast<uint64_t>(written.dp) * written.tp * written.pp * written.cp;
+  return normalized_strategy(
+      resolve_strategy(unset_strategy(), model, devices, model.training.global_batch), model);
+}
+
+void print_changes(std::ostream& to, const WrittenConfig& w, const Model& model) {
+  const std::vector<std::string> keys =
+      strategy_changes(config_strategy(model, w.strategy), w.strategy);
+  to << fmt::format("strategy: {}\n", strategy_text(w.strategy));
+  to << fmt::format("changes from the config: {}\n",
+                    keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")));
+  if (w.changes.empty()) {
+    to << "lines changed: none\n";
+    return;
+  }
+  to << "lines changed:\n";
+  for (const DiffLine& d : w.changes) to << fmt::format("  {} {:>5}: {}\n", d.kind, d.line, d.text);
+}
+
+}  // namespace
+
+int emit_config(const PluginRegistry& registry, const Model& model, const ModelFlags& flags,
+                const StrategyToWrite& s, const std::string& out, std::ostream& summary) {
+  const WrittenConfig w = write_config(registry, model, flags.config, flags.parse, s);
+  if (!w.fragments.empty()) {
+    // No trainer in the file: what to write in each trainer's config instead.
+    std::string text =
+        fmt::format("# {} states no trainer: the strategy {}\n# as each trainer writes it.\n",
+                    flags.config, strategy_text(w.strategy));
+    for (const ConfigFragment& f : w.fragments)
+      text += fmt::format("\n# {} ({})\n{}", f.format, f.parser, f.text);
+    if (out.empty()) {
+      std::cout << text;
+    } else {
+      write_output_file(out, [&](std::ostream& o) { o << text; });
+      summary << fmt::format("wrote {}: the strategy as {} trainer(s) write it\n", out,
+                             w.fragments.size());
+    }
+    return 0;
+  }
+  if (out.empty()) {
+    std::cout << w.text;
+    print_changes(std::cerr, w, model);
+    return 0;
+  }
+  write_output_file(out, [&](std::ostream& o) { o << w.text; });
+  summary << fmt::format("wrote {} ({} with the strategy applied; read back by {} and checked)\n",
+                         out, flags.config, w.parser);
+  print_changes(summary, w, model);
+  return 0;
+}
+
+void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
+  auto args = std::make_shared<ApplyArgs>();
+  CLI::App* verb = app.add_subcommand(
+      "apply",
+      "Write a strategy into the config: the same file with the strategy's keys changed or added");
+  add_model_flags(*verb, args->model);
+  auto devices = std::make_shared<DevicesFlag>();
+  add_devices_flag(*verb, *devices,
+                   "How many devices (default: the config's, or the strategy's product)");
+  verb->add_option("--strategy", args->strategy,
+                   "The strategy to write, e.g. \"tp=4,pp=2,recompute=full\"; keys left out keep "
+                   "the config's")
+      ->required();
+  verb->add_option(
+      "-o,--output", args->out,
+      "Write the new config to this file (default: stdout, with the changed lines on stderr)");
+  verb->footer(
+      "Examples:\n"
+      "  ndsearch apply pretrain_llama.sh --strategy \"tp=4,pp=2,recompute=selective\" -o "
+      "pretrain_llama.new.sh\n"
+      "  ndsearch apply config.json -d 64 --strategy \"tp=8,pp=2,mbs=1\"   # HF: prints the "
+      "trainers' flags");
+  verb->callback([&run, &flags, args, devices] {
+    run = [&flags, args, devices] {
+      PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
+      note_skipped(registry, 0, flags);
+      const Model model = read_model(registry, args->model);
+      const nds_strategy resolved = normalized_strategy(
+          resolve_strategy(parse_strategy(args->strategy), model,
+                           devices->value_or(stated_devices(model)), model.training.global_batch),
+          model);
+      return emit_config(registry, model, args->model, {resolved, {}}, args->out, std::cout);
+    };
+  });
+}
+
+}  // namespace ndsearch::cli

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugins/common/parsing/yaml_apply.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace ndsearch::plugins::yaml {
+namespace {
+
+std::vector<std::string> split(const std::string& dotted) {
+  std::vector<std::string> parts;
+  std::istringstream in(dotted);
+  std::string p;
+  while (std::getline(in, p, '.')) parts.push_back(p);
+  return parts;
+}
+
+bool blank_or_comment(const std::string& line) {
+  const size_t c = line.find_first_not_of(" \t");
+  return c == std::string::npos || line[c] == '#';
+}
+
+size_t indent_of(const std::string& line) {
+  const size_t c = line.find_first_not_of(" \t");
+  return c == std::string::npos ? line.size() : c;
+}
+
+}  // namespace
+
+YamlEditor::Located YamlEditor::locate(const std::string& dotted) const {
+  Located at;
+  at.parts = split(dotted);
+  // reset, not =: assigning to a yaml-cpp node writes into the node it refers to.
+  at.node.reset(f_.root());
+  for (const std::string& part : at.parts) {
+    if (!at.node.IsMap()) break;
+    bool next = false;
+    for (auto it = at.node.begin(); it != at.node.end(); ++it) {
+      if (!it->first.IsScalar() || it->first.Scalar() != part) continue;
+      at.key_line = it->first.Mark().line + 1;
+      at.node.reset(it->second);
+      ++at.found;
+      next = true;
+      break;
+    }
+    if (!next) break;
+  }
+  return at;
+}
+
+bool YamlEditor::has(const std::string& dotted) const {
+  const Located at = locate(dotted);
+  return at.found == at.parts.size() && !at.node.IsNull();
+}
+
+std::string YamlEditor::boolean(const std::string& dotted, bool value) const {
+  const Located at = locate(dotted);
+  const bool capital = at.found == at.parts.size() && at.node.IsScalar() &&
+                       !at.node.Scalar().empty() &&
+                       std::isupper(static_cast<unsigned char>(at.node.Scalar()[0]));
+  return value ? (capital ? "True" : "true") : (capital ? "False" : "false");
+}
+
+void YamlEditor::set_if_present(const std::string& dotted, const std::string& value) {
+  if (has(dotted)) set(dotted, value);
+}
+
+void YamlEditor::set(const std::string& dotted, const std::string& value) {
+  const Located at = locate(dotted);
+  const std::string where = f_.path() + ":" + std::to_string(at.key_line);
+  if (at.found == at.parts.size()) {
+    if (at.node.IsMap() || (at.node.IsSequence() && at.node.Style() != YAML::EmitterStyle::Flow))
+      throw sdk::Error(NDS_UNSUPPORTED, where + ": `" + dotted + "` holds a block " +
+                                            (at.node.IsMap() ? "mapping" : "list") +
+                                            "; apply writes one value there (" + value +
+                                            "): write it on one line and apply again");
+    std::string line = edits_.line(at.key_line);
+    const Span span = value_after_key(line, at.parts.back(), ':');
+    if (!span.found())
+      throw sdk::Error(NDS_UNSUPPORTED, where + ": `" + dotted +
+                                            "`'s value is not on its key's line; set it to " +
+                                            value + " by hand");
+    if (line.compare(span.begin, span.end - span.begin, value) == 0) return;
+    // A quoted value stays quoted.
+    std::string written = value;
+    const char q = span.end > span.begin ? line[span.begin] : 0;
+    if ((q == '"' || q == '\'') && value.front() != '[' && value.front() != q)
+      written = q + value + q;
+    line.replace(span.begin, span.end - span.begin, written);
+    edits_.replace_line(at.key_line, line);
+    return;
+  }
+  if (!at.node.IsMap() && !(at.found == 0 && at.node.IsNull()))
+    throw sdk::Error(
+        NDS_UNSUPPORTED,
+        where + ": `" + dotted + "` goes below a value that is not a mapping; add it by hand");
+  if (at.found > 0 && at.node.Style() == YAML::EmitterStyle::Flow)
+    throw sdk::Error(NDS_UNSUPPORTED, where + ": `" + dotted +
+                                          "` goes into a mapping written on one line ({...}); "
+                                          "write it as a block and apply again");
+  Missing m;
+  m.parts.assign(at.parts.begin() + static_cast<std::ptrdiff_t>(at.found), at.parts.end());
+  m.value = value;
+  missing_.emplace_back(at, std::move(m));
+}
+
+int64_t YamlEditor::block_end(int64_t key_line) const {
+  int64_t last = key_line;
+  const size_t own = key_line == 0 ? 0 : indent_of(edits_.line(key_line));
+  for (int64_t i = key_line + 1; i <= edits_.line_count(); ++i) {
+    const std::string& l = edits_.line(i);
+    if (blank_or_comment(l)) continue;
+    if (key_line != 0 && indent_of(l) <= own) break;
+    if (l.rfind("---", 0) == 0 || l.rfind("...", 0) == 0) break;  // the next document
+    last = i;
+  }
+  return last;
+}
+
+std::string YamlEditor::child_indent(const Located& at) const {
+  if (at.found == 0) return "";
+  if (at.node.IsMap() && at.node.size() > 0) {
+    const int64_t child = at.node.begin()->first.Mark().line + 1;
+    return edits_.indentation(child);
+  }
+  return edits_.indentation(at.key_line) + "  ";
+}
+
+std::string YamlEditor::text() {
+  // Group the keys to add by the mapping they go under; emit each group's
+  // missing mappings once, their keys below them, in the order they were set.
+  std::map<int64_t, std::vector<size_t>> by_anchor;
+  std::vector<int64_t> order;
+  for (size_t i = 0; i < missing_.size(); ++i) {
+    const int64_t anchor = missing_[i].first.key_line;
+    if (by_anchor.count(anchor) == 0) order.push_back(anchor);
+    by_anchor[anchor].push_back(i);
+  }
+  for (int64_t anchor : order) {
+    const Located& at = missing_[by_anchor[anchor].front()].first;
+    const std::string indent = child_indent(at);
+    std::vector<std::string> lines;
+    std::vector<std::vector<std::string>> opened;  // the mappings written so far, as paths
+    for (size_t i : by_anchor[anchor]) {
+      const Missing& m = missing_[i].second;
+      // The longest prefix already written (from this group) is reused.
+      std::vector<std::string> path;
+      for (size_t d = 0; d + 1 < m.parts.size(); ++d) {
+        path.push_back(m.parts[d]);
+        if (std::find(opened.begin(), opened.end(), path) == opened.end()) {
+          opened.push_back(path);
+          lines.push_back(indent + std::string(2 * d, ' ') + m.parts[d] + ":");
+        }
+      }
+      // A key below an opened mapping goes right after that mapping's last line.
+      const std::string line =
+          indent + std::string(2 * (m.parts.size() - 1), ' ') + m.parts.back() + ": " + m.value;
+      if (m.parts.size() == 1) {
+        lines.push_back(line);
+        continue;
+      }
+      const std::vector<std::string> parent(m.parts.begin(), m.parts.end() - 1);
+      const std::string parent_line =
+          indent + std::string(2 * (parent.size() - 1), ' ') + parent.back() + ":";
+      auto pos = std::find(lines.begin(), lines.end(), parent_line);
+      const size_t depth = indent.size() + 2 * (parent.size() - 1);
+      auto after = pos + 1;
+      while (after != lines.end() && indent_of(*after) > depth) ++after;
+      lines.insert(after, line);
+    }
+    const int64_t end = block_end(anchor);
+    for (std::string& l : lines) edits_.insert_after(end, std::move(l));
+  }
+  missing_.clear();
+  return edits_.text();
+}
+
+}  // namespace ndsearch::plugins::yaml

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// yaml_apply.hpp: writing values into a training YAML for `apply`: a key the
+// file has gets its new value in place (comments and quoting around it kept);
+// a key it lacks goes on a line of its own at the end of its mapping, with the
+// mappings above it that are missing too. Every other line stays as it was.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plugins/common/parsing/text_edits.hpp"
+#include "plugins/common/parsing/yaml_fields.hpp"
+
+namespace ndsearch::plugins::yaml {
+
+class YamlEditor {
+ public:
+  // `f` is the loaded file, `text` its bytes.
+  YamlEditor(const File& f, const std::string& text) : f_(f), edits_(text) {}
+
+  // Sets the value at `dotted` ("parallel_config.model_parallel") to `value`,
+  // written as given (4, True, "1f1b", [1, 0, -1]). Throws sdk::Error
+  // (NDS_UNSUPPORTED) naming the line where the file holds a block list or a
+  // flow mapping there, which apply does not rewrite.
+  void set(const std::string& dotted, const std::string& value);
+  // Sets it only where the file has the key.
+  void set_if_present(const std::string& dotted, const std::string& value);
+  bool has(const std::string& dotted) const;
+  // A boolean in the spelling the file uses at `dotted` (True/False or true/false).
+  std::string boolean(const std::string& dotted, bool value) const;
+
+  // The edited text (added keys included).
+  std::string text();
+
+ private:
+  struct Located {
+    std::vector<std::string> parts;  // of the dotted path
+    size_t found = 0;                // how many leading parts the file has
+    int64_t key_line = 0;            // 1-based line of the last found key (0: the root)
+    YAML::Node node;                 // the value of the last found key (the root when none)
+  };
+  struct Missing {
+    std::vector<std::string> parts;  // below the found mapping
+    std::string value;
+  };
+  Located locate(const std::string& dotted) const;
+  int64_t block_end(
+      int64_t key_line) const;  // the last line of the mapping under key_line (0: the file)
+  std::string child_indent(const Located& at) const;
+
+  const File& f_;
+  TextEdits edits_;
+  // Keys to add, by the line of the mapping they go under, in the order set.
+  std::vector<std::pair<Located, Missing>> missing_;
+};
+
+}  // namespace ndsearch::plugins::yaml

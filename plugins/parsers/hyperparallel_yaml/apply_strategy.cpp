@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
+
+#include <numeric>
+
+#include "plugins/common/parsing/yaml_apply.hpp"
+#include "plugins/common/parsing/yaml_check.hpp"
+
+namespace ndsearch::plugins::hyperparallel {
+namespace {
+
+using yaml::YamlEditor;
+
+std::string number(int64_t v) {
+  return std::to_string(v);
+}
+
+[[noreturn]] void unsupported(const std::string& path, const std::string& why) {
+  throw sdk::Error(NDS_UNSUPPORTED, path + ": " + why);
+}
+
+std::string flow_list(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+// pipeline_scheduler as HyperParallel names the schedule ("" for the default 1F1B).
+std::string scheduler(const std::string& path, nds_schedule schedule) {
+  switch (schedule) {
+    case NDS_SCHEDULE_1F1B:
+    case NDS_SCHEDULE_INTERLEAVED: return "";
+    case NDS_SCHEDULE_GPIPE: return "gpipe";
+    case NDS_SCHEDULE_ZB_V: return "zero_bubble_v";
+    default:
+      unsupported(
+          path,
+          "HyperParallel runs 1f1b (interleaved with pp_interleave_num), gpipe and zero_bubble_v; "
+          "this strategy's schedule is none of them");
+  }
+}
+
+void set_scheduler(YamlEditor& e, const std::string& key, const std::string& path,
+                   const nds_strategy& s) {
+  const std::string name = scheduler(path, s.schedule);
+  if (!name.empty())
+    e.set(key, name);
+  else if (e.has(key))
+    e.set(key, s.schedule == NDS_SCHEDULE_INTERLEAVED ? "interleaved_1f1b" : "1f1b");
+}
+
+void set_if_not_one(YamlEditor& e, const std::string& key, int64_t v) {
+  if (v != 1 || e.has(key)) e.set(key, number(v));
+}
+
+void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
+  const nds_strategy& s = a.strategy;
+  const std::string acc = "train.accelerator.";
+  // FSDP over dp_shard where the file shards so and op divides dp; else the
+  // parallel optimizer over optimizer_weight_shard_size.
+  const bool fsdp = s.zero == 3 && e.has(acc + "dp_shard") && s.dp % s.op == 0;
+  if (s.zero == 1)
+    unsupported(path,
+                "zero=1: HyperParallel's parallel optimizer shards the parameters with the "
+                "optimizer states "
+                "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
+  e.set(acc + "dp_replicate", number(fsdp ? s.dp / s.op : s.dp));
+  if (fsdp || e.has(acc + "dp_shard")) e.set(acc + "dp_shard", number(fsdp ? s.op : 1));
+  set_if_not_one(e, acc + "tp_degree", s.tp);
+  set_if_not_one(e, acc + "pipeline_parallel_degree", s.pp);
+  set_if_not_one(e, acc + "context_parallel_degree", s.cp);
+  set_if_not_one(e, acc + "expert_parallel_degree", s.ep);
+  if (s.etp != s.tp || e.has(acc + "expert_tensor_parallel_degree"))
+    e.set(acc + "expert_tensor_parallel_degree", number(s.etp));
+  set_if_not_one(e, acc + "pp_interleave_num", s.vpp);
+  if (s.sp == 1 || e.has(acc + "use_seq_parallel"))
+    e.set(acc + "use_seq_parallel", e.boolean(acc + "use_seq_parallel", s.sp == 1));
+  set_scheduler(e, acc + "pipeline_scheduler", path, s);
+  if (!fsdp) {
+    if (s.zero == 0 || e.has(acc + "enable_parallel_optimizer"))
+      e.set(acc + "enable_parallel_optimizer",
+            e.boolean(acc + "enable_parallel_optimizer", s.zero >= 2));
+    if (s.zero >= 2) {
+      if (s.zero == 3 || e.has(acc + "gradient_accumulation_shard"))
+        e.set(acc + "gradient_accumulation_shard",
+              e.boolean(acc + "gradient_accumulation_shard", s.zero == 3));
+      const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
+      if (!whole || e.has(acc + "optimizer_weight_shard_size"))
+        e.set(acc + "optimizer_weight_shard_size", whole ? "-1" : number(s.op));
+    }
+  }
+  e.set("train.micro_batch_size", number(s.mbs));
+  if (s.pp > 1 || e.has("train.micro_batch_num")) e.set("train.micro_batch_num", number(s.mbn));
+  e.set_if_present("train.global_batch_size", number(a.global_batch));
+  // Recompute: the mode, and full_rec / sel_rec where the file has them.
+  const std::string mode = "train.gradient_checkpointing.activation_checkpoint";
+  const char* name = s.recompute == NDS_RECOMPUTE_FULL        ? "full"
+                     : s.recompute == NDS_RECOMPUTE_SELECTIVE ? "selective"
+                                                              : "none";
+  const std::string full = "model.config_overrides.full_rec",
+                    sel = "model.config_overrides.sel_rec";
+  if (e.has(mode) || (!e.has(full) && !e.has(sel))) e.set(mode, name);
+  if (e.has(full)) e.set(full, e.boolean(full, s.recompute == NDS_RECOMPUTE_FULL));
+  if (e.has(sel)) e.set(sel, e.boolean(sel, s.recompute == NDS_RECOMPUTE_SELECTIVE));
+  const std::string offset = "model.config_overrides.offset";
+  if (!a.stage_layers.empty()) {
+    if (s.vpp != 1)
+      unsupported(
+          path, "an uneven split with pp_interleave_num > 1: apply a strategy with the even split");
+    const int64_t total = std::accumulate(a.stage_layers.begin(), a.stage_layers.end(), int64_t{0});
+    std::vector<int64_t> offsets;
+    for (int64_t n : a.stage_layers) offsets.push_back(n - total / s.pp);
+    e.set(offset, flow_list(offsets));
+  } else if (e.has(offset)) {
+    e.set(offset, "0");
+  }
+}
+
+void automodels(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
+  const nds_strategy& s = a.strategy;
+  if (s.vpp != 1 && s.schedule != NDS_SCHEDULE_ZB_V)
+    unsupported(path,
+                "vpp=" + number(s.vpp) + ": the AutoModels schema has no virtual pipeline stages");
+  if (s.etp != s.tp)
+    unsupported(path, "etp=" + number(s.etp) + ": the AutoModels schema splits experts by tp");
+  if (s.zero == 1 || s.zero == 2)
+    unsupported(path, "zero=" + number(s.zero) +
+                          ": the AutoModels schema shards with FSDP (zero=3, "
+                          "fsdp_config.dp_shard_size) or not at all (zero=0)");
+  if (!a.stage_layers.empty())
+    unsupported(path, "an uneven split: the AutoModels schema places layers evenly");
+  if (s.zero == 3 && s.dp % s.op != 0)
+    unsupported(path, "op=" + number(s.op) +
+                          ": fsdp_config.dp_shard_size must divide dp = " + number(s.dp));
+  set_if_not_one(e, "accelerator.tp_size", s.tp);
+  set_if_not_one(e, "accelerator.pp_size", s.pp);
+  set_if_not_one(e, "accelerator.cp_size", s.cp);
+  set_if_not_one(e, "accelerator.ep_size", s.ep);
+  if (s.sp == 1 || e.has("accelerator.sequence_parallel"))
+    e.set("accelerator.sequence_parallel", e.boolean("accelerator.sequence_parallel", s.sp == 1));
+  set_scheduler(e, "accelerator.pipeline_scheduler", path, s);
+  set_if_not_one(e, "fsdp_config.dp_shard_size", s.zero == 3 ? s.op : 1);
+  e.set_if_present("context.device_num", number(a.devices));
+  e.set("training.micro_batch_size", number(s.mbs));
+  e.set_if_present("training.micro_batch_num", number(s.mbn));
+  if (!e.has("training.micro_batch_num") || e.has("training.global_batch_size"))
+    e.set("training.global_batch_size", number(a.global_batch));
+  const char* mode = s.recompute == NDS_RECOMPUTE_FULL        ? "full"
+                     : s.recompute == NDS_RECOMPUTE_SELECTIVE ? "selective"
+                                                              : "none";
+  if (s.recompute != NDS_RECOMPUTE_NONE || e.has("activation_checkpoint.mode"))
+    e.set("activation_checkpoint.mode", mode);
+}
+
+}  // namespace
+
+std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
+  if (path.empty())
+    unsupported("the strategy", "hyperparallel-yaml writes into a training YAML; give one");
+  const std::string text =
+      sdk::read_config_file(path, "HyperParallel YAML", yaml::kDefaultYamlMaxBytes);
+  const yaml::File f = yaml::File::load(path);
+  YamlEditor e(f, text);
+  if (f.find("model.config_overrides"))
+    legacy(e, path, applied);
+  else if (f.find("model.pretrained_model_name_or_path"))
+    automodels(e, path, applied);
+  else
+    unsupported(path,
+                "neither HyperParallel schema (model.config_overrides or "
+                "model.pretrained_model_name_or_path)");
+  return e.text();
+}
+
+}  // namespace ndsearch::plugins::hyperparallel

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "plugins/parsers/megatron_args/script_apply.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "plugins/common/parsing/text_edits.hpp"
+#include "plugins/parsers/megatron_args/arguments.hpp"
+#include "plugins/parsers/megatron_args/shell_reader.hpp"
+
+namespace ndsearch::plugins::megatron {
+namespace {
+
+// One flag as the strategy wants it: absent, a switch, or a flag with values.
+struct Wanted {
+  std::string flag;
+  bool present = false;
+  std::string value;           // empty for a switch
+  bool default_value = false;  // Megatron's default: left out of a script that does not give it
+};
+
+// A flag the strategy wants gone.
+Wanted dropped(const char* flag) {
+  return {flag, false, ""};
+}
+
+[[noreturn]] void unsupported(const std::string& where, const std::string& why) {
+  throw sdk::Error(NDS_UNSUPPORTED, where + ": " + why);
+}
+
+// The even split, or the first and last stages' counts Megatron-Core states
+// with --decoder-first/last-pipeline-num-layers (vpp 1, equal middle stages).
+std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStrategy& a) {
+  std::vector<Wanted> out{dropped("--decoder-first-pipeline-num-layers"),
+                          dropped("--decoder-last-pipeline-num-layers"),
+                          dropped("--num-layer-list")};
+  const std::vector<int64_t>& layers = a.stage_layers;
+  if (layers.empty()) return out;
+  const bool middles_equal =
+      layers.size() <= 3 ||
+      std::all_of(layers.begin() + 1, layers.end() - 1, [&](int64_t n) { return n == layers[1]; });
+  if (a.strategy.vpp != 1 || layers.size() < 2 || !middles_equal)
+    unsupported(where,
+                "Megatron-LM states an uneven split only for the first and last pipeline stages "
+                "(--decoder-first/last-pipeline-num-layers, without virtual stages); this split is "
+                "not one: "
+                "apply a strategy with the even split");
+  out[0] = {"--decoder-first-pipeline-num-layers", true, std::to_string(layers.front())};
+  out[1] = {"--decoder-last-pipeline-num-layers", true, std::to_string(layers.back())};
+  return out;
+}
+
+// The flags that carry `applied`, in the order they are added to a script.
+std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
+                                 bool vpp_as_layers, int64_t layers) {
+  const nds_strategy& s = a.strategy;
+  std::vector<Wanted> w;
+  const auto value = [&](const char* flag, int64_t v, int64_t fallback = -1) {
+    w.push_back({flag, true, std::to_string(v), v == fallback});
+  };
+  const auto toggle = [&](const char* flag, bool on) { w.push_back({flag, on, ""}); };
+  value("--tensor-model-parallel-size", s.tp);
+  value("--pipeline-model-parallel-size", s.pp, 1);
+  value("--context-parallel-size", s.cp, 1);
+  value("--expert-model-parallel-size", s.ep, 1);
+  value("--expert-tensor-parallel-size", s.etp, s.tp);
+  const bool interleaved = s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp > 1;
+  if (vpp_as_layers && interleaved && layers > 0 && layers % (s.pp * s.vpp) == 0) {
+    value("--num-layers-per-virtual-pipeline-stage", layers / (s.pp * s.vpp));
+    w.push_back(dropped("--num-virtual-stages-per-pipeline-rank"));
+  } else {
+    w.push_back(dropped("--num-layers-per-virtual-pipeline-stage"));
+    if (interleaved)
+      value("--num-virtual-stages-per-pipeline-rank", s.vpp);
+    else
+      w.push_back(dropped("--num-virtual-stages-per-pipeline-rank"));
+  }
+  switch (s.schedule) {
+    case NDS_SCHEDULE_1F1B:
+    case NDS_SCHEDULE_INTERLEAVED: w.push_back(dropped("--schedules-method")); break;
+    case NDS_SCHEDULE_DUALPIPE_V: w.push_back({"--schedules-method", true, "dualpipev"}); break;
+    default:
+      unsupported(where,
+                  "Megatron-LM runs 1F1B and interleaved 1F1B, and MindSpeed DualPipe-V "
+                  "(--schedules-method dualpipev); this strategy's schedule is none of them");
+  }
+  toggle("--sequence-parallel", s.sp == 1);
+  if (s.zero == 2)
+    unsupported(where,
+                "zero=2: Megatron-LM has no ZeRO-2 (its distributed optimizer shards the optimizer "
+                "states only, its FSDP everything); choose zero=1 or zero=3");
+  if (s.zero == 3) {
+    w.push_back(dropped("--use-distributed-optimizer"));
+    toggle("--use-megatron-fsdp", true);
+    w.push_back({"--data-parallel-sharding-strategy", true, "optim_grads_params"});
+  } else {
+    if (s.zero >= 1 && static_cast<int64_t>(s.op) != static_cast<int64_t>(s.dp) * s.cp)
+      unsupported(where, "op=" + std::to_string(s.op) +
+                             ": Megatron-LM's distributed optimizer shards over "
+                             "the whole data-parallel group (dp·cp = " +
+                             std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
+    toggle("--use-distributed-optimizer", s.zero == 1);
+  }
+  value("--micro-batch-size", s.mbs);
+  value("--global-batch-size", a.global_batch);
+  if (s.recompute == NDS_RECOMPUTE_NONE) {
+    for (const char* f :
+         {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
+      w.push_back(dropped(f));
+    toggle("--recompute-activations", false);
+  } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE) {
+    w.push_back({"--recompute-granularity", true, "selective"});
+    w.push_back(dropped("--recompute-method"));
+    w.push_back(dropped("--recompute-num-layers"));
+  } else {
+    // Every layer of every stage: uniform over groups of one layer.
+    w.push_back({"--recompute-granularity", true, "full"});
+    w.push_back({"--recompute-method", true, "uniform"});
+    w.push_back({"--recompute-num-layers", true, "1"});
+    toggle("--recompute-activations", false);
+  }
+  for (Wanted& f : split_flags(where, a)) w.push_back(std::move(f));
+  return w;
+}
+
+// Where a flag's text is on its line: [flag, end of its last value).
+struct FlagSpan {
+  size_t flag_begin = std::string::npos, value_begin = std::string::npos, end = std::string::npos;
+};
+
+bool space(char c) {
+  return c == ' ' || c == '\t';
+}
+
+// The token after position `from` on `line` (a '=' glued to the flag counts as the separator).
+std::pair<size_t, size_t> next_token(const std::string& line, size_t from) {
+  size_t b = from;
+  if (b < line.size() && line[b] == '=') ++b;
+  while (b < line.size() && space(line[b])) ++b;
+  size_t e = b;
+  char quote = 0;
+  for (; e < line.size(); ++e) {
+    const char c = line[e];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (space(c) || c == ')' || c == ';') {
+      break;
+    }
+  }
+  return {b, e};
+}
+
+// The flag whole on `line` (not a prefix of a longer flag), with its value when it takes one.
+std::optional<FlagSpan> find_flag(const std::string& line, const std::string& flag,
+                                  bool takes_value) {
+  size_t at = 0;
+  while ((at = line.find(flag, at)) != std::string::npos) {
+    const size_t after = at + flag.size();
+    const bool whole_start = at == 0 || space(line[at - 1]) || line[at - 1] == '"' ||
+                             line[at - 1] == '(' || line[at - 1] == '\'';
+    const bool whole_end = after == line.size() || space(line[after]) || line[after] == '=' ||
+                           line[after] == '"' || line[after] == '\'' || line[after] == ')' ||
+                           line[after] == '\\';
+    if (whole_start && whole_end) {
+      FlagSpan s;
+      s.flag_begin = at;
+      s.end = after;
+      if (takes_value) {
+        const auto [b, e] = next_token(line, after);
+        if (b == e || line[b] == '\\') return std::nullopt;  // the value is on another line
+        s.value_begin = b;
+        s.end = e;
+      }
+      return s;
+    }
+    at = after;
+  }
+  return std::nullopt;
+}
+
+class ScriptEditor {
+ public:
+  ScriptEditor(const std::string& path, const std::string& text, const Arguments& args)
+      : path_(path), edits_(text), args_(args) {}
+
+  void apply(const Wanted& w) {
+    const Found f = args_.find({w.flag.c_str()});
+    if (f.state == Found::State::unknown)
+      unsupported(where(f.occurrence->flag_word.line()),
+                  w.flag + " is given in a part of the script ndsearch cannot decide (" + f.why +
+                      "); set it by hand");
+    if (f.state == Found::State::absent) {
+      if (w.present && !w.default_value) add(w);
+      return;
+    }
+    const Occurrence& o = *f.occurrence;
+    const bool takes_value = flag_arity(w.flag) != 0;
+    if (!w.present) return remove(o, takes_value);
+    if (!takes_value) return;  // a switch that is on stays as written
+    if (o.values.empty()) unsupported(where(o.flag_word.line()), w.flag + " has no value");
+    const Word& v = o.values.front();
+    if (v.text() == w.value) return;
+    // A value from a variable that feeds this flag alone: edit the assignment.
+    if (!v.variable().empty() && v.pieces.size() == 1 && feeds_one_flag(v)) {
+      const int64_t line = v.line();
+      std::string text = edits_.line(line);
+      const size_t assign = text.find(v.variable() + "=");
+      const size_t at = assign == std::string::npos
+                            ? assign
+                            : text.find(v.text(), assign + v.variable().size() + 1);
+      if (at != std::string::npos) {
+        text.replace(at, v.text().size(), w.value);
+        return edits_.replace_line(line, text);
+      }
+    }
+    // Else the value after the flag where the flag is written.
+    const int64_t line = o.flag_word.line();
+    std::string text = edits_.line(line);
+    const auto span = find_flag(text, w.flag, true);
+    if (!span)
+      unsupported(where(line), w.flag +
+                                   "'s value is not written beside it on this line; set it to " +
+                                   w.value + " by hand");
+    text.replace(span->value_begin, span->end - span->value_begin, w.value);
+    edits_.replace_line(line, text);
+  }
+
+  std::string text() const { return edits_.text(); }
+
+ private:
+  std::string where(int64_t line) const { return path_ + ":" + std::to_string(line); }
+
+  bool feeds_one_flag(const Word& v) const {
+    int uses = 0;
+    for (const Occurrence& o : args_.all())
+      for (const Word& w : o.values) uses += w.source() == v.source() ? 1 : 0;
+    return uses == 1;
+  }
+
+  void remove(const Occurrence& o, bool takes_value) {
+    const int64_t line = o.flag_word.line();
+    std::string text = edits_.line(line);
+    const auto span = find_flag(text, o.flag, takes_value);
+    if (!span)
+      unsupported(where(line), o.flag + " is not written whole on this line; delete it by hand");
+    size_t begin = span->flag_begin, end = span->end;
+    while (end < text.size() && space(text[end])) ++end;  // with the spaces after it
+    text.erase(begin, end - begin);
+    // A line left with nothing but a continuation goes (the line before carries one too).
+    const size_t content = text.find_first_not_of(" \t");
+    if (content == std::string::npos || text.compare(content, std::string::npos, "\\") == 0)
+      return edits_.remove_line(line);
+    edits_.replace_line(line, text);
+  }
+
+  // New flags go on lines of their own before the first line that starts
+  // with a parallelism or batch flag, indented as it is, continued as the
+  // line before it is.
+  void add(const Wanted& w) {
+    if (anchor_ == 0) anchor_ = find_anchor();
+    const std::string indent = edits_.indentation(anchor_);
+    const std::string& before = anchor_ > 1 ? edits_.line(anchor_ - 1) : std::string();
+    const bool continued = !before.empty() && before.find_last_not_of(" \t") != std::string::npos &&
+                           before[before.find_last_not_of(" \t")] == '\\';
+    edits_.insert_after(anchor_ - 1, indent + w.flag + (w.value.empty() ? "" : " " + w.value) +
+                                         (continued ? " \\" : ""));
+  }
+
+  int64_t find_anchor() const {
+    for (const char* flag :
+         {"--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--micro-batch-size",
+          "--global-batch-size", "--num-layers", "--seq-length"}) {
+      const Found f = args_.find({flag});
+      if (f.state != Found::State::known) continue;
+      const int64_t line = f.occurrence->flag_word.line();
+      const std::string& text = edits_.line(line);
+      const size_t content = text.find_first_not_of(" \t");
+      if (content != std::string::npos && text.compare(content, 2, "--") == 0) return line;
+    }
+    unsupported(
+        path_,
+        "no line of the script starts with --tensor-model-parallel-size, --micro-batch-size, "
+        "--num-layers or a like flag, so there is no place to add flags on lines of their own; "
+        "put one such flag on a line by itself and apply again");
+  }
+
+  std::string path_;
+  TextEdits edits_;
+  const Arguments& args_;
+  int64_t anchor_ = 0;
+};
+
+}  // namespace
+
+std::string apply_to_script(const std::string& path, const std::string& text,
+                            const sdk::AppliedStrategy& applied) {
+  ShellScript script = read_shell_script(text);
+  Arguments args(path, &script);
+  for (const auto& list : script.argument_lists) args.add_words(list);
+  const Found layers = args.find({"--num-layers"});
+  int64_t n = 0;
+  if (layers.state == Found::State::known && !layers.occurrence->values.empty())
+    n = std::strtoll(layers.occurrence->values.front().text().c_str(), nullptr, 10);
+  const bool vpp_as_layers = args.has({"--num-layers-per-virtual-pipeline-stage"});
+  ScriptEditor editor(path, text, args);
+  for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n)) editor.apply(w);
+  return editor.text();
+}
+
+std::string megatron_flags(const sdk::AppliedStrategy& applied) {
+  std::string out;
+  for (const Wanted& w : wanted_flags("the strategy", applied, false, 0))
+    if (w.present && !w.default_value)
+      out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
+  return out;
+}
+
+}  // namespace ndsearch::plugins::megatron

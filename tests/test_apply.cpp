@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_apply.cpp: a strategy written into each format's config (apply) reads
+// back as exactly that strategy, and the line diff touches only the lines of
+// the keys that changed; a strategy the trainer cannot run is refused; an HF
+// config gets the trainers' flags instead. The fixtures are our own small
+// configs (tests/fixtures/configs); the expected keys come from each
+// trainer's documented flags and YAML/TOML keys (the parsers' own mapping).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "core/apply/write_config.hpp"
+#include "core/explain/explain_strategy.hpp"
+#include "core/model/parse_config.hpp"
+#include "core/strategy/strategy.hpp"
+#include "core/support/user_error.hpp"
+#include "support/shipped.hpp"
+
+namespace {
+
+using namespace ndsearch;
+
+const std::string kConfigs = std::string(NDS_TEST_SOURCE_DIR) + "/tests/fixtures/configs/";
+
+Model read(const std::string& path) {
+  return parse_config(test::shipped_plugins(), path, ParseOptions{});
+}
+
+// `text` resolved against the config on its own devices, as `apply` does.
+nds_strategy resolved(const Model& model, const std::string& text, uint64_t devices = 0) {
+  return normalized_strategy(
+      resolve_strategy(parse_strategy(text), model, devices != 0 ? devices : stated_devices(model),
+                       model.training.global_batch),
+      model);
+}
+
+// Applies, writes the result beside the fixtures' copies, reads it back.
+struct RoundTrip {
+  WrittenConfig written;
+  Model reread;
+};
+RoundTrip round_trip(const std::string& config, const nds_strategy& s,
+                     const std::string& extension) {
+  const Model model = read(config);
+  RoundTrip r{write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}}),
+              Model{}};
+  const std::string out =
+      (std::filesystem::temp_directory_path() / ("ndsearch_apply_round_trip" + extension)).string();
+  std::ofstream(out, std::ios::binary) << r.written.text;
+  r.reread = read(out);
+  return r;
+}
+
+// Every changed line ('-' and '+') names one of `keys`.
+void check_only_keys_changed(const WrittenConfig& w, const std::vector<std::string>& keys) {
+  REQUIRE_FALSE(w.changes.empty());
+  for (const DiffLine& d : w.changes) {
+    bool named = false;
+    for (const std::string& k : keys) named = named || d.text.find(k) != std::string::npos;
+    INFO(d.kind << " " << d.line << ": " << d.text);
+    CHECK(named);
+  }
+}
+
+void check_states(const Model& reread, const nds_strategy& s) {
+  const nds_strategy got = resolved(reread, "", static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp);
+  INFO(strategy_text(got) << " vs " << strategy_text(s));
+  CHECK(same_keys(got, s));
+}
+
+}  // namespace
+
+TEST_CASE("apply writes a strategy into a Megatron launch script and it reads back") {
+  // small_gpt.sh: 8 GPUs, tp 2, pp 2 (dp 2), mbs 2, gbs 32; tp 4 pp 1 keeps dp 2.
+  const std::string config = kConfigs + "megatron/small_gpt.sh";
+  const Model model = read(config);
+  const nds_strategy s = resolved(model, "tp=4,pp=1,recompute=full");
+  const RoundTrip r = round_trip(config, s, ".sh");
+  check_states(r.reread, s);
+  check_only_keys_changed(
+      r.written, {"--tensor-model-parallel-size", "TP", "--pipeline-model-parallel-size", "PP",
+                  "--recompute-granularity", "--recompute-method", "--recompute-num-layers"});
+  // New flags go on lines of their own.
+  for (const DiffLine& d : r.written.changes)
+    if (d.kind == '+' && d.text.find("--recompute") != std::string::npos)
+      CHECK(std::regex_match(d.text, std::regex(R"(\s*--recompute-[a-z-]+ [a-z0-9]+( \\)?)")));
+}
+
+TEST_CASE("apply writes a strategy into a MindFormers YAML and it reads back") {
+  // tiny_llama.yaml: dp 2, tp 2, pp 4 on 16 devices; tp 1 pp 2 makes dp 8, its offsets go to 0.
+  const std::string config = kConfigs + "mindformers/tiny_llama.yaml";
+  const nds_strategy s = resolved(read(config), "tp=1,pp=2,zero=0,recompute=none");
+  const RoundTrip r = round_trip(config, s, ".yaml");
+  check_states(r.reread, s);
+  check_only_keys_changed(r.written,
+                          {"data_parallel", "model_parallel", "pipeline_stage", "micro_batch_num",
+                           "use_seq_parallel", "recompute", "enable_parallel_optimizer", "offset"});
+}
+
+TEST_CASE("apply writes a strategy into both HyperParallel schemas and they read back") {
+  SECTION("legacy") {
+    const std::string config = kConfigs + "hyperparallel/tiny_legacy.yaml";
+    const nds_strategy s = resolved(read(config), "tp=1,pp=2,recompute=selective");
+    const RoundTrip r = round_trip(config, s, ".yaml");
+    check_states(r.reread, s);
+    check_only_keys_changed(
+        r.written,
+        {"dp_", "tp_degree", "pipeline_parallel_degree", "micro_batch", "activation_checkpoint",
+         "full_rec", "sel_rec", "offset", "use_seq_parallel", "gradient_checkpointing"});
+  }
+  SECTION("AutoModels") {
+    // The tower of config.json beside it is read relative to the YAML: the
+    // read-back copy must sit beside it too (write_config does so).
+    const std::string config = kConfigs + "hyperparallel/automodels.yaml";
+    const Model model = read(config);
+    const nds_strategy s = resolved(model, "tp=4,pp=1,recompute=full");
+    const WrittenConfig w =
+        write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}});
+    check_only_keys_changed(
+        w, {"tp_size", "pp_size", "mode", "micro_batch", "global_batch", "sequence_parallel"});
+  }
+}
+
+TEST_CASE("apply writes a strategy into a TorchTitan TOML and it reads back") {
+  // pipeline_interleaved.toml: pp 4 of Interleaved1F1B; pp 2 with tp 2 on its devices.
+  const std::string config = kConfigs + "torchtitan/pipeline_interleaved.toml";
+  const Model model = read(config);
+  const nds_strategy s = resolved(model, "tp=2,pp=2,recompute=none");
+  const RoundTrip r = round_trip(config, s, ".toml");
+  check_states(r.reread, s);
+  check_only_keys_changed(r.written,
+                          {"data_parallel", "tensor_parallel_degree", "pipeline_parallel",
+                           "expert_tensor_parallel_degree", "mode", "local_batch_size"});
+}
+
+TEST_CASE("apply refuses what the trainer cannot run, naming the key and why") {
+  const Model model = read(kConfigs + "megatron/small_gpt.sh");
+  nds_strategy s = resolved(model, "tp=2,pp=2,vpp=1,schedule=gpipe");
+  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, kConfigs + "megatron/small_gpt.sh",
+                                 ParseOptions{}, {s, {}}),
+                    Catch::Contains("Megatron-LM runs 1F1B and interleaved 1F1B"));
+  const Model titan = read(kConfigs + "torchtitan/pipeline_interleaved.toml");
+  s = resolved(titan, "zero=1");
+  CHECK_THROWS_WITH(
+      write_config(test::shipped_plugins(), titan,
+                   kConfigs + "torchtitan/pipeline_interleaved.toml", ParseOptions{}, {s, {}}),
+      Catch::Contains("it has no ZeRO-1"));
+}
+
+TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan block") {
+  ParseOptions o;
+  o.overrides.global_batch = 16;
+  o.overrides.seq_len = 1024;
+  const std::string config = kConfigs + "hf/tiny-4-layers.json";
+  const Model model = parse_config(test::shipped_plugins(), config, o);
+  // zero 0: both trainers run it (TorchTitan has no ZeRO-1, Megatron no ZeRO-2).
+  const nds_strategy s = resolved(model, "tp=2,pp=2,mbs=1,zero=0,recompute=full", 8);
+  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}});
+  REQUIRE(w.fragments.size() == 2);  // megatron-args and torchtitan-toml write fragments
+  std::string all;
+  for (const ConfigFragment& f : w.fragments) all += f.text;
+  // dp = 8 / (2·2) = 2, mbn = 16 / (2·1) = 8.
+  CHECK_THAT(all, Catch::Contains("--tensor-model-parallel-size 2"));
+  CHECK_THAT(all, Catch::Contains("--global-batch-size 16"));
+  CHECK_THAT(all, Catch::Contains("[parallelism]\ndata_parallel_replicate_degree = 2"));
+  CHECK_THAT(all, Catch::Contains("local_batch_size = 8"));  // mbs · mbn with a pipeline
+}
+
+TEST_CASE("line_diff lists only the lines that differ") {
+  const auto d = line_diff("a\nb\nc\n", "a\nB\nc\nd\n");
+  REQUIRE(d.size() == 3);
+  CHECK((d[0].kind == '-' && d[0].line == 2 && d[0].text == "b"));
+  CHECK((d[1].kind == '+' && d[1].line == 2 && d[1].text == "B"));
+  CHECK((d[2].kind == '+' && d[2].line == 4 && d[2].text == "d"));
+}
+
+TEST_CASE("explain of a config's own strategy needs one stated") {
+  const Model model = read(kConfigs + "hf/tiny-4-layers.json");
+  CHECK_THROWS_WITH(own_strategy_devices(model, 0), Catch::Contains("states no strategy"));
+  const Model mf = read(kConfigs + "mindformers/tiny_llama.yaml");
+  CHECK(own_strategy_devices(mf, 0) == 16);  // dp 2 · tp 2 · pp 4 · cp 1
+  CHECK(own_strategy_devices(mf, 32) == 32);
+}
