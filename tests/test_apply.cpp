@@ -177,9 +177,19 @@ TEST_CASE("line_diff lists only the lines that differ") {
 }
 
 TEST_CASE("explain of a config's own strategy needs one stated") {
-  const Model model = read(kConfigs + "hf/tiny-4-layers.json");
-  CHECK_THROWS_WITH(own_strategy_devices(model, 0), Catch::Contains("states no strategy"));
-  const Model mf = read(kConfigs + "mindformers/tiny_llama.yaml");
-  CHECK(own_strategy_devices(mf, 0) == 16);  // dp 2 · tp 2 · pp 4 · cp 1
-  CHECK(own_strategy_devices(mf, 32) == 32);
+  Model model = read(kConfigs + "hf/tiny-4-layers.json");
+  CHECK_THROWS_WITH(prepare_own_strategy(model, 0), Catch::Contains("states no strategy"));
+  Model mf = read(kConfigs + "mindformers/tiny_llama.yaml");
+  CHECK(prepare_own_strategy(mf, 0) == 16);  // dp 2 · tp 2 · pp 4 · cp 1
+  CHECK(prepare_own_strategy(mf, 32) == 32);
+}
+
+TEST_CASE("explain of a TorchTitan job that leaves dp to the launch takes the devices given") {
+  // dp_from_launch.toml: data_parallel_shard_degree = -1, tp 2, local batch 2,
+  // no pipeline (mbs 2, mbn 1), no global batch: TorchTitan's is local batch × dp.
+  Model tt = read(kConfigs + "torchtitan/dp_from_launch.toml");
+  CHECK_THROWS_WITH(prepare_own_strategy(tt, 0),
+                    Catch::Contains("leaves its device count to the launch"));
+  CHECK(prepare_own_strategy(tt, 64) == 64);
+  CHECK(tt.training.global_batch == 32 * 2 * 1);  // dp = 64 / 2, mbs 2, mbn 1
 }

@@ -171,7 +171,7 @@ json Planner::explain(const ExplainSettings& settings) const {
   Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
   ExplainRequest request;
   // No strategy: the config's own, ranked in the default search on its devices.
-  const uint64_t devices = e.strategy.empty() ? own_strategy_devices(model, e.devices) : e.devices;
+  const uint64_t devices = e.strategy.empty() ? prepare_own_strategy(model, e.devices) : e.devices;
   request.rank_by_default = e.strategy.empty();
   const Machine machine = evaluation_machine(loaded_->catalog, e.device, devices);
   const auto calibration = calibration_of(e, *machine.device);

@@ -74,7 +74,7 @@ std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster) {
                      100 * faster.parts.*member / faster.step_s, most);
 }
 
-uint64_t own_strategy_devices(const Model& model, uint64_t devices) {
+uint64_t prepare_own_strategy(Model& model, uint64_t devices) {
   const nds_strategy& s = model.stated;
   bool states = false;
   for (int32_t v : {s.dp, s.tp, s.pp, s.cp, s.ep, s.vpp, s.mbs})
@@ -86,7 +86,25 @@ uint64_t own_strategy_devices(const Model& model, uint64_t devices) {
             "{} states no strategy (a Hugging Face config.json names no degrees): give one in {}, "
             "e.g. \"tp=8,pp=2\", or search for one",
             model.file, Setting("strategy").named()));
-  return devices != 0 ? devices : stated_devices(model);
+  if (devices == 0) devices = stated_devices(model);
+  if (devices == 0)
+    throw UserError(
+        "E-USAGE",
+        fmt::format("{} leaves its device count to the launch (its data parallelism follows "
+                    "the devices); set {}",
+                    model.file, Setting("devices").named()));
+  // A global batch that follows dp (local batch × dp): from these devices.
+  const auto degree = [](int32_t v) { return static_cast<int64_t>(v == NDS_UNKNOWN ? 1 : v); };
+  const int64_t model_parallel = degree(s.tp) * degree(s.pp) * degree(s.cp);
+  if (model.training.global_batch == NDS_UNKNOWN && s.mbs != NDS_UNKNOWN && s.mbn != NDS_UNKNOWN &&
+      static_cast<int64_t>(devices) % model_parallel == 0) {
+    const int64_t dp = static_cast<int64_t>(devices) / model_parallel;
+    model.training.global_batch = dp * s.mbs * s.mbn;
+    model.training_provenance["global_batch"] =
+        fmt::format("derived: dp·mbs·mbn = {}·{}·{} (the config's micro-batches on {} devices)", dp,
+                    s.mbs, s.mbn, devices);
+  }
+  return devices;
 }
 
 StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& model,

@@ -57,9 +57,12 @@ std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster);
 
 // Explain of the config's own strategy (no strategy given): the devices to
 // rank it on, `devices` when given (non-zero), else the config's dp·tp·pp·cp.
-// Throws UserError E-EXPLAIN-NO-STRATEGY for a config that states no
-// strategy (no degree, no micro-batch size: a Hugging Face config.json).
-uint64_t own_strategy_devices(const Model& model, uint64_t devices);
+// A config whose global batch follows its data parallelism (TorchTitan's
+// local batch × dp) gets it from those devices: dp·mbs·mbn, said so in its
+// provenance. Throws UserError E-EXPLAIN-NO-STRATEGY for a config that states
+// no strategy (no degree, no micro-batch size: a Hugging Face config.json),
+// E-USAGE for one that leaves its device count open when none is given.
+uint64_t prepare_own_strategy(Model& model, uint64_t devices);
 
 // Throws as evaluate_strategy does, as run_search does, and E-USAGE for a
 // search space without a device count.

@@ -39,7 +39,7 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
   ExplainRequest request;
   if (args.eval.request.strategy.empty()) {
     // The config's own strategy, ranked in the default search on its own devices.
-    args.eval.request.devices = own_strategy_devices(model, args.eval.request.devices);
+    args.eval.request.devices = prepare_own_strategy(model, args.eval.request.devices);
     request.rank_by_default = true;
   }
   const Machine machine = evaluation_machine(catalog, args.eval.device, args.eval.request.devices);

@@ -117,7 +117,10 @@ struct SearchSettings {
 
 struct ExplainSettings {
   EvaluateSettings evaluate;
-  SpaceSettings space;  // ranks the strategy in this search when dimensions or only is set
+  // Ranks the strategy in this search when dimensions or only is set, or
+  // when evaluate.strategy is empty: the config's own strategy, on its
+  // devices (or evaluate.devices), in the default search.
+  SpaceSettings space;
   size_t beaten_by = 3;
 };
 
