@@ -16,6 +16,8 @@
 #include "core/model/parse_config.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "fixtures_paths.hpp"
+#include "support/run_command.hpp"
 #include "support/shipped.hpp"
 
 namespace {
@@ -160,12 +162,32 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
   const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}});
   REQUIRE(w.fragments.size() == 2);  // megatron-args and torchtitan-toml write fragments
   std::string all;
-  for (const ConfigFragment& f : w.fragments) all += f.text;
+  for (const ConfigFragment& f : w.fragments) {
+    CHECK(f.refused.empty());
+    all += f.text;
+  }
   // dp = 8 / (2·2) = 2, mbn = 16 / (2·1) = 8.
   CHECK_THAT(all, Catch::Contains("--tensor-model-parallel-size 2"));
   CHECK_THAT(all, Catch::Contains("--global-batch-size 16"));
   CHECK_THAT(all, Catch::Contains("[parallelism]\ndata_parallel_replicate_degree = 2"));
   CHECK_THAT(all, Catch::Contains("local_batch_size = 8"));  // mbs · mbn with a pipeline
+}
+
+TEST_CASE("apply on an HF config says which trainer cannot run the strategy") {
+  ParseOptions o;
+  o.overrides.global_batch = 16;
+  o.overrides.seq_len = 1024;
+  const std::string config = kConfigs + "hf/tiny-4-layers.json";
+  const Model model = parse_config(test::shipped_plugins(), config, o);
+  // zero 1: Megatron's distributed optimizer; TorchTitan's FSDP2 has no ZeRO-1.
+  const nds_strategy s = resolved(model, "tp=2,pp=1,mbs=1,zero=1", 8);
+  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}});
+  REQUIRE(w.fragments.size() == 2);
+  for (const ConfigFragment& f : w.fragments) {
+    if (f.parser == "megatron-args")
+      CHECK_THAT(f.text, Catch::Contains("--use-distributed-optimizer"));
+    if (f.parser == "torchtitan-toml") CHECK_THAT(f.refused, Catch::Contains("it has no ZeRO-1"));
+  }
 }
 
 TEST_CASE("line_diff lists only the lines that differ") {
@@ -192,4 +214,43 @@ TEST_CASE("explain of a TorchTitan job that leaves dp to the launch takes the de
                     Catch::Contains("leaves its device count to the launch"));
   CHECK(prepare_own_strategy(tt, 64) == 64);
   CHECK(tt.training.global_batch == 32 * 2 * 1);  // dp = 64 / 2, mbs 2, mbn 1
+}
+
+TEST_CASE(
+    "ndsearch apply prints the config on stdout and the changes on stderr, or writes -o FILE") {
+  const std::string config = kConfigs + "mindformers/tiny_llama.yaml";
+  const std::string cli = "env -u NDS_PLUGIN_PATH " + test::cli() + " apply " + config;
+  auto r = test::run_command(cli + " --strategy \"tp=1,pp=2,zero=0\"");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("pipeline_stage: 2"));
+  CHECK_THAT(r.err, Catch::Contains("changes from the config: dp 2 -> 8, tp 2 -> 1, pp 4 -> 2"));
+  const std::string out =
+      (std::filesystem::temp_directory_path() / "ndsearch_apply_cli.yaml").string();
+  r = test::run_command(cli + " --strategy \"tp=1,pp=2,zero=0\" -o " + out);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("read back by mindformers-yaml and checked"));
+  CHECK(read(out).stated.pp == 2);
+  // A strategy MindSpore cannot run: the reason, exit 2.
+  r = test::run_command(cli + " --strategy \"zero=1\"");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("[E-APPLY]") && Catch::Contains("it has no ZeRO-1"));
+}
+
+TEST_CASE("search --emit-config writes the ranked strategy into the config") {
+  const std::string out = (std::filesystem::temp_directory_path() / "ndsearch_emit.toml").string();
+  const auto r =
+      test::run_command("env -u NDS_PLUGIN_PATH " + test::cli() + " search " +
+                        std::string(NDS_TEST_EXAMPLES) + "/llama3-8b-torchtitan/llama3_8b.toml" +
+                        " -A nvidia-h100-sxm -t 2 -l \"TP PP\" --emit-config " + out + " --rank 2");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("wrote " + out));
+  const Model written = read(out);
+  CHECK(written.stated.tp != NDS_UNKNOWN);
+  // --rank beyond the ranking is a usage error.
+  const auto bad = test::run_command(
+      "env -u NDS_PLUGIN_PATH " + test::cli() + " search " + std::string(NDS_TEST_EXAMPLES) +
+      "/llama3-8b-torchtitan/llama3_8b.toml" +
+      " -A nvidia-h100-sxm -l TP --only tp=2 --emit-config " + out + " --rank 9999");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--rank 9999: the ranking has"));
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/api/plugin_settings.hpp"
+#include "core/apply/write_config.hpp"
 #include "core/compare/compare_file.hpp"
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
@@ -18,6 +19,7 @@
 #include "core/plugins/registry.hpp"
 #include "core/plugins/run_options.hpp"
 #include "core/recompute/recompute_settings.hpp"
+#include "core/report/apply_json.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/documents.hpp"
@@ -113,6 +115,15 @@ json Planner::device(const std::string& id) const {
 json Planner::model(const ModelSettings& settings) const {
   const RunScope run(loaded_->options);
   return model_document(parse_config(loaded_->registry, settings.config, parse_options(settings)));
+}
+
+json Planner::apply(const ApplySettings& settings) const {
+  const RunScope run(loaded_->options);
+  const ParseOptions parse = parse_options(settings.model);
+  const Model model = parse_config(loaded_->registry, settings.model.config, parse);
+  const nds_strategy s = strategy_to_apply(model, settings.strategy, settings.devices);
+  return written_config_json(
+      write_config(loaded_->registry, model, settings.model.config, parse, {s, {}}), model);
 }
 
 json Planner::evaluate(const EvaluateSettings& settings) const {

@@ -163,6 +163,21 @@ std::vector<DiffLine> line_diff(const std::string& before, const std::string& af
   return out;
 }
 
+nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint64_t devices) {
+  return normalized_strategy(
+      resolve_strategy(parse_strategy(text), model, devices != 0 ? devices : stated_devices(model),
+                       model.training.global_batch),
+      model);
+}
+
+std::vector<std::string> changes_from_config(const Model& model, const nds_strategy& written) {
+  const uint64_t devices = static_cast<uint64_t>(written.dp) * written.tp * written.pp * written.cp;
+  return strategy_changes(
+      normalized_strategy(
+          resolve_strategy(unset_strategy(), model, devices, model.training.global_batch), model),
+      written);
+}
+
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
                            const fs::path& config, const ParseOptions& parse,
                            const StrategyToWrite& s) {
@@ -194,15 +209,23 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
   const LoadedPlugin* parser = parser_named(registry, model.framework);
   if (parser == nullptr || apply_of(*parser) == nullptr) {
     // No trainer behind the format: the strategy as each trainer that writes it states it.
+    bool written = false;
     for (const auto& p : registry.plugins()) {
       if (p->interfaces.parser == nullptr || apply_of(*p) == nullptr) continue;
       auto [text, failure] = call_apply(*p, nullptr, applied);
-      if (failure)
-        continue;  // a parser that writes whole files only, or a strategy its trainer cannot run
-      out.fragments.push_back(
-          {p->id, p->interfaces.parser->format ? p->interfaces.parser->format : "", text});
+      const std::string format = p->interfaces.parser->format ? p->interfaces.parser->format : "";
+      if (!failure) {
+        out.fragments.push_back({p->id, format, text, ""});
+        written = true;
+      } else if (failure->code == NDS_UNSUPPORTED) {
+        // That trainer cannot run the strategy: say why. (A parser that
+        // writes into files only answers NDS_FAILED_PRECONDITION: left out.)
+        std::string why = failure->message;
+        if (why.rfind("the strategy: ", 0) == 0) why.erase(0, std::string("the strategy: ").size());
+        out.fragments.push_back({p->id, format, "", why});
+      }
     }
-    if (out.fragments.empty())
+    if (!written)
       throw UserError(
           "E-APPLY", fmt::format("{}: its parser `{}` does not write configs, and no loaded parser "
                                  "writes this strategy as flags or tables",

@@ -30,6 +30,7 @@ struct ConfigFragment {
   std::string parser;  // the id of the parser that wrote it
   std::string format;  // its format in words
   std::string text;
+  std::string refused;  // non-empty: why that trainer cannot run the strategy (no text then)
 };
 
 struct WrittenConfig {
@@ -46,6 +47,15 @@ struct StrategyToWrite {
   nds_strategy strategy{};
   std::vector<int64_t> stage_layers;
 };
+
+// The strategy `apply` writes: `text`'s keys ("tp=4,pp=2"), the config's
+// for the rest, on `devices` (0: the config's own dp·tp·pp·cp), normalised
+// (etp = tp on a dense model, sp = 0 at tp = 1). Throws as parse_strategy.
+nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint64_t devices);
+
+// The keys where `written` differs from the config's own strategy on the
+// same devices: "tp 8 -> 4".
+std::vector<std::string> changes_from_config(const Model& model, const nds_strategy& written);
 
 // Writes `s` into `config` (read as `model`, with `parse`'s options) and
 // checks the result by parsing it again. Throws UserError: E-APPLY (the

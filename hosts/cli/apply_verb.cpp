@@ -17,16 +17,8 @@ struct ApplyArgs {
   std::string out;
 };
 
-// The config's own strategy on the written one's devices, as the changes start from.
-nds_strategy config_strategy(const Model& model, const nds_strategy& written) {
-  const uint64_t devices = static_cast<uint64_t>(written.dp) * written.tp * written.pp * written.cp;
-  return normalized_strategy(
-      resolve_strategy(unset_strategy(), model, devices, model.training.global_batch), model);
-}
-
 void print_changes(std::ostream& to, const WrittenConfig& w, const Model& model) {
-  const std::vector<std::string> keys =
-      strategy_changes(config_strategy(model, w.strategy), w.strategy);
+  const std::vector<std::string> keys = changes_from_config(model, w.strategy);
   to << fmt::format("strategy: {}\n", strategy_text(w.strategy));
   to << fmt::format("changes from the config: {}\n",
                     keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")));
@@ -49,13 +41,14 @@ int emit_config(const PluginRegistry& registry, const Model& model, const ModelF
         fmt::format("# {} states no trainer: the strategy {}\n# as each trainer writes it.\n",
                     flags.config, strategy_text(w.strategy));
     for (const ConfigFragment& f : w.fragments)
-      text += fmt::format("\n# {} ({})\n{}", f.format, f.parser, f.text);
+      text += f.refused.empty()
+                  ? fmt::format("\n# {} ({})\n{}", f.format, f.parser, f.text)
+                  : fmt::format("\n# {} ({}): cannot run it: {}\n", f.format, f.parser, f.refused);
     if (out.empty()) {
       std::cout << text;
     } else {
       write_output_file(out, [&](std::ostream& o) { o << text; });
-      summary << fmt::format("wrote {}: the strategy as {} trainer(s) write it\n", out,
-                             w.fragments.size());
+      summary << fmt::format("wrote {}: the strategy as the trainers that run it write it\n", out);
     }
     return 0;
   }
@@ -98,10 +91,7 @@ void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
       note_skipped(registry, 0, flags);
       const Model model = read_model(registry, args->model);
-      const nds_strategy resolved = normalized_strategy(
-          resolve_strategy(parse_strategy(args->strategy), model,
-                           devices->value_or(stated_devices(model)), model.training.global_batch),
-          model);
+      const nds_strategy resolved = strategy_to_apply(model, args->strategy, devices->value_or(0));
       return emit_config(registry, model, args->model, {resolved, {}}, args->out, std::cout);
     };
   });

@@ -115,8 +115,13 @@ PYBIND11_MODULE(_ndsearch, m) {
                  p, &ndsearch::python::compare_settings, kw);
            })
       .def("search", &search)
-      .def("explain", [](const Planner& p, const py::kwargs& kw) {
-        return call<ndsearch::ExplainSettings, &Planner::explain>(
-            p, &ndsearch::python::explain_settings, kw);
+      .def("explain",
+           [](const Planner& p, const py::kwargs& kw) {
+             return call<ndsearch::ExplainSettings, &Planner::explain>(
+                 p, &ndsearch::python::explain_settings, kw);
+           })
+      .def("apply", [](const Planner& p, const py::kwargs& kw) {
+        return call<ndsearch::ApplySettings, &Planner::apply>(p, &ndsearch::python::apply_settings,
+                                                              kw);
       });
 }

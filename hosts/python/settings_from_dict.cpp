@@ -165,4 +165,14 @@ ExplainSettings explain_settings(const py::dict& given) {
   return x;
 }
 
+ApplySettings apply_settings(const py::dict& given) {
+  ApplySettings a;
+  Reader r(given, "apply");
+  read_model(r, a.model);
+  r.read("strategy", a.strategy);
+  r.read("devices", a.devices);
+  r.finish();
+  return a;
+}
+
 }  // namespace ndsearch::python

@@ -15,5 +15,6 @@ EvaluateSettings evaluate_settings(const pybind11::dict& given);
 CompareSettings compare_settings(const pybind11::dict& given);
 SearchSettings search_settings(const pybind11::dict& given);
 ExplainSettings explain_settings(const pybind11::dict& given);
+ApplySettings apply_settings(const pybind11::dict& given);
 
 }  // namespace ndsearch::python

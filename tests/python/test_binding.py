@@ -137,6 +137,27 @@ class SameAnswersAsTheCli(unittest.TestCase):
                         "-l", "TP PP")
         self.assertEqual(got, want)
 
+    def test_explain_of_the_config_s_own_strategy(self):
+        # No strategy: the config's own (tp 2 x FSDP 32), ranked in the default search.
+        got = ndsearch.explain(TORCHTITAN, device="nvidia-h100-sxm")
+        want = cli_json("explain", TORCHTITAN, "-A", "nvidia-h100-sxm")
+        self.assertEqual(got, want)
+        self.assertEqual(got["strategy"]["tp"], 2)
+        self.assertGreaterEqual(got["search"]["rank"], 1)
+
+    def test_apply(self):
+        # The CLI's stdout is the written config; the binding returns it with the changes.
+        got = ndsearch.apply(TORCHTITAN, strategy={"tp": 4, "recompute": "full"})
+        done = subprocess.run([CLI, "apply", TORCHTITAN, "--strategy", "tp=4,recompute=full"],
+                              capture_output=True, text=True, check=True)
+        self.assertEqual(got["text"], done.stdout)
+        self.assertEqual(got["strategy"]["tp"], 4)
+        self.assertIn("tp 2 -> 4", got["key_changes"])
+        self.assertIn({"kind": "-", "line": 44, "text": "tensor_parallel_degree = 2"}, got["changes"])
+        with self.assertRaises(ndsearch.Error) as refused:
+            ndsearch.apply(TORCHTITAN, strategy="zero=1")
+        self.assertEqual(refused.exception.id, "E-APPLY")
+
 
 def write_device(folder, name, memory_gib):
     """A TOML device file (docs/device-toml.md): id "options-npu", an H100 with

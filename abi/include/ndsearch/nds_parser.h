@@ -112,9 +112,10 @@ typedef struct nds_text_sink {
  * the file states them, the keys it lacks added on lines of their own, every
  * other byte of the file unchanged (comments, order, unknown keys). `path` NULL:
  * writes the strategy alone, as the part of this format a user adds to a
- * config of their own (flags, a table). A strategy the trainer cannot express
- * is refused with NDS_UNSUPPORTED naming the key and why; nothing partial is
- * used then. */
+ * config of their own (flags, a table); a parser that writes only into a
+ * file returns NDS_FAILED_PRECONDITION then. A strategy the trainer cannot
+ * express is refused with NDS_UNSUPPORTED naming the key and why; nothing
+ * partial is used then. */
 typedef nds_status* (*nds_apply_fn)(const char* path, const nds_applied_strategy* applied,
                                     const nds_text_sink* out);
 

@@ -20,7 +20,7 @@ be given to any call, or once to a Planner whose methods take the rest.
 
 from ._ndsearch import Error, Planner
 
-__all__ = ["Error", "Planner", "plugins", "hardware", "model", "evaluate", "search", "explain",
+__all__ = ["Error", "Planner", "plugins", "hardware", "model", "evaluate", "search", "explain", "apply",
            "compare"]
 
 _PLUGIN_KEYS = ("plugin_files", "plugin_dirs", "use_environment", "device_file",
@@ -63,11 +63,19 @@ def evaluate(config, device, devices=0, strategy=None, **kwargs):
                                      strategy=_strategy_text(strategy), **kwargs)
 
 
-def explain(config, device, strategy, devices=0, **kwargs):
+def explain(config, device, strategy=None, devices=0, **kwargs):
     """One strategy's checks, memory and time; with dimensions or only, its
-    rank in that search and what beats it (`ndsearch explain`)."""
+    rank in that search and what beats it (`ndsearch explain`). Without a
+    strategy: the config's own, ranked in the default search."""
     return _planner(kwargs).explain(config=config, device=device, devices=devices,
                                     strategy=_strategy_text(strategy), **kwargs)
+
+
+def apply(config, strategy, devices=0, **kwargs):
+    """The config with `strategy` written into it by its parser, read back and
+    checked: the text, the keys and lines that changed (`ndsearch apply`)."""
+    return _planner(kwargs).apply(config=config, strategy=_strategy_text(strategy), devices=devices,
+                                  **kwargs)
 
 
 def search(config, device, devices=0, **kwargs):

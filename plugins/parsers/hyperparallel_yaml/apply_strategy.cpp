@@ -156,7 +156,8 @@ void automodels(YamlEditor& e, const std::string& path, const sdk::AppliedStrate
 
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
   if (path.empty())
-    unsupported("the strategy", "hyperparallel-yaml writes into a training YAML; give one");
+    throw sdk::Error(NDS_FAILED_PRECONDITION,
+                     "hyperparallel-yaml writes into a training YAML only; give one");
   const std::string text =
       sdk::read_config_file(path, "HyperParallel YAML", yaml::kDefaultYamlMaxBytes);
   const yaml::File f = yaml::File::load(path);

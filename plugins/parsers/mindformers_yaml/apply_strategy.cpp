@@ -28,7 +28,8 @@ std::string flow_list(const std::vector<int64_t>& values) {
 
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
   if (path.empty())
-    unsupported("the strategy", "mindformers-yaml writes into a training YAML; give one");
+    throw sdk::Error(NDS_FAILED_PRECONDITION,
+                     "mindformers-yaml writes into a training YAML only; give one");
   const std::string text =
       sdk::read_config_file(path, "MindFormers YAML", yaml::kDefaultYamlMaxBytes);
   const yaml::File f = yaml::File::load(path);

@@ -124,6 +124,13 @@ struct ExplainSettings {
   size_t beaten_by = 3;
 };
 
+// `ndsearch apply`: a strategy written into the config by its parser.
+struct ApplySettings {
+  ModelSettings model;
+  std::string strategy;  // "tp=4,pp=2"; unset keys keep the config's
+  uint64_t devices = 0;  // 0: the config's own dp·tp·pp·cp
+};
+
 class Planner {
  public:
   // Loads the plugins and devices `settings` describe (the vetting of
@@ -141,6 +148,11 @@ class Planner {
   nlohmann::json explain(const ExplainSettings& settings) const;    // `explain --format json`
   nlohmann::json compare(const CompareSettings& settings) const;    // `compare --format json`
   nlohmann::json search(const SearchSettings& settings) const;      // `search --format json`
+  // `apply`: {config, parser, strategy, strategy_text, key_changes, text (the
+  // config with the strategy in it, read back and checked), changes (the lines
+  // removed and added), fragments (a format with no trainer: each trainer's
+  // flags or table, or why it cannot run the strategy)}.
+  nlohmann::json apply(const ApplySettings& settings) const;
   // The search document written as it is formatted (memory independent of
   // the rows); an error part-way ends it with an "error" member and throws.
   void write_search(const SearchSettings& settings, std::ostream& out) const;
