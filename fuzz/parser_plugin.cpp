@@ -2,7 +2,8 @@
 // parser_plugin.cpp: one shipped parser plugin, driven the way `ndsearch
 // model -f ID FILE` drives it: the input is written to a file, the plugin
 // probes it, then the core's parse_config runs the parse through the model
-// builder and finalizes the model. Built once per parser (fuzz/CMakeLists.txt):
+// builder and finalizes the model; a model that reads is then written back
+// with its own strategy as `ndsearch apply` does. Built once per parser (fuzz/CMakeLists.txt):
 //   NDS_FUZZ_PLUGIN_ID      the plugin's id (and -f value)
 //   NDS_FUZZ_PLUGIN_DIR     a folder holding that plugin only
 //   NDS_FUZZ_INPUT_NAME     the file name the input is written under
@@ -11,6 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <optional>
+
+#include "core/apply/write_config.hpp"
 #include "core/model/parse_config.hpp"
 #include "core/plugins/status.hpp"
 #include "fuzz/support/expected_errors.hpp"
@@ -49,7 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ndsearch::fuzz::report_finding("probe", probe_failure->message.c_str());
   ndsearch::ParseOptions options;
   options.framework = NDS_FUZZ_PLUGIN_ID;
+  std::optional<ndsearch::Model> model;
   ndsearch::fuzz::expect_only_user_errors(
-      [&] { (void)ndsearch::parse_config(*registry, path, options); });
+      [&] { model.emplace(ndsearch::parse_config(*registry, path, options)); });
+  // A config that reads is written back with its own strategy on its own
+  // devices (`ndsearch apply`): the writer's line edits see the same input.
+  if (model)
+    ndsearch::fuzz::expect_only_user_errors([&] {
+      const nds_strategy s = ndsearch::strategy_to_apply(*model, "", 0);
+      (void)ndsearch::write_config(*registry, *model, path, options, {s, {}});
+    });
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "fixtures_paths.hpp"
 #include "support/run_command.hpp"
 #include "support/shipped.hpp"
+#include "support/written_config_checks.hpp"
 
 namespace {
 
@@ -55,17 +56,6 @@ RoundTrip round_trip(const std::string& config, const nds_strategy& s,
   return r;
 }
 
-// Every changed line ('-' and '+') names one of `keys`.
-void check_only_keys_changed(const WrittenConfig& w, const std::vector<std::string>& keys) {
-  REQUIRE_FALSE(w.changes.empty());
-  for (const DiffLine& d : w.changes) {
-    bool named = false;
-    for (const std::string& k : keys) named = named || d.text.find(k) != std::string::npos;
-    INFO(d.kind << " " << d.line << ": " << d.text);
-    CHECK(named);
-  }
-}
-
 void check_states(const Model& reread, const nds_strategy& s) {
   const nds_strategy got = resolved(reread, "", static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp);
   INFO(strategy_text(got) << " vs " << strategy_text(s));
@@ -81,7 +71,7 @@ TEST_CASE("apply writes a strategy into a Megatron launch script and it reads ba
   const nds_strategy s = resolved(model, "tp=4,pp=1,recompute=full");
   const RoundTrip r = round_trip(config, s, ".sh");
   check_states(r.reread, s);
-  check_only_keys_changed(
+  test::check_only_keys_changed(
       r.written, {"--tensor-model-parallel-size", "TP", "--pipeline-model-parallel-size", "PP",
                   "--recompute-granularity", "--recompute-method", "--recompute-num-layers"});
   // New flags go on lines of their own.
@@ -96,9 +86,9 @@ TEST_CASE("apply writes a strategy into a MindFormers YAML and it reads back") {
   const nds_strategy s = resolved(read(config), "tp=1,pp=2,zero=0,recompute=none");
   const RoundTrip r = round_trip(config, s, ".yaml");
   check_states(r.reread, s);
-  check_only_keys_changed(r.written,
-                          {"data_parallel", "model_parallel", "pipeline_stage", "micro_batch_num",
-                           "use_seq_parallel", "recompute", "enable_parallel_optimizer", "offset"});
+  test::check_only_keys_changed(
+      r.written, {"data_parallel", "model_parallel", "pipeline_stage", "micro_batch_num",
+                  "use_seq_parallel", "recompute", "enable_parallel_optimizer", "offset"});
 }
 
 TEST_CASE("apply writes a strategy into both HyperParallel schemas and they read back") {
@@ -107,7 +97,7 @@ TEST_CASE("apply writes a strategy into both HyperParallel schemas and they read
     const nds_strategy s = resolved(read(config), "tp=1,pp=2,recompute=selective");
     const RoundTrip r = round_trip(config, s, ".yaml");
     check_states(r.reread, s);
-    check_only_keys_changed(
+    test::check_only_keys_changed(
         r.written,
         {"dp_", "tp_degree", "pipeline_parallel_degree", "micro_batch", "activation_checkpoint",
          "full_rec", "sel_rec", "offset", "use_seq_parallel", "gradient_checkpointing"});
@@ -120,7 +110,7 @@ TEST_CASE("apply writes a strategy into both HyperParallel schemas and they read
     const nds_strategy s = resolved(model, "tp=4,pp=1,recompute=full");
     const WrittenConfig w =
         write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}});
-    check_only_keys_changed(
+    test::check_only_keys_changed(
         w, {"tp_size", "pp_size", "mode", "micro_batch", "global_batch", "sequence_parallel"});
   }
 }
@@ -132,9 +122,9 @@ TEST_CASE("apply writes a strategy into a TorchTitan TOML and it reads back") {
   const nds_strategy s = resolved(model, "tp=2,pp=2,recompute=none");
   const RoundTrip r = round_trip(config, s, ".toml");
   check_states(r.reread, s);
-  check_only_keys_changed(r.written,
-                          {"data_parallel", "tensor_parallel_degree", "pipeline_parallel",
-                           "expert_tensor_parallel_degree", "mode", "local_batch_size"});
+  test::check_only_keys_changed(r.written,
+                                {"data_parallel", "tensor_parallel_degree", "pipeline_parallel",
+                                 "expert_tensor_parallel_degree", "mode", "local_batch_size"});
 }
 
 TEST_CASE("apply refuses what the trainer cannot run, naming the key and why") {

@@ -8,6 +8,7 @@
 #include "core/model/parse_config.hpp"
 #include "core/strategy/strategy.hpp"
 #include "tests/support/shipped.hpp"
+#include "tests/support/written_config_checks.hpp"
 
 using namespace ndsearch;
 
@@ -23,36 +24,27 @@ WrittenConfig apply(const std::string& config, const std::string& strategy, uint
   return write_config(test::shipped_plugins(), model, path, ParseOptions{}, {s, {}});
 }
 
-void check_lines(const WrittenConfig& w, const std::vector<std::string>& keys) {
-  REQUIRE_FALSE(w.changes.empty());
-  for (const DiffLine& d : w.changes) {
-    bool named = false;
-    for (const std::string& k : keys) named = named || d.text.find(k) != std::string::npos;
-    INFO(d.kind << " " << d.line << ": " << d.text);
-    CHECK(named);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("apply writes a strategy into a real config of each format, read back exactly") {
   SECTION("Megatron-LM script") {
-    check_lines(
+    test::check_only_keys_changed(
         apply("megatron/train_llama3_8b_h100_fp8.sh", "tp=2,recompute=full"),
         {"TP_SIZE", "--recompute-granularity", "--recompute-method", "--recompute-num-layers"});
   }
   SECTION("MindFormers YAML") {
-    check_lines(
+    test::check_only_keys_changed(
         apply("mindformers/pretrain_llama3_70b.yaml", "tp=4,pp=4,recompute=full"),
         {"data_parallel", "model_parallel", "pipeline_stage", "micro_batch_num", "recompute"});
   }
   SECTION("HyperParallel YAML") {
-    check_lines(apply("hyperparallel/hyper_deepseek_v3.yaml", "pp=8,recompute=none"),
-                {"dp_replicate", "pipeline_parallel_degree", "micro_batch", "full_rec", "sel_rec",
-                 "offset", "activation_checkpoint", "global_batch"});
+    test::check_only_keys_changed(
+        apply("hyperparallel/hyper_deepseek_v3.yaml", "pp=8,recompute=none"),
+        {"dp_replicate", "pipeline_parallel_degree", "micro_batch", "full_rec", "sel_rec", "offset",
+         "activation_checkpoint", "global_batch"});
   }
   SECTION("TorchTitan TOML") {
-    check_lines(
+    test::check_only_keys_changed(
         apply("torchtitan/llama3_8b.toml", "tp=2,recompute=full", 64),
         {"data_parallel", "tensor_parallel_degree", "mode", "expert_tensor_parallel_degree"});
   }

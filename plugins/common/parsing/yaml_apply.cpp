@@ -176,4 +176,22 @@ std::string YamlEditor::text() {
   return edits_.text();
 }
 
+std::string flow_list(const std::vector<int64_t>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers) {
+  int64_t total = 0;
+  for (int64_t n : layers) total += n;
+  std::vector<int64_t> offsets;
+  for (int64_t n : layers) offsets.push_back(n - total / static_cast<int64_t>(layers.size()));
+  return offsets;
+}
+
+void cannot_write(const std::string& path, const std::string& why) {
+  throw sdk::Error(NDS_UNSUPPORTED, path + ": " + why);
+}
+
 }  // namespace ndsearch::plugins::yaml

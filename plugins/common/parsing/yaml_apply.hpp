@@ -55,4 +55,16 @@ class YamlEditor {
   std::vector<std::pair<Located, Missing>> missing_;
 };
 
+// "[1, 0, -1]": a list as apply writes it, on one line.
+std::string flow_list(const std::vector<int64_t>& values);
+
+// The offsets from the even split that give stage i `layers[i]` layers, as
+// MindFormers and HyperParallel state them: each stage holds total / stages
+// plus its offset (the offsets take up the remainder).
+std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers);
+
+// Throws sdk::Error(NDS_UNSUPPORTED): "<path>: <why>", a strategy the trainer
+// cannot run.
+[[noreturn]] void cannot_write(const std::string& path, const std::string& why);
+
 }  // namespace ndsearch::plugins::yaml

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
 
-#include <numeric>
-
 #include "plugins/common/parsing/yaml_apply.hpp"
 #include "plugins/common/parsing/yaml_check.hpp"
 
@@ -10,20 +8,6 @@ namespace ndsearch::plugins::hyperparallel {
 namespace {
 
 using yaml::YamlEditor;
-
-std::string number(int64_t v) {
-  return std::to_string(v);
-}
-
-[[noreturn]] void unsupported(const std::string& path, const std::string& why) {
-  throw sdk::Error(NDS_UNSUPPORTED, path + ": " + why);
-}
-
-std::string flow_list(const std::vector<int64_t>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
 
 // pipeline_scheduler as HyperParallel names the schedule ("" for the default 1F1B).
 std::string scheduler(const std::string& path, nds_schedule schedule) {
@@ -33,7 +17,7 @@ std::string scheduler(const std::string& path, nds_schedule schedule) {
     case NDS_SCHEDULE_GPIPE: return "gpipe";
     case NDS_SCHEDULE_ZB_V: return "zero_bubble_v";
     default:
-      unsupported(
+      yaml::cannot_write(
           path,
           "HyperParallel runs 1f1b (interleaved with pp_interleave_num), gpipe and zero_bubble_v; "
           "this strategy's schedule is none of them");
@@ -50,7 +34,7 @@ void set_scheduler(YamlEditor& e, const std::string& key, const std::string& pat
 }
 
 void set_if_not_one(YamlEditor& e, const std::string& key, int64_t v) {
-  if (v != 1 || e.has(key)) e.set(key, number(v));
+  if (v != 1 || e.has(key)) e.set(key, std::to_string(v));
 }
 
 void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
@@ -60,18 +44,18 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   // parallel optimizer over optimizer_weight_shard_size.
   const bool fsdp = s.zero == 3 && e.has(acc + "dp_shard") && s.dp % s.op == 0;
   if (s.zero == 1)
-    unsupported(path,
-                "zero=1: HyperParallel's parallel optimizer shards the parameters with the "
-                "optimizer states "
-                "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
-  e.set(acc + "dp_replicate", number(fsdp ? s.dp / s.op : s.dp));
-  if (fsdp || e.has(acc + "dp_shard")) e.set(acc + "dp_shard", number(fsdp ? s.op : 1));
+    yaml::cannot_write(path,
+                       "zero=1: HyperParallel's parallel optimizer shards the parameters with the "
+                       "optimizer states "
+                       "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
+  e.set(acc + "dp_replicate", std::to_string(fsdp ? s.dp / s.op : s.dp));
+  if (fsdp || e.has(acc + "dp_shard")) e.set(acc + "dp_shard", std::to_string(fsdp ? s.op : 1));
   set_if_not_one(e, acc + "tp_degree", s.tp);
   set_if_not_one(e, acc + "pipeline_parallel_degree", s.pp);
   set_if_not_one(e, acc + "context_parallel_degree", s.cp);
   set_if_not_one(e, acc + "expert_parallel_degree", s.ep);
   if (s.etp != s.tp || e.has(acc + "expert_tensor_parallel_degree"))
-    e.set(acc + "expert_tensor_parallel_degree", number(s.etp));
+    e.set(acc + "expert_tensor_parallel_degree", std::to_string(s.etp));
   set_if_not_one(e, acc + "pp_interleave_num", s.vpp);
   if (s.sp == 1 || e.has(acc + "use_seq_parallel"))
     e.set(acc + "use_seq_parallel", e.boolean(acc + "use_seq_parallel", s.sp == 1));
@@ -86,12 +70,13 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
               e.boolean(acc + "gradient_accumulation_shard", s.zero == 3));
       const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
       if (!whole || e.has(acc + "optimizer_weight_shard_size"))
-        e.set(acc + "optimizer_weight_shard_size", whole ? "-1" : number(s.op));
+        e.set(acc + "optimizer_weight_shard_size", whole ? "-1" : std::to_string(s.op));
     }
   }
-  e.set("train.micro_batch_size", number(s.mbs));
-  if (s.pp > 1 || e.has("train.micro_batch_num")) e.set("train.micro_batch_num", number(s.mbn));
-  e.set_if_present("train.global_batch_size", number(a.global_batch));
+  e.set("train.micro_batch_size", std::to_string(s.mbs));
+  if (s.pp > 1 || e.has("train.micro_batch_num"))
+    e.set("train.micro_batch_num", std::to_string(s.mbn));
+  e.set_if_present("train.global_batch_size", std::to_string(a.global_batch));
   // Recompute: the mode, and full_rec / sel_rec where the file has them.
   const std::string mode = "train.gradient_checkpointing.activation_checkpoint";
   const char* name = s.recompute == NDS_RECOMPUTE_FULL        ? "full"
@@ -105,12 +90,9 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   const std::string offset = "model.config_overrides.offset";
   if (!a.stage_layers.empty()) {
     if (s.vpp != 1)
-      unsupported(
+      yaml::cannot_write(
           path, "an uneven split with pp_interleave_num > 1: apply a strategy with the even split");
-    const int64_t total = std::accumulate(a.stage_layers.begin(), a.stage_layers.end(), int64_t{0});
-    std::vector<int64_t> offsets;
-    for (int64_t n : a.stage_layers) offsets.push_back(n - total / s.pp);
-    e.set(offset, flow_list(offsets));
+    e.set(offset, yaml::flow_list(yaml::offsets_from_even_split(a.stage_layers)));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }
@@ -119,19 +101,21 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
 void automodels(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
   const nds_strategy& s = a.strategy;
   if (s.vpp != 1 && s.schedule != NDS_SCHEDULE_ZB_V)
-    unsupported(path,
-                "vpp=" + number(s.vpp) + ": the AutoModels schema has no virtual pipeline stages");
+    yaml::cannot_write(path, "vpp=" + std::to_string(s.vpp) +
+                                 ": the AutoModels schema has no virtual pipeline stages");
   if (s.etp != s.tp)
-    unsupported(path, "etp=" + number(s.etp) + ": the AutoModels schema splits experts by tp");
+    yaml::cannot_write(
+        path, "etp=" + std::to_string(s.etp) + ": the AutoModels schema splits experts by tp");
   if (s.zero == 1 || s.zero == 2)
-    unsupported(path, "zero=" + number(s.zero) +
-                          ": the AutoModels schema shards with FSDP (zero=3, "
-                          "fsdp_config.dp_shard_size) or not at all (zero=0)");
+    yaml::cannot_write(path, "zero=" + std::to_string(s.zero) +
+                                 ": the AutoModels schema shards with FSDP (zero=3, "
+                                 "fsdp_config.dp_shard_size) or not at all (zero=0)");
   if (!a.stage_layers.empty())
-    unsupported(path, "an uneven split: the AutoModels schema places layers evenly");
+    yaml::cannot_write(path, "an uneven split: the AutoModels schema places layers evenly");
   if (s.zero == 3 && s.dp % s.op != 0)
-    unsupported(path, "op=" + number(s.op) +
-                          ": fsdp_config.dp_shard_size must divide dp = " + number(s.dp));
+    yaml::cannot_write(path,
+                       "op=" + std::to_string(s.op) +
+                           ": fsdp_config.dp_shard_size must divide dp = " + std::to_string(s.dp));
   set_if_not_one(e, "accelerator.tp_size", s.tp);
   set_if_not_one(e, "accelerator.pp_size", s.pp);
   set_if_not_one(e, "accelerator.cp_size", s.cp);
@@ -140,11 +124,11 @@ void automodels(YamlEditor& e, const std::string& path, const sdk::AppliedStrate
     e.set("accelerator.sequence_parallel", e.boolean("accelerator.sequence_parallel", s.sp == 1));
   set_scheduler(e, "accelerator.pipeline_scheduler", path, s);
   set_if_not_one(e, "fsdp_config.dp_shard_size", s.zero == 3 ? s.op : 1);
-  e.set_if_present("context.device_num", number(a.devices));
-  e.set("training.micro_batch_size", number(s.mbs));
-  e.set_if_present("training.micro_batch_num", number(s.mbn));
+  e.set_if_present("context.device_num", std::to_string(a.devices));
+  e.set("training.micro_batch_size", std::to_string(s.mbs));
+  e.set_if_present("training.micro_batch_num", std::to_string(s.mbn));
   if (!e.has("training.micro_batch_num") || e.has("training.global_batch_size"))
-    e.set("training.global_batch_size", number(a.global_batch));
+    e.set("training.global_batch_size", std::to_string(a.global_batch));
   const char* mode = s.recompute == NDS_RECOMPUTE_FULL        ? "full"
                      : s.recompute == NDS_RECOMPUTE_SELECTIVE ? "selective"
                                                               : "none";
@@ -167,9 +151,9 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   else if (f.find("model.pretrained_model_name_or_path"))
     automodels(e, path, applied);
   else
-    unsupported(path,
-                "neither HyperParallel schema (model.config_overrides or "
-                "model.pretrained_model_name_or_path)");
+    yaml::cannot_write(path,
+                       "neither HyperParallel schema (model.config_overrides or "
+                       "model.pretrained_model_name_or_path)");
   return e.text();
 }
 

@@ -1,30 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
 
-#include <numeric>
-
 #include "plugins/common/parsing/yaml_apply.hpp"
 #include "plugins/common/parsing/yaml_check.hpp"
 
 namespace ndsearch::plugins::mindformers {
-namespace {
-
-std::string number(int64_t v) {
-  return std::to_string(v);
-}
-
-[[noreturn]] void unsupported(const std::string& path, const std::string& why) {
-  throw sdk::Error(NDS_UNSUPPORTED, path + ": " + why);
-}
-
-// "[1, 0, -1]"
-std::string flow_list(const std::vector<int64_t>& values) {
-  std::string out = "[";
-  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
-  return out + "]";
-}
-
-}  // namespace
 
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
   if (path.empty())
@@ -36,19 +16,20 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   yaml::YamlEditor e(f, text);
   const nds_strategy& s = applied.strategy;
   const auto degree = [&](const std::string& key, int64_t v) {
-    if (v != 1 || e.has(key)) e.set(key, number(v));
+    if (v != 1 || e.has(key)) e.set(key, std::to_string(v));
   };
-  e.set("parallel_config.data_parallel", number(s.dp));
-  e.set("parallel_config.model_parallel", number(s.tp));
-  e.set("parallel_config.pipeline_stage", number(s.pp));
+  e.set("parallel_config.data_parallel", std::to_string(s.dp));
+  e.set("parallel_config.model_parallel", std::to_string(s.tp));
+  e.set("parallel_config.pipeline_stage", std::to_string(s.pp));
   degree("parallel_config.context_parallel", s.cp);
   degree("parallel_config.expert_parallel", s.ep);
   // MindFormers splits experts by tp unless moe_config says otherwise.
   if (s.etp != s.tp || e.has("moe_config.expert_model_parallel")) {
     if (!e.has("moe_config") && s.etp != s.tp)
-      unsupported(path, "etp=" + number(s.etp) + " with tp=" + number(s.tp) +
-                            ": a dense model (no moe_config) has no experts to split otherwise");
-    if (e.has("moe_config")) e.set("moe_config.expert_model_parallel", number(s.etp));
+      yaml::cannot_write(path,
+                         "etp=" + std::to_string(s.etp) + " with tp=" + std::to_string(s.tp) +
+                             ": a dense model (no moe_config) has no experts to split otherwise");
+    if (e.has("moe_config")) e.set("moe_config.expert_model_parallel", std::to_string(s.etp));
   }
   if (s.sp == 1 || e.has("parallel_config.use_seq_parallel"))
     e.set("parallel_config.use_seq_parallel",
@@ -63,7 +44,7 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
     case NDS_SCHEDULE_GPIPE: scheduler = "gpipe"; break;
     case NDS_SCHEDULE_ZB_V: scheduler = "zero_bubble_v"; break;
     default:
-      unsupported(
+      yaml::cannot_write(
           path,
           "MindFormers runs 1f1b (interleaved with pp_interleave_num), gpipe and zero_bubble_v; "
           "this strategy's schedule is none of them");
@@ -73,24 +54,25 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
 
   // Batch: batch_size x data_parallel x micro_batch_num (pipelines) or
   // gradient_accumulation_steps (none), x micro_batch_interleave_num.
-  e.set("runner_config.batch_size", number(s.mbs));
+  e.set("runner_config.batch_size", std::to_string(s.mbs));
   int64_t split = 1;
   if (auto v = f.find("micro_batch_interleave_num")) split = std::max<int64_t>(1, f.integer(*v));
   if (s.mbn % split != 0)
-    unsupported(path, "mbn=" + number(s.mbn) +
-                          " does not divide by micro_batch_interleave_num = " + number(split));
+    yaml::cannot_write(
+        path, "mbn=" + std::to_string(s.mbn) +
+                  " does not divide by micro_batch_interleave_num = " + std::to_string(split));
   if (s.pp > 1) {
-    e.set("parallel_config.micro_batch_num", number(s.mbn / split));
+    e.set("parallel_config.micro_batch_num", std::to_string(s.mbn / split));
   } else {
-    e.set_if_present("parallel_config.micro_batch_num", number(s.mbn / split));
+    e.set_if_present("parallel_config.micro_batch_num", std::to_string(s.mbn / split));
     if (s.mbn / split != 1 || e.has("runner_config.gradient_accumulation_steps"))
-      e.set("runner_config.gradient_accumulation_steps", number(s.mbn / split));
+      e.set("runner_config.gradient_accumulation_steps", std::to_string(s.mbn / split));
   }
 
   // MindSpore's parallel optimizer: ZeRO-2 (parameters and optimizer states
   // sharded), ZeRO-3 with gradient_accumulation_shard.
   if (s.zero == 1)
-    unsupported(
+    yaml::cannot_write(
         path,
         "zero=1: MindSpore's parallel optimizer shards the parameters with the optimizer states "
         "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
@@ -101,7 +83,7 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
     if (s.zero == 3 || e.has(shard)) e.set(shard, e.boolean(shard, s.zero == 3));
     const std::string size = "parallel.parallel_optimizer_config.optimizer_weight_shard_size";
     const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
-    if (!whole || e.has(size)) e.set(size, whole ? "-1" : number(s.op));
+    if (!whole || e.has(size)) e.set(size, whole ? "-1" : std::to_string(s.op));
   }
 
   // Recompute: every layer of every stage, or none.
@@ -116,15 +98,11 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   const std::string offset = "model.model_config.offset";
   if (!applied.stage_layers.empty()) {
     if (s.vpp != 1)
-      unsupported(
+      yaml::cannot_write(
           path,
           "an uneven split with pp_interleave_num > 1: write the per-chunk offsets by hand, or "
           "apply a strategy with the even split");
-    const int64_t total =
-        std::accumulate(applied.stage_layers.begin(), applied.stage_layers.end(), int64_t{0});
-    std::vector<int64_t> offsets;
-    for (int64_t n : applied.stage_layers) offsets.push_back(n - total / s.pp);
-    e.set(offset, flow_list(offsets));
+    e.set(offset, yaml::flow_list(yaml::offsets_from_even_split(applied.stage_layers)));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }
