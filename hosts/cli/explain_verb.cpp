@@ -94,8 +94,10 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
 
 void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
   auto args = std::make_shared<ExplainArgs>();
-  CLI::App* verb = app.add_subcommand(
-      "explain", "One strategy: every check, memory per stage, time; with -l/--only its rank and what beats it");
+  CLI::App* verb =
+      app.add_subcommand("explain",
+                         "One strategy (the config's own by default): every check, memory per "
+                         "stage, time; its rank in a search and what beats it");
   add_model_flags(*verb, args->eval.model);
   verb->add_option("-A,--device", args->eval.device, "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
       ->required();

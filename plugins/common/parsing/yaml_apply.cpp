@@ -56,9 +56,24 @@ bool YamlEditor::has(const std::string& dotted) const {
 
 std::string YamlEditor::boolean(const std::string& dotted, bool value) const {
   const Located at = locate(dotted);
-  const bool capital = at.found == at.parts.size() && at.node.IsScalar() &&
-                       !at.node.Scalar().empty() &&
-                       std::isupper(static_cast<unsigned char>(at.node.Scalar()[0]));
+  const auto is_boolean = [](const std::string& v) {
+    return v == "True" || v == "False" || v == "true" || v == "false";
+  };
+  bool capital = false;
+  if (at.found == at.parts.size() && at.node.IsScalar() && is_boolean(at.node.Scalar())) {
+    capital = std::isupper(static_cast<unsigned char>(at.node.Scalar()[0])) != 0;
+  } else {
+    // Not a boolean there yet: as the file writes its booleans, most often.
+    int upper = 0, lower = 0;
+    for (int64_t i = 1; i <= edits_.line_count(); ++i) {
+      const std::string& l = edits_.line(i);
+      upper +=
+          (l.find(": True") != std::string::npos || l.find(": False") != std::string::npos) ? 1 : 0;
+      lower +=
+          (l.find(": true") != std::string::npos || l.find(": false") != std::string::npos) ? 1 : 0;
+    }
+    capital = upper > lower;
+  }
   return value ? (capital ? "True" : "true") : (capital ? "False" : "false");
 }
 
