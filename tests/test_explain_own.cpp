@@ -98,3 +98,17 @@ TEST_CASE("explain normalises keys that mean nothing in context before it ranks"
     CHECK(j["search"]["outside_bounds"].empty());
   }
 }
+
+TEST_CASE("explain finds a config's strategy whose meaningless keys differ from the search's") {
+  // The TorchTitan example states etp 1 (TorchTitan's default) on a dense
+  // model at tp 2; with ETP not searched the search keeps it, and explain
+  // normalises both sides (etp = tp without experts) to find the config's own.
+  ndsearch::ExplainSettings x;
+  x.evaluate.model.config = kExamples + "/llama3-8b-torchtitan/llama3_8b.toml";
+  x.evaluate.device = "nvidia-h100-sxm";
+  x.space.dimensions = "TP PP";
+  const nlohmann::json j = shipped().explain(x);
+  REQUIRE(j["search"]["rank"].is_number());
+  for (const auto& change : j["search"]["best_changes"])
+    CHECK(change.get<std::string>().rfind("etp", 0) != 0);
+}

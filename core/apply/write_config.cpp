@@ -175,7 +175,7 @@ std::vector<std::string> changes_from_config(const Model& model, const nds_strat
   return strategy_changes(
       normalized_strategy(
           resolve_strategy(unset_strategy(), model, devices, model.training.global_batch), model),
-      written);
+      normalized_strategy(written, model));
 }
 
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,

@@ -44,10 +44,12 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   out.fit = r.counts.fit;
   out.tested = r.counts.tested;
   out.outside_bounds = excluded_by(options.space, model, normal);
-  if (!r.ranking.empty()) out.best_changes = strategy_changes(normal, r.ranking.front().strategy);
+  if (!r.ranking.empty())
+    out.best_changes =
+        strategy_changes(normal, normalized_strategy(r.ranking.front().strategy, model));
   size_t position = r.ranking.size();
-  for (size_t i = 0; i < r.ranking.size(); ++i)
-    if (same_keys(r.ranking[i].strategy, normal)) position = i;
+  for (size_t i = 0; i < r.ranking.size() && position == r.ranking.size(); ++i)
+    if (same_keys(normalized_strategy(r.ranking[i].strategy, model), normal)) position = i;
   if (position == r.ranking.size()) return out;
   out.rank = position + 1;
   for (size_t i : ahead_of(position, request.beaten_by))

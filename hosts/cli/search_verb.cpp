@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/hardware/machine.hpp"
@@ -177,7 +178,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
         write_priced_csv(out, r, options.budget.budget_bytes);
       });
   }
-  const std::string ppb_note = write_ppb(registry, model, *machine.device, options, r, args);
+  std::string ppb_note = write_ppb(registry, model, *machine.device, options, r, args);
   if (!args.emit_config.empty() && r.counts.fit > 0) {
     if (args.emit_rank < 1 || args.emit_rank > r.ranking.size())
       throw UserError("E-USAGE",
@@ -186,8 +187,9 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
     const PricedCandidate& c = r.ranking[args.emit_rank - 1];
     StrategyToWrite w{c.strategy,
                       std::vector<int64_t>(c.stage_layers.begin(), c.stage_layers.end())};
-    emit_config(registry, model, args.model, w, args.emit_config,
-                args.format == "table" ? std::cout : std::cerr);
+    std::ostringstream written;  // printed after the table, with the balancer's note
+    emit_config(registry, model, args.model, w, args.emit_config, written);
+    ppb_note += written.str();
   }
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
   const std::string& name = model.display_name();
