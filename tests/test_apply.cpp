@@ -47,7 +47,7 @@ struct RoundTrip {
 RoundTrip round_trip(const std::string& config, const nds_strategy& s,
                      const std::string& extension) {
   const Model model = read(config);
-  RoundTrip r{write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}}),
+  RoundTrip r{write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}, {}}),
               Model{}};
   const std::string out =
       (std::filesystem::temp_directory_path() / ("ndsearch_apply_round_trip" + extension)).string();
@@ -109,7 +109,7 @@ TEST_CASE("apply writes a strategy into both HyperParallel schemas and they read
     const Model model = read(config);
     const nds_strategy s = resolved(model, "tp=4,pp=1,recompute=full");
     const WrittenConfig w =
-        write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}});
+        write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}, {}});
     test::check_only_keys_changed(
         w, {"tp_size", "pp_size", "mode", "micro_batch", "global_batch", "sequence_parallel"});
   }
@@ -131,13 +131,13 @@ TEST_CASE("apply refuses what the trainer cannot run, naming the key and why") {
   const Model model = read(kConfigs + "megatron/small_gpt.sh");
   nds_strategy s = resolved(model, "tp=2,pp=2,vpp=1,schedule=gpipe");
   CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, kConfigs + "megatron/small_gpt.sh",
-                                 ParseOptions{}, {s, {}}),
+                                 ParseOptions{}, {s, {}, {}}),
                     Catch::Contains("Megatron-LM runs 1F1B and interleaved 1F1B"));
   const Model titan = read(kConfigs + "torchtitan/pipeline_interleaved.toml");
   s = resolved(titan, "zero=1");
   CHECK_THROWS_WITH(
       write_config(test::shipped_plugins(), titan,
-                   kConfigs + "torchtitan/pipeline_interleaved.toml", ParseOptions{}, {s, {}}),
+                   kConfigs + "torchtitan/pipeline_interleaved.toml", ParseOptions{}, {s, {}, {}}),
       Catch::Contains("it has no ZeRO-1"));
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
   const Model model = parse_config(test::shipped_plugins(), config, o);
   // zero 0: both trainers run it (TorchTitan has no ZeRO-1, Megatron no ZeRO-2).
   const nds_strategy s = resolved(model, "tp=2,pp=2,mbs=1,zero=0,recompute=full", 8);
-  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}});
+  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}});
   REQUIRE(w.fragments.size() == 2);  // megatron-args and torchtitan-toml write fragments
   std::string all;
   for (const ConfigFragment& f : w.fragments) {
@@ -171,7 +171,7 @@ TEST_CASE("apply on an HF config says which trainer cannot run the strategy") {
   const Model model = parse_config(test::shipped_plugins(), config, o);
   // zero 1: Megatron's distributed optimizer; TorchTitan's FSDP2 has no ZeRO-1.
   const nds_strategy s = resolved(model, "tp=2,pp=1,mbs=1,zero=1", 8);
-  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}});
+  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}});
   REQUIRE(w.fragments.size() == 2);
   for (const ConfigFragment& f : w.fragments) {
     if (f.parser == "megatron-args")
@@ -243,4 +243,15 @@ TEST_CASE("search --emit-config writes the ranked strategy into the config") {
       " -A nvidia-h100-sxm -l TP --only tp=2 --emit-config " + out + " --rank 9999");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--rank 9999: the ranking has"));
+  // A recompute chosen layer by layer is not written as one mode: refused
+  // after the table. 30 GiB leaves the best of tp 2 recomputing 17 layers.
+  const auto per_layer = test::run_command(
+      "env -u NDS_PLUGIN_PATH " + test::cli() + " search " + std::string(NDS_TEST_EXAMPLES) +
+      "/llama3-8b-torchtitan/llama3_8b.toml -A nvidia-h100-sxm -l \"TP PP\" --auto-recompute -M "
+      "30GB --emit-config " +
+      out);
+  CHECK(per_layer.exit_code == 2);
+  CHECK_THAT(per_layer.out, Catch::Contains("rank"));
+  CHECK_THAT(per_layer.err,
+             Catch::Contains("[E-APPLY]") && Catch::Contains("chosen layer by layer (auto:"));
 }

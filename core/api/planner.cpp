@@ -123,7 +123,7 @@ json Planner::apply(const ApplySettings& settings) const {
   const Model model = parse_config(loaded_->registry, settings.model.config, parse);
   const nds_strategy s = strategy_to_apply(model, settings.strategy, settings.devices);
   return written_config_json(
-      write_config(loaded_->registry, model, settings.model.config, parse, {s, {}}), model);
+      write_config(loaded_->registry, model, settings.model.config, parse, {s, {}, {}}), model);
 }
 
 json Planner::evaluate(const EvaluateSettings& settings) const {

@@ -184,6 +184,13 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
   const nds_strategy& st = s.strategy;
   const uint64_t devices = static_cast<uint64_t>(st.dp) * st.tp * st.pp * st.cp;
   const int64_t global_batch = static_cast<int64_t>(st.dp) * st.mbs * st.mbn;
+  if (!s.per_layer_recompute.empty())
+    throw UserError(
+        "E-APPLY",
+        fmt::format("{}: its recompute was chosen layer by layer ({}); apply writes one "
+                    "recompute mode for every layer: set the per-stage layers by hand, or "
+                    "rank without a per-layer recompute strategy",
+                    strategy_text(st), s.per_layer_recompute));
   if (auto refusal = first_refusal(st, model, devices, global_batch))
     throw UserError("E-STRATEGY-REFUSED",
                     fmt::format("{} breaks the check `{}`: {}", strategy_text(st), refusal->id,

@@ -46,6 +46,9 @@ struct WrittenConfig {
 struct StrategyToWrite {
   nds_strategy strategy{};
   std::vector<int64_t> stage_layers;
+  // Non-empty: a recompute strategy chose per layer ("auto:12F/3S"), which
+  // apply does not write (it writes one mode for every layer): E-APPLY.
+  std::string per_layer_recompute;
 };
 
 // The strategy `apply` writes: `text`'s keys ("tp=4,pp=2"), the config's

@@ -92,7 +92,7 @@ void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
       note_skipped(registry, 0, flags);
       const Model model = read_model(registry, args->model);
       const nds_strategy resolved = strategy_to_apply(model, args->strategy, devices->value_or(0));
-      return emit_config(registry, model, args->model, {resolved, {}}, args->out, std::cout);
+      return emit_config(registry, model, args->model, {resolved, {}, {}}, args->out, std::cout);
     };
   });
 }

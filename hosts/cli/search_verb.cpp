@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "core/hardware/device_catalog.hpp"
@@ -179,6 +180,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
       });
   }
   std::string ppb_note = write_ppb(registry, model, *machine.device, options, r, args);
+  std::optional<UserError> emit_failure;
   if (!args.emit_config.empty() && r.counts.fit > 0) {
     if (args.emit_rank < 1 || args.emit_rank > r.ranking.size())
       throw UserError("E-USAGE",
@@ -186,9 +188,14 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
                                   args.emit_rank, r.ranking.size(), r.ranking.size()));
     const PricedCandidate& c = r.ranking[args.emit_rank - 1];
     StrategyToWrite w{c.strategy,
-                      std::vector<int64_t>(c.stage_layers.begin(), c.stage_layers.end())};
+                      std::vector<int64_t>(c.stage_layers.begin(), c.stage_layers.end()),
+                      c.recompute.chosen ? recompute_text(c.strategy.recompute, c.recompute) : ""};
     std::ostringstream written;  // printed after the table, with the balancer's note
-    emit_config(registry, model, args.model, w, args.emit_config, written);
+    try {
+      emit_config(registry, model, args.model, w, args.emit_config, written);
+    } catch (const UserError& e) {
+      emit_failure = e;  // after the table: the ranking is still worth reading
+    }
     ppb_note += written.str();
   }
   keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
@@ -235,6 +242,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   }
   // Beside the table; on stderr where stdout is one JSON or CSV document.
   (args.format == "table" ? std::cout : std::cerr) << ppb_note;
+  if (emit_failure) throw *emit_failure;
   if (r.counts.fit == 0) {
     std::cerr << fmt::format("ndsearch: error [E-SEARCH-NO-FIT]: none of the {} candidates priced fits {:.2f} GiB "
                              "per device.{}\n",
