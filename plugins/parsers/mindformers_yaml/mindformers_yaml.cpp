@@ -220,9 +220,18 @@ class MindformersParser final : public sdk::ParserPlugin {
     b.set("stated.pp", pp.value, pp.where);
     b.set("stated.cp", cp.value, cp.where);
     b.set("stated.ep", ep.value, ep.where);
-    if (shape.moe)
-      if (auto etp = r.int_in(f.find("moe_config"), "expert_model_parallel"); etp && etp->value > 1)
+    if (shape.moe) {
+      auto etp = r.int_in(f.find("moe_config"), "expert_model_parallel");
+      if (etp && etp->value > 1) {
         b.set("stated.etp", etp->value, etp->where);
+      } else if (tp.value * ep.value > dp.value * tp.value) {
+        // MindFormers splits experts by tp unless tp·ep outgrows dp·tp; then
+        // they are whole (the reference's rule, nd_behaviour.md "Expert degrees").
+        b.set("stated.etp", 1,
+              {f.path(), ep.where.line,
+               "parallel_config.expert_parallel (experts whole: tp·ep > dp·tp)", ""});
+      }
+    }
     if (auto sp = r.bool_in(pc, "use_seq_parallel")) b.set("stated.sp", sp->first ? 1 : 0, sp->second);
     else b.set("stated.sp", 0, kDefault);
     auto vpp = r.model_int({"pp_interleave_num"});
