@@ -112,3 +112,22 @@ TEST_CASE("explain finds a config's strategy whose meaningless keys differ from 
   for (const auto& change : j["search"]["best_changes"])
     CHECK(change.get<std::string>().rfind("etp", 0) != 0);
 }
+
+TEST_CASE("explain says why a strategy the search holds is not ranked") {
+  // Llama 3.1 8B on 8 H100 with -M 4GB: the budget is 2 GiB once the
+  // runtime's 2 GiB reserve is kept, and its weights, gradients and
+  // unsharded optimizer states over tp 4 · pp 2 alone exceed that.
+  ndsearch::ExplainSettings x;
+  x.evaluate.model.config = kConfigs + "hf/llama-3.1-8b.json";
+  x.evaluate.model.global_batch = 16;
+  x.evaluate.model.seq_len = 4096;
+  x.evaluate.device = "nvidia-h100-sxm";
+  x.evaluate.devices = 8;
+  x.evaluate.max_memory = "4GB";
+  x.evaluate.strategy = "tp=4,pp=2,mbs=1,zero=0";
+  x.space.dimensions = "TP PP";
+  const nlohmann::json j = shipped().explain(x);
+  REQUIRE(j["search"]["rank"].is_null());
+  CHECK_THAT(j["search"]["note"].get<std::string>(),
+             Catch::Contains("over the budget: peak ") && Catch::Contains("GiB of 2.00 GiB"));
+}

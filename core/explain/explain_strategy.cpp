@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
+#include <ndsearch/sdk/units.hpp>
 
 #include <limits>
 
@@ -43,7 +44,9 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   StrategyRank out;
   out.fit = r.counts.fit;
   out.tested = r.counts.tested;
-  out.outside_bounds = excluded_by(options.space, model, normal);
+  Exclusions excluded = excluded_by(options.space, model, normal);
+  out.outside_bounds = std::move(excluded.bounds);
+  out.left_out = std::move(excluded.restrictions);
   if (!r.ranking.empty())
     out.best_changes =
         strategy_changes(normal, normalized_strategy(r.ranking.front().strategy, model));
@@ -125,6 +128,14 @@ StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& mode
                       Setting("dimensions").named(), Setting("only").named(),
                       Setting("devices").named()));
     x.search = rank_in_search(registry, model, machine, request, x.evaluation.strategy);
+    if (!x.search->rank && x.search->left_out.empty())
+      x.search->not_ranked =
+          x.evaluation.fits
+              ? "the search refuses it (its checks on the search's devices and batch)"
+              : fmt::format(
+                    "over the budget: peak {:.2f} GiB of {:.2f} GiB",
+                    static_cast<double>(x.evaluation.peak_bytes) / sdk::kBytesPerGiB,
+                    static_cast<double>(x.evaluation.budget.budget_bytes) / sdk::kBytesPerGiB);
   }
   return x;
 }

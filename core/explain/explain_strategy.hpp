@@ -40,6 +40,10 @@ struct StrategyRank {
   uint64_t fit = 0, tested = 0;           // of the search
   // Why the search's own bounds would leave the strategy out (it was added to rank it).
   std::vector<std::string> outside_bounds;
+  // The search's restrictions (--only) that leave it out (it was not added).
+  std::vector<std::string> left_out;
+  // Why a strategy the space holds is not ranked: "over the budget: ..."; empty: ranked.
+  std::string not_ranked;
   std::vector<std::string> best_changes;  // from the strategy to the fastest: "tp 8 -> 4"
   std::optional<size_t> rank;             // from 1; none when not among the fitting strategies
   std::vector<FasterStrategy> beaten_by;  // the fastest, then the one just ahead

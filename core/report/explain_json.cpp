@@ -16,14 +16,12 @@ json rank_json(const StrategyRank& r) {
   json out = {{"fit", r.fit},
               {"tested", r.tested},
               {"outside_bounds", r.outside_bounds},
+              {"left_out", r.left_out},
               {"best_changes", r.best_changes}};
   if (!r.rank) {
     out["rank"] = nullptr;
-    out["note"] = r.outside_bounds.empty() ? "not among the fitting strategies of this search: a "
-                                             "check refuses it or it is over the "
-                                             "budget (see the checks and memory above)"
-                                           : "not among the fitting strategies of this search: " +
-                                                 r.outside_bounds.front();
+    out["note"] = "not among the fitting strategies of this search: " +
+                  (r.left_out.empty() ? r.not_ranked : r.left_out.front());
     return out;
   }
   out["rank"] = *r.rank;

@@ -362,18 +362,18 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   return visited;
 }
 
-std::vector<std::string> excluded_by(const SearchSpace& space, const Model& model,
-                                     const nds_strategy& s) {
+Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_strategy& s) {
   SearchSpace plain = space;
   plain.include.reset();
   const SpaceBounds b = space_bounds(plain, model);
-  std::vector<std::string> out;
+  Exclusions out;
   const auto restricted = [&](const char* key, int64_t v) {
     auto it = plain.only.find(key);
     if (it == plain.only.end() ||
         std::find(it->second.begin(), it->second.end(), v) != it->second.end())
       return false;
-    out.push_back(fmt::format("{}={}: left out by {}", key, v, only_given(it->first + "=...")));
+    out.restrictions.push_back(
+        fmt::format("{}={}: left out by {}", key, v, only_given(it->first + "=...")));
     return true;
   };
   // Outer dimensions: the triple itself.
@@ -382,7 +382,7 @@ std::vector<std::string> excluded_by(const SearchSpace& space, const Model& mode
     triple = triple || (t.tp == s.tp && t.pp == s.pp && t.cp == s.cp);
   if (!triple) {
     if (!restricted("tp", s.tp) && !restricted("pp", s.pp) && !restricted("cp", s.cp))
-      out.push_back(
+      out.bounds.push_back(
           fmt::format("tp={}, pp={}, cp={}: outside the bounds tp <= the KV heads ({}), pp <= "
                       "min(pipeline bound {}, layers {}, "
                       "global batch {}), each dividing the devices left",
@@ -429,8 +429,8 @@ std::vector<std::string> excluded_by(const SearchSpace& space, const Model& mode
     const char* name = key == "recompute"  ? recompute_name(static_cast<nds_recompute_mode>(v))
                        : key == "schedule" ? schedule_name(static_cast<nds_schedule>(v))
                                            : nullptr;
-    out.push_back(fmt::format("{}={}: outside the bound {}", key,
-                              named && name ? name : std::to_string(v), bound.at(key)));
+    out.bounds.push_back(fmt::format("{}={}: outside the bound {}", key,
+                                     named && name ? name : std::to_string(v), bound.at(key)));
   }
   return out;
 }

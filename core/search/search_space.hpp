@@ -70,10 +70,13 @@ std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& mo
 uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& triple,
                          const std::function<void(const nds_strategy&)>& visit);
 
-// Why the space without `space.include` leaves `s` out: one line per key
-// outside its bound or restriction ("vpp=4: outside vpp <= min(4, pp, layers
-// / pp) = 2"); empty when the space holds it.
-std::vector<std::string> excluded_by(const SearchSpace& space, const Model& model,
-                                     const nds_strategy& s);
+// Why the space without `space.include` leaves `s` out, one line per key:
+// outside its bound ("vpp=4: outside the bound vpp <= min(4, pp, layers / pp)
+// = 2"; `include` adds those), or left out by --only (which stays so).
+struct Exclusions {
+  std::vector<std::string> bounds;
+  std::vector<std::string> restrictions;
+};
+Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_strategy& s);
 
 }  // namespace ndsearch

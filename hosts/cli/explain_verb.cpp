@@ -66,10 +66,9 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
   print_eval_table(j);
   if (j.contains("search")) {
     const json& r = j["search"];
-    if (!r["rank"].is_null())
-      for (const json& b : r["outside_bounds"])
-        std::cout << fmt::format("  added to the search to rank it: {}\n",
-                                 with_flags(b.get<std::string>()));
+    for (const json& b : r["outside_bounds"])
+      std::cout << fmt::format("  added to the search to rank it: {}\n",
+                               with_flags(b.get<std::string>()));
     if (r["rank"].is_null()) {
       std::cout << fmt::format("  search: {}\n", with_flags(r["note"].get<std::string>()));
     } else {
