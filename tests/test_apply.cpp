@@ -11,6 +11,8 @@
 #include <fstream>
 #include <regex>
 
+#include <unistd.h>  // getpid
+
 #include "core/apply/write_config.hpp"
 #include "core/explain/explain_strategy.hpp"
 #include "core/model/parse_config.hpp"
@@ -49,8 +51,11 @@ RoundTrip round_trip(const std::string& config, const nds_strategy& s,
   const Model model = read(config);
   RoundTrip r{write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}, {}}),
               Model{}};
-  const std::string out =
-      (std::filesystem::temp_directory_path() / ("ndsearch_apply_round_trip" + extension)).string();
+  // One file per config and process: CTest runs the test cases in parallel.
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("ndsearch_apply_" + std::filesystem::path(config).stem().string() +
+                            "_" + std::to_string(::getpid()) + extension))
+                              .string();
   std::ofstream(out, std::ios::binary) << r.written.text;
   r.reread = read(out);
   return r;
@@ -214,8 +219,9 @@ TEST_CASE(
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("pipeline_stage: 2"));
   CHECK_THAT(r.err, Catch::Contains("changes from the config: dp 2 -> 8, tp 2 -> 1, pp 4 -> 2"));
-  const std::string out =
-      (std::filesystem::temp_directory_path() / "ndsearch_apply_cli.yaml").string();
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("ndsearch_apply_cli_" + std::to_string(::getpid()) + ".yaml"))
+                              .string();
   r = test::run_command(cli + " --strategy \"tp=1,pp=2,zero=0\" -o " + out);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("read back by mindformers-yaml and checked"));
@@ -227,7 +233,9 @@ TEST_CASE(
 }
 
 TEST_CASE("search --emit-config writes the ranked strategy into the config") {
-  const std::string out = (std::filesystem::temp_directory_path() / "ndsearch_emit.toml").string();
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("ndsearch_emit_" + std::to_string(::getpid()) + ".toml"))
+                              .string();
   const auto r =
       test::run_command("env -u NDS_PLUGIN_PATH " + test::cli() + " search " +
                         std::string(NDS_TEST_EXAMPLES) + "/llama3-8b-torchtitan/llama3_8b.toml" +

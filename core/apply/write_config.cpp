@@ -54,24 +54,22 @@ std::pair<std::string, StatusPtr> call_apply(const LoadedPlugin& parser, const c
   return {std::move(text), std::move(failure)};
 }
 
-// A file beside the config (a config may name files relative to its folder),
-// with the config's extension (parsers read it), removed when done.
+// The written config in a file of its own, with the config's extension
+// (parsers read it), in `folder`; removed when done.
 class RereadFile {
  public:
-  RereadFile(const fs::path& config, const std::string& text) {
+  RereadFile(const fs::path& config, const std::string& text, const fs::path& folder) {
     std::random_device entropy;
-    const std::string name = fmt::format(".{}.ndsearch-apply-{:08x}{}", config.stem().string(),
-                                         entropy(), config.extension().string());
-    for (const fs::path& folder : {config.parent_path(), fs::temp_directory_path()}) {
-      path_ = (folder.empty() ? fs::path(".") : folder) / name;
-      std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-      out << text;
-      if (out.flush()) return;
-    }
-    throw UserError("E-OUTPUT",
-                    fmt::format("cannot write a file to read the written config back, beside {} "
-                                "or in {}",
-                                config.string(), fs::temp_directory_path().string()));
+    path_ = (folder.empty() ? fs::path(".") : folder) /
+            fmt::format(".{}.ndsearch-apply-{:08x}{}", config.stem().string(), entropy(),
+                        config.extension().string());
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush())
+      throw UserError("E-OUTPUT",
+                      fmt::format("{}: cannot be written to read the written config back; "
+                                  "make the folder writable",
+                                  path_.string()));
   }
   ~RereadFile() {
     std::error_code ignored;
@@ -84,6 +82,21 @@ class RereadFile {
  private:
   fs::path path_;
 };
+
+// The written config read back by its parser: from the temporary folder,
+// else (a config that names files relative to its own folder, which are not
+// there) beside the config.
+Model read_back(const PluginRegistry& registry, const fs::path& config, const std::string& text,
+                const ParseOptions& options) {
+  try {
+    const RereadFile copy(config, text, fs::temp_directory_path());
+    return parse_config(registry, copy.path(), options);
+  } catch (const UserError& e) {
+    if (e.id() != "E-PARSE-FILE") throw;
+  }
+  const RereadFile beside(config, text, config.parent_path());
+  return parse_config(registry, beside.path(), options);
+}
 
 // Every key the written config states must be the applied one; a key it does
 // not state must resolve to it (the trainer's default).
@@ -246,13 +259,12 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
   }
   out.text = std::move(text);
   // Read back with the same parser and the same command-line settings.
-  RereadFile reread(config, out.text);
   // Without the command line's batch settings, which would hide the written ones.
   ParseOptions again = parse;
   again.framework = model.framework;
   again.overrides.micro_batch_size.reset();
   again.overrides.global_batch.reset();
-  const Model written = parse_config(registry, reread.path(), again);
+  const Model written = read_back(registry, config, out.text, again);
   check_round_trip(written, normalized_strategy(st, model), global_batch, config.string(),
                    model.framework);
   std::ifstream in(config, std::ios::binary);

@@ -259,11 +259,28 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
 }  // namespace
 
 void add_space_flags(CLI::App& verb, SearchSpaceRequest& space) {
-  verb.add_option(
-      "-l,--dimensions", space.dimensions,
-      "Dimensions to search, e.g. \"DP TP PP MBS\" (default: DP TP PP CP EP ETP VPP SP ZERO MBS "
-      "MBN "
-      "RECOMPUTE; MP = TP, MB = MBN; also OP, SCHEDULE); the others keep the config's value");
+  // The reference's users type the dimensions as separate words (-l DP TP PP);
+  // one quoted string works too. The words run to the next flag, so CONFIG
+  // goes before -l or after --.
+  verb.add_option_function<std::vector<std::string>>(
+          "-l,--dimensions",
+          [&space](const std::vector<std::string>& words) {
+            space.dimensions.clear();
+            for (const std::string& w : words) {
+              if (w.find('/') != std::string::npos || w.find('.') != std::string::npos)
+                throw UserError(
+                    "E-USAGE",
+                    fmt::format("-l {}: \"{}\" is not a dimension; -l takes the words up "
+                                "to the next flag, so give CONFIG before -l or after --",
+                                fmt::join(words, " "), w));
+              space.dimensions += (space.dimensions.empty() ? "" : " ") + w;
+            }
+          },
+          "Dimensions to search, e.g. -l DP TP PP MBS or \"DP,TP,PP\" (default: DP TP PP CP EP ETP "
+          "VPP SP ZERO "
+          "MBS MBN RECOMPUTE; MP = TP, MB = MBN; also OP, SCHEDULE); the others keep the config's "
+          "value")
+      ->expected(1, CLI::detail::expected_max_vector_size);
   verb.add_option("--only", space.only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
   verb.add_option("-j,--threads", space.threads, "Pricing threads (default: every core)")->check(CLI::Range(1, 4096));
 }
