@@ -37,3 +37,27 @@ TEST_CASE("The dimensions of -l as separate words, as the reference's users type
   CHECK(search(kTorchtitan + " -A nvidia-h100-sxm -l DP MP PP -t 1").substr(0, 40) ==
         quoted.substr(0, 40));
 }
+
+TEST_CASE("A misspelt device, parser, strategy key or dimension gets the closest name") {
+  const auto error_of = [](const std::string& args) {
+    const auto r =
+        ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " " + args);
+    CHECK(r.exit_code == 2);
+    return r.err;
+  };
+  CHECK_THAT(error_of("eval " + kTorchtitan + " -A nvidia-h100-sx"),
+             Catch::Contains("[E-DEVICE-UNKNOWN]") &&
+                 Catch::Contains("(did you mean 'nvidia-h100-sxm'?)"));
+  CHECK_THAT(
+      error_of("model " + kTorchtitan + " -f torchtitn"),
+      Catch::Contains("[E-PARSE-FRAMEWORK]") && Catch::Contains("(did you mean 'torchtitan'?)"));
+  CHECK_THAT(error_of("eval " + kTorchtitan + " -A nvidia-h100-sxm --strategy tpp=2"),
+             Catch::Contains("unknown key \"tpp\" (did you mean 'tp'?)"));
+  CHECK_THAT(error_of("search " + kTorchtitan + " -A nvidia-h100-sxm -l DP TPP"),
+             Catch::Contains("not a dimension (did you mean 'TP'?)"));
+  CHECK_THAT(error_of("search " + kTorchtitan + " -A nvidia-h100-sxm --only recompte=full"),
+             Catch::Contains("unknown key \"recompte\" (did you mean 'recompute'?)"));
+  // Nothing close: no guess.
+  CHECK_THAT(error_of("eval " + kTorchtitan + " -A quantum-9000"),
+             !Catch::Contains("did you mean"));
+}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/hardware/device_catalog.hpp"
+#include "core/support/closest_name.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -129,16 +130,22 @@ const Device& DeviceCatalog::resolve(std::string_view name, std::string_view ask
   for (const Device& d : devices_)
     if (d.id == id) return d;
   std::string known;
-  for (const Device& d : devices_) known += (known.empty() ? "" : ", ") + d.id;
-  for (const Alias& alias : kAliases) known += fmt::format(", {} (= {})", alias.name, alias.id);
-  throw UserError("E-DEVICE-UNKNOWN",
-                  fmt::format("{}: no loaded hardware plugin describes this device; known "
-                              "devices: {}. Describe a new one in a TOML file: {}, "
-                              "docs/device-toml.md",
-                              asked_as.empty() ? Setting("device").named(name)
-                                               : fmt::format("{} {}", asked_as, name),
-                              known.empty() ? "none (no hardware plugin loaded)" : known,
-                              Setting("device_file").named()));
+  std::vector<std::string> names;
+  for (const Device& d : devices_)
+    known += (known.empty() ? "" : ", ") + d.id, names.push_back(d.id);
+  for (const Alias& alias : kAliases) {
+    known += fmt::format(", {} (= {})", alias.name, alias.id);
+    names.emplace_back(alias.name);
+  }
+  throw UserError(
+      "E-DEVICE-UNKNOWN",
+      fmt::format(
+          "{}: no loaded hardware plugin describes this device{}; known "
+          "devices: {}. Describe a new one in a TOML file: {}, "
+          "docs/device-toml.md",
+          asked_as.empty() ? Setting("device").named(name) : fmt::format("{} {}", asked_as, name),
+          did_you_mean(name, names), known.empty() ? "none (no hardware plugin loaded)" : known,
+          Setting("device_file").named()));
 }
 
 }  // namespace ndsearch

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/parse_config.hpp"
+#include "core/support/closest_name.hpp"
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
@@ -39,9 +40,17 @@ const LoadedPlugin& chosen_parser(const PluginRegistry& registry, const fs::path
         for (; *alias != nullptr; ++alias)
           if (framework == *alias) return *p;
     }
+    std::vector<std::string> names;
+    for (const auto& p : registry.plugins()) {
+      if (p->interfaces.parser == nullptr) continue;
+      names.push_back(p->id);
+      if (const char* const* alias = p->interfaces.parser->aliases)
+        for (; *alias != nullptr; ++alias) names.emplace_back(*alias);
+    }
     throw UserError("E-PARSE-FRAMEWORK",
-                    fmt::format("{}: no loaded parser has this name; known: {}",
-                                Setting("framework").named(framework), parser_names(registry)));
+                    fmt::format("{}: no loaded parser has this name{}; known: {}",
+                                Setting("framework").named(framework),
+                                did_you_mean(framework, names), parser_names(registry)));
   }
   const LoadedPlugin* best = nullptr;
   double best_confidence = 0;

@@ -13,6 +13,7 @@
 #include "core/model/model_json.hpp"
 #include "core/model/schedule_names.hpp"
 #include "core/strategy/recompute_names.hpp"
+#include "core/support/closest_name.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
@@ -98,9 +99,11 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
       if (kKnown.count(key) == 0)
         throw UserError(
             "E-USAGE",
-            fmt::format("{}: not a dimension; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
+            fmt::format("{}: not a dimension{}; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
                         "RECOMPUTE SCHEDULE (MP = TP, MB = MBN)",
-                        Setting("dimensions").named(part)));
+                        Setting("dimensions").named(part),
+                        did_you_mean(part, {"DP", "TP", "PP", "CP", "EP", "ETP", "VPP", "SP",
+                                            "ZERO", "OP", "MBS", "MBN", "RECOMPUTE", "SCHEDULE"})));
       dims.insert(key);
     }
   }
@@ -121,8 +124,11 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::v
                         fmt::format("{}: write KEY=V1,V2 (e.g. tp=2,4,8)", only_given(assignment)));
       const std::string key = dimension_key(assignment.substr(0, eq));
       if (kKnown.count(key) == 0)
-        throw UserError("E-USAGE",
-                        fmt::format("{}: unknown key \"{}\"", only_given(assignment), key));
+        throw UserError(
+            "E-USAGE",
+            fmt::format("{}: unknown key \"{}\"{}", only_given(assignment), key,
+                        did_you_mean(key, {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero",
+                                           "op", "mbs", "mbn", "recompute", "schedule"})));
       if (key == "dp" || key == "mbn")
         throw UserError(
             "E-USAGE",

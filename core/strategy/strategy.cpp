@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/strategy/strategy.hpp"
+#include "core/support/closest_name.hpp"
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
@@ -87,7 +88,11 @@ nds_strategy parse_strategy(std::string_view text) {
       continue;
     }
     auto it = std::find_if(std::begin(kIntKeys), std::end(kIntKeys), [&](const IntKey& k) { return k.name == key; });
-    if (it == std::end(kIntKeys)) bad(fmt::format("unknown key \"{}\"", key));
+    if (it == std::end(kIntKeys)) {
+      std::vector<std::string> keys{"recompute", "schedule"};
+      for (const IntKey& k : kIntKeys) keys.emplace_back(k.name);
+      bad(fmt::format("unknown key \"{}\"{}", key, did_you_mean(key, keys)));
+    }
     int64_t number = -1;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
     if (ec != std::errc() || ptr != value.data() + value.size() || number < 0 || number > (1 << 24))

@@ -7,24 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/support/closest_name.hpp"
+
 namespace ndsearch::cli {
 namespace {
-
-// Levenshtein distance: one edit is one letter inserted, deleted or changed.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 // Whether `token` (a global option without "=value") takes the next word as its value.
 bool takes_value(const CLI::App& app, const std::string& token) {
@@ -48,17 +34,10 @@ std::optional<std::string> unknown_verb_message(const CLI::App& app, int argc,
       continue;
     }
     if (std::find(verbs.begin(), verbs.end(), token) != verbs.end()) return std::nullopt;
-    // The closest verb, if it is close enough to be a typo (a third of its letters, at least 2).
-    std::string best;
-    size_t best_distance = 0;
-    for (const std::string& verb : verbs) {
-      const size_t d = edit_distance(token, verb);
-      if (best.empty() || d < best_distance) best = verb, best_distance = d;
-    }
     const std::string all = fmt::format("{}", fmt::join(verbs, ", "));
-    if (!best.empty() && best_distance <= std::max<size_t>(2, best.size() / 3))
-      return fmt::format("unknown command '{}'; did you mean '{}'? (the commands: {})", token, best,
-                         all);
+    if (const auto best = closest_name(token, verbs))
+      return fmt::format("unknown command '{}'; did you mean '{}'? (the commands: {})", token,
+                         *best, all);
     return fmt::format("unknown command '{}'; the commands are {}", token, all);
   }
   return std::nullopt;
