@@ -32,6 +32,17 @@ nlohmann::json explain_own(const std::string& config, const std::string& device,
   return shipped().explain(x);
 }
 
+// Llama 3.1 8B (32 layers) on 8 H100, global batch 16 of 4096 tokens.
+ndsearch::ExplainSettings llama_8b_on_8_h100() {
+  ndsearch::ExplainSettings x;
+  x.evaluate.model.config = kConfigs + "hf/llama-3.1-8b.json";
+  x.evaluate.model.global_batch = 16;
+  x.evaluate.model.seq_len = 4096;
+  x.evaluate.device = "nvidia-h100-sxm";
+  x.evaluate.devices = 8;
+  return x;
+}
+
 }  // namespace
 
 TEST_CASE("explain of an example's own strategy ranks it and lists what the fastest changes") {
@@ -64,12 +75,7 @@ TEST_CASE("Explain of the DeepSeek-V3 example's own strategy ranks it among a mi
 TEST_CASE("explain adds a strategy outside the search's bounds and names the bound") {
   // llama-3.1-8b: 32 layers; pp 2 bounds vpp by min(4, pp = 2, 32 / 2) = 2, so
   // vpp 4 is outside the search's own values: it is added and ranked.
-  ndsearch::ExplainSettings x;
-  x.evaluate.model.config = kConfigs + "hf/llama-3.1-8b.json";
-  x.evaluate.model.global_batch = 16;
-  x.evaluate.model.seq_len = 4096;
-  x.evaluate.device = "nvidia-h100-sxm";
-  x.evaluate.devices = 8;
+  ndsearch::ExplainSettings x = llama_8b_on_8_h100();
   x.evaluate.strategy = "tp=4,pp=2,vpp=4,mbs=1";
   x.space.dimensions = "TP PP VPP";
   const nlohmann::json j = shipped().explain(x);
@@ -82,12 +88,7 @@ TEST_CASE("explain adds a strategy outside the search's bounds and names the bou
 TEST_CASE("explain normalises keys that mean nothing in context before it ranks") {
   // A dense model: etp = 1 with tp 2 means nothing (no experts to split) and
   // sp = 1 at tp 1 neither; both rank as the search enumerates them.
-  ndsearch::ExplainSettings x;
-  x.evaluate.model.config = kConfigs + "hf/llama-3.1-8b.json";
-  x.evaluate.model.global_batch = 16;
-  x.evaluate.model.seq_len = 4096;
-  x.evaluate.device = "nvidia-h100-sxm";
-  x.evaluate.devices = 8;
+  ndsearch::ExplainSettings x = llama_8b_on_8_h100();
   x.space.dimensions = "TP PP";
   SECTION("etp on a dense model") {
     x.evaluate.strategy = "tp=2,etp=1,pp=1,mbs=1";
@@ -121,12 +122,7 @@ TEST_CASE("explain says why a strategy the search holds is not ranked") {
   // Llama 3.1 8B on 8 H100 with -M 4GB: the budget is 2 GiB once the
   // runtime's 2 GiB reserve is kept, and its weights, gradients and
   // unsharded optimizer states over tp 4 · pp 2 alone exceed that.
-  ndsearch::ExplainSettings x;
-  x.evaluate.model.config = kConfigs + "hf/llama-3.1-8b.json";
-  x.evaluate.model.global_batch = 16;
-  x.evaluate.model.seq_len = 4096;
-  x.evaluate.device = "nvidia-h100-sxm";
-  x.evaluate.devices = 8;
+  ndsearch::ExplainSettings x = llama_8b_on_8_h100();
   x.evaluate.max_memory = "4GB";
   x.evaluate.strategy = "tp=4,pp=2,mbs=1,zero=0";
   x.space.dimensions = "TP PP";
