@@ -13,6 +13,7 @@
 #include "core/model/schedule_names.hpp"
 #include "core/plugins/status.hpp"
 #include "core/strategy/checks.hpp"
+#include "core/strategy/degree_product.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 
@@ -98,15 +99,22 @@ Model read_back(const PluginRegistry& registry, const fs::path& config, const st
   return parse_config(registry, beside.path(), options);
 }
 
+// dp·tp·pp·cp of a resolved strategy.
+uint64_t devices_of(const nds_strategy& s) {
+  return static_cast<uint64_t>(degree_product({s.dp, s.tp, s.pp, s.cp}));
+}
+
+// The config's own strategy on `devices`, normalised as the search enumerates it.
+nds_strategy config_strategy_on(const Model& model, uint64_t devices) {
+  return normalized_strategy(
+      resolve_strategy(unset_strategy(), model, devices, model.training.global_batch), model);
+}
+
 // Every key the written config states must be the applied one; a key it does
 // not state must resolve to it (the trainer's default).
 void check_round_trip(const Model& written, const nds_strategy& want, int64_t global_batch,
                       const std::string& config, const std::string& parser) {
-  const nds_strategy got = normalized_strategy(
-      resolve_strategy(unset_strategy(), written,
-                       static_cast<uint64_t>(want.dp) * want.tp * want.pp * want.cp,
-                       written.training.global_batch),
-      written);
+  const nds_strategy got = config_strategy_on(written, devices_of(want));
   const nds_strategy& stated = written.stated;
   if (stated.dp != U && stated.dp != want.dp)
     throw UserError(
@@ -184,19 +192,16 @@ nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint
 }
 
 std::vector<std::string> changes_from_config(const Model& model, const nds_strategy& written) {
-  const uint64_t devices = static_cast<uint64_t>(written.dp) * written.tp * written.pp * written.cp;
-  return strategy_changes(
-      normalized_strategy(
-          resolve_strategy(unset_strategy(), model, devices, model.training.global_batch), model),
-      normalized_strategy(written, model));
+  return strategy_changes(config_strategy_on(model, devices_of(written)),
+                          normalized_strategy(written, model));
 }
 
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
                            const fs::path& config, const ParseOptions& parse,
                            const StrategyToWrite& s) {
   const nds_strategy& st = s.strategy;
-  const uint64_t devices = static_cast<uint64_t>(st.dp) * st.tp * st.pp * st.cp;
-  const int64_t global_batch = static_cast<int64_t>(st.dp) * st.mbs * st.mbn;
+  const uint64_t devices = devices_of(st);
+  const int64_t global_batch = degree_product({st.dp, st.mbs, st.mbn});
   if (!s.per_layer_recompute.empty())
     throw UserError(
         "E-APPLY",
@@ -240,9 +245,7 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
       } else if (failure->code == NDS_UNSUPPORTED) {
         // That trainer cannot run the strategy: say why. (A parser that
         // writes into files only answers NDS_FAILED_PRECONDITION: left out.)
-        std::string why = failure->message;
-        if (why.rfind("the strategy: ", 0) == 0) why.erase(0, std::string("the strategy: ").size());
-        out.fragments.push_back({p->id, format, "", why});
+        out.fragments.push_back({p->id, format, "", failure->message});
       }
     }
     if (!written)
@@ -258,8 +261,8 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
     throw UserError(tag.empty() ? "E-APPLY" : tag, message);
   }
   out.text = std::move(text);
-  // Read back with the same parser and the same command-line settings.
-  // Without the command line's batch settings, which would hide the written ones.
+  // Read back with the same parser and the command line's settings, but for
+  // its batch settings, which would hide the written ones.
   ParseOptions again = parse;
   again.framework = model.framework;
   again.overrides.micro_batch_size.reset();

@@ -9,6 +9,7 @@
 
 #include "core/search/search.hpp"
 #include "core/search/search_space.hpp"
+#include "core/strategy/degree_product.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 
@@ -99,15 +100,14 @@ uint64_t prepare_own_strategy(Model& model, uint64_t devices) {
                     "the devices); set {}",
                     model.file, Setting("devices").named()));
   // A global batch that follows dp (local batch × dp): from these devices.
-  const auto degree = [](int32_t v) { return static_cast<int64_t>(v == NDS_UNKNOWN ? 1 : v); };
-  const int64_t model_parallel = degree(s.tp) * degree(s.pp) * degree(s.cp);
-  if (model.training.global_batch == NDS_UNKNOWN && s.mbs != NDS_UNKNOWN && s.mbn != NDS_UNKNOWN &&
-      static_cast<int64_t>(devices) % model_parallel == 0) {
-    const int64_t dp = static_cast<int64_t>(devices) / model_parallel;
-    model.training.global_batch = dp * s.mbs * s.mbn;
-    model.training_provenance["global_batch"] =
-        fmt::format("derived: dp·mbs·mbn = {}·{}·{} (the config's micro-batches on {} devices)", dp,
-                    s.mbs, s.mbn, devices);
+  if (model.training.global_batch == NDS_UNKNOWN && s.mbs != NDS_UNKNOWN && s.mbn != NDS_UNKNOWN) {
+    const int32_t dp = resolve_strategy(unset_strategy(), model, devices, NDS_UNKNOWN).dp;
+    if (dp != NDS_UNKNOWN) {
+      model.training.global_batch = degree_product({dp, s.mbs, s.mbn});
+      model.training_provenance["global_batch"] =
+          fmt::format("derived: dp·mbs·mbn = {}·{}·{} (the config's micro-batches on {} devices)",
+                      dp, s.mbs, s.mbn, devices);
+    }
   }
   return devices;
 }

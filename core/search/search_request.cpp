@@ -9,21 +9,18 @@
 
 #include "core/memory/budget.hpp"
 #include "core/model/model_limits.hpp"
-#include "core/strategy/degree_product.hpp"
+#include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
 
 uint64_t search_device_count(const Model& model, uint64_t requested) {
   if (requested != 0) return requested;
-  const nds_strategy& st = model.stated;
-  if (st.dp == NDS_UNKNOWN || st.tp == NDS_UNKNOWN || st.pp == NDS_UNKNOWN)
+  const uint64_t devices = stated_devices(model);
+  if (devices == 0)
     throw UserError("E-USAGE", fmt::format("{} states no device count (dp·tp·pp·cp); set {}",
                                            model.file, Setting("devices").named()));
-  // Saturated: the stated degrees are up to 2^24 each; the search refuses
-  // a count beyond its limit (E-DEVICE-COUNT).
-  const auto devices = static_cast<uint64_t>(
-      degree_product({st.dp, st.tp, st.pp, st.cp == NDS_UNKNOWN ? 1 : st.cp}));
+  // The search refuses a count beyond its limit (E-DEVICE-COUNT).
   check_device_count(devices,
                      fmt::format("dp·tp·pp·cp as {} states them = {}", model.file, devices));
   return devices;

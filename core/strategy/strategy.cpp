@@ -224,17 +224,14 @@ std::vector<std::string> strategy_changes(const nds_strategy& from, const nds_st
 
 uint64_t stated_devices(const Model& model) {
   const nds_strategy& s = model.stated;
-  if (s.dp == U) return 0;
-  const auto degree = [](int32_t v) { return static_cast<uint64_t>(v == U ? 1 : v); };
-  return degree(s.dp) * degree(s.tp) * degree(s.pp) * degree(s.cp);
+  if (s.dp == U || s.tp == U || s.pp == U) return 0;
+  // Saturated: the stated degrees are up to 2^24 each.
+  return static_cast<uint64_t>(degree_product({s.dp, s.tp, s.pp, s.cp == U ? 1 : s.cp}));
 }
 
 nds_strategy normalized_strategy(const nds_strategy& s, const Model& model) {
   nds_strategy n = s;
-  bool experts = false;
-  for (const ModelBlock& b : model.main.blocks)
-    experts = experts || (b.c.kind == NDS_BLOCK_DECODER && b.c.experts > 0);
-  if (!experts) {
+  if (model.first_moe() == nullptr) {
     n.etp = n.tp;
     n.ep = n.ep == U ? U : 1;
   }

@@ -47,8 +47,8 @@ std::vector<std::string> strategy_changes(const nds_strategy& from, const nds_st
 // sp = 0 at tp = 1.
 nds_strategy normalized_strategy(const nds_strategy& s, const Model& model);
 
-// The devices the config runs: its stated dp·tp·pp·cp (an unstated degree
-// is 1); 0 when it states no dp.
+// The devices the config runs: its stated dp·tp·pp·cp (cp unstated: 1),
+// saturated as degree_product; 0 when it leaves dp, tp or pp unstated.
 uint64_t stated_devices(const Model& model);
 
 // Whether two strategies have the same keys (struct_size aside).
