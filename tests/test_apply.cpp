@@ -33,6 +33,14 @@ Model read(const std::string& path) {
   return parse_config(test::shipped_plugins(), path, ParseOptions{});
 }
 
+// What an HF config leaves out: a global batch of 16 and a sequence of 1024.
+ParseOptions hf_options() {
+  ParseOptions o;
+  o.overrides.global_batch = 16;
+  o.overrides.seq_len = 1024;
+  return o;
+}
+
 // `text` resolved against the config on its own devices, as `apply` does.
 nds_strategy resolved(const Model& model, const std::string& text, uint64_t devices = 0) {
   return normalized_strategy(
@@ -147,9 +155,7 @@ TEST_CASE("apply refuses what the trainer cannot run, naming the key and why") {
 }
 
 TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan block") {
-  ParseOptions o;
-  o.overrides.global_batch = 16;
-  o.overrides.seq_len = 1024;
+  const ParseOptions o = hf_options();
   const std::string config = kConfigs + "hf/tiny-4-layers.json";
   const Model model = parse_config(test::shipped_plugins(), config, o);
   // zero 0: both trainers run it (TorchTitan has no ZeRO-1, Megatron no ZeRO-2).
@@ -169,9 +175,7 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
 }
 
 TEST_CASE("apply on an HF config says which trainer cannot run the strategy") {
-  ParseOptions o;
-  o.overrides.global_batch = 16;
-  o.overrides.seq_len = 1024;
+  const ParseOptions o = hf_options();
   const std::string config = kConfigs + "hf/tiny-4-layers.json";
   const Model model = parse_config(test::shipped_plugins(), config, o);
   // zero 1: Megatron's distributed optimizer; TorchTitan's FSDP2 has no ZeRO-1.

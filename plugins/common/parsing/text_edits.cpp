@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "text_edits.hpp"
 
+#include <ndsearch/sdk/plugin.hpp>  // sdk::Error
+
 #include <stdexcept>
 
 namespace ndsearch::plugins {
@@ -114,6 +116,10 @@ Span value_after_key(const std::string& line, const std::string& key, char separ
     at += key.size();
   }
   return {};
+}
+
+void cannot_write(const std::string& where, const std::string& why) {
+  throw sdk::Error(NDS_UNSUPPORTED, where.empty() ? why : where + ": " + why);
 }
 
 }  // namespace ndsearch::plugins

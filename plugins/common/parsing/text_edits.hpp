@@ -50,4 +50,9 @@ struct Span {
 };
 Span value_after_key(const std::string& line, const std::string& key, char separator);
 
+// Throws sdk::Error(NDS_UNSUPPORTED) for a strategy the trainer cannot run:
+// "<where>: <why>", or `why` alone when `where` is empty (the strategy
+// written alone, with no file to name).
+[[noreturn]] void cannot_write(const std::string& where, const std::string& why);
+
 }  // namespace ndsearch::plugins

@@ -81,6 +81,16 @@ void YamlEditor::set_if_present(const std::string& dotted, const std::string& va
   if (has(dotted)) set(dotted, value);
 }
 
+void YamlEditor::set_unless_default(const std::string& dotted, int64_t value,
+                                    int64_t default_value) {
+  if (value != default_value || has(dotted)) set(dotted, std::to_string(value));
+}
+
+void YamlEditor::set_flag_unless_default(const std::string& dotted, bool value,
+                                         bool default_value) {
+  if (value != default_value || has(dotted)) set(dotted, boolean(dotted, value));
+}
+
 void YamlEditor::set(const std::string& dotted, const std::string& value) {
   const Located at = locate(dotted);
   const std::string where = f_.path() + ":" + std::to_string(at.key_line);
@@ -203,10 +213,6 @@ std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers)
   std::vector<int64_t> offsets;
   for (int64_t n : layers) offsets.push_back(n - total / static_cast<int64_t>(layers.size()));
   return offsets;
-}
-
-void cannot_write(const std::string& path, const std::string& why) {
-  throw sdk::Error(NDS_UNSUPPORTED, path + ": " + why);
 }
 
 }  // namespace ndsearch::plugins::yaml

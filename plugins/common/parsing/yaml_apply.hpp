@@ -26,6 +26,11 @@ class YamlEditor {
   void set(const std::string& dotted, const std::string& value);
   // Sets it only where the file has the key.
   void set_if_present(const std::string& dotted, const std::string& value);
+  // Sets it where the file has the key or `value` is not the trainer's
+  // default (a key left out reads as the default): a number, or a switch in
+  // the file's spelling of booleans.
+  void set_unless_default(const std::string& dotted, int64_t value, int64_t default_value);
+  void set_flag_unless_default(const std::string& dotted, bool value, bool default_value);
   bool has(const std::string& dotted) const;
   // A boolean in the spelling the file uses at `dotted` (True/False or true/false).
   std::string boolean(const std::string& dotted, bool value) const;
@@ -62,9 +67,5 @@ std::string flow_list(const std::vector<int64_t>& values);
 // MindFormers and HyperParallel state them: each stage holds total / stages
 // plus its offset (the offsets take up the remainder).
 std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers);
-
-// Throws sdk::Error(NDS_UNSUPPORTED): "<path>: <why>", a strategy the trainer
-// cannot run.
-[[noreturn]] void cannot_write(const std::string& path, const std::string& why);
 
 }  // namespace ndsearch::plugins::yaml

@@ -17,7 +17,7 @@ std::string scheduler(const std::string& path, nds_schedule schedule) {
     case NDS_SCHEDULE_GPIPE: return "gpipe";
     case NDS_SCHEDULE_ZB_V: return "zero_bubble_v";
     default:
-      yaml::cannot_write(
+      cannot_write(
           path,
           "HyperParallel runs 1f1b (interleaved with pp_interleave_num), gpipe and zero_bubble_v; "
           "this strategy's schedule is none of them");
@@ -33,10 +33,6 @@ void set_scheduler(YamlEditor& e, const std::string& key, const std::string& pat
     e.set(key, s.schedule == NDS_SCHEDULE_INTERLEAVED ? "interleaved_1f1b" : "1f1b");
 }
 
-void set_if_not_one(YamlEditor& e, const std::string& key, int64_t v) {
-  if (v != 1 || e.has(key)) e.set(key, std::to_string(v));
-}
-
 void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
   const nds_strategy& s = a.strategy;
   const std::string acc = "train.accelerator.";
@@ -44,30 +40,26 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   // parallel optimizer over optimizer_weight_shard_size.
   const bool fsdp = s.zero == 3 && e.has(acc + "dp_shard") && s.dp % s.op == 0;
   if (s.zero == 1)
-    yaml::cannot_write(path,
-                       "zero=1: HyperParallel's parallel optimizer shards the parameters with the "
-                       "optimizer states "
-                       "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
+    cannot_write(path,
+                 "zero=1: HyperParallel's parallel optimizer shards the parameters with the "
+                 "optimizer states "
+                 "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
   e.set(acc + "dp_replicate", std::to_string(fsdp ? s.dp / s.op : s.dp));
   if (fsdp || e.has(acc + "dp_shard")) e.set(acc + "dp_shard", std::to_string(fsdp ? s.op : 1));
-  set_if_not_one(e, acc + "tp_degree", s.tp);
-  set_if_not_one(e, acc + "pipeline_parallel_degree", s.pp);
-  set_if_not_one(e, acc + "context_parallel_degree", s.cp);
-  set_if_not_one(e, acc + "expert_parallel_degree", s.ep);
+  e.set_unless_default(acc + "tp_degree", s.tp, 1);
+  e.set_unless_default(acc + "pipeline_parallel_degree", s.pp, 1);
+  e.set_unless_default(acc + "context_parallel_degree", s.cp, 1);
+  e.set_unless_default(acc + "expert_parallel_degree", s.ep, 1);
   if (s.etp != s.tp || e.has(acc + "expert_tensor_parallel_degree"))
     e.set(acc + "expert_tensor_parallel_degree", std::to_string(s.etp));
-  set_if_not_one(e, acc + "pp_interleave_num", s.vpp);
-  if (s.sp == 1 || e.has(acc + "use_seq_parallel"))
-    e.set(acc + "use_seq_parallel", e.boolean(acc + "use_seq_parallel", s.sp == 1));
+  e.set_unless_default(acc + "pp_interleave_num", s.vpp, 1);
+  e.set_flag_unless_default(acc + "use_seq_parallel", s.sp == 1, false);
   set_scheduler(e, acc + "pipeline_scheduler", path, s);
   if (!fsdp) {
-    if (s.zero == 0 || e.has(acc + "enable_parallel_optimizer"))
-      e.set(acc + "enable_parallel_optimizer",
-            e.boolean(acc + "enable_parallel_optimizer", s.zero >= 2));
+    e.set_flag_unless_default(acc + "enable_parallel_optimizer", s.zero >= 2,
+                              true);  // on by default
     if (s.zero >= 2) {
-      if (s.zero == 3 || e.has(acc + "gradient_accumulation_shard"))
-        e.set(acc + "gradient_accumulation_shard",
-              e.boolean(acc + "gradient_accumulation_shard", s.zero == 3));
+      e.set_flag_unless_default(acc + "gradient_accumulation_shard", s.zero == 3, false);
       const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
       if (!whole || e.has(acc + "optimizer_weight_shard_size"))
         e.set(acc + "optimizer_weight_shard_size", whole ? "-1" : std::to_string(s.op));
@@ -90,7 +82,7 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   const std::string offset = "model.config_overrides.offset";
   if (!a.stage_layers.empty()) {
     if (s.vpp != 1)
-      yaml::cannot_write(
+      cannot_write(
           path, "an uneven split with pp_interleave_num > 1: apply a strategy with the even split");
     e.set(offset, yaml::flow_list(yaml::offsets_from_even_split(a.stage_layers)));
   } else if (e.has(offset)) {
@@ -101,29 +93,27 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
 void automodels(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
   const nds_strategy& s = a.strategy;
   if (s.vpp != 1 && s.schedule != NDS_SCHEDULE_ZB_V)
-    yaml::cannot_write(path, "vpp=" + std::to_string(s.vpp) +
-                                 ": the AutoModels schema has no virtual pipeline stages");
+    cannot_write(path, "vpp=" + std::to_string(s.vpp) +
+                           ": the AutoModels schema has no virtual pipeline stages");
   if (s.etp != s.tp)
-    yaml::cannot_write(
-        path, "etp=" + std::to_string(s.etp) + ": the AutoModels schema splits experts by tp");
+    cannot_write(path,
+                 "etp=" + std::to_string(s.etp) + ": the AutoModels schema splits experts by tp");
   if (s.zero == 1 || s.zero == 2)
-    yaml::cannot_write(path, "zero=" + std::to_string(s.zero) +
-                                 ": the AutoModels schema shards with FSDP (zero=3, "
-                                 "fsdp_config.dp_shard_size) or not at all (zero=0)");
+    cannot_write(path, "zero=" + std::to_string(s.zero) +
+                           ": the AutoModels schema shards with FSDP (zero=3, "
+                           "fsdp_config.dp_shard_size) or not at all (zero=0)");
   if (!a.stage_layers.empty())
-    yaml::cannot_write(path, "an uneven split: the AutoModels schema places layers evenly");
+    cannot_write(path, "an uneven split: the AutoModels schema places layers evenly");
   if (s.zero == 3 && s.dp % s.op != 0)
-    yaml::cannot_write(path,
-                       "op=" + std::to_string(s.op) +
+    cannot_write(path, "op=" + std::to_string(s.op) +
                            ": fsdp_config.dp_shard_size must divide dp = " + std::to_string(s.dp));
-  set_if_not_one(e, "accelerator.tp_size", s.tp);
-  set_if_not_one(e, "accelerator.pp_size", s.pp);
-  set_if_not_one(e, "accelerator.cp_size", s.cp);
-  set_if_not_one(e, "accelerator.ep_size", s.ep);
-  if (s.sp == 1 || e.has("accelerator.sequence_parallel"))
-    e.set("accelerator.sequence_parallel", e.boolean("accelerator.sequence_parallel", s.sp == 1));
+  e.set_unless_default("accelerator.tp_size", s.tp, 1);
+  e.set_unless_default("accelerator.pp_size", s.pp, 1);
+  e.set_unless_default("accelerator.cp_size", s.cp, 1);
+  e.set_unless_default("accelerator.ep_size", s.ep, 1);
+  e.set_flag_unless_default("accelerator.sequence_parallel", s.sp == 1, false);
   set_scheduler(e, "accelerator.pipeline_scheduler", path, s);
-  set_if_not_one(e, "fsdp_config.dp_shard_size", s.zero == 3 ? s.op : 1);
+  e.set_unless_default("fsdp_config.dp_shard_size", s.zero == 3 ? s.op : 1, 1);
   e.set_if_present("context.device_num", std::to_string(a.devices));
   e.set("training.micro_batch_size", std::to_string(s.mbs));
   e.set_if_present("training.micro_batch_num", std::to_string(s.mbn));
@@ -151,9 +141,9 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   else if (f.find("model.pretrained_model_name_or_path"))
     automodels(e, path, applied);
   else
-    yaml::cannot_write(path,
-                       "neither HyperParallel schema (model.config_overrides or "
-                       "model.pretrained_model_name_or_path)");
+    cannot_write(path,
+                 "neither HyperParallel schema (model.config_overrides or "
+                 "model.pretrained_model_name_or_path)");
   return e.text();
 }
 

@@ -26,10 +26,6 @@ Wanted dropped(const char* flag) {
   return {flag, false, ""};
 }
 
-[[noreturn]] void unsupported(const std::string& where, const std::string& why) {
-  throw sdk::Error(NDS_UNSUPPORTED, where + ": " + why);
-}
-
 // The even split, or the first and last stages' counts Megatron-Core states
 // with --decoder-first/last-pipeline-num-layers (vpp 1, equal middle stages).
 std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStrategy& a) {
@@ -42,11 +38,12 @@ std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStra
       layers.size() <= 3 ||
       std::all_of(layers.begin() + 1, layers.end() - 1, [&](int64_t n) { return n == layers[1]; });
   if (a.strategy.vpp != 1 || layers.size() < 2 || !middles_equal)
-    unsupported(where,
-                "Megatron-LM states an uneven split only for the first and last pipeline stages "
-                "(--decoder-first/last-pipeline-num-layers, without virtual stages); this split is "
-                "not one: "
-                "apply a strategy with the even split");
+    cannot_write(
+        where,
+        "Megatron-LM states an uneven split only for the first and last pipeline stages "
+        "(--decoder-first/last-pipeline-num-layers, without virtual stages); this split is "
+        "not one: "
+        "apply a strategy with the even split");
   out[0] = {"--decoder-first-pipeline-num-layers", true, std::to_string(layers.front())};
   out[1] = {"--decoder-last-pipeline-num-layers", true, std::to_string(layers.back())};
   return out;
@@ -82,25 +79,26 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     case NDS_SCHEDULE_INTERLEAVED: w.push_back(dropped("--schedules-method")); break;
     case NDS_SCHEDULE_DUALPIPE_V: w.push_back({"--schedules-method", true, "dualpipev"}); break;
     default:
-      unsupported(where,
-                  "Megatron-LM runs 1F1B and interleaved 1F1B, and MindSpeed DualPipe-V "
-                  "(--schedules-method dualpipev); this strategy's schedule is none of them");
+      cannot_write(where,
+                   "Megatron-LM runs 1F1B and interleaved 1F1B, and MindSpeed DualPipe-V "
+                   "(--schedules-method dualpipev); this strategy's schedule is none of them");
   }
   toggle("--sequence-parallel", s.sp == 1);
   if (s.zero == 2)
-    unsupported(where,
-                "zero=2: Megatron-LM has no ZeRO-2 (its distributed optimizer shards the optimizer "
-                "states only, its FSDP everything); choose zero=1 or zero=3");
+    cannot_write(
+        where,
+        "zero=2: Megatron-LM has no ZeRO-2 (its distributed optimizer shards the optimizer "
+        "states only, its FSDP everything); choose zero=1 or zero=3");
   if (s.zero == 3) {
     w.push_back(dropped("--use-distributed-optimizer"));
     toggle("--use-megatron-fsdp", true);
     w.push_back({"--data-parallel-sharding-strategy", true, "optim_grads_params"});
   } else {
     if (s.zero >= 1 && static_cast<int64_t>(s.op) != static_cast<int64_t>(s.dp) * s.cp)
-      unsupported(where, "op=" + std::to_string(s.op) +
-                             ": Megatron-LM's distributed optimizer shards over "
-                             "the whole data-parallel group (dp·cp = " +
-                             std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
+      cannot_write(where, "op=" + std::to_string(s.op) +
+                              ": Megatron-LM's distributed optimizer shards over "
+                              "the whole data-parallel group (dp·cp = " +
+                              std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
     toggle("--use-distributed-optimizer", s.zero == 1);
   }
   value("--micro-batch-size", s.mbs);
@@ -190,9 +188,9 @@ class ScriptEditor {
   void apply(const Wanted& w) {
     const Found f = args_.find({w.flag.c_str()});
     if (f.state == Found::State::unknown)
-      unsupported(where(f.occurrence->flag_word.line()),
-                  w.flag + " is given in a part of the script ndsearch cannot decide (" + f.why +
-                      "); set it by hand");
+      cannot_write(where(f.occurrence->flag_word.line()),
+                   w.flag + " is given in a part of the script ndsearch cannot decide (" + f.why +
+                       "); set it by hand");
     if (f.state == Found::State::absent) {
       if (w.present && !w.default_value) add(w);
       return;
@@ -201,7 +199,7 @@ class ScriptEditor {
     const bool takes_value = flag_arity(w.flag) != 0;
     if (!w.present) return remove(o, takes_value);
     if (!takes_value) return;  // a switch that is on stays as written
-    if (o.values.empty()) unsupported(where(o.flag_word.line()), w.flag + " has no value");
+    if (o.values.empty()) cannot_write(where(o.flag_word.line()), w.flag + " has no value");
     const Word& v = o.values.front();
     if (v.text() == w.value) return;
     // A value from a variable that feeds this flag alone: edit the assignment.
@@ -222,9 +220,9 @@ class ScriptEditor {
     std::string text = edits_.line(line);
     const auto span = find_flag(text, w.flag, true);
     if (!span)
-      unsupported(where(line), w.flag +
-                                   "'s value is not written beside it on this line; set it to " +
-                                   w.value + " by hand");
+      cannot_write(where(line), w.flag +
+                                    "'s value is not written beside it on this line; set it to " +
+                                    w.value + " by hand");
     text.replace(span->value_begin, span->end - span->value_begin, w.value);
     edits_.replace_line(line, text);
   }
@@ -246,7 +244,7 @@ class ScriptEditor {
     std::string text = edits_.line(line);
     const auto span = find_flag(text, o.flag, takes_value);
     if (!span)
-      unsupported(where(line), o.flag + " is not written whole on this line; delete it by hand");
+      cannot_write(where(line), o.flag + " is not written whole on this line; delete it by hand");
     size_t begin = span->flag_begin, end = span->end;
     while (end < text.size() && space(text[end])) ++end;  // with the spaces after it
     text.erase(begin, end - begin);
@@ -281,7 +279,7 @@ class ScriptEditor {
       const size_t content = text.find_first_not_of(" \t");
       if (content != std::string::npos && text.compare(content, 2, "--") == 0) return line;
     }
-    unsupported(
+    cannot_write(
         path_,
         "no line of the script starts with --tensor-model-parallel-size, --micro-batch-size, "
         "--num-layers or a like flag, so there is no place to add flags on lines of their own; "
@@ -313,7 +311,7 @@ std::string apply_to_script(const std::string& path, const std::string& text,
 
 std::string megatron_flags(const sdk::AppliedStrategy& applied) {
   std::string out;
-  for (const Wanted& w : wanted_flags("the strategy", applied, false, 0))
+  for (const Wanted& w : wanted_flags("", applied, false, 0))
     if (w.present && !w.default_value)
       out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
   return out;

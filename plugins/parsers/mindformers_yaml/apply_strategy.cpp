@@ -15,26 +15,20 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   const yaml::File f = yaml::File::load(path);
   yaml::YamlEditor e(f, text);
   const nds_strategy& s = applied.strategy;
-  const auto degree = [&](const std::string& key, int64_t v) {
-    if (v != 1 || e.has(key)) e.set(key, std::to_string(v));
-  };
   e.set("parallel_config.data_parallel", std::to_string(s.dp));
   e.set("parallel_config.model_parallel", std::to_string(s.tp));
   e.set("parallel_config.pipeline_stage", std::to_string(s.pp));
-  degree("parallel_config.context_parallel", s.cp);
-  degree("parallel_config.expert_parallel", s.ep);
+  e.set_unless_default("parallel_config.context_parallel", s.cp, 1);
+  e.set_unless_default("parallel_config.expert_parallel", s.ep, 1);
   // MindFormers splits experts by tp unless moe_config says otherwise.
   if (s.etp != s.tp || e.has("moe_config.expert_model_parallel")) {
     if (!e.has("moe_config") && s.etp != s.tp)
-      yaml::cannot_write(path,
-                         "etp=" + std::to_string(s.etp) + " with tp=" + std::to_string(s.tp) +
+      cannot_write(path, "etp=" + std::to_string(s.etp) + " with tp=" + std::to_string(s.tp) +
                              ": a dense model (no moe_config) has no experts to split otherwise");
     if (e.has("moe_config")) e.set("moe_config.expert_model_parallel", std::to_string(s.etp));
   }
-  if (s.sp == 1 || e.has("parallel_config.use_seq_parallel"))
-    e.set("parallel_config.use_seq_parallel",
-          e.boolean("parallel_config.use_seq_parallel", s.sp == 1));
-  degree("model.model_config.pp_interleave_num", s.vpp);
+  e.set_flag_unless_default("parallel_config.use_seq_parallel", s.sp == 1, false);
+  e.set_unless_default("model.model_config.pp_interleave_num", s.vpp, 1);
 
   // The pipeline scheduler.
   std::string scheduler;
@@ -44,7 +38,7 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
     case NDS_SCHEDULE_GPIPE: scheduler = "gpipe"; break;
     case NDS_SCHEDULE_ZB_V: scheduler = "zero_bubble_v"; break;
     default:
-      yaml::cannot_write(
+      cannot_write(
           path,
           "MindFormers runs 1f1b (interleaved with pp_interleave_num), gpipe and zero_bubble_v; "
           "this strategy's schedule is none of them");
@@ -58,9 +52,9 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   int64_t split = 1;
   if (auto v = f.find("micro_batch_interleave_num")) split = std::max<int64_t>(1, f.integer(*v));
   if (s.mbn % split != 0)
-    yaml::cannot_write(
-        path, "mbn=" + std::to_string(s.mbn) +
-                  " does not divide by micro_batch_interleave_num = " + std::to_string(split));
+    cannot_write(path,
+                 "mbn=" + std::to_string(s.mbn) +
+                     " does not divide by micro_batch_interleave_num = " + std::to_string(split));
   if (s.pp > 1) {
     e.set("parallel_config.micro_batch_num", std::to_string(s.mbn / split));
   } else {
@@ -72,7 +66,7 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   // MindSpore's parallel optimizer: ZeRO-2 (parameters and optimizer states
   // sharded), ZeRO-3 with gradient_accumulation_shard.
   if (s.zero == 1)
-    yaml::cannot_write(
+    cannot_write(
         path,
         "zero=1: MindSpore's parallel optimizer shards the parameters with the optimizer states "
         "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
@@ -80,7 +74,7 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
         e.boolean("parallel.enable_parallel_optimizer", s.zero >= 2));
   if (s.zero >= 2) {
     const std::string shard = "parallel.parallel_optimizer_config.gradient_accumulation_shard";
-    if (s.zero == 3 || e.has(shard)) e.set(shard, e.boolean(shard, s.zero == 3));
+    e.set_flag_unless_default(shard, s.zero == 3, false);
     const std::string size = "parallel.parallel_optimizer_config.optimizer_weight_shard_size";
     const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
     if (!whole || e.has(size)) e.set(size, whole ? "-1" : std::to_string(s.op));
@@ -90,15 +84,13 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   const bool full = s.recompute == NDS_RECOMPUTE_FULL,
              selective = s.recompute == NDS_RECOMPUTE_SELECTIVE;
   e.set("recompute_config.recompute", e.boolean("recompute_config.recompute", full));
-  if (selective || e.has("recompute_config.select_recompute"))
-    e.set("recompute_config.select_recompute",
-          e.boolean("recompute_config.select_recompute", selective));
+  e.set_flag_unless_default("recompute_config.select_recompute", selective, false);
 
   // Offsets from the even split (vpp 1), or 0 where the file states them.
   const std::string offset = "model.model_config.offset";
   if (!applied.stage_layers.empty()) {
     if (s.vpp != 1)
-      yaml::cannot_write(
+      cannot_write(
           path,
           "an uneven split with pp_interleave_num > 1: write the per-chunk offsets by hand, or "
           "apply a strategy with the even split");

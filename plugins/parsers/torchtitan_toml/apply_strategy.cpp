@@ -11,10 +11,6 @@
 namespace ndsearch::plugins::torchtitan {
 namespace {
 
-[[noreturn]] void unsupported(const std::string& path, const std::string& why) {
-  throw sdk::Error(NDS_UNSUPPORTED, path + ": " + why);
-}
-
 std::string quoted(const std::string& s) {
   return "\"" + s + "\"";
 }
@@ -34,9 +30,9 @@ std::string schedule_name(const std::string& path, nds_schedule schedule) {
     case NDS_SCHEDULE_ZB_V: return "ZBVZeroBubble";
     case NDS_SCHEDULE_DUALPIPE_V: return "DualPipeV";
     default:
-      unsupported(path,
-                  "TorchTitan runs 1F1B, GPipe, Interleaved1F1B, ZBVZeroBubble and DualPipeV; not "
-                  "DualPipe");
+      cannot_write(path,
+                   "TorchTitan runs 1F1B, GPipe, Interleaved1F1B, ZBVZeroBubble and DualPipeV; not "
+                   "DualPipe");
   }
 }
 
@@ -49,22 +45,22 @@ std::vector<Key> keys_of(const std::string& path, const sdk::AppliedStrategy& a,
     k.push_back({table, name, std::to_string(v), v == fallback});
   };
   if (s.zero == 1)
-    unsupported(
+    cannot_write(
         path,
         "zero=1: TorchTitan shards with FSDP2 (zero=3, or zero=2 with fsdp_reshard_after_forward = "
         "\"never\") or not at all (zero=0); it has no ZeRO-1");
   if (s.sp == 0 && s.tp > 1)
-    unsupported(path, "sp=0 with tp > 1: TorchTitan always runs TP with sequence parallelism");
+    cannot_write(path, "sp=0 with tp > 1: TorchTitan always runs TP with sequence parallelism");
   // FSDP shards over data_parallel_shard x CP; the rest of dp replicates (HSDP).
   int64_t shard = 1;
   if (s.zero >= 2) {
     if (s.op % s.cp != 0 || s.dp % (s.op / s.cp) != 0)
-      unsupported(path, "op=" + std::to_string(s.op) +
-                            ": TorchTitan shards over data_parallel_shard_degree x cp; "
-                            "op must be cp times a divisor of dp");
+      cannot_write(path, "op=" + std::to_string(s.op) +
+                             ": TorchTitan shards over data_parallel_shard_degree x cp; "
+                             "op must be cp times a divisor of dp");
     shard = s.op / s.cp;
   } else if (s.cp > 1) {
-    unsupported(
+    cannot_write(
         path,
         "zero=0 with cp > 1: TorchTitan shards parameters over the context-parallel ranks (FSDP)");
   }
@@ -99,14 +95,14 @@ std::vector<Key> keys_of(const std::string& path, const sdk::AppliedStrategy& a,
     const int64_t stages = static_cast<int64_t>(s.pp) * s.vpp, weight = a.layers + first + last;
     const int64_t per = a.layers > 0 ? (weight + stages - 1) / stages : 0;
     if (per < 1 || (weight + per - 1) / per != stages)
-      unsupported(
+      cannot_write(
           path, "vpp=" + std::to_string(s.vpp) + ": no pipeline_parallel_layers_per_stage splits " +
                     std::to_string(a.layers) + " layers (with the embedding and head) into " +
                     std::to_string(stages) + " stages");
     put("parallelism", "pipeline_parallel_layers_per_stage", per);
   }
   if (!a.stage_layers.empty())
-    unsupported(path, "an uneven split: TorchTitan splits by layers per stage only");
+    cannot_write(path, "an uneven split: TorchTitan splits by layers per stage only");
   // Batch: one local batch per step split into micro-batches (pipelines), or
   // local batch = mbs accumulated mbn times (none).
   if (s.pp > 1) {
@@ -140,9 +136,9 @@ class TomlEditor {
       std::string text = edits_.line(line);
       const Span span = value_after_key(text, k.name, '=');
       if (!span.found())
-        unsupported(job_.path() + ":" + std::to_string(line),
-                    field + " is not written as `" + k.name + " = value` on one line; set it to " +
-                        k.value + " by hand");
+        cannot_write(job_.path() + ":" + std::to_string(line),
+                     field + " is not written as `" + k.name + " = value` on one line; set it to " +
+                         k.value + " by hand");
       if (text.compare(span.begin, span.end - span.begin, k.value) == 0) return;
       text.replace(span.begin, span.end - span.begin, k.value);
       return edits_.replace_line(line, text);
@@ -157,8 +153,8 @@ class TomlEditor {
     }
     int64_t last = static_cast<int64_t>(table->source().begin.line);
     if (last < 1 || table->is_inline())
-      unsupported(job_.path(), "[" + k.table + "] is written inline or as dotted keys; add " +
-                                   k.name + " = " + k.value + " by hand");
+      cannot_write(job_.path(), "[" + k.table + "] is written inline or as dotted keys; add " +
+                                    k.name + " = " + k.value + " by hand");
     for (const auto& [key, value] : *table)
       if (!value.is_table())
         last = std::max<int64_t>(last, static_cast<int64_t>(value.source().end.line));
@@ -186,7 +182,7 @@ class TomlEditor {
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
   if (path.empty()) {
     std::string out, table;
-    for (const Key& k : keys_of("the strategy", applied, nullptr)) {
+    for (const Key& k : keys_of("", applied, nullptr)) {
       if (k.table != table) out += (out.empty() ? "[" : "\n[") + k.table + "]\n";
       table = k.table;
       out += k.name + " = " + k.value + "\n";
