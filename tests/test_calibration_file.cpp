@@ -22,6 +22,7 @@
 #include "tests/support/run_command.hpp"
 #include "tests/support/shipped.hpp"
 #include "tests/support/temp_csv.hpp"
+#include "tests/support/unwrapped.hpp"
 
 using ndsearch::test::cli;
 using ndsearch::test::run_command;
@@ -277,7 +278,7 @@ TEST_CASE("eval --calibration with gemm_efficiency 0.5 prices as the time model 
 
 TEST_CASE("The table header says which calibration is applied, on top of the trainer overheads") {
   const fs::path file = calibration_file(with_factors("step_overhead_s = 0.05"));
-  CHECK_THAT(calibrated_table(file),
+  CHECK_THAT(ndsearch::test::unwrapped(calibrated_table(file)),
              Catch::Matchers::Contains(fmt::format(
                  "calibration: {} (fitted on {}): +50.0 ms per step; on top of the trainer "
                  "overheads (",

@@ -15,6 +15,7 @@
 #include "core/search/search.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/unwrapped.hpp"
 
 using ndsearch::PricedCandidate;
 using ndsearch::test::cli;
@@ -220,8 +221,10 @@ TEST_CASE("The bounds an MoE search reports are the config's, and the table prin
                                {"max_vpp", 4},
                                {"pipeline_bound", 8}}));
   Search table = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1", false);
-  CHECK_THAT(table.out, Catch::Contains("tp <= 8 KV heads; pp <= min(8 the machine allows, 32 layers, batch 32); "
-                                        "ep <= 8 routed experts; vpp <= min(4, pp, layers / pp)"));
+  CHECK_THAT(
+      ndsearch::test::unwrapped(table.out),
+      Catch::Contains("tp <= 8 KV heads; pp <= min(8 the machine allows, 32 layers, batch 32); "
+                      "ep <= 8 routed experts; vpp <= min(4, pp, layers / pp)"));
 }
 
 TEST_CASE("search JSON carries the documented keys") {

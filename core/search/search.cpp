@@ -358,10 +358,16 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   std::vector<TripleResult> results(triples.size());
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> failures(threads);
+  if (options.progress != nullptr) options.progress->units_total = triples.size();
   auto work = [&](unsigned id) {
     try {
-      for (size_t i = next++; i < triples.size(); i = next++)
+      for (size_t i = next++; i < triples.size(); i = next++) {
         price_triple(options, model, workers[id], triples[i], i, results[i]);
+        if (options.progress != nullptr) {
+          options.progress->tested += results[i].tested;
+          ++options.progress->units_done;
+        }
+      }
     } catch (...) {
       failures[id] = std::current_exception();
       next = triples.size();  // the others stop at their next triple

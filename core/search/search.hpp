@@ -18,6 +18,7 @@
 #include "core/memory/budget.hpp"
 #include "core/model/model.hpp"
 #include "core/recompute/recompute_chooser.hpp"
+#include "core/search/search_progress.hpp"
 #include "core/search/search_space.hpp"
 #include "core/time/time_model.hpp"
 
@@ -41,6 +42,9 @@ struct SearchOptions {
   // schedules but DualPipe) to shorten its step within the budget
   // (balance_layers.hpp); false: the default split.
   bool balance_layers = false;
+  // Where the search reports how far it is while it runs (a host's progress
+  // line); nullptr: nowhere. Not owned; written from the pricing threads.
+  SearchProgress* progress = nullptr;
 };
 
 struct PricedCandidate {

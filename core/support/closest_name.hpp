@@ -10,7 +10,8 @@
 
 namespace ndsearch {
 
-// Levenshtein distance: one edit is one letter inserted, deleted or changed.
+// Edits from a to b: one edit is one letter inserted, deleted or changed, or
+// two neighbouring letters swapped.
 size_t edit_distance(std::string_view a, std::string_view b);
 
 // The known name closest to `typed` (case ignored), when close enough to be a

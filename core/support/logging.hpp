@@ -3,6 +3,7 @@
 // level every plugin logger ("plugin.<id>") clones.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -13,8 +14,15 @@ namespace ndsearch {
 // core warning names (`devices`) as its flags (-d N).
 using LogRewrite = std::function<std::string(std::string_view)>;
 
-// -v of DESIGN §8.8: 0 errors only, 1 (default) errors, 2 adds warnings,
-// 3 adds debug. Call before loading plugins: their loggers copy the level.
+// At the default verbosity, the warnings written; the others are counted.
+inline constexpr size_t kWarningsShown = 3;
+
+// Verbosity: 0 errors only; 1 (default) errors and the first kWarningsShown
+// warnings; 2 every warning; 3 adds debug output. Call before loading
+// plugins: their loggers copy the level and share the sinks.
 void configure_logging(int verbosity, LogRewrite rewrite = {});
+
+// How many warnings verbosity 1 counted without writing them.
+size_t warnings_held_back();
 
 }  // namespace ndsearch

@@ -89,7 +89,6 @@ void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
-      note_skipped(registry, 0, flags);
       const Model model = read_model(registry, args->model);
       const nds_strategy resolved = strategy_to_apply(model, args->strategy, devices->value_or(0));
       return emit_config(registry, model, args->model, {resolved, {}, {}}, args->out, std::cout);

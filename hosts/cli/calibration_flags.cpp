@@ -5,6 +5,8 @@
 
 #include <iostream>
 
+#include "hosts/cli/wrapped_text.hpp"
+
 namespace ndsearch::cli {
 
 void add_calibration_flags(CLI::App& verb, CalibrationFlags& flags) {
@@ -23,14 +25,16 @@ void print_calibration_line(const nlohmann::json& calibration,
                             const nlohmann::json& trainer_overheads) {
   if (calibration.is_null()) return;
   const nlohmann::json& t = trainer_overheads;
-  std::cout << fmt::format(
-      "  calibration: {} (fitted on {}{}): {}; on top of the trainer overheads ({:.1f} ms per "
-      "step, {:.1f} us per layer and micro-batch, kernels x {:.3f}: {})\n",
-      calibration["file"].get<std::string>(), calibration["device"].get<std::string>(),
-      calibration["forced"].get<bool>() ? ", applied with --force to another device" : "",
-      calibration["summary"].get<std::string>(), 1e3 * t["step_s"].get<double>(),
-      1e6 * t["layer_s"].get<double>(), 1 + t["kernel_slowdown"].get<double>(),
-      t["overheads_source"].get<std::string>());
+  std::cout << wrapped(
+      fmt::format(
+          "calibration: {} (fitted on {}{}): {}; on top of the trainer overheads ({:.1f} ms per "
+          "step, {:.1f} us per layer and micro-batch, kernels x {:.3f}: {})",
+          calibration["file"].get<std::string>(), calibration["device"].get<std::string>(),
+          calibration["forced"].get<bool>() ? ", applied with --force to another device" : "",
+          calibration["summary"].get<std::string>(), 1e3 * t["step_s"].get<double>(),
+          1e6 * t["layer_s"].get<double>(), 1 + t["kernel_slowdown"].get<double>(),
+          t["overheads_source"].get<std::string>()),
+      kDefaultTableWidth, "  ", "    ");
 }
 
 }  // namespace ndsearch::cli

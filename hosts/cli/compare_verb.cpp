@@ -116,7 +116,6 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   const PluginFlags flags = eval_plugin_flags(base_flags, args.eval);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
-  note_skipped(registry, catalog.warnings().size(), flags);
   CompareRequest request;
   request.config = args.eval.model.config;
   request.parse = args.eval.model.parse;

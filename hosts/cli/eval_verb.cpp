@@ -137,7 +137,6 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   const PluginFlags flags = eval_plugin_flags(base_flags, args);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
-  note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.model);
   const Machine machine = evaluation_machine(catalog, args.device, args.request.devices);
   std::optional<AppliedCalibration> calibration;

@@ -34,7 +34,6 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
   const PluginFlags flags = eval_plugin_flags(base_flags, args.eval);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
-  note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.eval.model);
   ExplainRequest request;
   if (args.eval.request.strategy.empty()) {

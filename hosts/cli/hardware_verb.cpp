@@ -100,7 +100,6 @@ void print_device(const Device& d) {
 int show_hardware(const PluginFlags& flags, const std::string& id, const std::string& format) {
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
-  note_skipped(registry, catalog.warnings().size(), flags);
   if (!id.empty()) {
     const Device& device = catalog.resolve(id, "ndsearch hardware");
     if (format == "json") {

@@ -44,6 +44,32 @@ std::string input_text(const CLI::App& app) {
   return {};
 }
 
+// Runs the verb; every error leaves with its id and exit code.
+int run_verb(const CLI::App& app, const std::function<int()>& run) {
+  using namespace ndsearch;
+  try {
+    return run();
+  } catch (const UserError& e) {
+    std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), cli::with_flags(e.what()));
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    // The input asked for more memory than this process may have: a user's
+    // limit to raise or a search to narrow, not a bug.
+    std::cerr << fmt::format(
+        "ndsearch: error [E-OUT-OF-MEMORY]: out of memory in `ndsearch {}`{}; the input needs "
+        "more memory than this process may use: narrow the search (-t, -l, --only) or raise "
+        "the memory limit (ulimit -v)\n",
+        verb_name(app), input_text(app));
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format(
+        "ndsearch: error [E-INTERNAL]: {} (this is a bug in ndsearch; "
+        "please report it with the command line)\n",
+        e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,7 +84,9 @@ int main(int argc, char** argv) {
 
   cli::PluginFlags plugin_flags;
   app.add_option("-v,--verbose", plugin_flags.verbosity,
-                 "0 errors only, 1 summary (default), 2 adds warnings, 3 adds debug output")
+                 "0 errors only; 1 (default) the results and the first three warnings; 2 every "
+                 "warning; 3 adds "
+                 "debug output and every dropped candidate")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
   cli::add_plugin_flags(app, plugin_flags);
@@ -84,29 +112,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // An unknown flag's message names where to read the verb's flags.
+    const std::optional<std::string> unknown_flag =
+        dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr
+            ? cli::unknown_flag_message(app, argc, words.data())
+            : std::nullopt;
     const std::optional<std::string> unknown = cli::unknown_verb_message(app, argc, words.data());
+    if (!unknown && unknown_flag) {
+      std::cerr << fmt::format("ndsearch: error [E-USAGE]: {}\n", *unknown_flag);
+      return kExitUsage;
+    }
     std::cerr << fmt::format("ndsearch: error [E-USAGE]: {}; run `ndsearch --help` for the usage\n",
                              unknown ? *unknown : std::string(e.what()));
     return kExitUsage;
   }
   configure_logging(plugin_flags.verbosity, cli::with_flags);  // warnings name the flags too
-  try {
-    return run();
-  } catch (const UserError& e) {
-    std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), cli::with_flags(e.what()));
-    return e.exit_code();
-  } catch (const std::bad_alloc&) {
-    // The input asked for more memory than this process may have: a user's
-    // limit to raise or a search to narrow, not a bug.
-    std::cerr << fmt::format("ndsearch: error [E-OUT-OF-MEMORY]: out of memory in `ndsearch {}`{}; the input needs "
-                             "more memory than this process may use: narrow the search (-t, -l, --only) or raise "
-                             "the memory limit (ulimit -v)\n",
-                             verb_name(app), input_text(app));
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("ndsearch: error [E-INTERNAL]: {} (this is a bug in ndsearch; "
-                             "please report it with the command line)\n",
-                             e.what());
-    return 1;
-  }
+  const int code = run_verb(app, run);
+  if (const size_t held_back = warnings_held_back(); held_back > 0)
+    std::cerr << fmt::format(
+        "ndsearch: note: {} more warning{} not shown; -v 2 shows every warning\n", held_back,
+        held_back == 1 ? "" : "s");
+  return code;
 }

@@ -87,7 +87,6 @@ void add_model_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
   verb->callback([&run, &flags, args] {
     run = [&flags, args] {
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
-      note_skipped(registry, 0, flags);
       const Model model = read_model(registry, args->model);
       const nlohmann::json j = model_document(model);
       if (args->format == "json")

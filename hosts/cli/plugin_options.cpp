@@ -44,16 +44,4 @@ PluginSearch plugin_search(const PluginFlags& flags) {
   return ndsearch::plugin_search(settings);
 }
 
-void note_skipped(const PluginRegistry& registry, size_t skipped_devices, const PluginFlags& flags) {
-  if (flags.verbosity != 1) return;  // 0: errors only; 2 and 3 showed each warning
-  const size_t libraries = registry.skipped().size();
-  if (libraries > 0)
-    std::cerr << "ndsearch: note: " << libraries << " plugin "
-              << (libraries == 1 ? "library was" : "libraries were")
-              << " skipped; `ndsearch plugins list` says why\n";
-  if (skipped_devices > 0)
-    std::cerr << "ndsearch: note: " << skipped_devices << " device description"
-              << (skipped_devices == 1 ? " was" : "s were") << " skipped; run with -v 2 to see why\n";
-}
-
 }  // namespace ndsearch::cli

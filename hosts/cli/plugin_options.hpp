@@ -31,8 +31,4 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags);
 // stdout (stdout_guard.hpp): the verbs load plugins right after.
 PluginSearch plugin_search(const PluginFlags& flags);
 
-// At -v 0 and 1, where warnings are not shown, one line on stderr saying how
-// many plugin libraries (and devices) were skipped and where to see why.
-void note_skipped(const PluginRegistry& registry, size_t skipped_devices, const PluginFlags& flags);
-
 }  // namespace ndsearch::cli

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -27,10 +28,13 @@
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/output_files.hpp"
+#include "hosts/cli/progress_line.hpp"
+#include "hosts/cli/ranking_table.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
 #include "hosts/cli/schedule_flag.hpp"
 #include "hosts/cli/search_csv.hpp"
+#include "hosts/cli/search_header.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
@@ -53,41 +57,23 @@ struct SearchArgs {
   size_t ppb_rank = 0;          // --ppb-rank K (1 = the best); 0: none
   std::string emit_config;      // --emit-config OUT: the config with a ranked strategy in it
   size_t emit_rank = 1;         // --rank K: which (1 = the best)
+  size_t misses = 0;            // --misses N: the closest dropped listed after a search that fits
+  TableOptions table;           // --wide, --columns
 };
+
+// The closest misses a search keeps: every one at -v 3, else the five
+// closest or --misses N (the JSON lists them). The table lists them after a
+// search where some strategy fits only when asked (--misses N, -v 3).
+constexpr size_t kEveryMiss = std::numeric_limits<size_t>::max();
+size_t misses_kept(const SearchArgs& args, int verbosity) {
+  return verbosity >= 3 ? kEveryMiss : std::max<size_t>(args.misses, 5);
+}
+bool misses_asked(const SearchArgs& args, int verbosity) {
+  return verbosity >= 3 || args.misses > 0;
+}
 
 // recompute_potentials.csv covers the strategies a user weighs: the top ten.
 constexpr size_t kPotentialsTop = 10;
-
-// The degrees the table shows: those searched, in DESIGN §8.1's order.
-std::vector<std::string> shown_keys(const SearchSpace& space) {
-  std::vector<std::string> keys;
-  for (const char* k : {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "op", "mbs", "mbn"})
-    if (space.searched.count(k) != 0 || space.only.count(k) != 0) keys.emplace_back(k);
-  return keys;
-}
-
-void print_ranking(const std::vector<PricedCandidate>& list, const std::vector<std::string>& keys) {
-  std::string header = fmt::format("  {:>4}", "rank");
-  for (const std::string& k : keys) header += fmt::format(" {:>4}", k);
-  header += fmt::format(" {:>9} {:>8} {:>8} {:>5} {:>10}", "recompute", "peak GiB", "step s", "MFU%", "tokens/s");
-  for (const auto& [name, member] : kTimeParts) header += fmt::format(" {:>5.5}", name);
-  std::cout << header << "   (parts: % of step)\n";
-  for (size_t i = 0; i < list.size(); ++i) {
-    const PricedCandidate& c = list[i];
-    const json s = strategy_json(c.strategy);
-    std::string line = fmt::format("  {:>4}", i + 1);
-    for (const std::string& k : keys) line += fmt::format(" {:>4}", json_text(s[k]));
-    line += fmt::format(" {:>9} {:>8.2f} {:>8.4g} {:>5.1f} {:>10.0f}",
-                        recompute_text(c.strategy.recompute, c.recompute), c.peak_bytes / kGiB,
-                        c.time.step_s, 100 * c.time.mfu, c.time.tokens_per_s);
-    for (const auto& [name, member] : kTimeParts) line += fmt::format(" {:>5.1f}", 100 * c.time.parts.*member / c.time.step_s);
-    std::cout << line << "\n";
-    if (!c.stage_layers.empty())  // --balance-layers moved layers: the split it priced
-      std::cout << fmt::format("        layers per {}: {}\n",
-                               c.strategy.vpp > 1 ? "virtual stage (chunk·pp + rank)" : "stage",
-                               fmt::join(c.stage_layers, " "));
-  }
-}
 
 std::string fixes_text(const SearchResult& r, size_t i) {
   if (i >= r.closest_fixes.size()) return "";
@@ -95,8 +81,9 @@ std::string fixes_text(const SearchResult& r, size_t i) {
   return fmt::format("\n      fits with {}", fmt::join(r.closest_fixes[i], "; or "));
 }
 
-void print_misses(std::ostream& out, const SearchResult& r, double budget) {
-  for (size_t i = 0; i < r.closest.size(); ++i) {
+// The first `count` of the closest misses, each with what makes it fit.
+void print_misses(std::ostream& out, const SearchResult& r, double budget, size_t count) {
+  for (size_t i = 0; i < r.closest.size() && i < count; ++i) {
     const PricedCandidate& c = r.closest[i];
     out << fmt::format("    {}: peak {:.2f} GiB, {:.3f} GiB over{}\n", strategy_text(c.strategy), c.peak_bytes / kGiB,
                        (c.peak_bytes - budget) / kGiB, fixes_text(r, i));
@@ -141,7 +128,6 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   const PluginFlags flags = with_swap_optimizer(base_flags, args.swap_optimizer);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
-  note_skipped(registry, catalog.warnings().size(), flags);
   Model model = read_model(registry, args.model);
 
   const uint64_t devices = search_device_count(model, args.request.devices);
@@ -151,14 +137,20 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   request.calibration = load_calibration(args.calibration, *machine.device);
   SearchOptions options = search_options(model, machine, request);
   // Files list every fitting (and, with -o, every dropped) candidate; the
-  // screen shows the top -t and the five closest misses (all at -v 2).
+  // screen shows the top -t and the closest misses misses_kept says.
   const bool all_fits = !args.ranking_csv.empty() || !args.out_dir.empty();
   options.keep =
       all_fits ? 0
                : std::max({args.top, args.ppb_rank, args.emit_config.empty() ? 0 : args.emit_rank});
-  options.closest_misses = flags.verbosity >= 2 || !args.out_dir.empty() ? 0 : 5;
+  const size_t misses = misses_kept(args, flags.verbosity);
+  options.closest_misses = misses == kEveryMiss || !args.out_dir.empty() ? 0 : misses;
 
-  SearchResult r = run_search(registry, model, *machine.device, options);
+  SearchProgress progress;
+  options.progress = &progress;
+  SearchResult r = [&] {
+    const ProgressLine line(progress, flags.verbosity >= 1);
+    return run_search(registry, model, *machine.device, options);
+  }();
   if (!args.ranking_csv.empty())
     write_output_file(args.ranking_csv,
                       [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
@@ -198,8 +190,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
     }
     ppb_note += written.str();
   }
-  keep_listed(r, args.top, flags.verbosity >= 2 ? 0 : 5);
-  const std::string& name = model.display_name();
+  keep_listed(r, args.top, misses == kEveryMiss ? 0 : misses);
   const double per_s = candidates_per_s(r);
   const double budget = options.budget.budget_bytes;
 
@@ -208,34 +199,28 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   } else if (args.format == "json") {
     write_search_json(std::cout, registry, model, machine, request, options, r);
   } else if (flags.verbosity >= 1) {
-    std::cout << fmt::format("{} on {} x {}, global batch {}, budget {:.2f} GiB per device\n", name, devices,
-                             machine.device->id, options.space.global_batch, budget / kGiB);
-    print_calibration_line(calibration_json(request.calibration, *machine.device),
-                           trainer_overheads_json(model, *machine.device));
-    for (const std::string& a : r.assumptions) std::cout << "  assumes " << with_flags(a) << "\n";
-    const SpaceBounds& b = r.bounds;
-    std::cout << fmt::format("  bounds (reference §3.4): tp <= {} KV heads; pp <= min({} the machine allows, {} "
-                             "layers, batch {}); {}vpp <= min({}, pp, layers / pp); mbn >= pp\n",
-                             b.kv_heads, b.pipeline_bound, b.layers, b.global_batch,
-                             b.routed_experts > 0 ? fmt::format("ep <= {} routed experts; ", b.routed_experts)
-                                                  : std::string(),
-                             b.max_vpp);
-    if (!r.ranking.empty()) print_ranking(r.ranking, shown_keys(options.space));
+    TableOptions table = args.table;
+    table.devices = devices;
+    print_search_header(model, machine, request, options, r, table.width);
+    print_ranking_table(std::cout, r.ranking, table);
     if (args.pareto && !r.pareto.empty()) {
       std::cout << "  Pareto set (no other strategy is both faster and smaller):\n";
-      print_ranking(r.pareto, shown_keys(options.space));
+      print_ranking_table(std::cout, r.pareto, table);
     }
-    std::cout << fmt::format(
-        "  tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget){}\n",
-        r.counts.tested, refused_text(r.counts), r.counts.priced, r.counts.fit, r.counts.dropped,
-        r.counts.outpaced == 0
-            ? std::string()
-            : fmt::format(", outpaced {} (over with every layer kept, and already no faster "
-                          "than the top {} of their tp, pp, cp: recompute only adds time)",
-                          r.counts.outpaced, options.keep));
-    if (r.counts.dropped > 0 && r.counts.fit > 0) {
-      std::cout << fmt::format("  {} closest dropped:\n", flags.verbosity >= 2 ? "every" : "the");
-      print_misses(std::cout, r, budget);
+    std::cout << wrapped(
+        fmt::format(
+            "tested {}, refused {}, priced {}, fit {}, dropped {} (over the budget){}",
+            r.counts.tested, refused_text(r.counts), r.counts.priced, r.counts.fit,
+            r.counts.dropped,
+            r.counts.outpaced == 0
+                ? std::string()
+                : fmt::format(", outpaced {} (over with every layer kept, and already no faster "
+                              "than the top {} of their tp, pp, cp: recompute only adds time)",
+                              r.counts.outpaced, options.keep)),
+        table.width, "  ", "    ");
+    if (r.counts.dropped > 0 && r.counts.fit > 0 && misses_asked(args, flags.verbosity)) {
+      std::cout << fmt::format("  {} closest dropped:\n", flags.verbosity >= 3 ? "every" : "the");
+      print_misses(std::cout, r, budget, flags.verbosity >= 3 ? kEveryMiss : args.misses);
     }
     std::cout << fmt::format("  {:.3f} s, {:.0f} candidates/s with {} threads\n", r.elapsed_s, per_s,
                              options.threads);
@@ -249,7 +234,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
                              r.counts.priced, budget / kGiB,
                              r.closest.empty() ? " Every candidate was refused by a check (counts above)."
                                                : " The closest:");
-    print_misses(std::cerr, r, budget);
+    print_misses(std::cerr, r, budget, kEveryMiss);
     std::cerr << "  Otherwise: more devices (-d), more memory per device (-M), or more dimensions searched (-l).\n";
     return kExitNoFit;
   }
@@ -300,8 +285,20 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   add_search_schedule_flag(*verb, *schedules);
   add_recompute_strategy_flags(*verb, args->recompute_strategy);
   add_calibration_flags(*verb, args->calibration);
-  verb->add_option("-t,--top", args->top, "Rows of the ranking to print")->check(CLI::Range(1, 1000000))
+  verb->add_option("-t,--top", args->top, "Strategies of the ranking to print")
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  verb->add_option("--misses", args->misses,
+                   "Also list the N candidates closest to fitting, with what makes each fit (the "
+                   "five closest are listed anyway when none fits; every one at -v 3)")
+      ->check(CLI::Range(1, 1000000));
+  verb->add_flag("--wide", args->table.wide,
+                 "Show every strategy key and every part of the step in the table, however wide");
+  verb->add_option(
+          "--columns", args->table.columns,
+          "The table's columns, e.g. dp,tp,pp,mbn,step,peak,parts (strategy keys, step, mfu, "
+          "tokens, peak, parts, or a part of the step as forward%, dp%, ...)")
+      ->delimiter(',');
   verb->add_option("-M,--max-memory", args->request.max_memory, "Device memory to use instead of the device's (58GB = 58 GiB)");
   verb->add_option("--reserve-mem", args->request.reserve_mem, "Memory to keep free beside the runtime's reserve");
   add_swap_optimizer_flag(*verb, args->swap_optimizer);
@@ -329,6 +326,8 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->callback([&run, &flags, args, devices, recompute, schedules] {
     run = [&flags, args, devices, recompute, schedules] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
+      check_table_columns(args->table.columns);
+      args->table.width = stdout_width();
       apply_search_recompute(*recompute, args->request.space.only);
       apply_search_schedule(*schedules, args->request.space.only);
       args->request.recompute =

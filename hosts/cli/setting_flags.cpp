@@ -38,7 +38,7 @@ constexpr std::array kFlags{
     SettingFlag{"host_link_overlap", "--host-link-overlap", "SHARE"},
     SettingFlag{"host_memory", "--host-memory", "SIZE"},
     SettingFlag{"top", "-t", ""},
-    SettingFlag{"all_misses", "-v 2", ""},
+    SettingFlag{"all_misses", "-v 3", ""},
     SettingFlag{"calibration", "--calibration", "FILE"},
     SettingFlag{"force_calibration", "--force", ""},
     SettingFlag{"fit", "--fit", "FILE"},

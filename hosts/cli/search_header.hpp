@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// search_header.hpp: what a search's table stands on, said above it: the
+// model, the machine, the batch, the sequence, the precision, the budget and
+// where it came from, the time model's assumptions, the calibration, the
+// dimensions searched and their bounds.
+#pragma once
+
+#include <cstddef>
+
+#include "core/hardware/machine.hpp"
+#include "core/model/model.hpp"
+#include "core/search/search.hpp"
+#include "core/search/search_request.hpp"
+
+namespace ndsearch::cli {
+
+// Lines of at most `width` characters on stdout.
+void print_search_header(const Model& model, const Machine& machine, const SearchRequest& request,
+                         const SearchOptions& options, const SearchResult& result, size_t width);
+
+}  // namespace ndsearch::cli
