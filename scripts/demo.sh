@@ -5,7 +5,28 @@
 # (memory per stage, step time, MFU).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/build.sh" build
+# The build's log goes to a file: the demo shows a line of progress (one
+# rewritten line on a terminal, two lines otherwise) and the log only when
+# the build fails.
+log="$root/build/demo-build.log"
+mkdir -p "$root/build"
+echo "building ndsearch (the log: $log) ..."
+"$root/scripts/build.sh" build >"$log" 2>&1 &
+builder=$!
+if [ -t 1 ]; then
+  while kill -0 "$builder" 2>/dev/null; do
+    percent="$(grep -o '^\[ *[0-9]*%\]' "$log" 2>/dev/null | tail -1 | tr -dc '0-9')" || true
+    printf '\r  %s %%' "${percent:-0}"
+    sleep 1
+  done
+  printf '\r'
+fi
+if ! wait "$builder"; then
+  echo "the build failed; its log:"
+  cat "$log"
+  exit 1
+fi
+echo "built: $root/build/bin/ndsearch"
 ndsearch="$root/build/bin/ndsearch"
 run() {
   echo
