@@ -51,7 +51,12 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
   } else if (model.training.device_memory_bytes != NDS_UNKNOWN) {
     b.capacity_bytes = static_cast<double>(model.training.device_memory_bytes);
     auto it = model.training_provenance.find("device_memory_bytes");
-    b.capacity_source = "config: " + (it == model.training_provenance.end() ? model.file : it->second);
+    const std::string where = it == model.training_provenance.end() ? model.file : it->second;
+    // A parser's "default:<trainer>": the config sets none, the trainer's default applies.
+    b.capacity_source =
+        where.rfind("default:", 0) == 0
+            ? fmt::format("{}'s default device memory (the config sets none)", where.substr(8))
+            : "config: " + where;
     if (b.capacity_bytes > kMaxDeviceBytes)
       throw UserError("E-BUDGET",
                       fmt::format("{}: device_memory_bytes = {} ({}) is above ndsearch's limit of "

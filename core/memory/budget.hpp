@@ -15,7 +15,8 @@ namespace ndsearch {
 
 struct Budget {
   double capacity_bytes = 0;
-  std::string capacity_source;  // "`max_memory`", "config: <where>", "device <id>"
+  std::string capacity_source;  // "`max_memory`", "config: <where>", "<trainer>'s default ...",
+                                // "device <id>"
   double reserved_bytes = 0;    // the device's runtime reserve
   double reserve_mem_bytes = 0;  // the reserve_mem setting
   double budget_bytes = 0;
