@@ -18,6 +18,7 @@ packages=(
   libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
   clang libclang-rt-14-dev       # the fuzz build: clang, libFuzzer and its ASan runtime (scripts/fuzz.sh)
   python3-dev pybind11-dev       # the Python binding (hosts/python, docs/python.md) and its tests
+  help2man groff-base            # the man page ndsearch.1 (from --help) and its test's rendering
 )
 
 missing=()

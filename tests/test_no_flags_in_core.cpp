@@ -18,8 +18,11 @@
 #include <vector>
 
 #include "hosts/cli/setting_flags.hpp"
+#include "tests/support/string_literals.hpp"
 
 namespace fs = std::filesystem;
+using ndsearch::test::Literal;
+using ndsearch::test::string_literals;
 
 namespace {
 
@@ -27,55 +30,6 @@ namespace {
 std::string joined(std::initializer_list<std::string_view> parts) {
   std::string out;
   for (std::string_view p : parts) out.append(p);
-  return out;
-}
-
-bool identifier_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-// The string literals of a C or C++ source, each with its line, comments
-// skipped; raw strings (R"x(...)x") and digit separators (10'000) read as C++ does.
-struct Literal {
-  size_t line;
-  std::string text;
-};
-std::vector<Literal> string_literals(const std::string& s) {
-  std::vector<Literal> out;
-  size_t line = 1;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '\n') ++line;
-    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-      while (i < s.size() && s[i] != '\n') ++i;
-      ++line;
-    } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-      const size_t end = s.find("*/", i + 2);
-      const size_t stop = end == std::string::npos ? s.size() : end + 2;
-      line += static_cast<size_t>(std::count(s.begin() + static_cast<std::ptrdiff_t>(i),
-                                             s.begin() + static_cast<std::ptrdiff_t>(stop), '\n'));
-      i = stop - 1;
-    } else if (c == '\'' && (i == 0 || !identifier_char(s[i - 1]))) {  // a char literal, not 10'000
-      for (++i; i < s.size() && s[i] != '\''; ++i)
-        if (s[i] == '\\') ++i;
-    } else if (c == '"' && i > 0 && s[i - 1] == 'R') {
-      const size_t paren = s.find('(', i);
-      const std::string close =
-          joined({")", std::string_view(s).substr(i + 1, paren - i - 1), "\""});
-      const size_t end = s.find(close, paren);
-      const std::string text = s.substr(paren + 1, end - paren - 1);
-      out.push_back({line, text});
-      line += static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-      i = end + close.size() - 1;
-    } else if (c == '"') {
-      std::string text;
-      for (++i; i < s.size() && s[i] != '"'; ++i) {
-        if (s[i] == '\\' && i + 1 < s.size()) text += s[i++];
-        text += s[i];
-      }
-      out.push_back({line, text});
-    }
-  }
   return out;
 }
 

@@ -38,7 +38,7 @@ constexpr IntKey kIntKeys[] = {{"dp", &nds_strategy::dp},     {"tp", &nds_strate
 [[noreturn]] void bad(const std::string& what) {
   throw UserError(
       "E-STRATEGY",
-      fmt::format("{}: {}; write keys of DESIGN §8.1 as \"dp=8,tp=4,pp=4,mbs=1\" "
+      fmt::format("{}: {}; write strategy keys as \"dp=8,tp=4,pp=4,mbs=1\" "
                   "(dp tp pp cp ep etp vpp sp zero op mbs mbn recompute schedule; MP = tp, "
                   "MB = mbn)",
                   Setting("strategy").named(), what));
@@ -123,26 +123,25 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
       source(key, why);
     }
   };
-  take(&nds_strategy::tp, "tp", 1, "default (DESIGN §8.1)");
-  take(&nds_strategy::pp, "pp", 1, "default (DESIGN §8.1)");
-  take(&nds_strategy::cp, "cp", 1, "default (DESIGN §8.1)");
-  take(&nds_strategy::ep, "ep", 1, "default (DESIGN §8.1)");
-  take(&nds_strategy::etp, "etp", s.tp, "default: tp (DESIGN §8.1)");
+  take(&nds_strategy::tp, "tp", 1, "default: 1");
+  take(&nds_strategy::pp, "pp", 1, "default: 1");
+  take(&nds_strategy::cp, "cp", 1, "default: 1");
+  take(&nds_strategy::ep, "ep", 1, "default: 1");
+  take(&nds_strategy::etp, "etp", s.tp, "default: tp");
   // ZB-V and the DualPipes run two chunks per rank: asking for one, or a
   // config stating one, brings vpp 2.
   const nds_schedule wanted = s.schedule != U ? s.schedule : stated.schedule;
   const bool two_chunks = wanted != U && runs_two_chunks(wanted);
   take(&nds_strategy::vpp, "vpp", two_chunks ? 2 : 1,
-       two_chunks ? fmt::format("default: 2 for {}", schedule_name(wanted))
-                  : "default (DESIGN §8.1)");
+       two_chunks ? fmt::format("default: 2 for {}", schedule_name(wanted)) : "default: 1");
   // A config's sp at tp = 1 says nothing about a run with TP: the default then.
   if (s.sp == U && stated.sp != U && stated.tp == 1 && s.tp > 1) {
     s.sp = 1;
-    source("sp", "default: 1 if tp > 1 (the config's sp is at tp = 1) (DESIGN §8.1)");
+    source("sp", "default: 1 if tp > 1 (the config's sp is at tp = 1)");
   }
-  take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1 (DESIGN §8.1)");
-  take(&nds_strategy::zero, "zero", 1, "default (DESIGN §8.1)");
-  take(&nds_strategy::mbs, "mbs", 1, "default (DESIGN §8.1)");
+  take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1");
+  take(&nds_strategy::zero, "zero", 1, "default: 1");
+  take(&nds_strategy::mbs, "mbs", 1, "default: 1");
   if (s.dp == U) {
     // Saturated (each degree is up to 2^24): a wrapped product could be 0.
     const auto model_parallel = static_cast<uint64_t>(degree_product({s.tp, s.pp, s.cp}));
@@ -168,8 +167,9 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     s.op = static_cast<int32_t>(shardable);
     source("op", "derived: dp·cp (the config shards over its whole dp·cp group)");
   }
-  take(&nds_strategy::op, "op", shardable == U || shardable > (int64_t{1} << 30) ? U : static_cast<int32_t>(shardable),
-       "default: dp·cp (DESIGN §8.1)");
+  take(&nds_strategy::op, "op",
+       shardable == U || shardable > (int64_t{1} << 30) ? U : static_cast<int32_t>(shardable),
+       "default: dp·cp");
   if (s.mbn == U) {
     if (global_batch != NDS_UNKNOWN && s.dp != U && s.dp > 0 && s.mbs > 0 &&
         global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0 &&
@@ -182,14 +182,14 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   }
   if (s.recompute == U) {
     s.recompute = stated.recompute != U ? stated.recompute : NDS_RECOMPUTE_NONE;
-    source("recompute", stated.recompute != U ? "config" : "default (DESIGN §8.1)");
+    source("recompute", stated.recompute != U ? "config" : "default: none");
   } else {
     source("recompute", Setting("strategy").named());
   }
   if (s.schedule == U) {
     const bool stated_fits = stated.schedule != U && runs_with_vpp(stated.schedule, s.vpp);
     s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
-    source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b (DESIGN §8.1)");
+    source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b");
   } else {
     source("schedule", Setting("strategy").named());
   }

@@ -24,7 +24,7 @@ nds_strategy unset_strategy();
 nds_strategy parse_strategy(std::string_view text);
 
 // Where each resolved key came from: "--strategy", "config", "derived: ...",
-// "default (DESIGN §8.1)".
+// "default: 1" (the default stated with its value or rule).
 using StrategySources = std::map<std::string, std::string>;
 
 // Fills every key: --strategy first; then for dp the device count

@@ -2,8 +2,11 @@
 #include "core/time/kernels.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
+
+#include "core/support/user_error.hpp"
 
 namespace ndsearch {
 namespace {
@@ -33,11 +36,37 @@ const DtypePeak* find_peak(const Device& device, const std::string& dtype) {
   return nullptr;
 }
 
-// The named dtype's peak, else bf16's, else fp16's, else the first stated.
-const DtypePeak* peak_or_fallback(const Device& device, const std::string& dtype) {
-  for (const std::string& d : {dtype, std::string("bf16"), std::string("fp16")})
-    if (const DtypePeak* p = find_peak(device, d)) return p;
-  return device.peaks.empty() ? nullptr : &device.peaks.front();
+// Throws E-DEVICE-DTYPE when the device states no peak for `missing`, which
+// `role` computes in. No other dtype's peak stands in: fp8 GEMMs priced at a
+// bf16 peak (or fp32 at bf16's) would be another training run, in silence.
+// The message names the device, the dtype, the ones it has and both fixes:
+// a compute dtype it can run (fp8 needs bf16 or fp16 beside it), or the peak.
+[[noreturn]] void no_peak(const Device& device, const std::string& missing, std::string_view role) {
+  std::string stated;
+  const bool beside_fp8 =
+      find_peak(device, "bf16") != nullptr || find_peak(device, "fp16") != nullptr;
+  const DtypePeak* runnable = nullptr;  // the first dtype this device can compute in
+  for (const DtypePeak& p : device.peaks) {
+    stated.append(stated.empty() ? "" : ", ").append(p.dtype);
+    if (runnable == nullptr && (p.dtype != "fp8" || beside_fp8)) runnable = &p;
+  }
+  const std::string set_dtype =
+      runnable == nullptr
+          ? std::string()
+          : fmt::format("set {} or another it has, or ", Setting("dtype").named(runnable->dtype));
+  const std::string add =
+      device.source.ends_with(".toml")
+          ? fmt::format("add `{} = <dense TFLOP/s>` under [peak_tflops] of {}", missing,
+                        device.source)
+          : fmt::format(
+                "state its peak in a device file (`base = \"{}\"` and `{} = <dense TFLOP/s>` "
+                "under [peak_tflops]; docs/device-toml.md)",
+                device.id, missing);
+  throw UserError(
+      "E-DEVICE-DTYPE",
+      fmt::format("device {} ({}) states no dense peak for {}, the dtype {}; it states {}: {}{}",
+                  device.id, device.source, missing, role,
+                  stated.empty() ? std::string("none") : stated, set_dtype, add));
 }
 
 GemmRate rate_of(const DtypePeak* p, double input_bytes, double output_bytes) {
@@ -71,10 +100,13 @@ double curve_at(const Curve& c, double x, double fallback) {
 Kernels::Kernels(const Device& device, const std::string& dtype, const std::string& high_dtype,
                  double activation_bytes, double time_scale, const Calibration& calibration)
     : gemm_scale_(calibration.gemm), time_scale_(time_scale) {
-  const DtypePeak* linear = peak_or_fallback(device, dtype);
-  const DtypePeak* high = peak_or_fallback(device, high_dtype);
-  linear_dtype_ = linear != nullptr ? linear->dtype : dtype;
-  high_dtype_ = high != nullptr ? high->dtype : high_dtype;
+  const DtypePeak* linear = find_peak(device, dtype);
+  if (linear == nullptr) no_peak(device, dtype, "the linear layers' GEMMs run in");
+  const DtypePeak* high = find_peak(device, high_dtype);
+  if (high == nullptr)
+    no_peak(device, high_dtype, "attention, the output head and the router keep beside fp8 GEMMs");
+  linear_dtype_ = dtype;
+  high_dtype_ = high_dtype;
   // An fp8 GEMM reads fp8 operands (its inputs cast beforehand) and writes
   // the activation dtype; others read and write the activation dtype.
   linear_ = rate_of(linear, linear_dtype_ == "fp8" ? 1 : activation_bytes, activation_bytes);

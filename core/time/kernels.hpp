@@ -31,7 +31,9 @@ class Kernels {
   // `time_scale`: how much longer kernels take in training than in the
   // micro-benchmarks (1 + the trainer's fitted kernel slowdown).
   // `calibration`: a user's GEMM, attention and HBM scales on top (its other
-  // factors act outside the kernels).
+  // factors act outside the kernels). Throws UserError E-DEVICE-DTYPE when the
+  // device states no peak for `dtype` or `high_dtype`: no other dtype's peak
+  // stands in for it.
   Kernels(const Device& device, const std::string& dtype, const std::string& high_dtype,
           double activation_bytes, double time_scale = 1, const Calibration& calibration = {});
 
@@ -47,7 +49,7 @@ class Kernels {
   double batched_gemm(const GemmRate& rate, double m, double n, double k, double count) const;
   const GemmRate& linear() const { return linear_; }  // the linear layers
   const GemmRate& high() const { return high_; }      // attention, head, router
-  // The dtype the linear GEMMs run in: the recipe's, or what the device has.
+  // The dtype the linear GEMMs run in (the recipe's, else the compute dtype).
   const std::string& linear_dtype() const { return linear_dtype_; }
 
   // A fused (flash) attention pass over `instances` (heads x sequences) of

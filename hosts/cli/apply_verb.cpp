@@ -80,12 +80,6 @@ void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
   verb->add_option(
       "-o,--output", args->out,
       "Write the new config to this file (default: stdout, with the changed lines on stderr)");
-  verb->footer(
-      "Examples:\n"
-      "  ndsearch apply pretrain_llama.sh --strategy \"tp=4,pp=2,recompute=selective\" -o "
-      "pretrain_llama.new.sh\n"
-      "  ndsearch apply config.json -d 64 --strategy \"tp=8,pp=2,mbs=1\"   # HF: prints the "
-      "trainers' flags");
   verb->callback([&run, &flags, args, devices] {
     run = [&flags, args, devices] {
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));

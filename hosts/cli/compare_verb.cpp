@@ -69,7 +69,10 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
                            j["model"].get<std::string>(), j["device"].get<std::string>(),
                            j["runs"].size(), j["measured"].get<std::string>(),
                            j["format"].get<std::string>(), j["priced"].get<size_t>());
-  print_calibration_line(j["calibration"], j["trainer_overheads"]);
+  // A validation CSV prices each row on its own device: no calibration keys
+  // then (operator[] of a const json on a missing key is undefined).
+  if (j.contains("calibration"))
+    print_calibration_line(j.at("calibration"), j.at("trainer_overheads"));
   std::cout << fmt::format("  {:>5}  {:<32} {:>10} {:>11} {:>8} {:>6} {:>6}  {}\n", "line",
                            "strategy", "measured s", "predicted s", "error %", "m.rank", "p.rank",
                            "fits");

@@ -192,8 +192,9 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option(
       "--strategy", args->request.strategy,
-      "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, "
-      "then the defaults");
+      "KEY=VALUE pairs of dp tp pp cp ep etp vpp sp zero op mbs mbn recompute schedule, e.g. "
+      "\"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, then the defaults "
+      "(docs/cli.md, \"Strategy keys\")");
   add_pricing_flags(*verb, *args);
   auto recompute = std::make_shared<std::string>();
   add_strategy_recompute_flag(*verb, *recompute);

@@ -57,7 +57,7 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
     std::cout << json_text(j, 2) << "\n";
     return exit_code;
   }
-  std::cout << "  checks (DESIGN §8.2):\n";
+  std::cout << "  checks (in order; docs/cli.md, \"Checks\"):\n";
   for (const json& c : j["checks"])
     std::cout << fmt::format("    {} {:<12} {}\n", c["passed"].get<bool>() ? "pass" : "FAIL",
                              c["id"].get<std::string>(),
@@ -102,9 +102,9 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option("--strategy", args->eval.request.strategy,
-                   "Keys of DESIGN §8.1, e.g. \"tp=4,pp=4,recompute=full\"; default: the config's "
-                   "own, ranked in "
-                   "the default search");
+                   "KEY=VALUE pairs of dp tp pp cp ep etp vpp sp zero op mbs mbn recompute "
+                   "schedule, e.g. \"tp=4,pp=4,recompute=full\"; default: the config's own, "
+                   "ranked in the default search");
   verb->add_option("-M,--max-memory", args->eval.request.max_memory, "Device memory to use instead of the device's");
   verb->add_option("--reserve-mem", args->eval.request.reserve_mem, "Memory to keep free beside the runtime's reserve");
   verb->add_option("--cp-algo", args->eval.request.cp_algorithm, "Context-parallel attention: ring, ulysses, hybrid, allgather-kv");

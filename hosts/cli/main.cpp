@@ -26,6 +26,7 @@
 #include "hosts/cli/setting_flags.hpp"
 #include "hosts/cli/single_dash_flags.hpp"
 #include "hosts/cli/unknown_verb.hpp"
+#include "hosts/cli/verb_examples.hpp"
 
 namespace {
 
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
   cli::add_model_verb(app, plugin_flags, run);
   cli::add_hardware_verb(app, plugin_flags, run);
   cli::add_plugins_verb(app, plugin_flags, run);
+  cli::add_verb_examples(app);  // after every verb: each --help ends with two examples
 
   // The reference's -ar and -ao, which CLI11 cannot read as they are.
   const std::vector<const char*> words = cli::with_double_dash_flags(argc, argv);
