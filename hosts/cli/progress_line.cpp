@@ -5,13 +5,24 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace ndsearch::cli {
 namespace {
 
-// A search shorter than this shows no line; the line is rewritten this often.
+// A search shorter than this shows no line (NDS_PROGRESS_AFTER_MS changes
+// it: the tests' searches are shorter than a second on a fast machine); the
+// line is rewritten every kEvery.
 constexpr std::chrono::milliseconds kQuietFor{1000};
 constexpr std::chrono::milliseconds kEvery{250};
+
+std::chrono::milliseconds quiet_for() {
+  const char* given = std::getenv("NDS_PROGRESS_AFTER_MS");
+  if (given == nullptr) return kQuietFor;
+  char* end = nullptr;
+  const long ms = std::strtol(given, &end, 10);
+  return end != given && *end == '\0' && ms >= 0 ? std::chrono::milliseconds(ms) : kQuietFor;
+}
 
 std::string count_text(double n) {
   if (n >= 1e9) return fmt::format("{:.2f} G", n / 1e9);
@@ -34,10 +45,11 @@ std::string progress_text(uint64_t tested, size_t units_done, size_t units_total
                                  count_text(static_cast<double>(tested)), count_text(rate));
   // The share of the (tp, pp, cp) triples priced: they differ in size, so the
   // time left is a guess, said as one.
+  const double left_s =
+      units_done > 0 ? elapsed_s * static_cast<double>(units_total - units_done) / units_done : 0;
   if (units_total > 0 && units_done > 0)
-    text += fmt::format(", {:.0f} % of the space, about {:.0f} s left",
-                        100.0 * units_done / units_total,
-                        elapsed_s * static_cast<double>(units_total - units_done) / units_done);
+    text += fmt::format(", {:.0f} % of the space, about {:.{}f} s left",
+                        100.0 * units_done / units_total, left_s, left_s < 10 ? 1 : 0);
   return text;
 }
 
@@ -58,7 +70,7 @@ ProgressLine::~ProgressLine() {
 void ProgressLine::run() {
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mutex_);
-  if (stop_signal_.wait_for(lock, kQuietFor, [this] { return stop_; })) return;
+  if (stop_signal_.wait_for(lock, quiet_for(), [this] { return stop_; })) return;
   do {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

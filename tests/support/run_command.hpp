@@ -15,4 +15,9 @@ struct CommandResult {
 
 CommandResult run_command(const std::string& command_line);
 
+// Runs the command line with stdin, stdout and stderr on a new
+// pseudo-terminal, as in a user's terminal; `out` holds everything it wrote
+// there (the terminal turns "\n" into "\r\n"), `err` stays empty.
+CommandResult run_in_terminal(const std::string& command_line);
+
 }  // namespace ndsearch::test
