@@ -116,3 +116,25 @@ TEST_CASE("A RoPE model's position count may differ from the model config's, wit
                               "learned, so the length changes nothing priced";
   CHECK(std::find(m.warnings.begin(), m.warnings.end(), warning) != m.warnings.end());
 }
+
+TEST_CASE(
+    "A launch script without the model's flags takes the shape and keeps its training settings") {
+  // training_only.sh: seq 4096, global batch 32, tp 2, pp 2, the distributed
+  // optimizer (zero 1), full recompute, bf16; no --num-layers.
+  const std::string script = kDir + "training_only.sh";
+  const Model m = read(script, kShape);
+  CHECK(m.decoder_layers() == 4);
+  CHECK(m.main.blocks.front().c.hidden_size == 512);
+  CHECK(m.main.vocab_size == 32000);
+  CHECK(m.training.seq_len == 4096);
+  CHECK(m.training.global_batch == 32);
+  CHECK(m.stated.tp == 2);
+  CHECK(m.stated.pp == 2);
+  CHECK(m.stated.zero == 1);
+  CHECK(m.stated.recompute == NDS_RECOMPUTE_FULL);
+  // The script's note that it cannot know the vocabulary is gone: the config.json states it.
+  for (const std::string& w : m.warnings) CHECK_THAT(w, !Catch::Contains("vocab_size"));
+  ParseOptions alone;
+  CHECK_THAT(test::error_text([&] { parse_config(test::shipped_plugins(), script, alone); }),
+             Catch::StartsWith("[E-PARSE-NO-MODEL] " + script + ": describes no model"));
+}

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/model/builder.hpp"
 #include "core/model/model_json.hpp"
 #include "core/support/user_error.hpp"
 
@@ -244,6 +245,12 @@ void take_shape(Model& training, const Model& shape) {
     ours.provenance["name"] = source(theirs.provenance, "name");
   }
   if (!shape.submodels.empty()) training.submodels = shape.submodels;
+  // The training config's notes of shape values it could not know, now known.
+  std::erase_if(training.warnings, [&ours](const std::string& w) {
+    return (ours.vocab_size != NDS_UNKNOWN && is_unknown_note(w, "vocab_size")) ||
+           (ours.max_position_embeddings != NDS_UNKNOWN &&
+            is_unknown_note(w, "max_position_embeddings"));
+  });
   fill_training_settings(training, shape);
   for (const std::string& w : shape.warnings) training.warnings.push_back(w);
 }
