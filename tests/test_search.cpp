@@ -63,6 +63,7 @@ TEST_CASE("search counts every candidate and each refusal as a hand enumeration 
                                {"layers", 4},
                                {"global_batch", 4},
                                {"routed_experts", 0},
+                               {"max_ep", 0},  // no fast-tuner setup bounds ep
                                {"max_vpp", 4},
                                {"pipeline_bound", 8}}));
   REQUIRE(s.j["ranking"].size() == 6);
@@ -218,6 +219,7 @@ TEST_CASE("The bounds an MoE search reports are the config's, and the table prin
                                {"layers", 32},
                                {"global_batch", 32},
                                {"routed_experts", 8},
+                               {"max_ep", 0},  // no fast-tuner setup bounds ep
                                {"max_vpp", 4},
                                {"pipeline_bound", 8}}));
   Search table = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1", false);
@@ -460,10 +462,14 @@ TEST_CASE("search and explain say which missing input they need and the flag tha
   const std::string tiny = hf("tiny-4-layers");
   Search no_devices = search(tiny, "-A nvidia-h100-sxm -b 8");
   CHECK(no_devices.exit_code == 2);
-  CHECK_THAT(no_devices.err, Catch::Contains("tiny-4-layers.json states no device count") && Catch::Contains("-d N"));
+  CHECK_THAT(no_devices.err,
+             Catch::Contains("tiny-4-layers.json does not state what pricing needs: set the "
+                             "device count (-d N) and the sequence length (--seq-len)"));
   Search no_batch = search(tiny, "-A nvidia-h100-sxm -d 8");
   CHECK(no_batch.exit_code == 2);
-  CHECK_THAT(no_batch.err, Catch::Contains("tiny-4-layers.json states no global batch") && Catch::Contains("-b B"));
+  CHECK_THAT(no_batch.err,
+             Catch::Contains("tiny-4-layers.json does not state what pricing needs: set the "
+                             "global batch (-b B) and the sequence length (--seq-len)"));
   auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + tiny +
                        " -A nvidia-h100-sxm -b 8 --seq-len 1024 --strategy tp=2,dp=1 -l TP");
   CHECK(r.exit_code == 2);

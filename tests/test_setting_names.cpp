@@ -77,12 +77,10 @@ TEST_CASE("Core messages name the setting by its words and key, never a CLI flag
     message = error_of([&] { planner.search(search); });
     expected = "set the global batch (`global_batch`)";
   }
-  SECTION("no sequence length with cp > 1") {
+  SECTION("no sequence length") {
     evaluate.strategy = "cp=2";  // dp = 2 / cp = 1
-    const nlohmann::json j = planner.evaluate(evaluate);
-    REQUIRE(j["valid"] == false);
-    message = j["refusal"]["reason"].get<std::string>();
-    expected = "cp = 2 needs the sequence length (`seq_len`)";
+    message = error_of([&] { planner.evaluate(evaluate); });
+    expected = "set the sequence length (`seq_len`)";
   }
   SECTION("a budget of nothing with memory kept free") {
     // 80 GiB less the 2 GiB reserve less 200 GiB kept free leaves -122 GiB.
@@ -176,9 +174,9 @@ TEST_CASE("The CLI prints the flag where the core names a setting") {
     command = search + " -d 8";
     expected = "set the global batch (-b B)";
   }
-  SECTION("no sequence length with cp > 1") {
+  SECTION("no sequence length") {
     command = eval + " -d 2 -b 8 --strategy cp=2";
-    expected = "[cp-seq] cp = 2 needs the sequence length (--seq-len)";
+    expected = "does not state what pricing needs: set the sequence length (--seq-len)";
   }
   SECTION("a budget of nothing with memory kept free") {
     command = eval + " -d 2 -b 8 --seq-len 1024 --reserve-mem 200GB";

@@ -43,6 +43,7 @@ ParseOptions parse_options(const ModelSettings& m) {
   options.strict = m.strict;
   options.overrides = {m.seq_len,  m.global_batch, m.micro_batch_size, m.vocab_size,
                        m.dtype,    m.fp8_recipe,   m.overlap};
+  options.model_config = m.model_config;
   return options;
 }
 

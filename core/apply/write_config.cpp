@@ -184,7 +184,21 @@ std::vector<DiffLine> line_diff(const std::string& before, const std::string& af
   return out;
 }
 
+namespace {
+
+// A fast-tuner setup only names the config: the strategy goes into that one.
+void refuse_setup(const Model& model) {
+  if (model.setup.file.empty()) return;
+  throw UserError("E-APPLY-SETUP",
+                  fmt::format("{} is a fast-tuner setup, not a training config: apply the "
+                              "strategy to the config its `{}` names, {}",
+                              model.setup.file, model.setup.config_key, model.file));
+}
+
+}  // namespace
+
 nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint64_t devices) {
+  refuse_setup(model);
   return normalized_strategy(
       resolve_strategy(parse_strategy(text), model, devices != 0 ? devices : stated_devices(model),
                        model.training.global_batch),
@@ -199,6 +213,7 @@ std::vector<std::string> changes_from_config(const Model& model, const nds_strat
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
                            const fs::path& config, const ParseOptions& parse,
                            const StrategyToWrite& s) {
+  refuse_setup(model);
   const nds_strategy& st = s.strategy;
   const uint64_t devices = devices_of(st);
   const int64_t global_batch = degree_product({st.dp, st.mbs, st.mbn});

@@ -53,7 +53,9 @@ struct StrategyToWrite {
 
 // The strategy `apply` writes: `text`'s keys ("tp=4,pp=2"), the config's
 // for the rest, on `devices` (0: the config's own dp·tp·pp·cp), normalised
-// (etp = tp on a dense model, sp = 0 at tp = 1). Throws as parse_strategy.
+// (etp = tp on a dense model, sp = 0 at tp = 1). Throws as parse_strategy,
+// and E-APPLY-SETUP for a model read through a fast-tuner setup (the
+// strategy goes into the config it names).
 nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint64_t devices);
 
 // The keys where `written` differs from the config's own strategy on the
@@ -65,7 +67,7 @@ std::vector<std::string> changes_from_config(const Model& model, const nds_strat
 // trainer cannot express the strategy, the parser cannot write its format,
 // or the written config runs another device count), E-APPLY-ROUNDTRIP (the
 // written config states another strategy: a parser bug), E-STRATEGY-REFUSED
-// (the strategy breaks a check).
+// (the strategy breaks a check), E-APPLY-SETUP (as strategy_to_apply).
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
                            const std::filesystem::path& config, const ParseOptions& parse,
                            const StrategyToWrite& s);

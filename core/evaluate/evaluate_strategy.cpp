@@ -9,7 +9,9 @@
 
 #include "core/evaluate/price_memory.hpp"
 #include "core/memory/memory_evaluator.hpp"
+#include "core/model/fast_tuner_setup.hpp"
 #include "core/model/model_json.hpp"
+#include "core/model/pricing_values.hpp"
 #include "core/recompute/recompute_chooser.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/degree_product.hpp"
@@ -185,11 +187,21 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
 }  // namespace
 
 StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& model,
-                                     const Machine& machine, const EvaluationRequest& request) {
+                                     const Machine& machine, const EvaluationRequest& given) {
+  // No devices given: a fast-tuner setup's, else the strategy's dp·tp·pp·cp.
+  EvaluationRequest request = given;
+  request.devices = run_devices(model, given.devices);
   const bool starts_kept =
       request.recompute.per_layer() &&
       !RecomputeStrategy::follows_candidate(registry, request.recompute.strategy);
   StrategyEvaluation e = resolved(model, machine, request, starts_kept);
+  // Every value pricing lacks, in one error, before the checks: dp without
+  // devices, mbn without a global batch.
+  require_pricing_values(
+      model, {.devices_missing = request.devices == 0 && e.strategy.dp == NDS_UNKNOWN,
+              .global_batch_missing =
+                  e.strategy.mbn == NDS_UNKNOWN && model.training.global_batch == NDS_UNKNOWN,
+              .why = {}});
   if (auto refusal = first_refusal(e.strategy, model, request.devices, model.training.global_batch))
     e.refusal = StrategyRefusal{refusal->id, refusal->message};
   else

@@ -95,8 +95,11 @@ struct StrategyEvaluation {
 // Throws UserError as the pricing does: E-STRATEGY (a strategy that does not
 // read), E-PLACEMENT, E-MEMORY-REFUSED (a memory pass refused the strategy, or
 // the CP algorithm gave a working set that is not a byte count), E-CP-ALGO,
-// the budget's E-USAGE / E-BUDGET. A strategy a check refuses is not an
-// error: it comes back with `refusal` set.
+// the budget's E-USAGE / E-BUDGET, E-MISSING-VALUES (before the checks: the
+// devices, global batch, sequence length or vocabulary it lacks, all at
+// once). A strategy a check refuses is not an error: it comes back with
+// `refusal` set. No devices requested: a fast-tuner setup's, else the
+// strategy's dp·tp·pp·cp.
 StrategyEvaluation evaluate_strategy(const PluginRegistry& registry, Model& model,
                                      const Machine& machine, const EvaluationRequest& request);
 

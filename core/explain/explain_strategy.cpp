@@ -7,6 +7,8 @@
 
 #include <limits>
 
+#include "core/model/fast_tuner_setup.hpp"
+#include "core/model/pricing_values.hpp"
 #include "core/search/search.hpp"
 #include "core/search/search_space.hpp"
 #include "core/strategy/degree_product.hpp"
@@ -92,6 +94,7 @@ uint64_t prepare_own_strategy(Model& model, uint64_t devices) {
             "{} states no strategy (a Hugging Face config.json names no degrees): give one in {}, "
             "e.g. \"tp=8,pp=2\", or search for one",
             model.file, Setting("strategy").named()));
+  devices = run_devices(model, devices);  // given, else a fast-tuner setup's
   if (devices == 0) devices = stated_devices(model);
   if (devices == 0)
     throw UserError(
@@ -113,20 +116,27 @@ uint64_t prepare_own_strategy(Model& model, uint64_t devices) {
 }
 
 StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& model,
-                                     const Machine& machine, const ExplainRequest& request) {
-  StrategyExplanation x;
-  x.evaluation = evaluate_strategy(registry, model, machine, request.evaluation);
+                                     const Machine& given_machine, const ExplainRequest& given) {
+  // No devices given: a fast-tuner setup's, on the machine and in the search too.
+  ExplainRequest request = given;
+  Machine machine = given_machine;
+  request.evaluation.devices = run_devices(model, given.evaluation.devices);
+  if (given.evaluation.devices == 0 && request.evaluation.devices != 0)
+    machine.devices = request.evaluation.devices;
   const uint64_t devices = request.evaluation.devices;
-  x.checks = run_checks(x.evaluation.strategy, model, devices, model.training.global_batch);
   const bool ranked =
       request.rank_by_default || !request.space.dimensions.empty() || !request.space.only.empty();
+  // A search to rank in needs the devices and the global batch as well.
+  if (ranked)
+    require_pricing_values(
+        model, {.devices_missing = devices == 0,
+                .global_batch_missing = model.training.global_batch == NDS_UNKNOWN,
+                .why = fmt::format("explain with {} or {} ranks the strategy in a search",
+                                   Setting("dimensions").named(), Setting("only").named())});
+  StrategyExplanation x;
+  x.evaluation = evaluate_strategy(registry, model, machine, request.evaluation);
+  x.checks = run_checks(x.evaluation.strategy, model, devices, model.training.global_batch);
   if (ranked && x.evaluation.valid()) {
-    if (devices == 0)
-      throw UserError(
-          "E-USAGE",
-          fmt::format("explain with {} or {} ranks the strategy in a search, which needs {}",
-                      Setting("dimensions").named(), Setting("only").named(),
-                      Setting("devices").named()));
     x.search = rank_in_search(registry, model, machine, request, x.evaluation.strategy);
     if (!x.search->rank && x.search->left_out.empty())
       x.search->not_ranked =

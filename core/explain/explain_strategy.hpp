@@ -60,7 +60,8 @@ struct StrategyExplanation {
 std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster);
 
 // Explain of the config's own strategy (no strategy given): the devices to
-// rank it on, `devices` when given (non-zero), else the config's dp·tp·pp·cp.
+// rank it on, `devices` when given (non-zero), else a fast-tuner setup's,
+// else the config's dp·tp·pp·cp.
 // A config whose global batch follows its data parallelism (TorchTitan's
 // local batch × dp) gets it from those devices: dp·mbs·mbn, said so in its
 // provenance. Throws UserError E-EXPLAIN-NO-STRATEGY for a config that states
@@ -68,8 +69,9 @@ std::string main_reason(const TimeEstimate& self, const TimeEstimate& faster);
 // E-USAGE for one that leaves its device count open when none is given.
 uint64_t prepare_own_strategy(Model& model, uint64_t devices);
 
-// Throws as evaluate_strategy does, as run_search does, and E-USAGE for a
-// search space without a device count.
+// Throws as evaluate_strategy does, as run_search does, and E-MISSING-VALUES
+// for a strategy to rank without a device count or global batch. No devices
+// requested: a fast-tuner setup's, if it states them.
 StrategyExplanation explain_strategy(const PluginRegistry& registry, Model& model,
                                      const Machine& machine, const ExplainRequest& request);
 

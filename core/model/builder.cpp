@@ -15,6 +15,9 @@ namespace {
 
 using Value = ModelBuilder::Value;
 
+// The words of ModelBuilder::unknown's note between the key and the reason.
+constexpr std::string_view kCannotBeKnown = " cannot be known from the file ";
+
 enum class Scope { block, model, training };
 enum class Kind {
   count,     // whole number >= 0
@@ -492,9 +495,13 @@ nds_status* ModelBuilder::unknown(const char* key, const char* why, const std::s
                   fmt::format("{}: parser {} marked the key \"{}\" unknown, but ndsearch does not know that "
                               "key; this is a bug in the parser",
                               source, parser_id_, k));
-  model_.warnings.push_back(fmt::format("{}: {} cannot be known from the file ({}); it stays unknown",
-                                        source, k, why == nullptr ? "no reason given" : why));
+  model_.warnings.push_back(fmt::format("{}: {}{}({}); it stays unknown", source, k, kCannotBeKnown,
+                                        why == nullptr ? "no reason given" : why));
   return nullptr;
+}
+
+bool is_unknown_note(const std::string& warning, std::string_view key) {
+  return warning.find(fmt::format(": {}{}(", key, kCannotBeKnown)) != std::string::npos;
 }
 
 nds_status* ModelBuilder::unknown_field(const std::string& source) {

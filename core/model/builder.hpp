@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -17,6 +18,10 @@ namespace ndsearch {
 
 // "<file>:<line>: <field>", "<file>: <field>" or "default:<trainer>".
 std::string provenance_text(const nds_provenance* where);
+
+// Whether `warning` is the builder's note that a parser could not know `key`
+// (ModelBuilder::unknown), for a value another source gives after all.
+bool is_unknown_note(const std::string& warning, std::string_view key);
 
 class ModelBuilder {
  public:

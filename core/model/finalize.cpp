@@ -164,10 +164,12 @@ void finalize_precision(Model& m) {
 void finalize_model(Model& m) {
   check_model_limits(m);  // first: what follows sums and multiplies these values
   if (m.decoder_layers() == 0) {
-    throw UserError("E-PARSE-NO-MODEL",
-                    fmt::format("{}: describes no model (no layers found by {}); give a model config "
-                                "(a training YAML, launch script, TOML or config.json), not a tool's settings",
-                                m.file, m.framework));
+    throw UserError(
+        "E-PARSE-NO-MODEL",
+        fmt::format("{}: describes no model (no layers found by {}); give a model config "
+                    "(a training YAML, launch script, TOML or config.json), not a tool's settings, "
+                    "or the model's shape in a Hugging Face config.json with {}",
+                    m.file, m.framework, Setting("model_config").named()));
   }
   for (ModelBlock& b : m.main.blocks) finalize_block(m, b, "");
   for (ModelPart& tower : m.submodels)

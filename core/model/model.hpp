@@ -6,6 +6,7 @@
 
 #include <ndsearch/nds_model.h>
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,12 +31,26 @@ struct ModelPart {
   std::map<std::string, std::string> provenance;  // model keys -> source
 };
 
+// What a fast-tuner setup JSON states beside the training config it names
+// (fast_tuner_setup.hpp): the run's devices, global batch, EP bound and
+// searched dimensions. `file` empty: CONFIG was the training config itself.
+struct SetupStated {
+  std::string file;           // the setup JSON
+  std::string config_key;     // the key naming the config: yaml_path, shell_path or toml_path
+  uint64_t devices = 0;       // rank_num, or npus_per_node × nnodes; 0: not stated
+  std::string devices_field;  // where: "`rank_num` = 64", "`npus_per_node` × `nnodes` = 8 × 2"
+  int64_t global_batch = NDS_UNKNOWN;  // gbs
+  int64_t max_ep = 0;                  // max_expert_parallel: ep at most this; 0: no bound
+  std::string dimensions;  // from its "strategy" object, as -l spells them; empty: not stated
+};
+
 class Model {
  public:
   Model();
 
   std::string framework;  // the parser's id
-  std::string file;       // the config it read
+  std::string file;       // the config it read (the one a setup JSON names)
+  SetupStated setup;      // what a fast-tuner setup JSON stated; empty file: none
   ModelPart main;
   std::vector<ModelPart> submodels;
   nds_training training{};  // pointers are set by view()

@@ -40,6 +40,8 @@ const char* position_name(nds_position_kind k) {
   }
 }
 
+}  // namespace
+
 json block_json(const nds_layer_block& b) {
   return {{"kind", kind_name(b.kind)},
           {"layers", b.layers},
@@ -69,6 +71,8 @@ json block_json(const nds_layer_block& b) {
           {"hidden_dropout", known_real(b.hidden_dropout)},
           {"attention_dropout", known_real(b.attention_dropout)}};
 }
+
+namespace {
 
 // "blocks[1].experts": a block key in the provenance object.
 std::string fmt_block_key(size_t index, const std::string& key) {
@@ -219,6 +223,16 @@ json model_to_json(const Model& m) {
     for (const auto& [key, source] : m.main.blocks[i].provenance)
       provenance[fmt_block_key(i, key)] = source;
   j["provenance"] = provenance;
+  // What a fast-tuner setup stated beside the config, when one named it.
+  if (!m.setup.file.empty()) {
+    const SetupStated& s = m.setup;
+    j["setup"] = {{"file", s.file},
+                  {"config_key", s.config_key},
+                  {"devices", s.devices == 0 ? json(nullptr) : json(s.devices)},
+                  {"global_batch", known(s.global_batch)},
+                  {"max_ep", s.max_ep == 0 ? json(nullptr) : json(s.max_ep)},
+                  {"dimensions", s.dimensions.empty() ? json(nullptr) : json(s.dimensions)}};
+  }
   json warnings = m.warnings;
   if (!params) warnings.push_back("parameter counts are null: " + why);
   j["warnings"] = warnings;

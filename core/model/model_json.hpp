@@ -11,6 +11,10 @@ namespace ndsearch {
 
 nlohmann::json model_to_json(const Model& model);
 
+// One block's values by their keys (the model JSON's "blocks" entries); null
+// where unknown.
+nlohmann::json block_json(const nds_layer_block& block);
+
 // The names the JSON uses for enumerations ("bf16", "swiglu", "interleaved"...).
 const char* dtype_name(nds_dtype dtype);
 const char* fp8_recipe_name(int32_t recipe);  // NDS_FP8_*: "none", "delayed", ...

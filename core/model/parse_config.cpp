@@ -10,7 +10,9 @@
 #include <optional>
 
 #include "core/model/builder.hpp"
+#include "core/model/fast_tuner_setup.hpp"
 #include "core/model/finalize.hpp"
+#include "core/model/model_shape.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -206,6 +208,10 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
     note(model.training_provenance, "seq_len", Setting("seq_len").named());
   }
   if (o.global_batch) {
+    if (model.setup.global_batch != NDS_UNKNOWN && model.setup.global_batch != *o.global_batch)
+      note_once(model, fmt::format("{} states `gbs` = {}; {} replaces it", model.setup.file,
+                                   model.setup.global_batch,
+                                   Setting("global_batch").named(std::to_string(*o.global_batch))));
     model.training.global_batch = *o.global_batch;
     note(model.training_provenance, "global_batch", Setting("global_batch").named());
   }
@@ -221,26 +227,28 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
   if (o.overlap) apply_overlap(model, *o.overlap, note);
 }
 
-}  // namespace
-
-Model parse_config(const PluginRegistry& registry, const fs::path& config, const ParseOptions& options) {
-  // Checked before any probe reads it: a FIFO would block every probe, and a
-  // file over the limit would be read once per parser.
+// A file a parser is given is checked before any probe reads it: a FIFO
+// would block every probe, and a file over the limit would be read once per
+// parser.
+void check_config_file(const fs::path& config, const char* what) {
   try {
-    if (auto problem = sdk::config_file_problem(
-            config.string(),
-            "model config (a training YAML, launch script, TOML or config.json)")) {
+    if (auto problem = sdk::config_file_problem(config.string(), what)) {
       const auto [tag, message] = sdk::split_error_tag(problem->what());
       throw UserError(tag.empty() ? "E-PARSE-FILE" : tag, message);
     }
   } catch (const sdk::Error& e) {  // NDS_CONFIG_MAX_BYTES does not read
     throw UserError("E-USAGE", e.what());
   }
-  const LoadedPlugin& parser = chosen_parser(registry, config, options.framework);
+}
+
+// What the parser of `config` (-f, else the best probe) builds, not finalized.
+Model parse_raw(const PluginRegistry& registry, const fs::path& config,
+                const std::string& framework, bool strict) {
+  const LoadedPlugin& parser = chosen_parser(registry, config, framework);
   Model model;
   model.framework = parser.id;
   model.file = config.string();
-  ModelBuilder builder(model, parser.id, options.strict);
+  ModelBuilder builder(model, parser.id, strict);
   StatusPtr failure(parser.interfaces.parser->parse(config.c_str(), &builder.table()));
   if (failure) {
     if (failure.get() == builder.last_refusal())
@@ -248,6 +256,63 @@ Model parse_config(const PluginRegistry& registry, const fs::path& config, const
     const auto [tag, message] = sdk::split_error_tag(failure->message);
     throw UserError(tag.empty() ? error_id_for(failure->code) : tag, message);
   }
+  return model;
+}
+
+// The fast-tuner setup `config` is, or nullopt when it is a config itself.
+std::optional<FastTunerSetup> setup_of(const fs::path& config, bool strict) {
+  const std::optional<std::string> text = sdk::try_read_config_file(config.string());
+  if (!text || !is_fast_tuner_setup(*text)) return std::nullopt;
+  FastTunerSetup setup = read_fast_tuner_setup(config, *text, strict);
+  check_config_file(setup.config, "training config");
+  const std::optional<std::string> named = sdk::try_read_config_file(setup.config.string());
+  if (named && is_fast_tuner_setup(*named))
+    throw UserError("E-SETUP-VALUE",
+                    fmt::format("{}: `{}` names {}, another fast-tuner setup; name the training "
+                                "config itself",
+                                config.string(), setup.stated.config_key, setup.config.string()));
+  return setup;
+}
+
+// What the setup states beside the config: kept with the model; its global
+// batch replaces the config's (a setting given replaces both, apply_overrides).
+void apply_setup(Model& model, FastTunerSetup setup) {
+  model.setup = std::move(setup.stated);
+  for (std::string& w : setup.warnings) model.warnings.push_back(std::move(w));
+  if (model.setup.global_batch == NDS_UNKNOWN) return;
+  const std::string from = fmt::format("{}: gbs", model.setup.file);
+  auto it = model.training_provenance.find("global_batch");
+  model.training_provenance["global_batch"] =
+      it == model.training_provenance.end() ? from
+                                            : fmt::format("{} (overrides {})", from, it->second);
+  model.training.global_batch = model.setup.global_batch;
+}
+
+// The shape of `model_config` (parsed alone) in `model` (take_shape).
+void apply_model_config(const PluginRegistry& registry, Model& model, const fs::path& model_config,
+                        bool strict) {
+  check_config_file(model_config, "model config (a Hugging Face config.json)");
+  const Model shape = parse_raw(registry, model_config, "", strict);
+  if (shape.decoder_layers() == 0)
+    throw UserError(
+        "E-PARSE-NO-MODEL",
+        fmt::format("{}: {} describes no model (no layers found by {}); give a "
+                    "Hugging Face config.json",
+                    model_config.string(), Setting("model_config").named(), shape.framework));
+  take_shape(model, shape);
+}
+
+}  // namespace
+
+Model parse_config(const PluginRegistry& registry, const fs::path& config,
+                   const ParseOptions& options) {
+  check_config_file(config, "model config (a training YAML, launch script, TOML or config.json)");
+  std::optional<FastTunerSetup> setup = setup_of(config, options.strict);
+  Model model =
+      parse_raw(registry, setup ? setup->config : config, options.framework, options.strict);
+  if (setup) apply_setup(model, std::move(*setup));
+  if (!options.model_config.empty())
+    apply_model_config(registry, model, options.model_config, options.strict);
   apply_overrides(model, options.overrides);
   finalize_model(model);
   return model;

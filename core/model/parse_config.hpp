@@ -34,12 +34,21 @@ struct ParseOptions {
   std::string framework;  // -f: a parser id or alias; empty: the best probe
   bool strict = false;    // --strict: unknown fields are errors
   TrainingOverrides overrides;
+  // A config whose parser states the model's shape (a Hugging Face
+  // config.json), for a training config that states none or the same
+  // (model_shape.hpp); empty: the config's own shape.
+  std::filesystem::path model_config;
 };
 
+// A fast-tuner setup JSON (fast_tuner_setup.hpp) is followed to the training
+// config it names, and what it states (devices, global batch, EP bound,
+// dimensions) is kept in Model::setup; its global batch applies unless
+// `options` gives one.
 // Throws UserError: E-USAGE (a bad --dtype, --fp8-recipe or --overlap), E-PARSE-FILE (no such
 // file), E-PARSE-FRAMEWORK (unknown -f), E-PARSE-FORMAT (no parser recognises the file), the
 // builder's or the parser's error (E-PARSE-FIELD, E-PARSE-VALUE, E-PARSE-UNKNOWN-FIELD, ...),
-// E-PARSE-NO-MODEL, E-MODEL-SHAPE.
+// E-PARSE-NO-MODEL, E-MODEL-SHAPE; read_fast_tuner_setup's (E-SETUP-*); take_shape's
+// (E-MODEL-CONFIG).
 Model parse_config(const PluginRegistry& registry, const std::filesystem::path& config,
                    const ParseOptions& options);
 

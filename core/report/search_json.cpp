@@ -91,7 +91,8 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
                              {"layers", r.bounds.layers},
                              {"max_vpp", r.bounds.max_vpp},
                              {"pipeline_bound", r.bounds.pipeline_bound},
-                             {"routed_experts", r.bounds.routed_experts}});
+                             {"routed_experts", r.bounds.routed_experts},
+                             {"max_ep", r.bounds.max_ep}});
     doc.field("budget_bytes", budget);
     doc.field("calibration", calibration_json(request.calibration, *machine.device));
     doc.field("candidates_per_s", candidates_per_s(r));

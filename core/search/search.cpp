@@ -18,6 +18,7 @@
 #include "core/hardware/device.hpp"
 #include "core/memory/memory_evaluator.hpp"
 #include "core/model/model_limits.hpp"
+#include "core/model/pricing_values.hpp"
 #include "core/plugins/run_options.hpp"  // the workers work for the caller's run
 #include "core/search/balance_layers.hpp"
 #include "core/strategy/checks.hpp"
@@ -310,6 +311,10 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
                       Setting("only").named("recompute=...")));
     options.space.only["recompute"] = {NDS_RECOMPUTE_NONE};
   }
+  // Every value pricing needs, in one error, before any enumeration.
+  require_pricing_values(model, {.devices_missing = false,
+                                 .global_batch_missing = options.space.global_batch == NDS_UNKNOWN,
+                                 .why = {}});
   if (options.space.global_batch == NDS_UNKNOWN || options.space.global_batch < 1)
     throw UserError("E-USAGE",
                     fmt::format("{} states no global batch, which the search needs; set {}",

@@ -33,13 +33,17 @@ struct SearchRequest {
   bool balance_layers = false;                         // SearchOptions::balance_layers
 };
 
-// `requested`, else dp·tp·pp·cp as the config states them. Throws UserError
-// E-USAGE when the config states no device count, E-DEVICE-COUNT beyond the limit.
-uint64_t search_device_count(const Model& model, uint64_t requested);
+// `requested`, else a fast-tuner setup's device count, else dp·tp·pp·cp as
+// the config states them (a setting that replaces the setup's count says so
+// in the model's warnings). Throws UserError E-MISSING-VALUES when none
+// states a device count (listing every other value pricing lacks too),
+// E-DEVICE-COUNT beyond the limit.
+uint64_t search_device_count(Model& model, uint64_t requested);
 
 // The search of `model` on `machine` the request describes, its budget from
 // the request's sizes; keep and closest_misses are left at their defaults.
-SearchOptions search_options(const Model& model, const Machine& machine,
-                             const SearchRequest& request);
+// Dimensions not requested are a fast-tuner setup's (a request that replaces
+// them says so in the model's warnings), and its EP bound applies.
+SearchOptions search_options(Model& model, const Machine& machine, const SearchRequest& request);
 
 }  // namespace ndsearch

@@ -201,6 +201,7 @@ SpaceBounds space_bounds(const SearchSpace& space, const Model& model) {
   bounds.pipeline_bound = space.pipeline_bound;
   bounds.layers = model.decoder_layers();
   bounds.global_batch = space.global_batch;
+  bounds.max_ep = space.max_ep;
   return bounds;
 }
 
@@ -259,12 +260,13 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
       if (batch / dp / m >= t.pp) mbss.push_back(m);
   if (mbss.empty()) mbss.push_back(1);
   mbss = values(space, "mbs", mbss, stated_or(st.mbs, 1), with(&nds_strategy::mbs));
-  // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4); a dense model: 1.
+  // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4) and
+  // the setup's bound; a dense model: 1.
   std::vector<int64_t> eps{1};
   if (experts > 0) {
     eps.clear();
     for (int64_t e : divisors(dp * t.cp * t.tp))
-      if (e <= experts) eps.push_back(e);
+      if (e <= experts && (bounds.max_ep == 0 || e <= bounds.max_ep)) eps.push_back(e);
   }
   eps = values(space, "ep", eps, stated_or(st.ep, 1), with(&nds_strategy::ep));
   // ETP: 1 or tp for MoE; the same as tp for a dense model (it has no experts to split).
@@ -407,8 +409,11 @@ Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_s
   const std::map<std::string, std::string> bound = {
       {"mbs", fmt::format("mbs divides global batch / dp = {} and leaves mbn >= pp = {}",
                           b.global_batch / std::max<int64_t>(1, dp), s.pp)},
-      {"ep", fmt::format("ep divides dp·cp·tp = {} and is at most the routed experts ({})",
-                         dp * s.cp * s.tp, b.routed_experts)},
+      {"ep", fmt::format("ep divides dp·cp·tp = {} and is at most the routed experts ({}){}",
+                         dp * s.cp * s.tp, b.routed_experts,
+                         b.max_ep == 0 ? std::string()
+                                       : fmt::format(" and max_expert_parallel ({}) of {}",
+                                                     b.max_ep, model.setup.file))},
       {"etp", "etp is 1 or tp with experts, tp without"},
       {"vpp", fmt::format("vpp <= min({}, pp, layers / pp) = {}", kMaxInterleaving,
                           vpp_bound(s.pp, b.layers).back())},

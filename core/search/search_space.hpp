@@ -24,6 +24,7 @@ struct SearchSpace {
   uint64_t pipeline_bound = 0;      // the machine's (reference §3.7)
   std::set<std::string> searched;   // "dp", "tp", ... (lower case)
   std::map<std::string, std::vector<int64_t>> only;  // --only: allowed values per key
+  int64_t max_ep = 0;  // ep at most this (a fast-tuner setup's max_expert_parallel); 0: no bound
   // A strategy the space must hold (explain's, the config's own): its values
   // join the searched dimensions' lists (at its own tp, pp, cp for the rest)
   // unless --only leaves them out. Every key set.
@@ -49,6 +50,7 @@ struct SpaceBounds {
   int64_t layers = 0;            // the decoder layers
   int64_t global_batch = 0;
   int64_t routed_experts = 0;    // ep <= this; 0: a dense model, ep = 1
+  int64_t max_ep = 0;            // ep <= this too (SearchSpace::max_ep); 0: no bound
   int64_t max_vpp = kMaxInterleaving;  // vpp <= min(max_vpp, pp, layers / pp)
 };
 SpaceBounds space_bounds(const SearchSpace& space, const Model& model);

@@ -8,8 +8,10 @@
 
 namespace ndsearch::cli {
 void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
-  verb.add_option("CONFIG", flags.config,
-                  "The trainer's config: a YAML, a launch script, a TOML or an HF config.json")
+  verb.add_option(
+          "CONFIG", flags.config,
+          "The trainer's config: a YAML, a launch script, a TOML or an HF config.json; or a "
+          "fast-tuner setup JSON, which names one")
       ->required(config_required);
   verb.add_option("-f,--framework", flags.parse.framework,
                   "The parser to use (an id of `ndsearch plugins list`, or mindformers, mindspeed, "
@@ -34,6 +36,9 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
       "What the trainer overlaps, replacing the config's settings: none, all, or a comma list of "
       "tp, dp, param, ep, pp, cp (those on, the rest off)");
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
+  verb.add_option("--model-config", flags.parse.model_config,
+                  "The model's shape from this Hugging Face config.json, for a training config "
+                  "that states none (its training settings stay the config's)");
 }
 
 // What CONFIG is (a directory, a FIFO, a device) is checked where it is

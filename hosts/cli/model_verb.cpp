@@ -67,6 +67,17 @@ void print_table(const nlohmann::json& j) {
       on.empty() && off.empty()
           ? std::string("not stated")
           : fmt::format("on: {}; off: {}", on.empty() ? "none" : on, off.empty() ? "none" : off));
+  if (j.contains("setup")) {
+    const nlohmann::json& s = j["setup"];
+    const auto stated = [](const nlohmann::json& v) {
+      return v.is_null() ? std::string("not stated") : text(v);
+    };
+    std::cout << fmt::format(
+        "  setup         {} ({}): devices {}, global batch {}, ep at most {}, "
+        "dimensions {}\n",
+        text(s["file"]), text(s["config_key"]), stated(s["devices"]), stated(s["global_batch"]),
+        stated(s["max_ep"]), stated(s["dimensions"]));
+  }
   for (const auto& w : j["warnings"])
     std::cout << "  warning       " << with_flags(w.get<std::string>()) << "\n";
 }

@@ -22,6 +22,7 @@ constexpr std::array kFlags{
     SettingFlag{"dtype", "--dtype", ""},
     SettingFlag{"fp8_recipe", "--fp8-recipe", ""},
     SettingFlag{"overlap", "--overlap", ""},
+    SettingFlag{"model_config", "--model-config", "FILE"},
     SettingFlag{"device", "-A", ""},
     SettingFlag{"devices", "-d", "N"},
     SettingFlag{"strategy", "--strategy", ""},

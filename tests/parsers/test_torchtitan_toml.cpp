@@ -229,17 +229,34 @@ TEST_CASE("An unknown schedule and an unknown field are warnings and errors unde
   CHECK(r.err.find("E-PARSE-UNKNOWN-FIELD") != std::string::npos);
 }
 
-TEST_CASE("An unknown flavor is an error listing the known flavors") {
-  auto r = model(titan("unknown_flavor"));
+TEST_CASE(
+    "An unknown flavor describes no model, lists the known flavors and takes a model config") {
+  // The shape is unknown, the training settings are not: the core says no
+  // layers were found and names --model-config; the parser's warning (-v 2)
+  // names the field and the flavors it knows.
+  auto r = model(titan("unknown_flavor") + " -v 2");
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("unknown_flavor.toml:4") != std::string::npos);
-  CHECK(r.err.find("model.flavor") != std::string::npos);
-  CHECK(r.err.find("9B") != std::string::npos);
-  CHECK(r.err.find("debugmodel, 8B, 70B, 405B") != std::string::npos);
-  auto m = model(titan("unknown_model"));
+  CHECK(r.err.find("[E-PARSE-NO-MODEL]") != std::string::npos);
+  CHECK(r.err.find("(--model-config FILE)") != std::string::npos);
+  CHECK(r.err.find("unknown_flavor.toml:4: model.flavor = '9B': not a llama3 flavor ndsearch "
+                   "knows; known llama3 flavors: debugmodel, 8B, 70B, 405B") != std::string::npos);
+  auto m = model(titan("unknown_model") + " -v 2");
   CHECK(m.exit_code == 2);
+  CHECK(m.err.find("[E-PARSE-NO-MODEL]") != std::string::npos);
   CHECK(m.err.find("unknown_model.toml:3") != std::string::npos);
   CHECK(m.err.find("llama3, deepseek_v3, qwen3, llama4") != std::string::npos);
+  // With a config.json for the shape: its 512-wide, 4-layer Llama trained as
+  // the TOML says (seq_len 4096).
+  auto shaped =
+      model(titan("unknown_flavor") + " --format json --model-config " +
+            std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/model_config/small_llama.json");
+  INFO(shaped.err);
+  REQUIRE(shaped.exit_code == 0);
+  const json j = json::parse(shaped.out);
+  CHECK(j["framework"] == "torchtitan-toml");
+  CHECK(j["hidden_size"] == 512);
+  CHECK(j["layers"] == 4);
+  CHECK(j["seq_len"] == 4096);
 }
 
 TEST_CASE("Malformed TOML is an error naming the file and line") {

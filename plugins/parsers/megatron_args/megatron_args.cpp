@@ -320,10 +320,11 @@ class MegatronArgs final : public sdk::ParserPlugin {
     // The model's shape is not in this file: the FSDP2 backend loads it from
     // the Hugging Face checkpoint of model_id. Say so; the core then reports
     // that no layers were found.
-    sdk::host().log(NDS_LOG_WARN, path + ": the FSDP2 YAML names its model (model.model_id '" +
-                                      model["model_id"].as<std::string>() +
-                                      "') but not its shape, which comes from the Hugging Face checkpoint; run "
-                                      "ndsearch on that checkpoint's config.json");
+    sdk::host().log(NDS_LOG_WARN,
+                    path + ": the FSDP2 YAML names its model (model.model_id '" +
+                        model["model_id"].as<std::string>() +
+                        "') but not its shape, which comes from the Hugging Face checkpoint; give "
+                        "that checkpoint's config.json as the model config (`model_config`)");
   }
 };
 

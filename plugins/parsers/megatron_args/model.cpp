@@ -316,21 +316,12 @@ std::optional<std::vector<int64_t>> layer_pattern(const std::string& expression)
   return pattern;
 }
 
-void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder& b) {
-  Reader r(args, b);
+// The decoder (and MTP) blocks of `layers` layers, as the arguments shape
+// them; returns the layer count, with MindSpeed's --noop-layers in `noop`.
+int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t>& layers,
+                           std::set<int64_t>& noop, sdk::Builder& b) {
   const std::string& file = args.file();
   auto fallback = [&](const char* field) { return trainer_default(file, field); };
-
-  // ---- Layers ------------------------------------------------------------------
-  const Value<int64_t> layers = r.integer({"--num-layers"}, 1, kMaxCountRead);
-  if (!layers.known()) {
-    if (layers.state == State::unknown) {
-      throw sdk::Error(NDS_INVALID_ARGUMENT,
-                       file + ":" + std::to_string(layers.where.line) + ": --num-layers cannot be known (" + layers.why +
-                           "); give --num-layers a number in the script");
-    }
-    return;  // no model in these arguments (the core says so)
-  }
   LayerShape s;
   s.hidden = r.integer({"--hidden-size"}, 1);
   s.heads = r.integer({"--num-attention-heads"}, 1);
@@ -479,7 +470,6 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     }
   }
   // MindSpeed's --noop-layers: identity layers that only fill pipeline stages.
-  std::set<int64_t> noop;
   const Value<std::string> noop_text = r.text({"--noop-layers"});
   if (noop_text.state == State::unknown) {
     throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(noop_text.where.line) +
@@ -520,7 +510,25 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     put_shape(r, s, has_moe);
     b.end_block();
   }
+  return n;
+}
 
+void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder& b) {
+  Reader r(args, b);
+  const std::string& file = args.file();
+  auto fallback = [&](const char* field) { return trainer_default(file, field); };
+
+  // ---- Layers ------------------------------------------------------------------
+  const Value<int64_t> layers = r.integer({"--num-layers"}, 1, kMaxCountRead);
+  if (layers.state == State::unknown) {
+    throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(layers.where.line) +
+                                               ": --num-layers cannot be known (" + layers.why +
+                                               "); give --num-layers a number in the script");
+  }
+  // Without --num-layers the arguments state no model (the core says so, or
+  // takes the shape from a model config): the training settings still read.
+  std::set<int64_t> noop;
+  const int64_t n = layers.known() ? build_layer_blocks(r, args, layers, noop, b) : 0;
   // ---- Vocabulary and embeddings --------------------------------------------------
   const Value<int64_t> tp = r.integer({"--tensor-model-parallel-size"}, 1);
   const Value<std::string> tokenizer = r.text({"--tokenizer-type"});
@@ -696,7 +704,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   Value<int64_t> vpp = r.integer({"--num-virtual-stages-per-pipeline-rank"}, 1);
   const Value<int64_t> per_virtual = r.integer({"--num-layers-per-virtual-pipeline-stage"}, 1);
   if (vpp.state == State::absent && per_virtual.state != State::absent) {
-    if (per_virtual.known() && pp.known()) {
+    if (per_virtual.known() && pp.known() && n > 0) {
       if (n % (pp.value * per_virtual.value) != 0) {
         r.bad(*args.find({"--num-layers-per-virtual-pipeline-stage"}).occurrence, 0,
               "a divisor of --num-layers / pp = " + std::to_string(n) + " / " + std::to_string(pp.value));
@@ -706,7 +714,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     } else {
       vpp = per_virtual;
       if (vpp.state == State::known) vpp.state = State::unknown;
-      if (vpp.why.empty()) vpp.why = "the pipeline size is unknown";
+      if (vpp.why.empty())
+        vpp.why = n == 0 ? "--num-layers is not in the arguments" : "the pipeline size is unknown";
     }
   }
   // MindSpeed's DualPipe-V runs two chunks per rank in a V whatever the
@@ -818,11 +827,13 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     const Occurrence& o = *args.find({"--num-layer-list"}).occurrence;
     int64_t sum = 0;
     for (int64_t v : list ? *list : std::vector<int64_t>{}) sum += v;
-    if (!list || sum != n || (pp.known() && static_cast<int64_t>(list->size()) != pp.value))
+    // Without --num-layers the sum is checked against the model config's layers (the core).
+    if (!list || (n > 0 && sum != n) ||
+        (pp.known() && static_cast<int64_t>(list->size()) != pp.value))
       r.bad(o, 0, "pp comma-separated layer counts summing to --num-layers = " + std::to_string(n));
     stage_layers = *list;
     stage_where = layer_list.where;
-  } else if ((first_stage.known() || last_stage.known()) && pp.known() && pp.value > 1) {
+  } else if ((first_stage.known() || last_stage.known()) && pp.known() && pp.value > 1 && n > 0) {
     const int64_t first = first_stage.known() ? first_stage.value : -1;
     const int64_t last = last_stage.known() ? last_stage.value : -1;
     const int64_t middle_stages = pp.value - (first >= 0 ? 1 : 0) - (last >= 0 ? 1 : 0);
@@ -864,7 +875,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // N layers of each (virtual) stage; uniform recomputes every layer.
   const Value<std::string> method = r.text({"--recompute-method"});
   const Value<int64_t> recompute_count = r.integer({"--recompute-num-layers"}, 0);
-  if (recompute == "full" && method.known() && pp.known() && vpp.known()) {
+  if (recompute == "full" && method.known() && pp.known() && vpp.known() &&
+      (n > 0 || !stage_layers.empty())) {
     std::vector<int64_t> per_stage = stage_layers;
     if (per_stage.empty()) {
       for (int64_t k = 0; k < pp.value; ++k) per_stage.push_back(n / pp.value + (k < n % pp.value ? 1 : 0));

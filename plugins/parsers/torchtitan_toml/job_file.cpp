@@ -85,7 +85,7 @@ std::optional<std::vector<std::string>> JobFile::texts(std::string_view field) c
   return items;
 }
 
-void JobFile::fail(std::string_view field, const std::string& what, nds_status_code code) const {
+std::string JobFile::described(std::string_view field, const std::string& what) const {
   const toml::node* node = find(field);
   std::ostringstream message;
   message << path_;
@@ -93,7 +93,11 @@ void JobFile::fail(std::string_view field, const std::string& what, nds_status_c
   message << ": " << field;
   if (node != nullptr) message << " = " << shown(*node);
   message << ": " << what;
-  throw sdk::Error(code, message.str());
+  return message.str();
+}
+
+void JobFile::fail(std::string_view field, const std::string& what, nds_status_code code) const {
+  throw sdk::Error(code, described(field, what));
 }
 
 sdk::Where torchtitan_default() {

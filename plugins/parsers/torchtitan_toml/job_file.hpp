@@ -40,8 +40,10 @@ class JobFile {
   // accepts both for list options).
   std::optional<std::vector<std::string>> texts(std::string_view field) const;
 
-  // "file:line: field = value: what" as an sdk::Error (NDS_INVALID_ARGUMENT,
-  // or NDS_OUT_OF_RANGE for a number field's bad number: E-PARSE-VALUE).
+  // "file:line: field = value: what", for a message.
+  std::string described(std::string_view field, const std::string& what) const;
+  // The same as an sdk::Error (NDS_INVALID_ARGUMENT, or NDS_OUT_OF_RANGE for
+  // a number field's bad number: E-PARSE-VALUE).
   [[noreturn]] void fail(std::string_view field, const std::string& what,
                          nds_status_code code = NDS_INVALID_ARGUMENT) const;
 

@@ -169,15 +169,24 @@ class TorchtitanToml final : public ndsearch::sdk::ParserPlugin {
     const std::string flavor = job.text("model.flavor").value_or("debugmodel");
     const Flavor* f = find_flavor(name, flavor);
     if (f == nullptr) {
+      // No shape, but the training settings still hold: with a model config
+      // (`model_config`) the core takes the shape from it, else it reports
+      // that no layers were found. Say why.
       const std::string flavors = known_flavors(name);
-      if (flavors.empty())
-        job.fail("model.name", "not a TorchTitan model ndsearch knows; known: " + known_models() +
-                                   " (pytorch/torchtitan 238fa99); for another model give its "
-                                   "config.json with the parser "
-                                   "(`framework=hf`)");
-      job.fail("model.flavor", "not a " + name + " flavor ndsearch knows; known " + name +
-                                   " flavors: " + flavors +
-                                   " (pytorch/torchtitan 238fa99); pick one of them");
+      const char* const alternative =
+          " (pytorch/torchtitan 238fa99): pick one, or give the model's config.json as the model "
+          "config "
+          "(`model_config`)";
+      ndsearch::sdk::host().log(
+          NDS_LOG_WARN,
+          flavors.empty()
+              ? job.described("model.name", "not a TorchTitan model ndsearch knows; known: " +
+                                                known_models() + alternative)
+              : job.described("model.flavor", "not a " + name + " flavor ndsearch knows; known " +
+                                                  name + " flavors: " + flavors + alternative));
+      build_training(job, 0, b);
+      check_fields(job, job.root(), "", b);
+      return;
     }
     build_model(job, *f, b);
     build_training(job, f->layers, b);

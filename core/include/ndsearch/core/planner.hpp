@@ -38,14 +38,20 @@ struct PluginSettings {
   std::optional<std::filesystem::path> vet_helper;
 };
 
-
-// The config and the training settings that override it.
+// The config and the training settings that override it. The config may be
+// a fast-tuner setup JSON naming the training config (docs/cli.md, "Fast-tuner
+// setup files"): its device count, global batch, EP bound and dimensions
+// apply where these settings leave them unset.
 struct ModelSettings {
   std::filesystem::path config;
   std::string framework;  // a parser id or alias; empty: the parser that recognises the file
   bool strict = false;    // fields the parser does not understand are errors
   std::optional<int64_t> seq_len, global_batch, micro_batch_size, vocab_size;
   std::optional<std::string> dtype, fp8_recipe, overlap;
+  // The model's shape from this config (a Hugging Face config.json) for a
+  // training config that states none (docs/cli.md, "The model's shape from a
+  // config.json"); empty: the config's own.
+  std::filesystem::path model_config;
 };
 
 // Who chooses each layer's recompute (`search`, `eval`, `explain`; docs/cli.md,

@@ -35,6 +35,7 @@ inline constexpr SettingName kSettingNames[] = {
     {"dtype", "the dtype"},
     {"fp8_recipe", "the fp8 recipe"},
     {"overlap", "the overlap switches"},
+    {"model_config", "the model config"},
     // EvaluateSettings, SearchSettings, ExplainSettings
     {"device", "the device"},
     {"devices", "the device count"},
