@@ -207,15 +207,16 @@ class ErrorsCarryTheCliIds(unittest.TestCase):
 
     def test_missing_settings_are_named_by_keyword(self):
         # llama-3.1-70b's config.json states neither a device count nor a
-        # global batch; the message names the keyword, not the CLI's -d or -b.
+        # global batch (E-MISSING-VALUES lists what pricing needs); the
+        # message names the keyword, not the CLI's -d or -b.
         with self.assertRaises(ndsearch.Error) as raised:
             ndsearch.search(LLAMA70B, device="nvidia-h100-sxm", global_batch=64)
-        self.assertEqual(raised.exception.id, "E-USAGE")
+        self.assertEqual(raised.exception.id, "E-MISSING-VALUES")
         self.assertIn("set the device count (`devices`)", str(raised.exception))
         self.assertNotRegex(str(raised.exception), r"(^|[\s(])-d\b")
         with self.assertRaises(ndsearch.Error) as raised:
             ndsearch.search(LLAMA70B, device="nvidia-h100-sxm", devices=8)
-        self.assertEqual(raised.exception.id, "E-USAGE")
+        self.assertEqual(raised.exception.id, "E-MISSING-VALUES")
         self.assertIn("set the global batch (`global_batch`)", str(raised.exception))
         self.assertNotRegex(str(raised.exception), r"(^|[\s(])-b\b")
 
