@@ -14,6 +14,7 @@
 
 #include "fixtures_paths.hpp"
 #include "support/run_command.hpp"
+#include "support/unwrapped.hpp"
 
 namespace {
 
@@ -163,4 +164,27 @@ TEST_CASE("A search longer than a second shows its progress on a terminal, and o
   const auto piped = run_command("env -u NDS_PLUGIN_PATH NDS_PROGRESS_AFTER_MS=100 " + search);
   CHECK(piped.exit_code == 0);
   CHECK_THAT(piped.err, !Catch::Contains("searching"));
+}
+
+TEST_CASE("The header of a search from a fast-tuner setup says which values came from it") {
+  // Our setup fixture names small_moe.sh (16 routed experts) and states
+  // rank_num 16, gbs 32 and max_expert_parallel 4.
+  const std::string setup = std::string(NDS_TEST_FIXTURES_SOURCE) +
+                            "/fasttuner/config/setup_config/args_for_parallel_tool_mcore.json";
+  const auto r = ndsearch_cli("search " + setup + " -A nvidia-h100-sxm -t 1");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string out = ndsearch::test::unwrapped(r.out);
+  CHECK_THAT(out,
+             Catch::Contains(
+                 "\n  setup args_for_parallel_tool_mcore.json (shell_path names small_moe.sh): 16 "
+                 "devices from `rank_num` = 16, global batch 32 from `gbs`\n"));
+  CHECK_THAT(out,
+             Catch::Contains("; ep <= 4 (the setup's max_expert_parallel; 16 routed experts); "));
+  // A flag replaces the setup's value, and the header says so.
+  const auto given = ndsearch_cli("search " + setup + " -A nvidia-h100-sxm -t 1 -b 64");
+  REQUIRE(given.exit_code == 0);
+  CHECK_THAT(
+      ndsearch::test::unwrapped(given.out),
+      Catch::Contains("global batch 64 from the global batch (-b B) (its `gbs` = 32 replaced)"));
 }

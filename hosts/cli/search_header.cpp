@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include <ndsearch/core/settings.hpp>
 #include "core/model/model_json.hpp"
 #include "core/report/calibration_json.hpp"
 #include "hosts/cli/calibration_flags.hpp"
@@ -33,13 +34,41 @@ std::string budget_text(const Budget& b) {
 }
 
 std::string bounds_text(const SpaceBounds& b) {
+  std::string ep;
+  if (b.routed_experts > 0)
+    ep = b.max_ep > 0 && b.max_ep < b.routed_experts
+             ? fmt::format("ep <= {} (the setup's max_expert_parallel; {} routed experts); ",
+                           b.max_ep, b.routed_experts)
+             : fmt::format("ep <= {} routed experts; ", b.routed_experts);
   return fmt::format(
       "bounds: tp <= {} KV heads; pp <= min({} the machine allows, {} layers, batch {}); {}vpp <= "
       "min({}, pp, layers / pp); mbn >= pp (docs/cli.md, \"Search bounds\")",
-      b.kv_heads, b.pipeline_bound, b.layers, b.global_batch,
-      b.routed_experts > 0 ? fmt::format("ep <= {} routed experts; ", b.routed_experts)
-                           : std::string(),
-      b.max_vpp);
+      b.kv_heads, b.pipeline_bound, b.layers, b.global_batch, ep, b.max_vpp);
+}
+
+// Where a fast-tuner setup JSON's values went: "setup args.json (yaml_path
+// names tiny.yaml): 32 devices from `rank_num` = 32, global batch 64 from
+// `gbs`"; a value given as a setting instead says so.
+std::string setup_text(const Model& model, const SearchOptions& options) {
+  const SetupStated& s = model.setup;
+  std::vector<std::string> parts;
+  if (s.devices > 0)
+    parts.push_back(s.devices == options.space.devices
+                        ? fmt::format("{} devices from {}", s.devices, s.devices_field)
+                        : fmt::format("{} devices from {} (its {} replaced)", options.space.devices,
+                                      Setting("devices").named(), s.devices_field));
+  if (s.global_batch != NDS_UNKNOWN)
+    parts.push_back(s.global_batch == options.space.global_batch
+                        ? fmt::format("global batch {} from `gbs`", s.global_batch)
+                        : fmt::format("global batch {} from {} (its `gbs` = {} replaced)",
+                                      options.space.global_batch, Setting("global_batch").named(),
+                                      s.global_batch));
+  if (!s.dimensions.empty())
+    parts.push_back(fmt::format("its strategy flags search {}", s.dimensions));
+  return fmt::format("setup {} ({} names {}){}{}",
+                     std::filesystem::path(s.file).filename().string(), s.config_key,
+                     std::filesystem::path(model.file).filename().string(),
+                     parts.empty() ? "" : ": ", fmt::join(parts, ", "));
 }
 
 std::string searched_text(const SearchSpace& space) {
@@ -64,6 +93,8 @@ void print_search_header(const Model& model, const Machine& machine, const Searc
                   machine.device->id, options.space.global_batch, model.training.seq_len,
                   precision_text(model.training)),
       width, "", "    ");
+  if (!model.setup.file.empty())
+    std::cout << wrapped(with_flags(setup_text(model, options)), width, "  ", "    ");
   std::cout << wrapped(with_flags(budget_text(options.budget)), width, "  ", "    ");
   for (const std::string& a : result.assumptions)
     std::cout << wrapped("assumes " + with_flags(a), width, "  ", "    ");
