@@ -29,6 +29,13 @@ ndsearch::test::CommandResult ndsearch_cli(const std::string& args) {
                      args);
 }
 
+// How many times `what` stands in `text`.
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // Characters, not bytes: "·" is one column on a terminal.
 size_t columns_of(const std::string& line) {
   size_t n = 0;
@@ -76,33 +83,22 @@ TEST_CASE("The closest misses show with --misses N, at -v 3, and when nothing fi
   const auto asked = ndsearch_cli("search " + kMixtralOn64 + " -t 1 --misses 2");
   REQUIRE(asked.exit_code == 0);
   const std::string misses = asked.out.substr(asked.out.find("  the closest dropped:\n"));
-  // Two misses, each one line with its peak, then its fixes.
-  CHECK(std::count(misses.begin(), misses.end(), '\n') >= 3);
-  CHECK(misses.find("GiB over") != misses.rfind("GiB over"));
-  const size_t first = misses.find("GiB over"), second = misses.find("GiB over", first + 1);
-  CHECK(misses.find("GiB over", second + 1) == std::string::npos);
+  // Two misses, each one line with its peak and how far over, then its fixes.
+  CHECK(occurrences(misses, "GiB over") == 2);
 
   // At -v 3, every one: tp and pp of 1, 2, 4 and 8 make 16 candidates, 6
   // of them over 78 GiB; each is listed.
   const auto every = ndsearch_cli("search " + kMixtralOn64 + " -l tp pp -t 1 -v 3");
   REQUIRE(every.exit_code == 0);
   CHECK_THAT(every.out, Catch::Contains("dropped 6 (over the budget)\n  every closest dropped:\n"));
-  size_t every_listed = 0;
-  for (size_t at = every.out.find("GiB over"); at != std::string::npos;
-       at = every.out.find("GiB over", at + 1))
-    ++every_listed;
-  CHECK(every_listed == 6);
+  CHECK(occurrences(every.out, "GiB over") == 6);
 
   // 2 GiB (4 GB less the H100's 2 GiB reserve) holds no strategy of Mixtral
   // on 64 devices: the five closest go to stderr with the error.
   const auto none = ndsearch_cli("search " + kMixtralOn64 + " -M 4GB");
   CHECK(none.exit_code == 3);
   CHECK_THAT(none.err, Catch::Contains("[E-SEARCH-NO-FIT]"));
-  size_t listed = 0;
-  for (size_t at = none.err.find("GiB over"); at != std::string::npos;
-       at = none.err.find("GiB over", at + 1))
-    ++listed;
-  CHECK(listed == 5);
+  CHECK(occurrences(none.err, "GiB over") == 5);
 }
 
 TEST_CASE("A flag typed wrong gets the closest flag of its verb") {
@@ -128,18 +124,13 @@ TEST_CASE("The default verbosity shows the first three warnings and counts the o
     return run_command("env -u NDS_PLUGIN_PATH NDS_DEVICE_PATH=" + dir.string() + " " +
                        ndsearch::test::cli() + " hardware" + verbosity);
   };
-  const auto count = [](const std::string& text, const std::string& what) {
-    size_t n = 0;
-    for (size_t i = text.find(what); i != std::string::npos; i = text.find(what, i + 1)) ++n;
-    return n;
-  };
   const auto v1 = at("");
   CHECK(v1.exit_code == 0);
-  CHECK(count(v1.err, "`name` must be a string") == 3);
+  CHECK(occurrences(v1.err, "`name` must be a string") == 3);
   CHECK_THAT(v1.err, Catch::Contains(
                          "ndsearch: note: 2 more warnings not shown; -v 2 shows every warning"));
   const auto v2 = at(" -v 2");
-  CHECK(count(v2.err, "`name` must be a string") == 5);
+  CHECK(occurrences(v2.err, "`name` must be a string") == 5);
   CHECK_THAT(v2.err, !Catch::Contains("not shown"));
   CHECK(at(" -v 0").err.empty());
   std::filesystem::remove_all(dir);
