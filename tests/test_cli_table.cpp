@@ -80,7 +80,8 @@ TEST_CASE("A search over every dimension of an MoE fits 120 columns and says wha
 }
 
 TEST_CASE("The closest misses show with --misses N, at -v 3, and when nothing fits") {
-  const auto asked = ndsearch_cli("search " + kMixtralOn64 + " -t 1 --misses 2");
+  // Over tp, pp, cp and ep alone (256 candidates: cheap under the sanitizers).
+  const auto asked = ndsearch_cli("search " + kMixtralOn64 + " -l tp pp cp ep -t 1 --misses 2");
   REQUIRE(asked.exit_code == 0);
   const std::string misses = asked.out.substr(asked.out.find("  the closest dropped:\n"));
   // Two misses, each one line with its peak and how far over, then its fixes.
@@ -95,7 +96,7 @@ TEST_CASE("The closest misses show with --misses N, at -v 3, and when nothing fi
 
   // 2 GiB (4 GB less the H100's 2 GiB reserve) holds no strategy of Mixtral
   // on 64 devices: the five closest go to stderr with the error.
-  const auto none = ndsearch_cli("search " + kMixtralOn64 + " -M 4GB");
+  const auto none = ndsearch_cli("search " + kMixtralOn64 + " -l tp pp cp ep -M 4GB");
   CHECK(none.exit_code == 3);
   CHECK_THAT(none.err, Catch::Contains("[E-SEARCH-NO-FIT]"));
   CHECK(occurrences(none.err, "GiB over") == 5);

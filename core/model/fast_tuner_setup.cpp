@@ -146,7 +146,10 @@ std::vector<std::string> strategy_flags(const fs::path& file, const json& strate
     bad_value(file, "strategy", strategy,
               "an object of true/false flags for DP, TP, EP, FSDP, PP and CP");
   std::vector<std::string> on;
-  for (const auto& [key, value] : strategy.items()) {
+  for (const auto& item : strategy.items()) {
+    // Named copies: clang 14 cannot capture a structured binding in a lambda.
+    const std::string key = item.key();
+    const json& value = item.value();
     const bool known = std::any_of(kStrategyFlags.begin(), kStrategyFlags.end(),
                                    [&](const auto& f) { return f.first == key; });
     if (!known) {
