@@ -57,9 +57,11 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-nlohmann::json search(const std::string& config, uint64_t devices = 0, size_t top = 1000000) {
+nlohmann::json search(const std::string& config, uint64_t devices = 0, size_t top = 1000000,
+                      const std::string& dimensions = "") {
   SearchSettings s;
   s.model.config = config;
+  s.space.dimensions = dimensions;
   s.device = kDevice;
   s.devices = devices;
   s.top = top;
@@ -96,7 +98,8 @@ TEST_CASE("A fast-tuner setup naming a MindSpeed script bounds ep by max_expert_
   CHECK(m.setup.max_ep == 4);
   CHECK(m.training.global_batch == 32);  // gbs, not the script's 16
   // 16 routed experts on 16 devices: without the bound ep reaches 8 and 16.
-  const nlohmann::json bounded = search(kMcore);
+  // Over tp, pp and ep alone, every fit listed: cheap under the sanitizers.
+  const nlohmann::json bounded = search(kMcore, 0, 1000000, "TP PP EP");
   CHECK(bounded["bounds"]["max_ep"] == 4);
   CHECK(bounded["bounds"]["routed_experts"] == 16);
   REQUIRE(!bounded["ranking"].empty());
@@ -111,6 +114,7 @@ TEST_CASE("A fast-tuner setup naming a MindSpeed script bounds ep by max_expert_
   plain.device = kDevice;
   plain.devices = 16;
   plain.top = 1000000;
+  plain.space.dimensions = "TP PP EP";
   const nlohmann::json unbounded = Planner(test::shipped_plugin_settings()).search(plain);
   CHECK(unbounded["bounds"]["max_ep"] == 0);
   int64_t most = 0;
