@@ -16,6 +16,7 @@
 #include "core/model/schedule_names.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/recompute_names.hpp"
+#include "core/strategy/strategy_keys.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
@@ -24,16 +25,8 @@ namespace {
 
 constexpr int32_t U = NDS_UNKNOWN;
 
-struct IntKey {
-  std::string_view name;
-  int32_t nds_strategy::*field;
-};
-constexpr IntKey kIntKeys[] = {{"dp", &nds_strategy::dp},     {"tp", &nds_strategy::tp},
-                               {"pp", &nds_strategy::pp},     {"cp", &nds_strategy::cp},
-                               {"ep", &nds_strategy::ep},     {"etp", &nds_strategy::etp},
-                               {"vpp", &nds_strategy::vpp},   {"sp", &nds_strategy::sp},
-                               {"zero", &nds_strategy::zero}, {"op", &nds_strategy::op},
-                               {"mbs", &nds_strategy::mbs},   {"mbn", &nds_strategy::mbn}};
+using IntKey = StrategyIntKey;
+constexpr const auto& kIntKeys = kStrategyIntKeys;
 
 [[noreturn]] void bad(const std::string& what) {
   throw UserError(

@@ -12,6 +12,7 @@
 
 #include "core/model/model_json.hpp"
 #include "core/report/strategy_json.hpp"
+#include "core/strategy/strategy_keys.hpp"
 #include "core/support/closest_name.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
@@ -20,22 +21,6 @@ namespace ndsearch::cli {
 namespace {
 
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
-
-// The strategy's keys as the table names them, in the order of a strategy.
-constexpr std::array<std::pair<const char*, int32_t nds_strategy::*>, 12> kDegrees{{
-    {"dp", &nds_strategy::dp},
-    {"tp", &nds_strategy::tp},
-    {"pp", &nds_strategy::pp},
-    {"cp", &nds_strategy::cp},
-    {"ep", &nds_strategy::ep},
-    {"etp", &nds_strategy::etp},
-    {"vpp", &nds_strategy::vpp},
-    {"sp", &nds_strategy::sp},
-    {"zero", &nds_strategy::zero},
-    {"op", &nds_strategy::op},
-    {"mbs", &nds_strategy::mbs},
-    {"mbn", &nds_strategy::mbn},
-}};
 
 // The columns a default table leaves out first when a line is too long:
 // those that follow from others or matter least to the choice, then the
@@ -79,14 +64,14 @@ std::string largest_parts(const PricedCandidate& c, size_t n) {
 // differ in one key (its cell lists their values, "1|2").
 struct Row {
   std::vector<const PricedCandidate*> members;
-  std::string rank;
-  std::map<std::string, std::string> cells;
+  std::map<std::string, std::string> cells;  // by column key, "rank" too
   std::string layers;  // --balance-layers' split, or empty
 };
 
 std::map<std::string, std::string> strategy_cells(const PricedCandidate& c) {
   std::map<std::string, std::string> cells;
-  for (const auto& [key, member] : kDegrees) cells[key] = degree_text(c.strategy.*member);
+  for (const StrategyIntKey& k : kStrategyIntKeys)
+    cells[std::string(k.name)] = degree_text(c.strategy.*k.field);
   cells["recompute"] = recompute_text(c.strategy.recompute, c.recompute);
   const char* schedule = schedule_name(c.strategy.schedule);
   cells["schedule"] = schedule != nullptr ? schedule : "?";
@@ -143,18 +128,18 @@ std::vector<Row> grouped_rows(const std::vector<PricedCandidate>& list, uint64_t
         last.members.push_back(&c);
         std::string& cell = last.cells[keys.front()];
         cell += "|" + cells[keys.front()];
-        last.rank = fmt::format("{}-{}", first_rank, i + 1);
+        last.cells["rank"] = fmt::format("{}-{}", first_rank, i + 1);
         continue;
       }
     }
     group_key.reset();
     first_cells = cells;
     first_rank = i + 1;
-    Row row{{&c}, std::to_string(i + 1), std::move(cells), layers_text(c)};
+    cells["rank"] = std::to_string(i + 1);
+    Row row{{&c}, std::move(cells), layers_text(c)};
     add_cost_cells(row, c, devices);
     rows.push_back(std::move(row));
   }
-  for (Row& r : rows) r.cells["rank"] = r.rank;
   return rows;
 }
 
@@ -178,41 +163,30 @@ Column column_of(const std::string& key) {
   return {key, header_of(key), parts};
 }
 
-size_t line_width(const std::vector<Column>& columns, const std::vector<Row>& rows) {
-  size_t width = 1;  // the indent before the rank
+// Each column as wide as its header or its widest cell.
+std::vector<size_t> column_widths(const std::vector<Column>& columns,
+                                  const std::vector<Row>& rows) {
+  std::vector<size_t> widths;
   for (const Column& col : columns) {
     size_t w = col.header.size();
     for (const Row& r : rows) w = std::max(w, r.cells.at(col.key).size());
-    width += 1 + w;
+    widths.push_back(w);
   }
+  return widths;
+}
+
+size_t line_width(const std::vector<Column>& columns, const std::vector<Row>& rows) {
+  size_t width = 1;  // the indent before the rank
+  for (size_t w : column_widths(columns, rows)) width += 1 + w;
   return width;
 }
 
-// Whether every member of every row has `a` equal to `b` (etp = tp).
-bool always_equal(const std::vector<Row>& rows, int32_t nds_strategy::*a,
-                  int32_t nds_strategy::*b) {
+// Whether `holds` is true of the strategy of every member of every row.
+template <class Predicate>
+bool every_strategy(const std::vector<Row>& rows, Predicate holds) {
   for (const Row& r : rows)
     for (const PricedCandidate* c : r.members)
-      if (c->strategy.*a != c->strategy.*b) return false;
-  return true;
-}
-
-// Whether every row runs interleaved where vpp > 1 and 1F1B elsewhere.
-bool schedule_follows_vpp(const std::vector<Row>& rows) {
-  for (const Row& r : rows)
-    for (const PricedCandidate* c : r.members)
-      if (c->strategy.schedule !=
-          (c->strategy.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B))
-        return false;
-  return true;
-}
-
-bool op_is_whole_group(const std::vector<Row>& rows) {
-  for (const Row& r : rows)
-    for (const PricedCandidate* c : r.members)
-      if (static_cast<int64_t>(c->strategy.op) !=
-          static_cast<int64_t>(c->strategy.dp) * c->strategy.cp)
-        return false;
+      if (!holds(c->strategy)) return false;
   return true;
 }
 
@@ -227,11 +201,16 @@ std::string shared_settings(const std::vector<Row>& rows, std::vector<std::strin
                                       [&](const Row& r) { return r.cells.at(key) == first; });
     if (constant) {
       same.push_back(key + " " + first);
-    } else if (key == "etp" && always_equal(rows, &nds_strategy::etp, &nds_strategy::tp)) {
+    } else if (key == "etp" &&
+               every_strategy(rows, [](const nds_strategy& st) { return st.etp == st.tp; })) {
       derived.emplace_back("etp = tp");
-    } else if (key == "op" && op_is_whole_group(rows)) {
+    } else if (key == "op" && every_strategy(rows, [](const nds_strategy& st) {
+                 return static_cast<int64_t>(st.op) == static_cast<int64_t>(st.dp) * st.cp;
+               })) {
       derived.emplace_back("op = dp·cp");
-    } else if (key == "schedule" && schedule_follows_vpp(rows)) {
+    } else if (key == "schedule" && every_strategy(rows, [](const nds_strategy& st) {
+                 return st.schedule == (st.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
+               })) {
       derived.emplace_back("schedule interleaved where vpp > 1, else 1f1b");
     } else {
       kept.push_back(key);
@@ -246,7 +225,7 @@ std::string shared_settings(const std::vector<Row>& rows, std::vector<std::strin
 
 std::vector<std::string> strategy_keys() {
   std::vector<std::string> keys;
-  for (const auto& [key, member] : kDegrees) keys.emplace_back(key);
+  for (const StrategyIntKey& k : kStrategyIntKeys) keys.emplace_back(k.name);
   keys.insert(keys.end(), {"recompute", "schedule"});
   return keys;
 }
@@ -259,12 +238,7 @@ std::vector<Column> columns_of(const std::vector<std::string>& keys) {
 
 void print_rows(std::ostream& out, const std::vector<Column>& columns, const std::vector<Row>& rows,
                 size_t width) {
-  std::vector<size_t> widths;
-  for (const Column& col : columns) {
-    size_t w = col.header.size();
-    for (const Row& r : rows) w = std::max(w, r.cells.at(col.key).size());
-    widths.push_back(w);
-  }
+  const std::vector<size_t> widths = column_widths(columns, rows);
   auto line = [&](auto cell_of) {
     std::string text = " ";
     for (size_t i = 0; i < columns.size(); ++i) {
