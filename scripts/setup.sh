@@ -19,6 +19,9 @@ packages=(
   clang libclang-rt-14-dev       # the fuzz build: clang, libFuzzer and its ASan runtime (scripts/fuzz.sh)
   python3-dev pybind11-dev       # the Python binding (hosts/python, docs/python.md) and its tests
   help2man groff-base            # the man page ndsearch.1 (from --help) and its test's rendering
+  libjs-chart.js                 # Chart.js, inlined into the HTML report (docs/report.md)
+  chromium fonts-dejavu-core     # the report's test opens it headless (tests/report/)
+  python3-pil                    # ... and reads its screenshot (Pillow, for /usr/bin/python3)
 )
 
 missing=()

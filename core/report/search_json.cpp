@@ -56,6 +56,28 @@ json miss_json(const PricedCandidate& c, double budget_bytes) {
           {"miss_bytes", whole_bytes(c.peak_bytes - budget_bytes)}};
 }
 
+EvaluationRequest listed_evaluation_request(const PricedCandidate& c, const Machine& machine,
+                                            const SearchRequest& request,
+                                            const SearchOptions& options) {
+  EvaluationRequest one;
+  // A strategy's per-layer choice is made again from every layer kept (it is deterministic).
+  nds_strategy s = c.strategy;
+  if (c.recompute.chosen) {
+    s.recompute = NDS_RECOMPUTE_NONE;
+    one.recompute = options.recompute;
+  }
+  one.recompute.swap_optimizer = options.recompute.swap_optimizer;
+  one.recompute.host_link_bytes_per_s = options.recompute.host_link_bytes_per_s;
+  one.strategy = strategy_text(s);
+  one.devices = machine.devices;
+  one.max_memory = request.max_memory;
+  one.reserve_mem = request.reserve_mem;
+  one.cp_algorithm = request.cp_algorithm;
+  one.calibration = options.calibration;
+  one.stage_layers = c.stage_layers;
+  return one;
+}
+
 void write_search_json(std::ostream& out, const PluginRegistry& registry, Model& model,
                        const Machine& machine, const SearchRequest& request,
                        const SearchOptions& options, const SearchResult& r) {
@@ -63,22 +85,7 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
   // Each listed strategy's stages, priced as eval prices it. Rows are
   // formatted and written one at a time: memory does not grow with them.
   auto with_stages = [&](size_t rank, const PricedCandidate& c) {
-    EvaluationRequest one;
-    // A strategy's per-layer choice is made again from every layer kept (it is deterministic).
-    nds_strategy s = c.strategy;
-    if (c.recompute.chosen) {
-      s.recompute = NDS_RECOMPUTE_NONE;
-      one.recompute = options.recompute;
-    }
-    one.recompute.swap_optimizer = options.recompute.swap_optimizer;
-    one.recompute.host_link_bytes_per_s = options.recompute.host_link_bytes_per_s;
-    one.strategy = strategy_text(s);
-    one.devices = machine.devices;
-    one.max_memory = request.max_memory;
-    one.reserve_mem = request.reserve_mem;
-    one.cp_algorithm = request.cp_algorithm;
-    one.calibration = options.calibration;
-    one.stage_layers = c.stage_layers;
+    const EvaluationRequest one = listed_evaluation_request(c, machine, request, options);
     json row = candidate_json(rank, c);
     row["memory"]["stages"] = stages_json(evaluate_strategy(registry, model, machine, one));
     return row;

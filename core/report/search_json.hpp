@@ -9,6 +9,7 @@
 
 #include <ostream>
 
+#include "core/evaluate/evaluate_strategy.hpp"
 #include "core/hardware/machine.hpp"
 #include "core/model/model.hpp"
 #include "core/plugins/registry.hpp"
@@ -21,6 +22,13 @@ namespace ndsearch {
 nlohmann::json candidate_json(size_t rank, const PricedCandidate& c);
 // A dropped one: strategy, peak_bytes and miss_bytes over `budget_bytes`.
 nlohmann::json miss_json(const PricedCandidate& c, double budget_bytes);
+
+// The request that prices a listed strategy again as eval prices it (its
+// stages, its timeline): its recompute strategy's choice made again from
+// every layer kept, its layer split, the search's budget and calibration.
+EvaluationRequest listed_evaluation_request(const PricedCandidate& c, const Machine& machine,
+                                            const SearchRequest& request,
+                                            const SearchOptions& options);
 
 // The document of `result`, run with `options` from `request` on `machine`:
 // the ranking's and Pareto set's rows with their stages (each priced again

@@ -28,6 +28,9 @@ std::optional<AppliedCalibration> load_calibration(const CalibrationFlags& flags
 // "calibration: FILE (fitted on DEV): <summary>; on top of the trainer
 // overheads (...)" when one is applied (a document's "calibration" and
 // "trainer_overheads"); nothing otherwise.
+// The same, unwrapped; empty when no calibration applies.
+std::string calibration_line(const nlohmann::json& calibration,
+                             const nlohmann::json& trainer_overheads);
 void print_calibration_line(const nlohmann::json& calibration,
                             const nlohmann::json& trainer_overheads);
 

@@ -2,15 +2,21 @@
 #include "hosts/cli/explain_verb.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/units.hpp>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "core/explain/explain_strategy.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/calibration_json.hpp"
 #include "core/report/explain_json.hpp"
+#include "core/report/html_report.hpp"
 #include "core/report/json_text.hpp"
+#include "core/report/report_data.hpp"
 #include "core/report/timeline_json.hpp"
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
@@ -28,9 +34,36 @@ struct ExplainArgs {
   EvalArgs eval;
   SearchSpaceRequest space;
   std::string timeline;  // a file for the Chrome Trace Event JSON of the step; empty: none
+  std::string report;    // a file for the HTML report of the strategy; empty: none
 };
 
+// The report's lines above its table: what was priced, on what, and under
+// which assumptions (the same the table's header says).
+std::vector<std::string> explain_header(const json& j) {
+  std::vector<std::string> lines{fmt::format("{} on {} x {}", j["model"].get<std::string>(),
+                                             j["devices"].get<uint64_t>(),
+                                             j["device"].get<std::string>())};
+  if (j.contains("strategy") && j["strategy"].is_object()) {
+    std::string text;
+    for (const auto& [key, value] : j["strategy"].items())
+      text += fmt::format("{}{}={}", text.empty() ? "" : ",", key,
+                          value.is_string() ? value.get<std::string>() : value.dump());
+    lines.push_back("strategy " + text);
+  }
+  if (j.contains("memory") && j["memory"].contains("budget_bytes"))
+    lines.push_back(fmt::format("budget {:.2f} GiB per device ({})",
+                                j["memory"]["budget_bytes"].get<double>() / sdk::kBytesPerGiB,
+                                with_flags(j["memory"]["capacity_source"].get<std::string>())));
+  if (j.contains("assumptions"))
+    for (const json& a : j["assumptions"])
+      lines.push_back("assumes " + with_flags(a.get<std::string>()));
+  return lines;
+}
+
 int explain(const PluginFlags& base_flags, ExplainArgs args) {
+  // Read first, so that a missing library does not cost the pricing.
+  const std::optional<ChartLibrary> library =
+      args.report.empty() ? std::nullopt : std::optional<ChartLibrary>(load_chart_library());
   const PluginFlags flags = eval_plugin_flags(base_flags, args.eval);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
@@ -53,6 +86,19 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
     });
   json j = explanation_json(explanation);
   add_calibration_json(j, calibration, model, *machine.device);
+  if (!args.report.empty()) {
+    json data =
+        explain_report_data(registry, model, machine, request, explanation, j, explain_header(j));
+    data["generator"] = fmt::format("ndsearch {}", NDS_VERSION);
+    write_output_file(args.report, [&](std::ostream& out) {
+      write_html_report(out,
+                        fmt::format("ndsearch explain: {} on {} x {}", model.display_name(),
+                                    machine.devices, machine.device->id),
+                        data, *library);
+    });
+    (args.eval.format == "json" ? std::cerr : std::cout)
+        << fmt::format("  wrote the report: {}\n", args.report);
+  }
   if (args.eval.format == "json") {
     std::cout << json_text(j, 2) << "\n";
     return exit_code;
@@ -118,6 +164,10 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
       "--timeline", args->timeline,
       "Write the step's pipeline schedule to this file as Chrome Trace Event JSON (Perfetto, "
       "chrome://tracing): a track per pipeline rank");
+  verb->add_option("--report", args->report,
+                   "Write the strategy's HTML report to this file: its table, checks, the step's "
+                   "parts, memory per stage, timeline and recompute potentials, as one page that "
+                   "opens offline");
   verb->add_option("--format", args->eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

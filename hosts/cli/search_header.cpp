@@ -82,26 +82,36 @@ std::string searched_text(const SearchSpace& space) {
 
 }  // namespace
 
-void print_search_header(const Model& model, const Machine& machine, const SearchRequest& request,
-                         const SearchOptions& options, const SearchResult& result, size_t width) {
+std::vector<std::string> search_header_lines(const Model& model, const Machine& machine,
+                                             const SearchRequest& request,
+                                             const SearchOptions& options,
+                                             const SearchResult& result) {
   const std::string file = std::filesystem::path(model.file).filename().string();
   const std::string name = model.main.name.empty() || model.main.name == file
                                ? file
                                : fmt::format("{} ({})", model.main.name, file);
-  std::cout << wrapped(
-      fmt::format("{} on {} x {}: global batch {}, sequence {}, {}", name, options.space.devices,
-                  machine.device->id, options.space.global_batch, model.training.seq_len,
-                  precision_text(model.training)),
-      width, "", "    ");
-  if (!model.setup.file.empty())
-    std::cout << wrapped(with_flags(setup_text(model, options)), width, "  ", "    ");
-  std::cout << wrapped(with_flags(budget_text(options.budget)), width, "  ", "    ");
-  for (const std::string& a : result.assumptions)
-    std::cout << wrapped("assumes " + with_flags(a), width, "  ", "    ");
-  print_calibration_line(calibration_json(request.calibration, *machine.device),
-                         trainer_overheads_json(model, *machine.device));
-  std::cout << wrapped(with_flags(searched_text(options.space)), width, "  ", "    ");
-  std::cout << wrapped(bounds_text(result.bounds), width, "  ", "    ");
+  std::vector<std::string> lines{fmt::format("{} on {} x {}: global batch {}, sequence {}, {}",
+                                             name, options.space.devices, machine.device->id,
+                                             options.space.global_batch, model.training.seq_len,
+                                             precision_text(model.training))};
+  if (!model.setup.file.empty()) lines.push_back(with_flags(setup_text(model, options)));
+  lines.push_back(with_flags(budget_text(options.budget)));
+  for (const std::string& a : result.assumptions) lines.push_back("assumes " + with_flags(a));
+  const std::string calibration =
+      calibration_line(calibration_json(request.calibration, *machine.device),
+                       trainer_overheads_json(model, *machine.device));
+  if (!calibration.empty()) lines.push_back(calibration);
+  lines.push_back(with_flags(searched_text(options.space)));
+  lines.push_back(bounds_text(result.bounds));
+  return lines;
+}
+
+void print_search_header(const Model& model, const Machine& machine, const SearchRequest& request,
+                         const SearchOptions& options, const SearchResult& result, size_t width) {
+  const std::vector<std::string> lines =
+      search_header_lines(model, machine, request, options, result);
+  for (size_t i = 0; i < lines.size(); ++i)
+    std::cout << wrapped(lines[i], width, i == 0 ? "" : "  ", "    ");
 }
 
 }  // namespace ndsearch::cli

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "core/hardware/machine.hpp"
 #include "core/model/model.hpp"
@@ -13,6 +15,13 @@
 #include "core/search/search_request.hpp"
 
 namespace ndsearch::cli {
+
+// The lines, unwrapped: the model and machine first, then the budget, the
+// assumptions, the calibration, the dimensions searched and the bounds.
+std::vector<std::string> search_header_lines(const Model& model, const Machine& machine,
+                                             const SearchRequest& request,
+                                             const SearchOptions& options,
+                                             const SearchResult& result);
 
 // Lines of at most `width` characters on stdout.
 void print_search_header(const Model& model, const Machine& machine, const SearchRequest& request,

@@ -16,8 +16,10 @@
 #include "core/model/model_json.hpp"
 #include "core/recompute/recompute_summary.hpp"
 #include "core/report/calibration_json.hpp"
+#include "core/report/html_report.hpp"
 #include "core/report/json_text.hpp"
 #include "core/report/ppb_description.hpp"
+#include "core/report/report_data.hpp"
 #include "core/report/search_json.hpp"
 #include "core/report/strategy_json.hpp"
 #include "core/search/search.hpp"
@@ -59,6 +61,7 @@ struct SearchArgs {
   size_t emit_rank = 1;         // --rank K: which (1 = the best)
   size_t misses = 0;            // --misses N: the closest dropped listed after a search that fits
   TableOptions table;           // --wide, --columns
+  bool report = false;          // --report: DIR/report.html beside -o's files
 };
 
 // The closest misses a search keeps: every one at -v 3, else the five
@@ -124,7 +127,19 @@ std::string write_ppb(const PluginRegistry& registry, Model& model, const Device
                      ppb_command(folder.string(), stem, s, options.budget.budget_bytes));
 }
 
+// --report: the page's title, and the line that says where it went.
+std::string report_title(const Model& model, const Machine& machine) {
+  return fmt::format("ndsearch search: {} on {} x {}", model.display_name(), machine.devices,
+                     machine.device->id);
+}
+
 int search(const PluginFlags& base_flags, const SearchArgs& args) {
+  if (args.report && args.out_dir.empty())
+    throw UserError("E-USAGE",
+                    "--report writes report.html into the output folder: give -o DIR too");
+  // Read before the search, so that a missing library does not cost one.
+  const std::optional<ChartLibrary> library =
+      args.report ? std::optional<ChartLibrary>(load_chart_library()) : std::nullopt;
   const PluginFlags flags = with_swap_optimizer(base_flags, args.swap_optimizer);
   PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
   const DeviceCatalog catalog = DeviceCatalog::load(registry, !flags.device_file.empty());
@@ -154,6 +169,8 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
   if (!args.ranking_csv.empty())
     write_output_file(args.ranking_csv,
                       [&](std::ostream& out) { write_ranking_csv(out, r.ranking); });
+  SearchReportParts report;  // --report's sample, taken while every fitting strategy is kept
+  if (args.report) report.sample = sample_fits(r.ranking);
   if (!args.out_dir.empty()) {
     create_output_dir(args.out_dir);
     const std::filesystem::path dir(args.out_dir);
@@ -162,10 +179,10 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
     write_output_file(dir / "dropped.csv", [&](std::ostream& out) {
       write_dropped_csv(out, r.closest, options.budget.budget_bytes);
     });
-    const std::vector<RecomputePotential> potentials =
+    report.potentials =
         recompute_potentials(registry, model, *machine.device, options, r.ranking, kPotentialsTop);
     write_output_file(dir / "recompute_potentials.csv",
-                      [&](std::ostream& out) { write_potentials_csv(out, potentials); });
+                      [&](std::ostream& out) { write_potentials_csv(out, report.potentials); });
     if (flags.verbosity >= 3)
       write_output_file(dir / "priced.csv", [&](std::ostream& out) {
         write_priced_csv(out, r, options.budget.budget_bytes);
@@ -191,6 +208,16 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
     ppb_note += written.str();
   }
   keep_listed(r, args.top, misses == kEveryMiss ? 0 : misses);
+  if (args.report) {
+    report.header = search_header_lines(model, machine, request, options, r);
+    nlohmann::json data = search_report_data(registry, model, machine, request, options, r, report);
+    data["generator"] = fmt::format("ndsearch {}", NDS_VERSION);
+    const std::filesystem::path file = std::filesystem::path(args.out_dir) / "report.html";
+    write_output_file(file, [&](std::ostream& out) {
+      write_html_report(out, report_title(model, machine), data, *library);
+    });
+    ppb_note += fmt::format("  wrote the report: {}\n", file.string());
+  }
   const double per_s = candidates_per_s(r);
   const double budget = options.budget.budget_bytes;
 
@@ -323,6 +350,10 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   verb->add_option("--ranking-csv", args->ranking_csv, "Write every fitting strategy, in rank order, to FILE");
   verb->add_option("-o,--output-dir", args->out_dir,
                    "Write ranking.csv and dropped.csv to DIR (and priced.csv, every priced candidate, at -v 3)");
+  verb->add_flag("--report", args->report,
+                 "Also write DIR/report.html (with -o DIR): the ranking, the step's parts, memory "
+                 "per stage, time against memory, the refusals, the best strategy's timeline and "
+                 "recompute potentials, as one page that opens offline");
   verb->callback([&run, &flags, args, devices, recompute, schedules] {
     run = [&flags, args, devices, recompute, schedules] {
       args->request.devices = devices->value_or(0);  // 0: what the config's strategy states
