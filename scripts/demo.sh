@@ -36,4 +36,8 @@ run() {
 run model "$root/examples/llama-3.1-70b/config.json"
 run eval "$root/examples/llama-3.1-70b/config.json" -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64 \
   --strategy "tp=8,pp=4,dp=2,mbs=1,recompute=full"
-run search "$root/examples/llama-3.1-70b/config.json" -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64
+# The search, writing its CSVs and its HTML report (docs/report.md) beside the table.
+run search "$root/examples/llama-3.1-70b/config.json" -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64 \
+  -o "$root/build/demo-report" --report
+echo
+echo "the report: $root/build/demo-report/report.html (open it in a browser)"

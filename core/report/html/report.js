@@ -285,7 +285,10 @@ function drawPareto() {
       ]
     },
     options: {
-      scales: {x: axis('peak memory, GiB per device'), y: axis('step time, s')},
+      scales: {
+        x: axis('peak memory, GiB per device'),
+        y: axis('step time, s (log scale)', {type: 'logarithmic'})
+      },
       plugins: {
         tooltip: {
           callbacks: {
