@@ -274,3 +274,14 @@ TEST_CASE(
   CHECK(data["header"][1].get<std::string>().rfind("strategy ", 0) == 0);
   std::filesystem::remove(file);
 }
+
+TEST_CASE("explain --report of a refused strategy writes the page, with why it has no timeline") {
+  const auto file = scratch("refused.html");
+  const auto r = ndsearch_cli("explain " + kTinyOn8 + " --strategy tp=3 --report " + file.string());
+  CHECK(r.exit_code == 2);  // refused, as explain says without --report
+  const json data = report_data_of(read_file(file));
+  CHECK(data["explain"]["valid"] == false);
+  CHECK(data["timeline_note"].get<std::string>().find("refused by a check") != std::string::npos);
+  CHECK(data["potentials"].empty());
+  std::filesystem::remove(file);
+}

@@ -46,8 +46,9 @@ std::vector<std::string> explain_header(const json& j) {
   if (j.contains("strategy") && j["strategy"].is_object()) {
     std::string text;
     for (const auto& [key, value] : j["strategy"].items())
-      text += fmt::format("{}{}={}", text.empty() ? "" : ",", key,
-                          value.is_string() ? value.get<std::string>() : value.dump());
+      if (!value.is_null())  // a refused strategy's unresolved keys
+        text += fmt::format("{}{}={}", text.empty() ? "" : ",", key,
+                            value.is_string() ? value.get<std::string>() : value.dump());
     lines.push_back("strategy " + text);
   }
   if (j.contains("memory") && j["memory"].contains("budget_bytes"))

@@ -3,7 +3,8 @@
 # explain report of the shipped Llama-3.1-70B example, checks each is under
 # 5 MB, then opens each in headless Chromium (check_in_chromium.py): no
 # console message, the page's script finished without error, and every chart
-# drew (coloured pixels in its box of the screenshot).
+# drew (coloured pixels in its box of the screenshot); and a refused
+# strategy's explain report, which has no chart to draw, opens without an error.
 # usage: report_in_chromium.sh NDSEARCH EXAMPLES_DIR WORK_DIR
 set -euo pipefail
 ndsearch="$1" examples="$2" work="$3"
@@ -37,3 +38,8 @@ env -u NDS_PLUGIN_PATH -u NDS_DEVICE_PATH "$ndsearch" explain "$config" "${on64[
 size_ok "$work/explain.html"
 /usr/bin/python3 "$here/check_in_chromium.py" chromium "$work/explain.html" "$work/explain.png" \
   chart-parts chart-memory chart-timeline chart-recompute
+
+# A strategy a check refuses: no step to draw, and the page says so without an error.
+env -u NDS_PLUGIN_PATH -u NDS_DEVICE_PATH "$ndsearch" explain "$config" "${on64[@]}" \
+  --strategy "tp=3,pp=4" --report "$work/refused.html" >"$work/refused.log" || true
+/usr/bin/python3 "$here/check_in_chromium.py" chromium "$work/refused.html" "$work/refused.png"

@@ -76,6 +76,7 @@ if (data.generator) document.getElementById('generator').textContent = data.gene
 
 function peakOf(row) { return row.memory.peak_bytes; }
 function largestPart(row) {
+  if (!row.time) return null;
   var best = null;
   PARTS.forEach(function(p) {
     var v = row.time.parts[p] || 0;
@@ -114,10 +115,13 @@ function fillTable() {
   rows.forEach(function(r, i) {
     var tr = el('tr');
     columns.forEach(function(c) {
-      var v = c.value(r, i);
-      var td =
-          el('td', c.digits !== undefined ? fixed(v, c.digits) : String(v), c.text ? 'text' : '');
-      td.dataset.value = String(v);
+      // A refused strategy (explain) has no time or peak: its cells read "-".
+      var v = null;
+      if (r.time || !c.digits) v = c.value(r, i);
+      var known = v !== null && v !== undefined && !(typeof v === 'number' && isNaN(v));
+      var shown = !known ? '-' : c.digits !== undefined ? fixed(v, c.digits) : String(v);
+      var td = el('td', shown, c.text ? 'text' : '');
+      td.dataset.value = known ? String(v) : '';
       tr.appendChild(td);
     });
     table.tBodies[0].appendChild(tr);
