@@ -60,8 +60,10 @@ json report_data_of(const std::string& page) {
   return json::parse(page.substr(start + open.size(), end - start - open.size()));
 }
 
+// The banner and the UMD wrapper's test of an AMD loader, as chart.min.js has them.
 const std::string kFakeLibrary =
     "/*!\n * Chart.js v3.9.1\n * https://www.chartjs.org\n */\n"
+    "(function (g) { if (typeof define === 'function' && define.amd) {} })(this);\n"
     "window.Chart = function () {};\n";
 
 std::string error_id(const std::function<void()>& f) {
@@ -130,6 +132,12 @@ TEST_CASE("A chart library that is missing, foreign or would end the script is E
   CHECK(error_id([&] { load_chart_library(old); }).find("is not Chart.js 3 or 4") !=
         std::string::npos);
 
+  // The ES module beside the UMD file in Debian's folder (chart.esm.js).
+  const std::string module =
+      write_file("chart.esm.js", "/*!\n * Chart.js v3.9.1\n */\nimport {a} from './helpers';\n");
+  CHECK(error_id([&] { load_chart_library(module); }).find("not its UMD build") !=
+        std::string::npos);
+
   const std::string ends = write_file("ends.js", kFakeLibrary + "var s = '</SCRIPT>';\n");
   CHECK(error_id([&] { load_chart_library(ends); }).find("\"</script\"") != std::string::npos);
 }
@@ -140,7 +148,7 @@ TEST_CASE("NDS_CHARTJS names the chart library instead of Debian's") {
   ::setenv("NDS_CHARTJS", "/opt/chart.umd.js", 1);
   CHECK(chart_library_path() == "/opt/chart.umd.js");
   ::unsetenv("NDS_CHARTJS");
-  CHECK(chart_library_path() == "/usr/share/javascript/chart.js/chart.min.js");
+  CHECK(chart_library_path() != "/opt/chart.umd.js");  // the build's (Debian's by default)
   if (before != nullptr) ::setenv("NDS_CHARTJS", saved.c_str(), 1);
 }
 
@@ -209,10 +217,11 @@ TEST_CASE(
 }
 
 TEST_CASE("search --report writes the page beside the CSVs, with the search's data") {
+  // A budget of 0.05 GiB (2.05 less the H100's 2 GiB reserve): 7 of the 15 fit, 8 are dropped.
   const auto dir = scratch("search");
   std::filesystem::remove_all(dir);
-  const auto r =
-      ndsearch_cli("search " + kTinyOn8 + " -l DP TP PP MBS -o " + dir.string() + " --report -t 3");
+  const auto r = ndsearch_cli("search " + kTinyOn8 + " -l DP TP PP MBS -M 2.05GiB -o " +
+                              dir.string() + " --report -t 3");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("wrote the report: " + (dir / "report.html").string()) != std::string::npos);
   const json data = report_data_of(read_file(dir / "report.html"));
@@ -237,6 +246,23 @@ TEST_CASE("search --report writes the page beside the CSVs, with the search's da
   CHECK(data["potentials"].size() == lines - 1);
   CHECK(data["header"][0].get<std::string>().find("on 8 x nvidia-h100-sxm: global batch 16") !=
         std::string::npos);
+  // -o keeps every dropped candidate for dropped.csv; the page carries none of them.
+  CHECK(search["counts"]["dropped"].get<uint64_t>() > 0);
+  CHECK(search["closest_misses"].empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("search --report where nothing fits still writes the page, with the counts and why") {
+  const auto dir = scratch("no_fit");
+  std::filesystem::remove_all(dir);
+  const auto r =
+      ndsearch_cli("search " + kTinyOn8 + " -l DP TP -M 2.01GiB -o " + dir.string() + " --report");
+  CHECK(r.err.find("E-SEARCH-NO-FIT") != std::string::npos);
+  const json data = report_data_of(read_file(dir / "report.html"));
+  CHECK(data["search"]["counts"]["fit"] == 0);
+  CHECK(data["search"]["ranking"].empty());
+  CHECK(data["sample"]["points"].empty());
+  CHECK(data["timeline_note"] == "no strategy fits: there is no best strategy to draw");
   std::filesystem::remove_all(dir);
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>  // std::getenv
 #include <fstream>
 #include <regex>
@@ -68,6 +69,7 @@ void write_filled(std::ostream& out, std::string_view page, Fill fill) {
     const size_t marker = page.find(kOpen, at);
     if (marker == std::string_view::npos) break;
     const size_t name_end = page.find(kClose, marker);
+    if (name_end == std::string_view::npos) break;  // not a marker: copied as it is
     out << page.substr(at, marker - at);
     fill(page.substr(marker + kOpen.size(), name_end - marker - kOpen.size()));
     at = name_end + kClose.size();
@@ -101,6 +103,13 @@ ChartLibrary load_chart_library(const std::string& path) {
                                 "v3.x.y\" or \"v4.x.y\"); {}",
                                 path, kHowToGet));
   library.version = match[1];
+  // The page loads it with a plain <script>: the UMD build (chart.min.js,
+  // chart.umd.js), not the ES modules beside it (chart.esm.js, chart.mjs).
+  if (library.code.find("define.amd") == std::string::npos)
+    throw UserError("E-REPORT-CHARTJS",
+                    fmt::format("{} is Chart.js {} but not its UMD build (an ES module cannot "
+                                "load in the page's script element); {}",
+                                path, library.version, kHowToGet));
   std::string lower = library.code;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower.find("</script") != std::string::npos)
@@ -118,6 +127,8 @@ void write_html_report(std::ostream& out, const std::string& title, const nlohma
       out << html_escaped(title);
     else if (name == "style")
       out << report_assets::kStyle;
+    else if (name == "library-path")
+      out << html_escaped(library.path);
     else if (name == "library-version")
       out << html_escaped(library.version);
     else if (name == "library")

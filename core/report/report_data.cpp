@@ -43,8 +43,10 @@ json report_timeline(const StrategyEvaluation& evaluation, size_t max_slices) {
   json trace;
   try {
     trace = timeline_json(evaluation);
-  } catch (const UserError& e) {  // a schedule priced in closed form (zb-v)
-    return {{"timeline_note", e.what()}};
+  } catch (const UserError&) {  // a schedule priced in closed form
+    return {{"timeline_note",
+             "the strategy's schedule (zb-v, DualPipe or DualPipe-V) is priced in closed form, "
+             "not simulated: there is no timeline to draw"}};
   }
   // Chrome's trace events are in microseconds, with a metadata event naming each track.
   json tracks = json::array(), kinds = json::array(), slices = json::array();
@@ -94,8 +96,17 @@ json report_timeline(const StrategyEvaluation& evaluation, size_t max_slices) {
 json search_report_data(const PluginRegistry& registry, Model& model, const Machine& machine,
                         const SearchRequest& request, const SearchOptions& options,
                         const SearchResult& listed, const SearchReportParts& parts) {
+  // The listed rows and the Pareto set; not the closest misses, which -o
+  // keeps every one of (dropped.csv has them) and no chart draws.
+  SearchResult shown;
+  shown.counts = listed.counts;
+  shown.ranking = listed.ranking;
+  shown.pareto = listed.pareto;
+  shown.assumptions = listed.assumptions;
+  shown.bounds = listed.bounds;
+  shown.elapsed_s = listed.elapsed_s;
   std::ostringstream document;
-  write_search_json(document, registry, model, machine, request, options, listed);
+  write_search_json(document, registry, model, machine, request, options, shown);
   json points = json::array();
   for (const auto& [step_s, peak_bytes] : parts.sample.points)
     points.push_back({step_s, peak_bytes});

@@ -69,8 +69,8 @@ nlohmann::json potentials_json(const std::vector<RecomputePotential>& rows);
 constexpr size_t kReportTimelineSlices = 20000;
 
 // The timeline of an evaluated strategy for a report: {"timeline": {"tracks"
-// (a name per pipeline rank), "kinds" (forward, recompute, backward, send,
-// dp, optimizer, step overhead, as they occur), "slices" ([track, kind,
+// (a name per pipeline rank), "kinds" (forward, recompute, backward, pp: the
+// exposed sends, dp, optimizer, step overhead, as they occur), "slices" ([track, kind,
 // start_s, dur_s, micro_batch, chunk]; -1 for the step's own work),
 // "step_s", "slices_in_step", and "cut_at_s" when cut}} from timeline_json's trace events, or,
 // where the schedule is not simulated or the strategy not priced, {"timeline_note": why}.

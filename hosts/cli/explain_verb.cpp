@@ -40,8 +40,9 @@ struct ExplainArgs {
 // The report's lines above its table: what was priced, on what, and under
 // which assumptions (the same the table's header says).
 std::vector<std::string> explain_header(const json& j) {
+  // A refused strategy may leave the device count unknown (null).
   std::vector<std::string> lines{fmt::format("{} on {} x {}", j["model"].get<std::string>(),
-                                             j["devices"].get<uint64_t>(),
+                                             j["devices"].is_null() ? "?" : j["devices"].dump(),
                                              j["device"].get<std::string>())};
   if (j.contains("strategy") && j["strategy"].is_object()) {
     std::string text;

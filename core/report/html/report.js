@@ -26,10 +26,10 @@ var data = JSON.parse(document.getElementById('report-data').textContent);
 var drawn = [];
 
 function colour(i) { return PALETTE[i % PALETTE.length]; }
-// A part of the step has one colour in every chart: the timeline's sends
-// are the pp part, its step overhead the overhead part.
+// A part of the step has one colour in every chart: the timeline's pp slices
+// are the exposed sends, its step overhead the overhead part.
 function partColour(name) {
-  var i = PARTS.indexOf(name === 'send' ? 'pp' : name === 'step overhead' ? 'overhead' : name);
+  var i = PARTS.indexOf(name === 'step overhead' ? 'overhead' : name);
   return colour(i < 0 ? PARTS.length : i);
 }
 function el(tag, text, cls) {
@@ -85,7 +85,12 @@ function largestPart(row) {
   return best === null ? '' :
                          best + ' ' + fixed(100 * row.time.parts[best] / row.time.step_s, 0) + ' %';
 }
-var columns = [{name: 'rank', text: false, value: function(r, i) { return r.rank || i + 1; }}];
+// An explain report's row has the rank of its search, when one ran and ranked it.
+function rankOf(r, i) {
+  if (data.kind === 'search') return r.rank || i + 1;
+  return r.search && r.search.rank ? r.search.rank : null;
+}
+var columns = [{name: 'rank', text: false, value: rankOf}];
 STRATEGY_KEYS.forEach(function(k) {
   columns.push({
     name: k,
@@ -173,7 +178,11 @@ function fillChecks() {
 // ---- Charts ----
 function drawParts() {
   var listed = rows.filter(function(r) { return r.time && r.time.step_s > 0; });
-  if (listed.length === 0) return noChart('chart-parts', 'No strategy was priced.');
+  if (listed.length === 0)
+    return noChart(
+        'chart-parts',
+        data.kind === 'search' ? 'No strategy fits the budget.' :
+                                 'The strategy was not priced: a check refused it.');
   var labels = listed.map(function(
       r, i) { return data.kind === 'search' ? 'rank ' + (r.rank || i + 1) : 'the strategy'; });
   var datasets = PARTS
@@ -208,7 +217,10 @@ function drawMemory() {
   var best = rows[0];
   var stages = best && best.memory && Array.isArray(best.memory.stages) ? best.memory.stages : [];
   if (stages.length === 0)
-    return noChart('chart-memory', 'No strategy was priced: there are no stages to draw.');
+    return noChart(
+        'chart-memory',
+        data.kind === 'search' ? 'No strategy fits the budget: there are no stages to draw.' :
+                                 'The strategy was not priced: a check refused it.');
   var budget = data.kind === 'search' ? doc.budget_bytes : doc.memory.budget_bytes;
   document.getElementById('memory-help').textContent = 'The ' +
       (data.kind === 'search' ? 'best strategy\'s' : 'strategy\'s') +
@@ -335,7 +347,7 @@ function drawRefusals() {
         {labels: labels, datasets: [{label: 'candidates', data: values, backgroundColor: colours}]},
     options: {
       indexAxis: 'y',
-      scales: {x: axis('candidates (log scale)', {type: 'logarithmic', min: 1})},
+      scales: {x: axis('candidates (log scale)', {type: 'logarithmic', min: 0.5})},
       plugins: {legend: {display: false}}
     }
   });
@@ -397,7 +409,7 @@ function drawRecompute() {
   if (first.length === 0)
     return noChart(
         'chart-recompute',
-        'No recompute potentials: the strategy\'s stages could not be priced with every layer kept.');
+        'No recompute potentials: no strategy fits, a check refused the strategy, or its stages could not be priced with every layer kept.');
   var options = [], stages = [];
   first.forEach(function(p) {
     if (options.indexOf(p.option) < 0) options.push(p.option);
