@@ -226,7 +226,15 @@ TEST_CASE("search --report writes the page beside the CSVs, with the search's da
   CHECK(r.out.find("wrote the report: " + (dir / "report.html").string()) != std::string::npos);
   const json data = report_data_of(read_file(dir / "report.html"));
   CHECK(data["kind"] == "search");
+  // The page's names, from the core's tables: 12 integer keys then recompute and
+  // schedule; the 11 parts of the step; the 6 memory terms as a stage's keys.
+  CHECK(data["vocabulary"]["strategy_keys"].size() == 14);
+  CHECK(data["vocabulary"]["strategy_keys"].back() == "schedule");
+  CHECK(data["vocabulary"]["parts"].size() == 11);
+  CHECK(data["vocabulary"]["memory_terms"].front() == "params_bytes");
   const json& search = data["search"];
+  for (const json& term : data["vocabulary"]["memory_terms"])
+    CHECK(search["ranking"][0]["memory"]["stages"][0].contains(term.get<std::string>()));
   CHECK(search["ranking"].size() == 3);  // -t 3
   // The sample is every fitting strategy here (fewer than 4000), counted as the search counts.
   CHECK(data["sample"]["fits"] == search["counts"]["fit"]);

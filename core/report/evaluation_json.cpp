@@ -30,14 +30,7 @@ json stage_json(size_t rank, const StageMemory& m) {
           {{"first", run.first}, {"last", run.last}, {"option", layer_option_name(run.option)}});
     stage["layer_options"] = std::move(runs);
   }
-  const std::pair<const char*, nds_memory_term> terms[] = {
-      {"params_bytes", NDS_MEMORY_PARAMS},
-      {"grads_bytes", NDS_MEMORY_GRADS},
-      {"optimizer_bytes", NDS_MEMORY_OPTIMIZER},
-      {"activations_bytes", NDS_MEMORY_ACTIVATIONS},
-      {"comm_buffers_bytes", NDS_MEMORY_COMM_BUFFERS},
-      {"other_bytes", NDS_MEMORY_OTHER}};
-  for (const auto& [key, term] : terms) stage[key] = whole_bytes(m.bytes[term]);
+  for (const auto& [key, term] : kStageMemoryTerms) stage[key] = whole_bytes(m.bytes[term]);
   stage["peak_bytes"] = m.peak_bytes;  // the sum of the printed terms
   return stage;
 }

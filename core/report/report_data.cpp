@@ -6,13 +6,26 @@
 
 #include "core/evaluate/evaluate_strategy.hpp"
 #include "core/recompute/recompute_summary.hpp"
+#include "core/report/evaluation_json.hpp"
 #include "core/report/search_json.hpp"
 #include "core/report/timeline_json.hpp"
+#include "core/strategy/strategy_keys.hpp"
 #include "core/support/user_error.hpp"
+#include "core/time/time_model.hpp"
 
 namespace ndsearch {
 
 using nlohmann::json;
+
+json report_vocabulary() {
+  json keys = json::array(), parts = json::array(), terms = json::array();
+  for (const StrategyIntKey& k : kStrategyIntKeys) keys.push_back(k.name);
+  keys.push_back("recompute");
+  keys.push_back("schedule");
+  for (const auto& [name, member] : kTimeParts) parts.push_back(name);
+  for (const auto& [key, term] : kStageMemoryTerms) terms.push_back(key);
+  return {{"strategy_keys", keys}, {"parts", parts}, {"memory_terms", terms}};
+}
 
 FitSample sample_fits(const std::vector<PricedCandidate>& ranking, size_t max_points) {
   FitSample sample;
@@ -111,6 +124,7 @@ json search_report_data(const PluginRegistry& registry, Model& model, const Mach
   for (const auto& [step_s, peak_bytes] : parts.sample.points)
     points.push_back({step_s, peak_bytes});
   json data = {{"kind", "search"},
+               {"vocabulary", report_vocabulary()},
                {"header", parts.header},
                {"search", json::parse(document.str())},
                {"sample",
@@ -132,6 +146,7 @@ json explain_report_data(const PluginRegistry& registry, Model& model, const Mac
                          const ExplainRequest& request, const StrategyExplanation& explanation,
                          const json& explanation_document, const std::vector<std::string>& header) {
   json data = {{"kind", "explain"},
+               {"vocabulary", report_vocabulary()},
                {"header", header},
                {"explain", explanation_document},
                {"potentials", json::array()}};

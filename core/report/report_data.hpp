@@ -50,13 +50,19 @@ struct SearchReportParts {
   std::vector<RecomputePotential> potentials;
 };
 
-// The report's data: {"kind": "search", "header", "search" (write_search_json's
+// The report's data: {"kind": "search", "vocabulary", "header", "search" (write_search_json's
 // document of `listed`), "sample", "potentials", "timeline" (the first
 // strategy's, Chrome trace events) or "timeline_note" (why there is none)}.
 nlohmann::json search_report_data(const PluginRegistry& registry, Model& model,
                                   const Machine& machine, const SearchRequest& request,
                                   const SearchOptions& options, const SearchResult& listed,
                                   const SearchReportParts& parts);
+
+// The names the page's script reads the data by, from the tables the JSON
+// is written from: {"strategy_keys" (dp ... mbn, recompute, schedule),
+// "parts" (the exposed parts of the step, kTimeParts), "memory_terms" (a
+// stage's keys, kStageMemoryTerms)}.
+nlohmann::json report_vocabulary();
 
 // The potentials as the report's rows: rank, stage, option (its name),
 // layers, saved_bytes, extra_s.
@@ -77,7 +83,7 @@ constexpr size_t kReportTimelineSlices = 20000;
 nlohmann::json report_timeline(const StrategyEvaluation& evaluation,
                                size_t max_slices = kReportTimelineSlices);
 
-// The report's data of one strategy: {"kind": "explain", "header", "explain"
+// The report's data of one strategy: {"kind": "explain", "vocabulary", "header", "explain"
 // (explanation_json's document, with the calibration the host added),
 // "potentials", and "timeline" or "timeline_note"}.
 nlohmann::json explain_report_data(const PluginRegistry& registry, Model& model,

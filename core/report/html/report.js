@@ -7,15 +7,6 @@
 (function() {
 'use strict';
 var GIB = 1024 * 1024 * 1024;
-var STRATEGY_KEYS = [
-  'dp', 'tp', 'pp', 'cp', 'ep', 'etp', 'vpp', 'sp', 'zero', 'op', 'mbs', 'mbn', 'recompute',
-  'schedule'
-];
-var PARTS = [
-  'forward', 'backward', 'recompute', 'tp', 'cp', 'ep', 'dp', 'pp', 'bubble', 'optimizer',
-  'overhead'
-];
-var MEMORY_TERMS = ['params', 'grads', 'optimizer', 'activations', 'comm_buffers', 'other'];
 // One colour per name, the same in every chart (Tableau 10, then greys).
 var PALETTE = [
   '#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f',
@@ -23,6 +14,11 @@ var PALETTE = [
 ];
 var started = performance.now();
 var data = JSON.parse(document.getElementById('report-data').textContent);
+// The names of the strategy's keys, the step's parts and a stage's memory
+// terms come with the data, from the tables the JSON is written from.
+var STRATEGY_KEYS = data.vocabulary.strategy_keys;
+var PARTS = data.vocabulary.parts;
+var MEMORY_TERMS = data.vocabulary.memory_terms;  // a stage's keys: "params_bytes", ...
 var drawn = [];
 
 function colour(i) { return PALETTE[i % PALETTE.length]; }
@@ -231,10 +227,10 @@ function drawMemory() {
   var datasets = MEMORY_TERMS.map(function(t, i) {
     return {
       type: 'bar',
-      label: t.replace('_', ' '),
+      label: t.replace(/_bytes$/, '').replace('_', ' '),
       backgroundColor: colour(i),
       stack: 'memory',
-      data: stages.map(function(s) { return gib(s[t + '_bytes'] || 0); })
+      data: stages.map(function(s) { return gib(s[t] || 0); })
     };
   });
   datasets.push({
