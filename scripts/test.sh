@@ -28,7 +28,12 @@ shared_tests=ON
 "$root/scripts/build.sh" build-asan -DCMAKE_BUILD_TYPE=Debug -DNDS_SANITIZE=ON \
   -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
   -DNDS_ABI_CHECK=OFF -DNDS_BUILD_BENCH=OFF -DNDS_SHARED_CONFIG_TESTS="$shared_tests"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1"
+# intercept_tls_get_addr=0: LeakSanitizer (GCC 12's runtime) can take a
+# glibc 2.36 dynamic-TLS block of a dlopen'd plugin for a wild range and
+# crash in its tracer ("Tracer caught signal 11", google/sanitizers#1322);
+# which search hit it depended on an output path's length. Leaks are still
+# found everywhere but in the plugins' dynamic TLS.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:strict_string_checks=1:intercept_tls_get_addr=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Left to the Release run: the tests that price every published run again
 # (validation against docs/validation.md, the fit, the search's claims) and
