@@ -13,21 +13,12 @@
 #include "core/search/search_request.hpp"
 #include "core/support/byte_counts.hpp"
 #include "tests/support/shipped.hpp"
+#include "tests/support/tiny_model.hpp"
 
 using namespace ndsearch;
+using ndsearch::test::tiny_model;
 
 namespace {
-
-// tests/fixtures/configs/hf/tiny-4-layers.json: 4 Llama layers, hidden 256,
-// 4 heads of 64 (2 KV heads), SwiGLU 512, vocabulary 1024, untied, bf16.
-Model tiny_model(int64_t global_batch) {
-  ParseOptions options;
-  options.overrides.seq_len = 1024;
-  options.overrides.global_batch = global_batch;
-  return parse_config(test::shipped_plugins(),
-                      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json",
-                      options);
-}
 
 Machine h100s(uint64_t devices) {
   return make_machine(test::shipped_devices(), "nvidia-h100-sxm", devices);

@@ -25,8 +25,10 @@
 #include "fixtures_paths.hpp"
 #include "support/run_command.hpp"
 #include "tests/support/shipped.hpp"
+#include "tests/support/tiny_model.hpp"
 
 using namespace ndsearch;
+using ndsearch::test::tiny_model;
 using nlohmann::json;
 
 namespace {
@@ -78,16 +80,6 @@ std::string error_id(const std::function<void()>& f) {
 ndsearch::test::CommandResult ndsearch_cli(const std::string& args) {
   return ndsearch::test::run_command("env -u NDS_PLUGIN_PATH -u NDS_DEVICE_PATH " +
                                      ndsearch::test::cli() + " " + args);
-}
-
-// tests/fixtures/configs/hf/tiny-4-layers.json: 4 Llama layers, hidden 256.
-Model tiny_model(int64_t global_batch) {
-  ParseOptions options;
-  options.overrides.seq_len = 1024;
-  options.overrides.global_batch = global_batch;
-  return parse_config(test::shipped_plugins(),
-                      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json",
-                      options);
 }
 
 const std::string kTinyOn8 = std::string(NDS_TEST_FIXTURES_SOURCE) +

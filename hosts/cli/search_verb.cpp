@@ -127,7 +127,7 @@ std::string write_ppb(const PluginRegistry& registry, Model& model, const Device
                      ppb_command(folder.string(), stem, s, options.budget.budget_bytes));
 }
 
-// --report: the page's title, and the line that says where it went.
+// --report: the page's title.
 std::string report_title(const Model& model, const Machine& machine) {
   return fmt::format("ndsearch search: {} on {} x {}", model.display_name(), machine.devices,
                      machine.device->id);
