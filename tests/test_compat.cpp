@@ -189,6 +189,23 @@ TEST_CASE("A plugin built against the released 1.4 headers loads and reads in fu
   CHECK(plugin->module->struct_size == sizeof(nds_module));
 }
 
+TEST_CASE("A plugin built against the released 1.5 headers loads and reads in full") {
+  // 1.6 appended to the model's structs only: a 1.5 hardware plugin's tables are the current ones.
+  uint32_t minor = 99;
+  bool options_per_call = false;
+  Device d = the_device("compat_1_5", &minor, &options_per_call);
+  CHECK(minor == 5);
+  CHECK(options_per_call);
+  check_common_figures(d);
+  check_1_0_trailing_fields(d);
+  check_1_1_fields_but_last(d);
+  CHECK(d.source == "compat-1-5");
+  check_1_1_last_fields(d);
+  auto plugin = load_plugin(test::fixture("compat_1_5"), std::make_shared<const PluginOptions>());
+  CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
+  CHECK(plugin->module->struct_size == sizeof(nds_module));
+}
+
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
   uint32_t minor = 0;
   Device d = the_device("compat_newer", &minor);

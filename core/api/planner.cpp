@@ -41,8 +41,9 @@ ParseOptions parse_options(const ModelSettings& m) {
   ParseOptions options;
   options.framework = m.framework;
   options.strict = m.strict;
-  options.overrides = {m.seq_len,  m.global_batch, m.micro_batch_size, m.vocab_size,
-                       m.dtype,    m.fp8_recipe,   m.overlap};
+  options.overrides = {m.seq_len,    m.global_batch, m.micro_batch_size,
+                       m.vocab_size, m.image_tokens, m.images_per_sample,
+                       m.dtype,      m.fp8_recipe,   m.overlap};
   options.model_config = m.model_config;
   return options;
 }

@@ -12,6 +12,7 @@
 #include "core/model/fast_tuner_setup.hpp"
 #include "core/model/model_json.hpp"
 #include "core/model/pricing_values.hpp"
+#include "core/model/towers.hpp"
 #include "core/recompute/recompute_chooser.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/degree_product.hpp"
@@ -99,13 +100,33 @@ std::vector<StageMemory> stage_memory(const std::vector<RankMemory>& ranks,
   return stages;
 }
 
+// What the towers add to each rank: the memory passes over a copy of the
+// model without them, on the same placement, against `ranks` (every term
+// and pass, so the allocator's share of their bytes too).
+StrategyEvaluation::Towers tower_memory(const PluginRegistry& registry, const Model& model,
+                                        const Machine& machine, const Placement& placement,
+                                        const std::vector<RankMemory>& ranks) {
+  Model text = model;
+  text.submodels.clear();
+  const nds_strategy& s = placement.strategy;
+  MemoryEvaluator memory(registry, text, *machine.device, static_cast<uint32_t>(s.pp));
+  std::vector<RankMemory> without;
+  const std::string refusal = memory.evaluate(placement.candidate(), without);
+  if (!refusal.empty())
+    throw UserError(
+        "E-MEMORY-REFUSED",
+        fmt::format("a memory pass refused {} without its towers: {}", strategy_text(s), refusal));
+  StrategyEvaluation::Towers t;
+  for (const ModelPart& tower : model.submodels) t.params += tower_parameters(tower).total();
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    t.stage_bytes.push_back(ranks[r].peak() - without[r].peak());
+    if (t.stage_bytes[r] > t.stage_bytes[t.stage]) t.stage = r;
+  }
+  return t;
+}
+
 void add_warnings(const Model& model, StrategyEvaluation& e) {
   e.warnings = model.warnings;
-  for (const ModelPart& tower : model.submodels)
-    e.warnings.push_back(
-        fmt::format("the {} tower ({} blocks) is not priced yet: memory and time cover the "
-                    "language model only",
-                    tower.name, tower.blocks.size()));
 }
 
 // Memory by stage, the budget, then the time: a strategy the checks passed.
@@ -168,6 +189,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
     }
   }
   e.stages = stage_memory(ranks, placement, pricing.cp.bytes);
+  if (!model.submodels.empty()) e.towers = tower_memory(registry, model, machine, placement, ranks);
   for (const StageMemory& stage : e.stages) e.peak_bytes = std::max(e.peak_bytes, stage.peak_bytes);
   e.budget = budget;
   e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;

@@ -90,6 +90,17 @@ struct StrategyEvaluation {
   std::vector<std::string> assumptions;  // of the time model
 
   std::vector<std::string> warnings;  // the model's, and what is not priced yet
+
+  // A vision-language model's towers, when valid: their parameters, the
+  // bytes they add to each pipeline rank (the memory passes run again on
+  // the same placement over the model without them) and the rank that holds
+  // them (the one they add most to).
+  struct Towers {
+    double params = 0;
+    std::vector<double> stage_bytes;
+    size_t stage = 0;
+  };
+  std::optional<Towers> towers;
 };
 
 // Throws UserError as the pricing does: E-STRATEGY (a strategy that does not

@@ -9,6 +9,7 @@
 #include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/schedule_names.hpp"
+#include "core/model/towers.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -175,6 +176,7 @@ void finalize_model(Model& m) {
   for (ModelPart& tower : m.submodels)
     for (ModelBlock& b : tower.blocks) finalize_block(m, b, tower.name);
   finalize_precision(m);
+  m.tower_stage_layers = tower_layer_equivalents(m);
   // Values a model needs whose absence is worth a warning (DESIGN §8.5: null, not 0).
   auto unknown = [&](bool missing, const char* key, const Setting& setting) {
     if (missing)

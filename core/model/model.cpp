@@ -15,6 +15,7 @@ nds_layer_block unknown_block(nds_block_kind kind, int64_t layers) {
   b.ffn_hidden_size = b.experts = b.experts_per_token = b.shared_experts = NDS_UNKNOWN;
   b.shared_expert_ffn_hidden_size = b.moe_ffn_hidden_size = NDS_UNKNOWN;
   b.capacity_factor = b.hidden_dropout = b.attention_dropout = NDS_UNKNOWN;
+  b.attention_window = 0;  // every key of its sequence unless a parser says otherwise
   return b;
 }
 
@@ -31,6 +32,7 @@ Model::Model() {
   training.capabilities = 0;
   training.activation_dtype = NDS_DTYPE_UNKNOWN;  // finalize_model decides it
   training.fp8_recipe = NDS_FP8_NONE;
+  training.image_tokens = training.images_per_sample = NDS_UNKNOWN;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})
@@ -108,6 +110,12 @@ nds_model part_view(const ModelPart& part, const std::vector<nds_layer_block>& b
   m.max_position_embeddings = part.max_position_embeddings;
   m.flash_attention = part.flash_attention;
   m.submodel_elem_size = sizeof(nds_model);
+  m.patch_inputs = part.patch_inputs;
+  m.patch_bias = part.patch_bias;
+  m.position_table = part.position_table;
+  m.merge_patches = part.merge_patches;
+  m.out_hidden_size = part.out_hidden_size;
+  m.mergers = part.mergers;
   return m;
 }
 }  // namespace

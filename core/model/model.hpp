@@ -28,6 +28,14 @@ struct ModelPart {
   nds_position_kind position_embedding = NDS_UNKNOWN;
   int64_t max_position_embeddings = NDS_UNKNOWN;
   int32_t flash_attention = NDS_UNKNOWN;
+  // A vision tower's patch embedding, positions and mergers (nds_model, ABI
+  // 1.6); 0 in the language model.
+  int64_t patch_inputs = 0;
+  int32_t patch_bias = 0;
+  int64_t position_table = 0;
+  int64_t merge_patches = 0;
+  int64_t out_hidden_size = 0;
+  int32_t mergers = 0;
   std::map<std::string, std::string> provenance;  // model keys -> source
 };
 
@@ -57,6 +65,9 @@ class Model {
   nds_strategy stated{};
   std::vector<int64_t> stage_layers, stage_layer_offsets, recompute_layers;
   std::string cp_algorithm;
+  // The language-model layers the towers' work counts as in the pipeline's
+  // default split (towers.hpp); 0 without towers or image tokens.
+  int64_t tower_stage_layers = 0;
   std::map<std::string, std::string> training_provenance;  // training and stated.* keys
   std::vector<std::string> warnings;
 

@@ -43,33 +43,36 @@ const char* position_name(nds_position_kind k) {
 }  // namespace
 
 json block_json(const nds_layer_block& b) {
-  return {{"kind", kind_name(b.kind)},
-          {"layers", b.layers},
-          {"hidden_size", known(b.hidden_size)},
-          {"attention", named(attention_name(b.attention))},
-          {"heads", known(b.heads)},
-          {"kv_heads", known(b.kv_heads)},
-          {"head_dim", known(b.head_dim)},
-          {"q_lora_rank", known(b.q_lora_rank)},
-          {"kv_lora_rank", known(b.kv_lora_rank)},
-          {"qk_nope_head_dim", known(b.qk_nope_head_dim)},
-          {"qk_rope_head_dim", known(b.qk_rope_head_dim)},
-          {"v_head_dim", known(b.v_head_dim)},
-          {"qk_norm", flag(b.qk_norm)},
-          {"ffn", named(ffn_name(b.ffn))},
-          {"ffn_hidden_size", known(b.ffn_hidden_size)},
-          {"experts", known(b.experts)},
-          {"experts_per_token", known(b.experts_per_token)},
-          {"shared_experts", known(b.shared_experts)},
-          {"shared_expert_ffn_hidden_size", known(b.shared_expert_ffn_hidden_size)},
-          {"moe_ffn_hidden_size", known(b.moe_ffn_hidden_size)},
-          {"capacity_factor", known_real(b.capacity_factor)},
-          {"grouped_gemm", flag(b.grouped_gemm)},
-          {"norm", named(norm_name(b.norm))},
-          {"linear_bias", flag(b.linear_bias)},
-          {"qkv_bias", flag(b.qkv_bias)},
-          {"hidden_dropout", known_real(b.hidden_dropout)},
-          {"attention_dropout", known_real(b.attention_dropout)}};
+  json j = {{"kind", kind_name(b.kind)},
+            {"layers", b.layers},
+            {"hidden_size", known(b.hidden_size)},
+            {"attention", named(attention_name(b.attention))},
+            {"heads", known(b.heads)},
+            {"kv_heads", known(b.kv_heads)},
+            {"head_dim", known(b.head_dim)},
+            {"q_lora_rank", known(b.q_lora_rank)},
+            {"kv_lora_rank", known(b.kv_lora_rank)},
+            {"qk_nope_head_dim", known(b.qk_nope_head_dim)},
+            {"qk_rope_head_dim", known(b.qk_rope_head_dim)},
+            {"v_head_dim", known(b.v_head_dim)},
+            {"qk_norm", flag(b.qk_norm)},
+            {"ffn", named(ffn_name(b.ffn))},
+            {"ffn_hidden_size", known(b.ffn_hidden_size)},
+            {"experts", known(b.experts)},
+            {"experts_per_token", known(b.experts_per_token)},
+            {"shared_experts", known(b.shared_experts)},
+            {"shared_expert_ffn_hidden_size", known(b.shared_expert_ffn_hidden_size)},
+            {"moe_ffn_hidden_size", known(b.moe_ffn_hidden_size)},
+            {"capacity_factor", known_real(b.capacity_factor)},
+            {"grouped_gemm", flag(b.grouped_gemm)},
+            {"norm", named(norm_name(b.norm))},
+            {"linear_bias", flag(b.linear_bias)},
+            {"qkv_bias", flag(b.qkv_bias)},
+            {"hidden_dropout", known_real(b.hidden_dropout)},
+            {"attention_dropout", known_real(b.attention_dropout)}};
+  // A tower's layers say whether they attend within windows (ABI 1.6).
+  if (b.kind == NDS_BLOCK_ENCODER) j["attention_window"] = b.attention_window;
+  return j;
 }
 
 namespace {
@@ -169,8 +172,13 @@ json model_to_json(const Model& m) {
             {"mtp_layers", m.mtp_layers()},
             {"q_lora_rank", known(shape.q_lora_rank)},
             {"kv_lora_rank", known(shape.kv_lora_rank)},
-            {"params_total", params ? json(params->total) : json(nullptr)},
-            {"params_active", params ? json(params->active) : json(nullptr)},
+            // A vision-language model's whole count; the language model's beside it.
+            {"params_total", params ? json(params->with_towers(params->total)) : json(nullptr)},
+            {"params_active", params ? json(params->with_towers(params->active)) : json(nullptr)},
+            {"params_text", params ? json(params->total) : json(nullptr)},
+            {"params_text_active", params ? json(params->active) : json(nullptr)},
+            {"image_tokens", known(m.training.image_tokens)},
+            {"images_per_sample", known(m.training.images_per_sample)},
             {"params_mtp", params ? json(params->mtp) : json(nullptr)},
             {"global_batch", known(m.training.global_batch)},
             {"micro_batch_size", m.stated.mbs == NDS_UNKNOWN ? json(nullptr) : json(m.stated.mbs)},
@@ -210,9 +218,23 @@ json model_to_json(const Model& m) {
       tower_blocks.push_back(block_json(b.c));
       layers += b.c.layers;
     }
+    json counts = nullptr;
+    if (params) {
+      const sdk::TowerParameters& t = params->submodels[i];
+      counts = {{"layers", t.layers()},
+                {"patch_embedding", t.patch_embedding},
+                {"positions", t.positions},
+                {"mergers", t.mergers_total()}};
+    }
     submodels.push_back({{"name", tower.name},
                          {"layers", layers},
-                         {"params", params ? json(params->submodels[i]) : json(nullptr)},
+                         {"params", params ? json(params->submodels[i].total()) : json(nullptr)},
+                         {"params_by_part", counts},
+                         {"patch_inputs", tower.patch_inputs},
+                         {"merge_patches", tower.merge_patches},
+                         {"out_hidden_size", tower.out_hidden_size},
+                         {"mergers", tower.mergers},
+                         {"position_table", tower.position_table},
                          {"blocks", tower_blocks}});
   }
   j["submodels"] = submodels;

@@ -65,6 +65,7 @@ void check_block(const Model& m, const ModelBlock& b, int64_t& layers_so_far,
   within(m, p, "experts", c.experts, kMaxExperts);
   within(m, p, "experts_per_token", c.experts_per_token, kMaxExperts);
   within(m, p, "shared_experts", c.shared_experts, kMaxSharedExperts);
+  within(m, p, "attention_window", c.attention_window, kMaxSequence);
   if (c.capacity_factor > kMaxCapacityFactor)  // NaN cannot reach here: the builder refuses it
     throw UserError(
         "E-MODEL-LIMIT",
@@ -80,6 +81,12 @@ void check_part(const Model& m, const ModelPart& part, const std::string& name) 
   within(m, part.provenance, "vocab_size", part.vocab_size, kMaxVocab, 1);
   within(m, part.provenance, "padded_vocab_size", part.padded_vocab_size, kMaxVocab, 1);
   within(m, part.provenance, "max_position_embeddings", part.max_position_embeddings, kMaxSequence);
+  // A tower's patch embedding, positions and mergers (ABI 1.6).
+  within(m, part.provenance, "patch_inputs", part.patch_inputs, kMaxHidden);
+  within(m, part.provenance, "position_table", part.position_table, kMaxSequence);
+  within(m, part.provenance, "merge_patches", part.merge_patches, kMaxHeads);
+  within(m, part.provenance, "out_hidden_size", part.out_hidden_size, kMaxHidden);
+  within(m, part.provenance, "mergers", part.mergers, kMaxLayers);
 }
 
 void check_list(const Model& m, const char* key, const std::vector<int64_t>& list) {
@@ -96,6 +103,23 @@ void check_model_limits(const Model& m) {
   const nds_training& t = m.training;
   const auto& p = m.training_provenance;
   within(m, p, "seq_len", t.seq_len, kMaxSequence, 1);
+  within(m, p, "image_tokens", t.image_tokens, kMaxSequence);
+  within(m, p, "images_per_sample", t.images_per_sample, kMaxSequence, 1);
+  // Image tokens are part of the sequence the language model reads.
+  if (t.image_tokens != NDS_UNKNOWN && t.seq_len != NDS_UNKNOWN && t.image_tokens > t.seq_len)
+    throw UserError(
+        "E-MODEL-LIMIT",
+        fmt::format("{}: image_tokens = {} (from {}) is more than the sequence, seq_len = {} "
+                    "(from {}); image tokens are part of the sequence",
+                    m.file, t.image_tokens, where(p, "image_tokens"), t.seq_len,
+                    where(p, "seq_len")));
+  if (t.images_per_sample != NDS_UNKNOWN && t.image_tokens != NDS_UNKNOWN &&
+      t.images_per_sample > t.image_tokens)
+    throw UserError(
+        "E-MODEL-LIMIT",
+        fmt::format("{}: images_per_sample = {} (from {}) is more than the image tokens, {}; "
+                    "each image is at least one token",
+                    m.file, t.images_per_sample, where(p, "images_per_sample"), t.image_tokens));
   within(m, p, "global_batch", t.global_batch, kMaxBatch, 1);
   within(m, p, "stated.mbs", m.stated.mbs, kMaxBatch, 1);
   within(m, p, "stated.mbn", m.stated.mbn, kMaxBatch, 1);

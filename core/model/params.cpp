@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/params.hpp"
 
+#include "core/model/towers.hpp"
+
 #include <ndsearch/core/settings.hpp>
 
 namespace ndsearch {
@@ -48,9 +50,10 @@ std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why
     }
   }
   for (const ModelPart& tower : m.submodels) {
-    double params = 0;
-    for (const ModelBlock& b : tower.blocks) params += d(b.c.layers) * layer_parameters(b.c).total();
-    c.submodels.push_back(params);
+    for (const ModelBlock& b : tower.blocks)
+      if (b.c.ffn == NDS_UNKNOWN && b.c.ffn_hidden_size > 0)
+        return fail("the " + tower.name + " tower's FFN kind (gelu or swiglu) is unknown");
+    c.submodels.push_back(tower_parameters(tower));
   }
   return c;
 }

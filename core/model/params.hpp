@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <ndsearch/sdk/model_math.hpp>
+#include <ndsearch/sdk/tower_math.hpp>
 
 #include "core/model/model.hpp"
 
@@ -16,12 +17,18 @@ using sdk::LayerParameters;
 using sdk::layer_parameters;
 
 struct ParameterCounts {
-  double total = 0;   // embedding, output head (once if tied), final norm, every decoder layer
+  double total = 0;   // of the language model: embedding, output head (once if tied), final norm,
+                      // every decoder layer
   double active = 0;  // the same with experts_per_token routed experts per MoE layer
   double mtp = 0;     // the MTP layers, each a decoder layer plus its two norms and its
                       // 2h x h projection (the embedding and head they share are not counted again)
-  std::vector<double> submodels;  // each tower's layers and norms (patch embedding and
-                                  // merger are not in the vocabulary and are left out)
+  std::vector<sdk::TowerParameters> submodels;  // each tower's, by part
+
+  // The language model's and every tower's: a vision-language model's whole count.
+  double with_towers(double text) const {
+    for (const sdk::TowerParameters& t : submodels) text += t.total();
+    return text;
+  }
 };
 
 // nullopt, with `why` set, when a value the count needs is unknown.

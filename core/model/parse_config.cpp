@@ -198,6 +198,8 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
   require_positive(o.global_batch, Setting("global_batch"));
   require_positive(o.micro_batch_size, Setting("micro_batch_size"));
   require_positive(o.vocab_size, Setting("vocab_size"));
+  require_positive(o.image_tokens, Setting("image_tokens"));
+  require_positive(o.images_per_sample, Setting("images_per_sample"));
   const Note note = [](std::map<std::string, std::string>& provenance, const std::string& key,
                        const std::string& flag) {
     auto it = provenance.find(key);
@@ -222,6 +224,14 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
   if (o.vocab_size) {
     model.main.vocab_size = *o.vocab_size;
     note(model.main.provenance, "vocab_size", Setting("vocab_size").named());
+  }
+  if (o.image_tokens) {
+    model.training.image_tokens = *o.image_tokens;
+    note(model.training_provenance, "image_tokens", Setting("image_tokens").named());
+  }
+  if (o.images_per_sample) {
+    model.training.images_per_sample = *o.images_per_sample;
+    note(model.training_provenance, "images_per_sample", Setting("images_per_sample").named());
   }
   apply_precision(model, o, note);
   if (o.overlap) apply_overlap(model, *o.overlap, note);

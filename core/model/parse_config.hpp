@@ -21,6 +21,8 @@ struct TrainingOverrides {
   std::optional<int64_t> global_batch;  // -b / --global-batch
   std::optional<int64_t> micro_batch_size;  // --mbs
   std::optional<int64_t> vocab_size;    // --vocab-size
+  std::optional<int64_t> image_tokens;  // --image-tokens: per sequence, after the tower's merge
+  std::optional<int64_t> images_per_sample;  // --images-per-sample
   // --dtype: params, compute and activation dtype; fp8 is fp8 GEMMs with the
   // delayed recipe around bf16 parameters and activations.
   std::optional<std::string> dtype;

@@ -19,6 +19,10 @@ void require_pricing_values(const Model& model, const PricingNeeds& needs) {
   // The embedding, the output head and the logits scale with the vocabulary.
   if (model.main.vocab_size == NDS_UNKNOWN && model.main.padded_vocab_size == NDS_UNKNOWN)
     missing.push_back(Setting("vocab_size").named());
+  // A vision tower's work and activations scale with the image tokens of a
+  // sequence, which a model config does not state.
+  if (!model.submodels.empty() && model.training.image_tokens == NDS_UNKNOWN)
+    missing.push_back(Setting("image_tokens").named());
   if (missing.empty()) return;
   std::string list = missing.front();
   for (size_t i = 1; i < missing.size(); ++i)

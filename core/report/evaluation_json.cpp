@@ -60,6 +60,25 @@ void add_time(const TimeEstimate& t, json& j) {
 
 }  // namespace
 
+json towers_json(const StrategyEvaluation& e) {
+  if (!e.valid() || !e.towers || !e.time) return nullptr;
+  const StrategyEvaluation::Towers& t = *e.towers;
+  const TimeEstimate& time = *e.time;
+  const double held = t.stage_bytes.empty() ? 0 : t.stage_bytes[t.stage];
+  const double peak =
+      e.stages.size() > t.stage ? static_cast<double>(e.stages[t.stage].peak_bytes) : 0;
+  return {{"params", t.params},
+          {"stage", t.stage},
+          {"stage_bytes", t.stage_bytes},
+          {"memory_share", peak > 0 ? held / peak : 0.0},
+          {"time_s", time.towers_s},
+          {"time_share", time.step_s > 0 ? time.towers_s / time.step_s : 0.0},
+          {"flops_per_step", time.tower_flops_per_step},
+          {"flops_share", time.model_flops_per_step > 0
+                              ? time.tower_flops_per_step / time.model_flops_per_step
+                              : 0.0}};
+}
+
 json stages_json(const StrategyEvaluation& e) {
   if (!e.valid()) return nullptr;
   json stages = json::array();
@@ -88,6 +107,7 @@ json evaluation_json(const StrategyEvaluation& e) {
     if (e.time) add_time(*e.time, j);
     j["assumptions"] = e.assumptions;
     j["memory"] = memory_json(e);
+    if (e.towers) j["towers"] = towers_json(e);
   }
   j["warnings"] = e.warnings;
   return j;

@@ -28,5 +28,9 @@ inline constexpr std::pair<const char*, nds_memory_term> kStageMemoryTerms[] = {
 // [{stage, layers, params_bytes, ..., other_bytes, peak_bytes}] by pipeline
 // rank, null when the evaluation was refused.
 nlohmann::json stages_json(const StrategyEvaluation& evaluation);
+// A vision-language model's towers (null without towers or prices): their
+// parameters, the bytes they add to each rank and their share of the rank
+// holding them, their exposed seconds and FLOPs and their share of the step's.
+nlohmann::json towers_json(const StrategyEvaluation& evaluation);
 
 }  // namespace ndsearch

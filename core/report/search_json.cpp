@@ -87,7 +87,9 @@ void write_search_json(std::ostream& out, const PluginRegistry& registry, Model&
   auto with_stages = [&](size_t rank, const PricedCandidate& c) {
     const EvaluationRequest one = listed_evaluation_request(c, machine, request, options);
     json row = candidate_json(rank, c);
-    row["memory"]["stages"] = stages_json(evaluate_strategy(registry, model, machine, one));
+    const StrategyEvaluation e = evaluate_strategy(registry, model, machine, one);
+    row["memory"]["stages"] = stages_json(e);
+    if (e.towers) row["towers"] = towers_json(e);
     return row;
   };
   // The keys in dump()'s (sorted) order, as the whole object printed before.

@@ -238,9 +238,18 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
     // The split depends on (layers, pp, stages per rank) alone: the search
     // keeps it while they stay. DualPipe's two chunks are two of pp stages.
     const uint32_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : v;
-    if (out.split_key != std::array<uint32_t, 3>{layers, p, per_rank}) {
-      default_split_into(layers, p, per_rank, out.default_split, out.scratch_offset);
-      out.split_key = {layers, p, per_rank};
+    // The towers sit with the embedding on the first stage and count as
+    // the layers their work is worth: split with the rest, then taken off
+    // the first stages' share (towers.hpp).
+    const auto towers = static_cast<uint32_t>(model.tower_stage_layers);
+    if (out.split_key != std::array<uint32_t, 4>{layers, p, per_rank, towers}) {
+      default_split_into(layers + towers, p, per_rank, out.default_split, out.scratch_offset);
+      for (uint32_t left = towers, vs = 0; left > 0 && vs < out.default_split.size(); ++vs) {
+        const uint32_t taken = std::min(left, out.default_split[vs]);
+        out.default_split[vs] -= taken;
+        left -= taken;
+      }
+      out.split_key = {layers, p, per_rank, towers};
     }
     split = out.default_split;
   }

@@ -28,7 +28,7 @@ struct Placement {
   std::vector<int64_t> scratch_offset;
   std::vector<int64_t> scratch_recompute;    // the config's per-stage recompute at this pp
   std::vector<uint32_t> default_split;       // the last default split computed,
-  std::array<uint32_t, 3> split_key{};       // for (layers, pp, vpp)
+  std::array<uint32_t, 4> split_key{};       // for (layers, pp, vpp, tower layers)
   // Decoder layers per virtual stage to place instead of the default or the
   // config's split (the search's --balance-layers); empty: none. Kept until cleared.
   std::vector<uint32_t> forced_split;

@@ -59,21 +59,21 @@ void TimeModel::linear(Work& w, double tokens, double in, double out, double cou
 
 TimeModel::Work TimeModel::layer_work(const nds_candidate& c, const nds_layer_block& l,
                                       uint32_t block, nds_layer_option option) const {
-  Work w = shaped_layer_work(c, l, option);
+  Work w = shaped_layer_work(c, l, option, decoder_span(*c.strategy));
   cp_comm(w, c, block, cp_passes(option));
   return w;
 }
 
 TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_layer_block& l,
-                                             nds_layer_option option) const {
+                                             nds_layer_option option, const Span& span) const {
   const nds_strategy& s = *c.strategy;
   const bool full = option == NDS_LAYER_FULL;
   Work w;
   w.layers = 1;
   Rebuilt rebuilt;
-  const double qk_rotated = attention_compute(w, c, l);
-  const double routed_elements = mlp_compute(w, c, l, rebuilt);
-  memory_bound(w, c, l, qk_rotated, routed_elements, rebuilt);
+  const double qk_rotated = attention_compute(w, c, l, span);
+  const double routed_elements = mlp_compute(w, c, l, rebuilt, span);
+  memory_bound(w, c, l, qk_rotated, routed_elements, rebuilt, span);
   const bool selective = option == NDS_LAYER_SELECTIVE;
   if (full) {
     w.recompute += w.forward;
@@ -88,8 +88,9 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
                            ((selective_ops_ & NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
   const double mlp_passes = full || (selective && mlp_rebuilt) ? 2 : 1;
   const double moe_passes = full || (selective && (selective_ops_ & NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
-  tp_comm(w, c, l, passes_forward, mlp_passes);  // each part prices nothing where its degree is 1
-  ep_comm(w, c, l, moe_passes);
+  tp_comm(w, c, l, passes_forward, mlp_passes,
+          span);  // each part prices nothing where its degree is 1
+  ep_comm(w, c, l, moe_passes, span);
   const sdk::LayerParameters p = sdk::layer_parameters(l);
   w.dense_params += (p.attention + p.dense_mlp + p.shared_experts) / s.tp + p.norms + p.router;
   w.expert_params += p.routed_experts / (static_cast<double>(s.ep) * s.etp);
@@ -97,18 +98,18 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   // after a norm of each half.
   if (l.kind == NDS_BLOCK_MTP) {
     const double h = d(l.hidden_size);
-    linear(w, micro_batch_tokens(s), 2 * h / s.tp, h);
+    linear(w, span.tokens, 2 * h / s.tp, h);
     w.dense_params += 2 * h * h / s.tp + 2 * h;
   }
   return w;
 }
 
-double TimeModel::attention_compute(Work& w, const nds_candidate& c,
-                                    const nds_layer_block& l) const {
+double TimeModel::attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                                    const Span& span) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  const double seq = d(model_.training.seq_len);
-  const double tokens = micro_batch_tokens(s);
+  const double seq = span.keys;
+  const double tokens = span.tokens;
   const double h = d(l.hidden_size), heads = d(l.heads);
   // Attention core: fused (flash) kernels per block, or without them batched
   // GEMMs (one per head and sequence) and a softmax over every key.
@@ -116,7 +117,23 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c,
   auto attention_core = [&](double qk_dim, double v_dim) {
     const double instances = heads / tp * s.mbs;
     double forward = 0, backward = 0;
-    if (model_.main.flash_attention == 0) {
+    if (span.tower) {
+      // A tower's bidirectional attention within each window or image:
+      // tokens / keys sequences of `keys` queries, whole on every CP rank.
+      const double sequences = heads / tp * tokens / seq;
+      if (model_.main.flash_attention == 0) {
+        const GemmRate& rate = kernels_.high();
+        forward = kernels_.batched_gemm(rate, seq, seq, qk_dim, sequences) +
+                  kernels_.batched_gemm(rate, seq, v_dim, seq, sequences);
+        backward = 2 * forward;
+        const double scores = tokens * seq * heads / tp * b;
+        softmax = kernels_.memory(scores * 2);
+        softmax_backward = kernels_.memory(scores * 3);
+      } else {
+        forward = kernels_.attention(Pass::forward, seq, seq, qk_dim, v_dim, sequences, false);
+        backward = kernels_.attention(Pass::backward, seq, seq, qk_dim, v_dim, sequences, false);
+      }
+    } else if (model_.main.flash_attention == 0) {
       const double queries = seq / s.cp;
       const GemmRate& rate = kernels_.high();
       forward = kernels_.batched_gemm(rate, queries, seq, qk_dim, instances) +
@@ -197,10 +214,10 @@ double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
 }
 
 double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                              Rebuilt& rebuilt) const {
+                              Rebuilt& rebuilt, const Span& span) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp;
-  const double tokens = micro_batch_tokens(s);
+  const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   const double up = l.ffn == NDS_FFN_SWIGLU ? 2 : 1;  // the gate and up projections are one GEMM
   const double dense_before = w.forward;
@@ -249,10 +266,11 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
 }
 
 void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                             double qk_rotated, double routed_elements, Rebuilt& rebuilt) const {
+                             double qk_rotated, double routed_elements, Rebuilt& rebuilt,
+                             const Span& span) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  const double tokens = micro_batch_tokens(s);
+  const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   const double split = s.sp == 1 ? tp : 1;  // tokens the norms see are split with SP
   const bool gated = l.ffn == NDS_FFN_SWIGLU;
@@ -285,10 +303,10 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
 }
 
 void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                        double attention_passes, double mlp_passes) const {
+                        double attention_passes, double mlp_passes, const Span& span) const {
   const nds_strategy& s = *c.strategy;
   const double b = settings_.activation_bytes;
-  const double tokens = micro_batch_tokens(s);
+  const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   const uint64_t tp_n = static_cast<uint64_t>(s.tp);
   // Tensor parallelism: per pass an all-gather and a reduce-scatter (SP) or
@@ -323,10 +341,10 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
 }
 
 void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                        double passes_forward) const {
+                        double passes_forward, const Span& span) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  const double tokens = micro_batch_tokens(s);
+  const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   if (l.experts > 0 && (s.ep > 1 || s.etp > 1)) {
     // Dispatch and combine all-to-alls of the tokens a device routes (its

@@ -15,6 +15,7 @@
 #include "core/hardware/topology.hpp"
 #include "core/model/model_json.hpp"
 #include "core/model/schedule_names.hpp"
+#include "core/model/towers.hpp"
 #include "core/time/collectives.hpp"
 #include "core/time/work.hpp"
 
@@ -107,6 +108,8 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     recomputed_flops_[i + 1] = {recomputed_flops_[i][0] + 2 * p.active() + core,
                                 recomputed_flops_[i][1] + selective};
   }
+  for (const ModelPart& tower : model.submodels)
+    tower_flops_per_sequence_ += tower_forward_flops(model, tower);
   // MTP modules (DeepSeek-V3 §2.2) train on every token too: each a layer plus
   // its [h; h] -> h projection, and another pass through the output head.
   for (uint32_t i : mtp_blocks_) {
@@ -146,6 +149,16 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
         "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
         "optimizer issues them); nothing else hides them",
         Setting("swap-optimizer").named(), swap_.link_bytes_per_s / 1e9, swap_.chunks));
+  for (const ModelPart& tower : model.submodels) {
+    const sdk::TowerTokens k = tower_tokens(model, tower);
+    assumptions_.push_back(fmt::format(
+        "the {} tower: {} image tokens per sequence ({} patches, {} per image), its layers at the "
+        "language model's TP and SP and whole on each CP rank (images are not split by CP), with "
+        "the embedding on the first pipeline stage (counted as {} language-model layers in the "
+        "default split), recomputed as the strategy says",
+        tower.name, k.merged, k.patches, k.patches_per_image, model.tower_stage_layers,
+        model.tower_stage_layers == 1 ? "" : "s"));
+  }
   if (!calibration.is_identity())
     assumptions_.push_back("calibration on top of the trainer overheads: " +
                            calibration_summary(calibration, device));
@@ -169,7 +182,7 @@ const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t 
     w = layer_work(c, l, block, option);
   } else {
     if (!shapes->known[slot]) {
-      shapes->work[slot].work = shaped_layer_work(c, l, option);
+      shapes->work[slot].work = shaped_layer_work(c, l, option, decoder_span(*c.strategy));
       shapes->known[slot] = true;
     }
     w = shapes->work[slot].work;
@@ -214,6 +227,12 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       Work scratch;
       r.add(cached_layer(c, block_index_[layer], option, cache, shapes, scratch), run_end - layer);
       layer = run_end;
+    }
+    // The vision towers feed the embedding's chunk (their output takes the
+    // image tokens' places in its sequence: no pipeline send).
+    if (count > 0 && first == 0 && !model_.submodels.empty()) {
+      Work scratch;
+      r.add(cached_towers(c, cache, shapes, scratch), 1);
     }
     // The output head's logits and the cross entropy over the vocabulary on
     // the chunk holding the last layer; the embedding's gather is negligible.
@@ -567,6 +586,11 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       e.hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);
   t.overhead = m * slowest.layers * layer_s_ + step_s_ + interference;
   e.step_s = t.step();
+  if (!model_.submodels.empty()) {
+    Work scratch;
+    const Work& towers = cached_towers(c, cache, shapes, scratch);
+    e.towers_s = m * (towers.exposed() + towers.layers * layer_s_);
+  }
 
   // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the
   // logits, 12·L·s·h_attn for attention scores and values (full s^2).
@@ -577,8 +601,13 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   const double vocab = d(model_.main.vocab_size != NDS_UNKNOWN ? model_.main.vocab_size
                                                                : model_.main.padded_vocab_size);
   const double h = d(layer_block_.front()->hidden_size);
+  // The towers' forward and backward over each sequence's images (3x the
+  // forward's FLOPs: towers.hpp), beside the language model's.
+  const double sequences = tokens / d(model_.training.seq_len);
+  e.tower_flops_per_step = sequences * 3 * tower_flops_per_sequence_;
   e.model_flops_per_step = tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) +
-                                     12 * d(model_.training.seq_len) * attention_width_);
+                                     12 * d(model_.training.seq_len) * attention_width_) +
+                           e.tower_flops_per_step;
   // HFU adds what recomputation runs again: full recompute a forward of the
   // recomputed layers, selective the forward of its ops (the attention core's
   // 4·s·h_attn, the MLP's or MoE layer's 2 per parameter), each layer counted
@@ -603,7 +632,10 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   }
   // DualPipe holds every layer on two ranks, each running half the tokens.
   const double extra = tokens * extra_per_token * (s.schedule == NDS_SCHEDULE_DUALPIPE ? 0.5 : 1.0);
-  e.hardware_flops_per_step = e.model_flops_per_step + extra;
+  // Full recompute runs the towers' forward again too.
+  const double tower_extra =
+      s.recompute == NDS_RECOMPUTE_FULL ? sequences * tower_flops_per_sequence_ : 0;
+  e.hardware_flops_per_step = e.model_flops_per_step + extra + tower_extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).
   const double capacity =
       e.step_s * static_cast<double>(devices) * kernels_.linear().peak_flops_per_s;

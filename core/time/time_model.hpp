@@ -77,6 +77,11 @@ struct TimeEstimate {
   // Of `parts.optimizer`, what the copies of swapped optimizer states add to
   // the update itself (0 when the states stay on the device).
   double optimizer_swap_s = 0;
+  // The vision towers' part of the step: their exposed seconds on the rank
+  // holding them (compute, TP communication and per-layer overhead, every
+  // micro-batch), and their share of the model FLOPs (0 without towers).
+  double towers_s = 0;
+  double tower_flops_per_step = 0;
 };
 
 // What offloaded activations copy (an offload recompute strategy's choice):
@@ -157,6 +162,24 @@ class TimeModel {
   double micro_batch_tokens(const nds_strategy& s) const {
     return s.mbs * static_cast<double>(model_.training.seq_len) / s.cp;
   }
+  // What one layer works on for one micro-batch on this device: its tokens,
+  // the keys each query meets, and whether it is a tower's layer (every
+  // patch of the micro-batch's images, bidirectional within a window or
+  // image, whole on each CP rank) or the language model's (its CP share of
+  // the sequence, causal).
+  struct Span {
+    double tokens = 0, keys = 0;
+    bool tower = false;
+  };
+  Span decoder_span(const nds_strategy& s) const {
+    return {micro_batch_tokens(s), static_cast<double>(model_.training.seq_len), false};
+  }
+  // The towers' work for one micro-batch on the rank holding the embedding
+  // (tower_work.cpp): their layers under the strategy's recompute mode, the
+  // patch embeddings, the mergers; from `cache`, else `shapes`, else priced.
+  Work tower_work(const nds_candidate& c) const;
+  const Work& cached_towers(const nds_candidate& c, LayerCache& cache, LayerCache* shapes,
+                            Work& scratch) const;
   // Whether middle rank `rank` holds the same layers of the same blocks as rank - 1.
   bool same_work_as_previous(const nds_candidate& c, int32_t rank) const;
   // One layer of `block` (model block index `block`) for one micro-batch,
@@ -166,8 +189,8 @@ class TimeModel {
                   nds_layer_option option) const;
   // The same without the CP exchanges: what depends on the layer's shape
   // alone (LayerReuse). An MTP block's adds its [h; h] -> h projection.
-  Work shaped_layer_work(const nds_candidate& c, const nds_layer_block& l,
-                         nds_layer_option option) const;
+  Work shaped_layer_work(const nds_candidate& c, const nds_layer_block& l, nds_layer_option option,
+                         const Span& span) const;
   // Its parts (layer_work.cpp): the attention's GEMMs and kernels (returns
   // the elements RoPE rotates per token), the MLP's or experts' (returns the
   // MoE permutation's elements per token), the memory-bound kernels, and
@@ -182,19 +205,20 @@ class TimeModel {
   };
   // Forward passes of a layer's CP exchanges under `option`.
   double cp_passes(nds_layer_option option) const;
-  double attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l) const;
-  double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                     Rebuilt& rebuilt) const;
+  double attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
+                           const Span& span) const;
+  double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l, Rebuilt& rebuilt,
+                     const Span& span) const;
   void memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l, double qk_rotated,
-                    double routed_elements, Rebuilt& rebuilt) const;
+                    double routed_elements, Rebuilt& rebuilt, const Span& span) const;
   // The forward seconds selective recompute adds to a layer of `w`.
   double selective_s(const Work& w, const Rebuilt& rebuilt) const;
   // `attention_passes` and `mlp_passes`: forwards of the collectives around
   // attention and around the dense MLP or shared experts.
   void tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l, double attention_passes,
-               double mlp_passes) const;
-  void ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
-               double passes_forward) const;
+               double mlp_passes, const Span& span) const;
+  void ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l, double passes_forward,
+               const Span& span) const;
   void cp_comm(Work& w, const nds_candidate& c, uint32_t block, double passes_forward) const;
   // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
   // the input- and weight-gradient GEMMs, and the fp8 casts of its inputs.
@@ -237,6 +261,7 @@ class TimeModel {
   double mtp_heads_ = 0;                            // MTP layers: each passes the output head again
   double learned_positions_ = 0;  // positions of a learned position table (0: none)
   double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic
+  double tower_flops_per_sequence_ = 0;  // the towers' forward FLOPs (towers.hpp)
 };
 
 // A layer's price but for its CP exchanges depends on its block, its option

@@ -59,8 +59,10 @@ struct TimeModel::LayerCache {
     Work work;
     Slot() {}
   };
-  std::array<Slot, kOptions * kBlocks> work;
-  std::array<bool, kOptions * kBlocks> known{};
+  // Then one slot per option for the towers' work (tower_work.cpp).
+  static constexpr size_t kTowerSlot = kOptions * kBlocks;
+  std::array<Slot, kOptions*(kBlocks + 1)> work;
+  std::array<bool, kOptions*(kBlocks + 1)> known{};
 };
 
 }  // namespace ndsearch

@@ -36,6 +36,12 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
       "What the trainer overlaps, replacing the config's settings: none, all, or a comma list of "
       "tp, dp, param, ep, pp, cp (those on, the rest off)");
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
+  verb.add_option("--image-tokens", o.image_tokens,
+                  "A vision-language model's image tokens per sequence, after the tower merges its "
+                  "patches (part of --seq-len)");
+  verb.add_option("--images-per-sample", o.images_per_sample,
+                  "The images those tokens come from per sequence (default 1); the tower attends "
+                  "within each");
   verb.add_option("--model-config", flags.parse.model_config,
                   "The model's shape from this Hugging Face config.json, for a training config "
                   "that states none (its training settings stay the config's)");

@@ -24,7 +24,11 @@ std::string text(const nlohmann::json& v) {
 }
 
 std::string billions(const nlohmann::json& v) {
-  return v.is_null() ? "unknown" : fmt::format("{:.2f} B", v.get<double>() / 1e9);
+  if (v.is_null()) return "unknown";
+  const double n = v.get<double>();
+  // A tower's parts are millions: shown as such rather than "0.00 B".
+  if (n == 0) return "0";
+  return n < 1e8 ? fmt::format("{:.2f} M", n / 1e6) : fmt::format("{:.2f} B", n / 1e9);
 }
 
 void print_table(const nlohmann::json& j) {
@@ -40,9 +44,24 @@ void print_table(const nlohmann::json& j) {
   std::cout << fmt::format("  vocabulary    {} (tied: {})\n", text(j["vocab_size"]), text(j["tied_embeddings"]));
   std::cout << fmt::format("  parameters    {} total, {} active, {} MTP\n", billions(j["params_total"]),
                            billions(j["params_active"]), billions(j["params_mtp"]));
-  for (const auto& tower : j["submodels"])
-    std::cout << fmt::format("  tower         {}: {} layers, {}\n", text(tower["name"]), text(tower["layers"]),
-                             billions(tower["params"]));
+  if (!j["submodels"].empty())
+    std::cout << fmt::format("  text model    {} total, {} active\n", billions(j["params_text"]),
+                             billions(j["params_text_active"]));
+  for (const auto& tower : j["submodels"]) {
+    std::cout << fmt::format("  tower         {}: {} layers, {}", text(tower["name"]),
+                             text(tower["layers"]), billions(tower["params"]));
+    if (tower["params_by_part"].is_object()) {
+      const auto& part = tower["params_by_part"];
+      std::cout << fmt::format(" (layers {}, patch embedding {}, positions {}, mergers {})",
+                               billions(part["layers"]), billions(part["patch_embedding"]),
+                               billions(part["positions"]), billions(part["mergers"]));
+    }
+    std::cout << "\n";
+  }
+  if (!j["submodels"].empty())
+    std::cout << fmt::format(
+        "  images        {} image tokens per sequence, from {} image(s)\n", text(j["image_tokens"]),
+        j["images_per_sample"].is_null() ? std::string("1") : text(j["images_per_sample"]));
   std::cout << fmt::format("  training      seq {}, global batch {}, micro-batch {}, recompute {}\n",
                            text(j["seq_len"]), text(j["global_batch"]), text(j["micro_batch_size"]), text(j["recompute"]));
   std::string stated;

@@ -19,6 +19,8 @@ constexpr std::array kFlags{
     SettingFlag{"global_batch", "-b", "B"},
     SettingFlag{"micro_batch_size", "--mbs", ""},
     SettingFlag{"vocab_size", "--vocab-size", ""},
+    SettingFlag{"image_tokens", "--image-tokens", "N"},
+    SettingFlag{"images_per_sample", "--images-per-sample", "N"},
     SettingFlag{"dtype", "--dtype", ""},
     SettingFlag{"fp8_recipe", "--fp8-recipe", ""},
     SettingFlag{"overlap", "--overlap", ""},

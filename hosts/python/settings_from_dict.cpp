@@ -53,6 +53,8 @@ void read_model(Reader& r, ModelSettings& m) {
   r.read("global_batch", m.global_batch);
   r.read("micro_batch_size", m.micro_batch_size);
   r.read("vocab_size", m.vocab_size);
+  r.read("image_tokens", m.image_tokens);
+  r.read("images_per_sample", m.images_per_sample);
   r.read("dtype", m.dtype);
   r.read("fp8_recipe", m.fp8_recipe);
   r.read("overlap", m.overlap);

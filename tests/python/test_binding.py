@@ -21,6 +21,9 @@ TORCHTITAN = os.path.join(EXAMPLES, "llama3-8b-torchtitan", "llama3_8b.toml")
 LLAMA70B = os.path.join(EXAMPLES, "llama-3.1-70b", "config.json")
 DEEPSEEK = os.path.join(EXAMPLES, "deepseek-v3-hyperparallel", "deepseek_v3.yaml")
 ACME = os.path.join(EXAMPLES, "devices", "acme-x1.toml")
+# A vision-language model of a few thousand parameters (tests/test_vision_towers.cpp).
+TINY_VL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs", "hf",
+                       "tiny-vl.json")
 # Run-to-run numbers of a search: its wall time and speed.
 VOLATILE = ("elapsed_s", "candidates_per_s")
 
@@ -66,6 +69,14 @@ class SameAnswersAsTheCli(unittest.TestCase):
                               strategy={"tp": 2, "pp": 1, "dp": 32}),
             cli_json("eval", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64",
                      "--strategy", "tp=2,pp=1,dp=32"))
+
+    def test_evaluate_a_vision_language_model(self):
+        answer = ndsearch.evaluate(TINY_VL, device="nvidia-h100-sxm", devices=2, global_batch=2,
+                                   seq_len=64, image_tokens=8, strategy={"pp": 2, "mbs": 1})
+        self.assertEqual(answer, cli_json("eval", TINY_VL, "-A", "nvidia-h100-sxm", "-d", "2", "-b", "2",
+                                          "--seq-len", "64", "--image-tokens", "8", "--strategy",
+                                          "pp=2,mbs=1"))
+        self.assertEqual(answer["towers"]["params"], 43232.0)
 
     def test_search(self):
         got = ndsearch.search(TORCHTITAN, device="nvidia-h100-sxm", devices=64, global_batch=64,

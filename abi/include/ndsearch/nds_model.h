@@ -166,6 +166,11 @@ typedef struct nds_layer_block {
   int32_t qkv_bias;    /* biases on Q, K and V only (Qwen2) */
   double hidden_dropout;
   double attention_dropout;
+  /* 1.6: keys each query attends to when the layer attends within windows
+   * (Qwen2.5-VL's vision tower: (window_size / patch_size)^2 patches); 0 =
+   * every key of its sequence (in a tower: of its image). A writer before 1.6
+   * reads as 0. */
+  int64_t attention_window;
   /* Add fields only at the end. */
 } nds_layer_block;
 
@@ -202,6 +207,14 @@ typedef struct nds_training {
   /* 1.1: NDS_FP8_*, how fp8 GEMMs scale; NDS_FP8_NONE when compute_dtype is not
    * fp8 (and what a 1.0 writer reads as). */
   int32_t fp8_recipe;
+  /* 1.6: image tokens per sequence as the language model sees them (after a
+   * vision tower merges its patches), part of seq_len; NDS_UNKNOWN = not
+   * stated (a model without a tower needs none; a writer before 1.6 reads as
+   * not stated). */
+  int64_t image_tokens;
+  /* 1.6: images those tokens come from per sequence (each attended within
+   * itself by the tower); NDS_UNKNOWN = not stated (1). */
+  int64_t images_per_sample;
   /* Add fields only at the end. */
 } nds_training;
 
@@ -225,6 +238,19 @@ typedef struct nds_model {
   const struct nds_model* submodels;
   size_t submodel_count;
   size_t submodel_elem_size;
+  /* 1.6: a vision tower's patch embedding, positions and merger (the
+   * projector into the language model), in a submodel; 0 in the language
+   * model and from a writer before 1.6. */
+  int64_t patch_inputs;    /* elements of one patch: channels x temporal x patch^2 */
+  int64_t position_table;  /* rows of learned patch positions; 0 = none */
+  int64_t merge_patches;   /* patches merged into one language-model token */
+  int64_t out_hidden_size; /* the merger's output width (the language model's hidden size) */
+  int32_t patch_bias;      /* the patch embedding has a bias */
+  /* Mergers: the first normalises each patch before the shuffle, any others
+   * (Qwen3-VL's DeepStack) the merged vector after it; each is a norm, a
+   * linear of merge_patches x hidden to itself and one to out_hidden_size,
+   * with biases, over the merged tokens. */
+  int32_t mergers;
   /* Add fields only at the end. */
 } nds_model;
 

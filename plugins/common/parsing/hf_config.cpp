@@ -271,26 +271,94 @@ void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shap
   }
 }
 
+// The tower's encoder layers: one block, or, where some layers attend within
+// windows (Qwen2.5-VL: window_size pixels a side, the rest listed in
+// fullatt_block_indexes), a block per run of windowed or full layers.
+void read_vision_layers(const Reader& r, sdk::Builder& b, const std::string& model_type,
+                        const std::pair<std::string, int64_t>& depth, bool gated) {
+  const int64_t layers = depth.second;
+  const std::vector<int64_t> full = r.integers("fullatt_block_indexes");
+  for (int64_t i : full)
+    if (i < 0 || i >= layers)
+      r.bad("fullatt_block_indexes",
+            "layer indexes below `" + depth.first + "` = " + std::to_string(layers),
+            NDS_OUT_OF_RANGE);
+  int64_t window = 0;  // keys per query of a windowed layer, in patches
+  if (auto pixels = r.integer("window_size"); pixels && !full.empty()) {
+    const int64_t patch =
+        r.integer("patch_size").value_or(r.integer("spatial_patch_size").value_or(0));
+    if (patch <= 0)
+      r.bad("patch_size", "a patch size >= 1 for `window_size` to be read in patches");
+    const int64_t side = *pixels / patch;
+    window = side * side;
+  }
+  auto block = [&](int64_t count, int64_t attention_window) {
+    b.begin_block("encoder", count, r.at(depth.first));
+    // Qwen2-VL names the tower's width embed_dim and the language model's hidden_size.
+    if (auto h = r.first_integer({"embed_dim", "hidden_size"}))
+      b.set("hidden_size", h->second, r.at(h->first));
+    if (auto v = r.first_integer({"num_heads", "num_attention_heads"}))
+      b.set("heads", v->second, r.at(v->first));
+    b.set_string("ffn", gated ? "swiglu" : "gelu", r.at_or_default("hidden_act"));
+    if (auto v = r.integer("intermediate_size"))
+      b.set("ffn_hidden_size", *v, r.at("intermediate_size"));
+    // Both Qwen VL towers have biases on every linear layer; Qwen2.5-VL's norms
+    // are RMSNorm, Qwen3-VL's LayerNorm (their modelling code).
+    b.set("linear_bias", 1, r.at_or_default("model_type"));
+    b.set("qkv_bias", 0, r.at_or_default("model_type"));  // covered by linear_bias
+    b.set("qk_norm", 0, r.at_or_default("model_type"));
+    b.set_string("norm", model_type == "qwen2_5_vl" ? "rmsnorm" : "layernorm",
+                 r.at_or_default("model_type"));
+    if (attention_window > 0) b.set("attention_window", attention_window, r.at("window_size"));
+    b.end_block();
+  };
+  if (window == 0) {
+    block(layers, 0);
+    return;
+  }
+  std::vector<bool> is_full(static_cast<size_t>(layers), false);
+  for (int64_t i : full) is_full[static_cast<size_t>(i)] = true;
+  for (int64_t first = 0; first < layers;) {
+    int64_t end = first + 1;
+    while (end < layers && is_full[static_cast<size_t>(end)] == is_full[static_cast<size_t>(first)])
+      ++end;
+    block(end - first, is_full[static_cast<size_t>(first)] ? 0 : window);
+    first = end;
+  }
+}
+
 void read_vision(const Reader& r, sdk::Builder& b, const std::string& model_type) {
   const auto depth = r.first_integer({"depth", "num_hidden_layers"});
   if (!depth) return;
   b.begin_submodel("vision", r.at(depth->first));
-  Shape shape;
-  shape.model_type = model_type;
   const std::string act = r.text("hidden_act").value_or("");
-  shape.gated = act == "silu" || act == "swish";  // Qwen2.5-VL's vision MLP is gated; Qwen3-VL's is not
-  b.begin_block("encoder", depth->second, r.at(depth->first));
-  if (auto h = r.first_integer({"hidden_size", "embed_dim"})) b.set("hidden_size", h->second, r.at(h->first));
-  if (auto v = r.first_integer({"num_heads", "num_attention_heads"})) b.set("heads", v->second, r.at(v->first));
-  b.set_string("ffn", shape.gated ? "swiglu" : "gelu", r.at_or_default("hidden_act"));
-  if (auto v = r.integer("intermediate_size")) b.set("ffn_hidden_size", *v, r.at("intermediate_size"));
-  // Both Qwen VL towers have biases on every linear layer; Qwen2.5-VL's norms
-  // are RMSNorm, Qwen3-VL's LayerNorm (their modelling code).
-  b.set("linear_bias", 1, r.at_or_default("model_type"));
-  b.set("qkv_bias", 0, r.at_or_default("model_type"));  // covered by linear_bias
-  b.set("qk_norm", 0, r.at_or_default("model_type"));
-  b.set_string("norm", model_type == "qwen2_5_vl" ? "rmsnorm" : "layernorm", r.at_or_default("model_type"));
-  b.end_block();
+  const bool gated =
+      act == "silu" || act == "swish";  // Qwen2.5-VL's vision MLP is gated; Qwen3-VL's is not
+  read_vision_layers(r, b, model_type, *depth, gated);
+  // The patch embedding: a Conv3d over channels x temporal_patch_size x
+  // patch_size^2 with the kernel as stride, so one linear per patch; Qwen3-VL's
+  // has a bias, Qwen2-VL's and Qwen2.5-VL's not (their modelling code).
+  const auto channels = r.first_integer({"in_chans", "in_channels"});
+  const auto patch = r.first_integer({"patch_size", "spatial_patch_size"});
+  if (channels && patch) {
+    const int64_t temporal = r.integer("temporal_patch_size").value_or(1);
+    b.set("patch_inputs", channels->second * temporal * patch->second * patch->second,
+          r.at(patch->first));
+    b.set("patch_bias", model_type.rfind("qwen3", 0) == 0 ? 1 : 0, r.at_or_default("model_type"));
+  }
+  if (auto rows = r.integer("num_position_embeddings"))
+    b.set("position_table", *rows, r.at("num_position_embeddings"));
+  // The merger: spatial_merge_size^2 patches to one token of out_hidden_size;
+  // Qwen3-VL adds one more per DeepStack layer (deepstack_visual_indexes).
+  if (auto merge = r.integer("spatial_merge_size")) {
+    b.set("merge_patches", *merge * *merge, r.at("spatial_merge_size"));
+    if (auto out = r.integer("out_hidden_size"))
+      b.set("out_hidden_size", *out, r.at("out_hidden_size"));
+    else if (r.has("embed_dim") && r.integer("hidden_size"))
+      b.set("out_hidden_size", *r.integer("hidden_size"), r.at("hidden_size"));
+    const int64_t deepstack = static_cast<int64_t>(r.integers("deepstack_visual_indexes").size());
+    b.set("mergers", 1 + deepstack, r.at_or_default("deepstack_visual_indexes"));
+  }
   b.end_submodel();
   r.report_unknown({"depth", "num_hidden_layers", "hidden_size", "embed_dim", "num_heads", "num_attention_heads",
                     "hidden_act", "intermediate_size", "model_type", "initializer_range"});

@@ -44,8 +44,17 @@
 // keeps none's bytes but the device holds one micro-batch's copy (the others
 // are on the host), not in_flight; the rebuilt layer is added when any layer
 // of the rank is FULL. A value this pass does not know is priced as KEEP.
+// Vision towers (ABI 1.6) run on the chunk holding the embedding, over each
+// sequence's patches (image tokens x merge_patches), whole on every CP rank
+// (images are not split by CP): per patch and layer the coefficients above,
+// with the keys of the layer's window or image for the s² terms; the patch
+// embedding's input; per merged token and merger its norm's and first
+// linear's inputs (whole) and the activation's and second linear's inputs
+// (/ t). The tower runs the strategy's recompute mode (full: each layer's
+// input; selective: what the op set keeps).
 #include <ndsearch/sdk/memory.hpp>
 #include <ndsearch/sdk/model_math.hpp>
+#include <ndsearch/sdk/tower_math.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -186,6 +195,7 @@ class Activations {
     a->embedding_.replicated = dropout ? h : 0;  // the dropout mask after the embedding
     a->head_.replicated = 2 * a->b_ * h;         // the final norm's and the head's inputs
     a->head_.tp_split = 4 * t.vocab;             // fp32 softmax of the cross entropy
+    a->compile_towers(*input.model, lin, ops);
     if (t.has_mtp) {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
       Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention).all;
@@ -195,6 +205,49 @@ class Activations {
       a->mtp_ = {n * m.replicated, n * m.tp_split, n * m.per_key, n * m.routed, n * m.input, n * m.routed_input};
     }
     return a;
+  }
+
+  // Per sequence of every tower: its layers (all, and what selective
+  // recompute keeps), its patch embedding and mergers (never recomputed).
+  void compile_towers(const nds_model& model, double lin, uint64_t ops) {
+    for (size_t i = 0; i < model.submodel_count; ++i) {
+      const nds_model& tower = ndsearch::sdk::submodel(model, i);
+      const ndsearch::sdk::TowerShape shape = ndsearch::sdk::tower_shape(tower);
+      const ndsearch::sdk::TowerTokens k = ndsearch::sdk::tower_tokens(shape, table_.training);
+      if (k.patches <= 0) continue;
+      for (size_t j = 0; j < tower.block_count; ++j) {
+        const nds_layer_block& l = ndsearch::sdk::detail::tower_block(tower, j);
+        LayerCoefficients kc = layer_coefficients(l, b_, lin, table_.flash_attention);
+        // The s² terms over the layer's own keys, folded in per patch.
+        const double keys = ndsearch::sdk::tower_attention_keys(l, k);
+        Coefficients kept = kc.kept_under(ops);
+        const double n = static_cast<double>(l.layers) * k.patches;
+        for (auto [sum, c] :
+             {std::pair{&tower_layers_, &kc.all}, std::pair{&tower_selective_, &kept}}) {
+          sum->replicated += n * c->replicated;
+          sum->tp_split += n * (c->tp_split + c->per_key * keys);
+          sum->input += n * c->input;
+        }
+      }
+      // The patch embedding's input per patch; per merged token and merger,
+      // merge_patches x hidden wide: the norm's and the first linear's
+      // inputs (whole), the activation's and the second linear's (/ t).
+      const double merged = k.merged * shape.merge_patches * shape.hidden * shape.mergers;
+      tower_outside_.replicated += k.patches * b_ * shape.patch_inputs + merged * (b_ + lin);
+      tower_outside_.tp_split += merged * (b_ + lin);
+    }
+  }
+
+  // One micro-batch of the towers, under the strategy's recompute mode.
+  double tower_bytes(const nds_strategy& s, double replicated_split) const {
+    const double sequences = s.mbs;
+    auto split = [&](const Coefficients& k) {
+      return k.replicated / replicated_split + k.tp_split / s.tp;
+    };
+    double layers =
+        split(s.recompute == NDS_RECOMPUTE_SELECTIVE ? tower_selective_ : tower_layers_);
+    if (s.recompute == NDS_RECOMPUTE_FULL) layers = tower_layers_.input / replicated_split;
+    return sequences * (layers + split(tower_outside_));
   }
 
   void evaluate(MemoryOut& out) const noexcept {
@@ -254,7 +307,10 @@ class Activations {
           // One micro-batch's copy on the device, the others on the host.
           if (c.in_flight[i] > 0) offloaded = bytes(by[NDS_LAYER_OFFLOAD], NDS_RECOMPUTE_NONE);
         }
-        if (ndsearch::plugins::memory::holds_embedding(c, i)) chunk_bytes += bytes(embedding_, NDS_RECOMPUTE_NONE);
+        if (ndsearch::plugins::memory::holds_embedding(c, i)) {
+          chunk_bytes += bytes(embedding_, NDS_RECOMPUTE_NONE);
+          chunk_bytes += tower_bytes(s, replicated_split);
+        }
         if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
           chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t);
           chunk_bytes += bytes(mtp_, NDS_RECOMPUTE_NONE);
@@ -272,6 +328,9 @@ class Activations {
   std::vector<Coefficients> selective_prefix_;  // the same, of what selective recompute keeps
   Coefficients embedding_, head_, mtp_;
   Coefficients largest_;  // the layer with the most activations (taken undivided)
+  // The towers' per sequence: their layers' (all, and what selective
+  // recompute keeps), and the patch embedding's and mergers'.
+  Coefficients tower_layers_, tower_selective_, tower_outside_;
   double largest_size_ = 0;
   double seq_ = 0, b_ = 2;
 };

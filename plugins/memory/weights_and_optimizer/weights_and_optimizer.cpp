@@ -5,7 +5,8 @@
 // and head included), by EP x ETP for routed experts, by the rank's layers,
 // and by ZeRO over the sharding group `op` (1: optimizer states and master
 // weights; 2: + gradients; 3: + parameters, whose gathered working set is an
-// all-gather buffer: comm_buffers). Option "swap-optimizer" = 1 moves the
+// all-gather buffer: comm_buffers). Vision towers (ABI 1.6) count with the
+// embedding, their linears split by TP (sdk/tower_math.hpp). Option "swap-optimizer" = 1 moves the
 // optimizer states and master weights to the host.
 //
 // Bytes per parameter, the published checks (tests): bf16 params + fp32 grads
@@ -24,6 +25,7 @@
 // (params fp8, Megatron-LM's --fp8-param-gather) the parameters are that copy.
 #include <ndsearch/sdk/memory.hpp>
 #include <ndsearch/sdk/model_math.hpp>
+#include <ndsearch/sdk/tower_math.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -80,6 +82,16 @@ class WeightsAndOptimizer {
       const double m = static_cast<double>(t.mtp_layers);
       c->mtp_ = {m * (s.tp_split + 2 * h * h), m * (s.replicated + 2 * h), m * s.routed};
     }
+    // Vision towers (ABI 1.6) sit with the embedding: their layers' and
+    // mergers' linears split by TP, their norms, patch embedding and
+    // positions whole on each TP rank.
+    const nds_model& model = *input.model;
+    for (size_t i = 0; i < model.submodel_count; ++i) {
+      const ndsearch::sdk::TowerParameters p =
+          ndsearch::sdk::tower_parameters(ndsearch::sdk::submodel(model, i));
+      c->towers_.tp_split += p.split();
+      c->towers_.replicated += p.whole();
+    }
     const nds_training& tr = t.training;
     c->param_bytes_ = ndsearch::sdk::dtype_bytes(tr.params_dtype);
     c->grad_bytes_ = ndsearch::sdk::dtype_bytes(tr.grads_dtype);
@@ -125,7 +137,11 @@ class WeightsAndOptimizer {
         has_head = has_head || ndsearch::plugins::memory::holds_head(c, i, layers);
         holds_layers = holds_layers || count > 0;
       }
-      if (has_embedding) dense += embedding_.tp_split / tp + embedding_.replicated;
+      if (has_embedding) {
+        dense += embedding_.tp_split / tp + embedding_.replicated;
+        dense += towers_.tp_split / tp + towers_.replicated;
+        linear += towers_.tp_split / tp;
+      }
       if (has_head) {
         const bool table_already_here = table_.tied_embeddings && has_embedding;
         if (!table_already_here) dense += head_.tp_split / tp;
@@ -162,6 +178,7 @@ class WeightsAndOptimizer {
   LayerTable table_;
   std::vector<LayerShares> prefix_;  // sums over layers [0, i)
   LayerShares embedding_, head_, mtp_;
+  LayerShares towers_;         // every vision tower's, on the rank with the embedding
   LayerShares largest_layer_;  // the layer with the most parameters
   double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
   double fp8_copy_bytes_ =

@@ -48,6 +48,9 @@ struct ModelSettings {
   bool strict = false;    // fields the parser does not understand are errors
   std::optional<int64_t> seq_len, global_batch, micro_batch_size, vocab_size;
   std::optional<std::string> dtype, fp8_recipe, overlap;
+  // A vision-language model's image tokens per sequence (after the tower
+  // merges its patches; part of seq_len) and the images they come from.
+  std::optional<int64_t> image_tokens, images_per_sample;
   // The model's shape from this config (a Hugging Face config.json) for a
   // training config that states none (docs/cli.md, "The model's shape from a
   // config.json"); empty: the config's own.

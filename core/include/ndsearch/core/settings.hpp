@@ -32,6 +32,8 @@ inline constexpr SettingName kSettingNames[] = {
     {"global_batch", "the global batch"},
     {"micro_batch_size", "the micro-batch size"},
     {"vocab_size", "the vocabulary size"},
+    {"image_tokens", "the image tokens per sequence"},
+    {"images_per_sample", "the images per sequence"},
     {"dtype", "the dtype"},
     {"fp8_recipe", "the fp8 recipe"},
     {"overlap", "the overlap switches"},

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// tower_work.cpp: the vision towers' work for one micro-batch on the rank
+// that holds them with the embedding: their encoder layers priced as any
+// layer over the micro-batch's patches (bidirectional attention within each
+// window or image, whole on every CP rank), the patch embedding (one linear
+// per patch), and the mergers over the image tokens.
+#include <algorithm>
+
+#include "core/hardware/topology.hpp"
+#include "core/model/towers.hpp"
+#include "core/time/collectives.hpp"
+#include "core/time/time_model.hpp"
+#include "core/time/work.hpp"
+
+namespace ndsearch {
+
+using timing::d;
+
+TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
+  const nds_strategy& s = *c.strategy;
+  const double tp = s.tp, b = settings_.activation_bytes;
+  // The towers run the strategy's recompute mode, as the activations pass prices them.
+  const nds_layer_option option = s.recompute == NDS_RECOMPUTE_FULL        ? NDS_LAYER_FULL
+                                  : s.recompute == NDS_RECOMPUTE_SELECTIVE ? NDS_LAYER_SELECTIVE
+                                                                           : NDS_LAYER_KEEP;
+  Work w;
+  for (const ModelPart& tower : model_.submodels) {
+    const sdk::TowerShape shape = tower_shape(tower);
+    const sdk::TowerTokens k = tower_tokens(model_, tower);
+    if (k.patches <= 0) continue;
+    const double patches = s.mbs * k.patches;
+    for (const ModelBlock& block : tower.blocks)
+      w.add(shaped_layer_work(c, block.c, option,
+                              {patches, sdk::tower_attention_keys(block.c, k), true}),
+            d(block.c.layers));
+    // The patch embedding, whole on each TP rank; each merger a linear of
+    // merge_patches x hidden to itself (columns split by TP) and one to
+    // out_hidden_size (rows split), its norm and activation memory-bound,
+    // and a TP all-reduce (reduce-scatter + all-gather with SP) of its
+    // output each pass, as a row-parallel linear's.
+    Work outside;
+    linear(outside, patches, shape.patch_inputs, shape.hidden);
+    const double merged = s.mbs * k.merged, width = shape.merge_patches * shape.hidden;
+    for (double m = 0; m < shape.mergers; ++m) {
+      linear(outside, merged, width, width / tp);
+      linear(outside, merged, width / tp, shape.out_hidden_size);
+    }
+    const double elements = shape.mergers * merged * (2 * width + 3 * width / tp);
+    outside.forward += kernels_.memory(elements * b);
+    outside.backward += 2 * kernels_.memory(elements * b);
+    if (s.tp > 1 && shape.mergers > 0) {
+      const uint64_t tp_n = static_cast<uint64_t>(s.tp);
+      const double bytes = merged * shape.out_hidden_size * b;
+      const double per_pass =
+          s.sp == 1 ? comm(CommPart::tp, Collective::all_gather, tp_n, 1, bytes) +
+                          comm(CommPart::tp, Collective::reduce_scatter, tp_n, 1, bytes)
+                    : comm(CommPart::tp, Collective::all_reduce, tp_n, 1, bytes);
+      outside.tp += 2 * shape.mergers * per_pass;
+    }
+    const sdk::TowerParameters p = tower_parameters(tower);
+    outside.dense_params += p.split() / tp + p.whole() - p.layers_split / tp - p.layers_whole;
+    w.add(outside, 1);
+  }
+  return w;
+}
+
+const TimeModel::Work& TimeModel::cached_towers(const nds_candidate& c, LayerCache& cache,
+                                                LayerCache* shapes, Work& scratch) const {
+  // The towers' work depends on tp, sp, mbs and the recompute mode: one slot
+  // per mode, in this estimate's cache and in the shapes' (no CP exchange).
+  const nds_strategy& s = *c.strategy;
+  const size_t slot =
+      LayerCache::kTowerSlot + static_cast<size_t>(std::clamp<int32_t>(s.recompute, 0, 2));
+  if (cache.known[slot]) return cache.work[slot].work;
+  if (shapes != nullptr && shapes->known[slot]) {
+    cache.work[slot].work = shapes->work[slot].work;
+  } else {
+    scratch = tower_work(c);
+    cache.work[slot].work = scratch;
+    if (shapes != nullptr) shapes->work[slot].work = scratch, shapes->known[slot] = true;
+  }
+  cache.known[slot] = true;
+  return cache.work[slot].work;
+}
+
+}  // namespace ndsearch
