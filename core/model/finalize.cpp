@@ -176,7 +176,7 @@ void finalize_model(Model& m) {
   for (ModelPart& tower : m.submodels)
     for (ModelBlock& b : tower.blocks) finalize_block(m, b, tower.name);
   finalize_precision(m);
-  m.tower_stage_layers = tower_layer_equivalents(m);
+  m.tower_layer_ratio = tower_layer_ratio(m);
   // Values a model needs whose absence is worth a warning (DESIGN §8.5: null, not 0).
   auto unknown = [&](bool missing, const char* key, const Setting& setting) {
     if (missing)
@@ -186,6 +186,12 @@ void finalize_model(Model& m) {
   unknown(m.main.vocab_size == U, "vocab_size", Setting("vocab_size"));
   unknown(m.training.seq_len == U, "seq_len", Setting("seq_len"));
   unknown(m.training.global_batch == U, "global_batch", Setting("global_batch"));
+  // Image tokens price a tower's work; a text model has none to give them to.
+  if (m.submodels.empty() && (m.training.image_tokens != U || m.training.images_per_sample != U))
+    m.warnings.push_back(
+        fmt::format("{}: {} describes no vision tower; the image tokens are priced as the "
+                    "text tokens they stand in for",
+                    m.file, m.display_name()));
   // A stated schedule its stated chunks cannot run: said, not silently replaced.
   const nds_strategy& st = m.stated;
   if (st.schedule != U && runs_two_chunks(st.schedule) && st.vpp != U && st.vpp != 2 && st.pp != 1)

@@ -65,9 +65,9 @@ class Model {
   nds_strategy stated{};
   std::vector<int64_t> stage_layers, stage_layer_offsets, recompute_layers;
   std::string cp_algorithm;
-  // The language-model layers the towers' work counts as in the pipeline's
-  // default split (towers.hpp); 0 without towers or image tokens.
-  int64_t tower_stage_layers = 0;
+  // The language-model layers the towers' work is worth (towers.hpp); 0
+  // without towers or image tokens.
+  double tower_layer_ratio = 0;
   std::map<std::string, std::string> training_provenance;  // training and stated.* keys
   std::vector<std::string> warnings;
 

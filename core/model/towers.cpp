@@ -49,7 +49,7 @@ double tower_forward_flops(const Model& model, const ModelPart& tower) {
   return flops;
 }
 
-int64_t tower_layer_equivalents(const Model& model) {
+double tower_layer_ratio(const Model& model) {
   const nds_layer_block* layer = model.first_decoder();
   if (model.submodels.empty() || layer == nullptr || model.training.seq_len <= 0) return 0;
   double towers = 0;
@@ -57,10 +57,13 @@ int64_t tower_layer_equivalents(const Model& model) {
   const double seq = d(model.training.seq_len);
   const double decoder = 2 * seq * sdk::layer_parameters(*layer).active() +
                          2 * seq * seq * d(layer->heads * layer->head_dim);
-  if (!(decoder > 0)) return 0;
-  // At most every layer: the towers then take the whole first stages.
-  return std::min(model.decoder_layers(),
-                  static_cast<int64_t>(std::llround(std::min(towers / decoder, 1e9))));
+  return decoder > 0 ? towers / decoder : 0;
+}
+
+uint32_t tower_stage_layers(const Model& model, int32_t cp) {
+  const double layers = d(model.decoder_layers());
+  return static_cast<uint32_t>(
+      std::llround(std::min(model.tower_layer_ratio * std::max(cp, 1), layers)));
 }
 
 }  // namespace ndsearch

@@ -23,11 +23,15 @@ sdk::TowerTokens tower_tokens(const Model& model, const ModelPart& tower);
 // key of its window or image).
 double tower_forward_flops(const Model& model, const ModelPart& tower);
 
-// The language-model layers the towers' work counts as in the pipeline's
-// default split (the towers sit with the embedding on the first stage):
-// the towers' forward FLOPs per sequence over one decoder layer's (its
-// GEMMs, and causal attention as the kernels run it: half of 4·s²·h_attn),
-// rounded. 0 without towers or image tokens.
-int64_t tower_layer_equivalents(const Model& model);
+// The language-model layers the towers' work is worth (the towers sit with
+// the embedding on the first stage): their forward FLOPs per sequence over
+// one decoder layer's (its GEMMs, and causal attention as the kernels run it:
+// half of 4·s²·h_attn). 0 without towers or image tokens.
+double tower_layer_ratio(const Model& model);
+
+// What the towers count as in the pipeline's default split under `cp`: the
+// ratio times cp (each CP rank runs the images whole, its layers a 1/cp
+// share of the sequence), rounded, at most every layer.
+uint32_t tower_stage_layers(const Model& model, int32_t cp);
 
 }  // namespace ndsearch

@@ -8,6 +8,7 @@
 #include <array>
 #include <numeric>
 
+#include "core/model/towers.hpp"
 #include "core/strategy/stage_rescale.hpp"
 #include "core/support/user_error.hpp"
 
@@ -238,16 +239,20 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
     // The split depends on (layers, pp, stages per rank) alone: the search
     // keeps it while they stay. DualPipe's two chunks are two of pp stages.
     const uint32_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : v;
-    // The towers sit with the embedding on the first stage and count as
-    // the layers their work is worth: split with the rest, then taken off
-    // the first stages' share (towers.hpp).
-    const auto towers = static_cast<uint32_t>(model.tower_stage_layers);
+    // The towers sit with the embedding on virtual stage 0 (rank 0's first
+    // chunk) and count as the layers their work is worth there: split with
+    // the rest, then taken off that stage, which keeps one layer of its own
+    // (and so the towers), the rest off the fullest other stages.
+    const uint32_t towers = tower_stage_layers(model, s.cp);
     if (out.split_key != std::array<uint32_t, 4>{layers, p, per_rank, towers}) {
-      default_split_into(layers + towers, p, per_rank, out.default_split, out.scratch_offset);
-      for (uint32_t left = towers, vs = 0; left > 0 && vs < out.default_split.size(); ++vs) {
-        const uint32_t taken = std::min(left, out.default_split[vs]);
-        out.default_split[vs] -= taken;
-        left -= taken;
+      std::vector<uint32_t>& d = out.default_split;
+      default_split_into(layers + towers, p, per_rank, d, out.scratch_offset);
+      const uint32_t taken = std::min(towers, d[0] > 0 ? d[0] - 1 : 0);
+      d[0] -= taken;
+      for (uint32_t left = towers - taken; left > 0 && d.size() > 1; --left) {
+        auto fullest = std::max_element(d.begin() + 1, d.end());
+        if (*fullest == 0) break;
+        --*fullest;
       }
       out.split_key = {layers, p, per_rank, towers};
     }

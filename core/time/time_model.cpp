@@ -154,10 +154,12 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     assumptions_.push_back(fmt::format(
         "the {} tower: {} image tokens per sequence ({} patches, {} per image), its layers at the "
         "language model's TP and SP and whole on each CP rank (images are not split by CP), with "
-        "the embedding on the first pipeline stage (counted as {} language-model layers in the "
-        "default split), recomputed as the strategy says",
-        tower.name, k.merged, k.patches, k.patches_per_image, model.tower_stage_layers,
-        model.tower_stage_layers == 1 ? "" : "s"));
+        "the embedding on rank 0's first chunk, which keeps one layer of its own; the default "
+        "split "
+        "counts the tower as the {:.2f} language-model layers its work is worth, times cp, "
+        "rounded; "
+        "recomputed as the strategy says",
+        tower.name, k.merged, k.patches, k.patches_per_image, model.tower_layer_ratio));
   }
   if (!calibration.is_identity())
     assumptions_.push_back("calibration on top of the trainer overheads: " +

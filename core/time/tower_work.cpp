@@ -27,7 +27,12 @@ TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
   for (const ModelPart& tower : model_.submodels) {
     const sdk::TowerShape shape = tower_shape(tower);
     const sdk::TowerTokens k = tower_tokens(model_, tower);
-    if (k.patches <= 0) continue;
+    // Held (and reduced and updated) with or without images to run.
+    const sdk::TowerParameters p = tower_parameters(tower);
+    if (k.patches <= 0) {
+      w.dense_params += p.split() / tp + p.whole();
+      continue;
+    }
     const double patches = s.mbs * k.patches;
     for (const ModelBlock& block : tower.blocks)
       w.add(shaped_layer_work(c, block.c, option,
@@ -39,7 +44,14 @@ TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
     // and a TP all-reduce (reduce-scatter + all-gather with SP) of its
     // output each pass, as a row-parallel linear's.
     Work outside;
-    linear(outside, patches, shape.patch_inputs, shape.hidden);
+    // The patch embedding's input is the pixels: its backward has the
+    // weight-gradient GEMM only. It stays in high precision (no fp8 copy).
+    const GemmRate& rate = kernels_.high();
+    const double embed = kernels_.gemm(rate, patches, shape.hidden, shape.patch_inputs);
+    const double embed_weights = kernels_.gemm(rate, shape.patch_inputs, shape.hidden, patches);
+    outside.forward += embed, outside.forward_linear += embed;
+    outside.backward += embed_weights, outside.backward_linear += embed_weights;
+    outside.weight_gradients += embed_weights;
     const double merged = s.mbs * k.merged, width = shape.merge_patches * shape.hidden;
     for (double m = 0; m < shape.mergers; ++m) {
       linear(outside, merged, width, width / tp);
@@ -57,7 +69,6 @@ TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
                     : comm(CommPart::tp, Collective::all_reduce, tp_n, 1, bytes);
       outside.tp += 2 * shape.mergers * per_pass;
     }
-    const sdk::TowerParameters p = tower_parameters(tower);
     outside.dense_params += p.split() / tp + p.whole() - p.layers_split / tp - p.layers_whole;
     w.add(outside, 1);
   }

@@ -271,12 +271,25 @@ void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shap
   }
 }
 
+// The product of a tower's sizes, refused (naming `key`) past 2^40: the
+// core's limits then name the value, never a wrapped one.
+int64_t checked_product(const Reader& r, const std::string& key,
+                        std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  for (int64_t f : factors)
+    if (__builtin_mul_overflow(product, f, &product) || product > (int64_t{1} << 40))
+      r.bad(key, "a size whose product with the others stays below 2^40", NDS_OUT_OF_RANGE);
+  return product;
+}
+
 // The tower's encoder layers: one block, or, where some layers attend within
 // windows (Qwen2.5-VL: window_size pixels a side, the rest listed in
 // fullatt_block_indexes), a block per run of windowed or full layers.
 void read_vision_layers(const Reader& r, sdk::Builder& b, const std::string& model_type,
                         const std::pair<std::string, int64_t>& depth, bool gated) {
   const int64_t layers = depth.second;
+  // Bounded before a list of them is made (the core's limit on layers).
+  if (layers > 100000) r.bad(depth.first, "at most 100000 layers", NDS_OUT_OF_RANGE);
   const std::vector<int64_t> full = r.integers("fullatt_block_indexes");
   for (int64_t i : full)
     if (i < 0 || i >= layers)
@@ -288,9 +301,11 @@ void read_vision_layers(const Reader& r, sdk::Builder& b, const std::string& mod
     const int64_t patch =
         r.integer("patch_size").value_or(r.integer("spatial_patch_size").value_or(0));
     if (patch <= 0)
-      r.bad("patch_size", "a patch size >= 1 for `window_size` to be read in patches");
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       r.source_.file + ": `" + r.at("window_size").field +
+                           "` is in pixels and needs `patch_size` (>= 1) to be read in patches");
     const int64_t side = *pixels / patch;
-    window = side * side;
+    window = checked_product(r, "window_size", {side, side});
   }
   auto block = [&](int64_t count, int64_t attention_window) {
     b.begin_block("encoder", count, r.at(depth.first));
@@ -300,8 +315,15 @@ void read_vision_layers(const Reader& r, sdk::Builder& b, const std::string& mod
     if (auto v = r.first_integer({"num_heads", "num_attention_heads"}))
       b.set("heads", v->second, r.at(v->first));
     b.set_string("ffn", gated ? "swiglu" : "gelu", r.at_or_default("hidden_act"));
-    if (auto v = r.integer("intermediate_size"))
+    if (auto v = r.integer("intermediate_size")) {
       b.set("ffn_hidden_size", *v, r.at("intermediate_size"));
+    } else if (auto ratio = r.real("mlp_ratio"); ratio && r.integer("embed_dim")) {
+      // Qwen2-VL states its MLP as a multiple of embed_dim.
+      const double width = static_cast<double>(*r.integer("embed_dim")) * *ratio;
+      if (!(width >= 0 && width < 1e12))
+        r.bad("mlp_ratio", "a ratio giving an MLP width below 10^12", NDS_OUT_OF_RANGE);
+      b.set("ffn_hidden_size", static_cast<int64_t>(width), r.at("mlp_ratio"));
+    }
     // Both Qwen VL towers have biases on every linear layer; Qwen2.5-VL's norms
     // are RMSNorm, Qwen3-VL's LayerNorm (their modelling code).
     b.set("linear_bias", 1, r.at_or_default("model_type"));
@@ -342,7 +364,9 @@ void read_vision(const Reader& r, sdk::Builder& b, const std::string& model_type
   const auto patch = r.first_integer({"patch_size", "spatial_patch_size"});
   if (channels && patch) {
     const int64_t temporal = r.integer("temporal_patch_size").value_or(1);
-    b.set("patch_inputs", channels->second * temporal * patch->second * patch->second,
+    b.set("patch_inputs",
+          checked_product(r, patch->first,
+                          {channels->second, temporal, patch->second, patch->second}),
           r.at(patch->first));
     b.set("patch_bias", model_type.rfind("qwen3", 0) == 0 ? 1 : 0, r.at_or_default("model_type"));
   }
@@ -351,7 +375,8 @@ void read_vision(const Reader& r, sdk::Builder& b, const std::string& model_type
   // The merger: spatial_merge_size^2 patches to one token of out_hidden_size;
   // Qwen3-VL adds one more per DeepStack layer (deepstack_visual_indexes).
   if (auto merge = r.integer("spatial_merge_size")) {
-    b.set("merge_patches", *merge * *merge, r.at("spatial_merge_size"));
+    b.set("merge_patches", checked_product(r, "spatial_merge_size", {*merge, *merge}),
+          r.at("spatial_merge_size"));
     if (auto out = r.integer("out_hidden_size"))
       b.set("out_hidden_size", *out, r.at("out_hidden_size"));
     else if (r.has("embed_dim") && r.integer("hidden_size"))
@@ -360,8 +385,9 @@ void read_vision(const Reader& r, sdk::Builder& b, const std::string& model_type
     b.set("mergers", 1 + deepstack, r.at_or_default("deepstack_visual_indexes"));
   }
   b.end_submodel();
-  r.report_unknown({"depth", "num_hidden_layers", "hidden_size", "embed_dim", "num_heads", "num_attention_heads",
-                    "hidden_act", "intermediate_size", "model_type", "initializer_range"});
+  r.report_unknown({"depth", "num_hidden_layers", "hidden_size", "embed_dim", "num_heads",
+                    "num_attention_heads", "hidden_act", "intermediate_size", "model_type",
+                    "initializer_range", "mlp_ratio"});
 }
 
 }  // namespace
