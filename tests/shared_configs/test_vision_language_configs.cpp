@@ -8,15 +8,11 @@
 
 #include <ndsearch/core/planner.hpp>
 
+#include "tests/support/shipped.hpp"
+
 namespace {
 
-ndsearch::Planner planner() {
-  ndsearch::PluginSettings plugins;
-  plugins.shipped_dir = NDS_TEST_SHIPPED_PLUGINS;
-  plugins.use_environment = false;
-  plugins.vet_helper = NDS_TEST_VET;
-  return ndsearch::Planner(plugins);
-}
+ndsearch::Planner planner() { return ndsearch::Planner(ndsearch::test::shipped_plugin_settings()); }
 
 ndsearch::ModelSettings hf(const std::string& name) {
   ndsearch::ModelSettings m;
