@@ -12,7 +12,9 @@
 
 namespace {
 
-ndsearch::Planner planner() { return ndsearch::Planner(ndsearch::test::shipped_plugin_settings()); }
+ndsearch::Planner planner() {
+  return ndsearch::Planner(ndsearch::test::shipped_plugin_settings());
+}
 
 ndsearch::ModelSettings hf(const std::string& name) {
   ndsearch::ModelSettings m;
