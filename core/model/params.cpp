@@ -17,11 +17,17 @@ std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why
     if (why != nullptr) *why = what;
     return std::nullopt;
   };
+  // A block with an MLP whose kind (two matrices or three) nobody stated.
+  auto ffn_unknown = [](const ModelPart& part) {
+    for (const ModelBlock& b : part.blocks)
+      if (b.c.ffn == NDS_UNKNOWN &&
+          (b.c.ffn_hidden_size > 0 || b.c.experts > 0 || b.c.shared_experts > 0))
+        return true;
+    return false;
+  };
   const nds_layer_block* first = m.first_decoder();
   if (first == nullptr) return fail("the model has no decoder layer");
-  for (const ModelBlock& b : m.main.blocks)
-    if (b.c.ffn == NDS_UNKNOWN && (b.c.ffn_hidden_size > 0 || b.c.experts > 0 || b.c.shared_experts > 0))
-      return fail("the FFN kind (gelu or swiglu) is unknown");
+  if (ffn_unknown(m.main)) return fail("the FFN kind (gelu or swiglu) is unknown");
   // The tokenizer's vocabulary, else the embedding's padded rows (a script
   // that states only --padded-vocab-size).
   const int64_t vocab = m.main.vocab_size != NDS_UNKNOWN ? m.main.vocab_size : m.main.padded_vocab_size;
@@ -50,9 +56,8 @@ std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why
     }
   }
   for (const ModelPart& tower : m.submodels) {
-    for (const ModelBlock& b : tower.blocks)
-      if (b.c.ffn == NDS_UNKNOWN && b.c.ffn_hidden_size > 0)
-        return fail("the " + tower.name + " tower's FFN kind (gelu or swiglu) is unknown");
+    if (ffn_unknown(tower))
+      return fail("the " + tower.name + " tower's FFN kind (gelu or swiglu) is unknown");
     c.submodels.push_back(tower_parameters(tower));
   }
   return c;

@@ -60,10 +60,9 @@ double tower_layer_ratio(const Model& model) {
   return decoder > 0 ? towers / decoder : 0;
 }
 
-uint32_t tower_stage_layers(const Model& model, int32_t cp) {
-  const double layers = d(model.decoder_layers());
-  return static_cast<uint32_t>(
-      std::llround(std::min(model.tower_layer_ratio * std::max(cp, 1), layers)));
+uint32_t tower_stage_layers(const Model& model, int32_t cp, uint32_t layers) {
+  return static_cast<uint32_t>(std::llround(
+      std::min(model.tower_layer_ratio * std::max(cp, 1), static_cast<double>(layers))));
 }
 
 }  // namespace ndsearch

@@ -32,6 +32,7 @@ double tower_layer_ratio(const Model& model);
 // What the towers count as in the pipeline's default split under `cp`: the
 // ratio times cp (each CP rank runs the images whole, its layers a 1/cp
 // share of the sequence), rounded, at most every layer.
-uint32_t tower_stage_layers(const Model& model, int32_t cp);
+// `layers`: the model's decoder layers (the caller has them).
+uint32_t tower_stage_layers(const Model& model, int32_t cp, uint32_t layers);
 
 }  // namespace ndsearch

@@ -243,7 +243,7 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
     // chunk) and count as the layers their work is worth there: split with
     // the rest, then taken off that stage, which keeps one layer of its own
     // (and so the towers), the rest off the fullest other stages.
-    const uint32_t towers = tower_stage_layers(model, s.cp);
+    const uint32_t towers = tower_stage_layers(model, s.cp, layers);
     if (out.split_key != std::array<uint32_t, 4>{layers, p, per_rank, towers}) {
       std::vector<uint32_t>& d = out.default_split;
       default_split_into(layers + towers, p, per_rank, d, out.scratch_offset);

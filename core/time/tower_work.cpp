@@ -4,7 +4,6 @@
 // layer over the micro-batch's patches (bidirectional attention within each
 // window or image, whole on every CP rank), the patch embedding (one linear
 // per patch), and the mergers over the image tokens.
-#include <algorithm>
 
 #include "core/hardware/topology.hpp"
 #include "core/model/towers.hpp"
@@ -19,10 +18,9 @@ using timing::d;
 TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
-  // The towers run the strategy's recompute mode, as the activations pass prices them.
-  const nds_layer_option option = s.recompute == NDS_RECOMPUTE_FULL        ? NDS_LAYER_FULL
-                                  : s.recompute == NDS_RECOMPUTE_SELECTIVE ? NDS_LAYER_SELECTIVE
-                                                                           : NDS_LAYER_KEEP;
+  // The towers run the strategy's recompute mode, as the activations pass
+  // prices them (nds_layer_option's keep, selective and full equal the modes).
+  const auto option = static_cast<nds_layer_option>(s.recompute);
   Work w;
   for (const ModelPart& tower : model_.submodels) {
     const sdk::TowerShape shape = tower_shape(tower);
@@ -69,7 +67,8 @@ TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
                     : comm(CommPart::tp, Collective::all_reduce, tp_n, 1, bytes);
       outside.tp += 2 * shape.mergers * per_pass;
     }
-    outside.dense_params += p.split() / tp + p.whole() - p.layers_split / tp - p.layers_whole;
+    outside.dense_params +=
+        p.mergers_split / tp + p.mergers_whole + p.patch_embedding + p.positions;
     w.add(outside, 1);
   }
   return w;
@@ -80,8 +79,7 @@ const TimeModel::Work& TimeModel::cached_towers(const nds_candidate& c, LayerCac
   // The towers' work depends on tp, sp, mbs and the recompute mode: one slot
   // per mode, in this estimate's cache and in the shapes' (no CP exchange).
   const nds_strategy& s = *c.strategy;
-  const size_t slot =
-      LayerCache::kTowerSlot + static_cast<size_t>(std::clamp<int32_t>(s.recompute, 0, 2));
+  const size_t slot = LayerCache::kTowerSlot + static_cast<size_t>(s.recompute);
   if (cache.known[slot]) return cache.work[slot].work;
   if (shapes != nullptr && shapes->known[slot]) {
     cache.work[slot].work = shapes->work[slot].work;

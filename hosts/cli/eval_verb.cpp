@@ -14,6 +14,7 @@
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/parameter_count.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
@@ -87,14 +88,11 @@ void print_eval_table(const json& j) {
     if (j.contains("towers") && j["towers"].is_object()) {
       const json& w = j["towers"];
       const size_t stage = w["stage"].get<size_t>();
-      const double params = w["params"].get<double>();
       std::cout << fmt::format(
           "  towers {} parameters: {:.2f} GiB of stage {} ({:.1f}% of its peak), {:.3f} s of "
           "the step ({:.1f}%), {:.1f}% of the model FLOPs\n",
-          params < 1e8 ? fmt::format("{:.2f} M", params / 1e6)
-                       : fmt::format("{:.2f} B", params / 1e9),
-          w["stage_bytes"][stage].get<double>() / kGiB, stage,
-          100 * w["memory_share"].get<double>(), w["time_s"].get<double>(),
+          parameter_count(w["params"].get<double>()), w["stage_bytes"][stage].get<double>() / kGiB,
+          stage, 100 * w["memory_share"].get<double>(), w["time_s"].get<double>(),
           100 * w["time_share"].get<double>(), 100 * w["flops_share"].get<double>());
     }
     for (const auto& a : j["assumptions"])

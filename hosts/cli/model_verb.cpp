@@ -9,6 +9,7 @@
 #include "core/report/json_text.hpp"
 #include "core/support/user_error.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/parameter_count.hpp"
 #include "hosts/cli/setting_flags.hpp"
 
 namespace ndsearch::cli {
@@ -24,11 +25,7 @@ std::string text(const nlohmann::json& v) {
 }
 
 std::string billions(const nlohmann::json& v) {
-  if (v.is_null()) return "unknown";
-  const double n = v.get<double>();
-  // A tower's parts are millions: shown as such rather than "0.00 B".
-  if (n == 0) return "0";
-  return n < 1e8 ? fmt::format("{:.2f} M", n / 1e6) : fmt::format("{:.2f} B", n / 1e9);
+  return v.is_null() ? "unknown" : parameter_count(v.get<double>());
 }
 
 void print_table(const nlohmann::json& j) {

@@ -160,6 +160,23 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
   return k;
 }
 
+// How a candidate divides the coefficients' bytes: the replicated ones by
+// tp with SP (else 1), the split ones by tp, the routed ones by etp.
+struct Divisors {
+  double replicated = 1, tp = 1, etp = 1;
+};
+
+// Bytes of `k` (summed coefficients) for `units` tokens (or sequences, of
+// coefficients per sequence) whose per-key terms meet `keys` keys, under
+// `mode`: full recompute keeps each layer's input alone (selective's `k` is
+// already what its op set keeps).
+double coefficient_bytes(const Coefficients& k, nds_recompute_mode mode, double units, double keys,
+                         const Divisors& d) {
+  if (mode == NDS_RECOMPUTE_FULL) return units * k.input / d.replicated;
+  return units * (k.replicated / d.replicated + (k.tp_split + k.per_key * keys) / d.tp +
+                  k.routed / d.etp + k.routed_input);
+}
+
 // A layer option this pass knows, else KEEP (the most a layer holds).
 int32_t known_option(int32_t option) {
   return option >= 0 && option < NDS_LAYER_OPTION_COUNT_V1 ? option : NDS_LAYER_KEEP;
@@ -238,16 +255,13 @@ class Activations {
     }
   }
 
-  // One micro-batch of the towers, under the strategy's recompute mode.
-  double tower_bytes(const nds_strategy& s, double replicated_split) const {
-    const double sequences = s.mbs;
-    auto split = [&](const Coefficients& k) {
-      return k.replicated / replicated_split + k.tp_split / s.tp;
-    };
-    double layers =
-        split(s.recompute == NDS_RECOMPUTE_SELECTIVE ? tower_selective_ : tower_layers_);
-    if (s.recompute == NDS_RECOMPUTE_FULL) layers = tower_layers_.input / replicated_split;
-    return sequences * (layers + split(tower_outside_));
+  // One micro-batch of the towers, under the strategy's recompute mode
+  // (their per-key terms are folded in per sequence).
+  double tower_bytes(const nds_strategy& s, const Divisors& divisors) const {
+    const Coefficients& layers =
+        s.recompute == NDS_RECOMPUTE_SELECTIVE ? tower_selective_ : tower_layers_;
+    return coefficient_bytes(layers, s.recompute, s.mbs, 0, divisors) +
+           coefficient_bytes(tower_outside_, NDS_RECOMPUTE_NONE, s.mbs, 0, divisors);
   }
 
   void evaluate(MemoryOut& out) const noexcept {
@@ -258,10 +272,9 @@ class Activations {
     const double tokens = static_cast<double>(s.mbs) * seq_ / s.cp;  // per micro-batch on one rank
     // Bytes of `k` (summed coefficients) for one micro-batch.
     // Under selective, `k` is already what the op set keeps (selective_prefix_).
+    const Divisors divisors{replicated_split, t, etp};
     auto bytes = [&](const Coefficients& k, nds_recompute_mode mode) {
-      if (mode == NDS_RECOMPUTE_FULL) return tokens * k.input / replicated_split;
-      return tokens * (k.replicated / replicated_split + (k.tp_split + k.per_key * seq_) / t +
-                       k.routed / etp + k.routed_input);
+      return coefficient_bytes(k, mode, tokens, seq_, divisors);
     };
     // Layers [first, end) under `mode`, one micro-batch.
     auto range_bytes = [&](uint32_t first, uint32_t end, nds_recompute_mode mode) {
@@ -309,7 +322,7 @@ class Activations {
         }
         if (ndsearch::plugins::memory::holds_embedding(c, i)) {
           chunk_bytes += bytes(embedding_, NDS_RECOMPUTE_NONE);
-          chunk_bytes += tower_bytes(s, replicated_split);
+          chunk_bytes += tower_bytes(s, divisors);
         }
         if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
           chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t);
