@@ -61,8 +61,11 @@ TEST_CASE("search --ppb-rank writes the balancer's layer description of the K-th
   const fs::path file = out / "llama3_8b_nd_to_ppb_1.json";
   CHECK_THAT(r.out, Catch::Contains("to " + file.string()));
   // The reference's command line: -lf FOLDER -m NAME -s PP -mb MBN -i VPP -mem MiB.
+  // The balancer opens FOLDER/NAME.json, so NAME is the written file's stem
+  // (issue 33: `-m llama3_8b` opened a file nobody wrote).
   CHECK_THAT(r.out, Catch::Contains("python run_pipeline_balance.py -lf " + out.string() +
-                                    " -m llama3_8b -s 4 -mb "));
+                                    " -m llama3_8b_nd_to_ppb_1 -s 4 -mb "));
+  CHECK(fs::exists(out / (std::string("llama3_8b_nd_to_ppb_1") + ".json")));
   std::ifstream in(file);
   REQUIRE(in.good());
   const json got = json::parse(in);

@@ -191,10 +191,14 @@ json ppb_description(const PluginRegistry& registry, Model& model, const Device&
   return {{"layers_description", entries}};
 }
 
-std::string ppb_command(const std::string& folder, const std::string& name, const nds_strategy& s,
-                        double budget_bytes) {
+std::string ppb_file_stem(const std::string& config_stem, size_t rank) {
+  return fmt::format("{}_nd_to_ppb_{}", config_stem, rank);
+}
+
+std::string ppb_command(const std::string& folder, const std::string& file_stem,
+                        const nds_strategy& s, double budget_bytes) {
   return fmt::format("python run_pipeline_balance.py -lf {} -m {} -s {} -mb {} -i {} -mem {:.0f}",
-                     folder, name, s.pp, s.mbn, s.vpp, budget_bytes / kMiB);
+                     folder, file_stem, s.pp, s.mbn, s.vpp, budget_bytes / kMiB);
 }
 
 }  // namespace ndsearch

@@ -40,9 +40,13 @@ namespace ndsearch {
 nlohmann::json ppb_description(const PluginRegistry& registry, Model& model, const Device& device,
                                const SearchOptions& options, const nds_strategy& strategy);
 
+// The name of the description of `rank` for the config `config_stem`:
+// `<stem>_nd_to_ppb_<rank>` (the reference's -k output), without `.json`.
+std::string ppb_file_stem(const std::string& config_stem, size_t rank);
+
 // The balancer's command line for a description written to `folder` as
-// `<name>_nd_to_ppb_<rank>.json` (the reference's -k output).
-std::string ppb_command(const std::string& folder, const std::string& name, const nds_strategy& s,
-                        double budget_bytes);
+// `<file_stem>.json`: the balancer opens `<-lf>/<-m>.json`, so -m is that stem.
+std::string ppb_command(const std::string& folder, const std::string& file_stem,
+                        const nds_strategy& s, double budget_bytes);
 
 }  // namespace ndsearch

@@ -107,6 +107,10 @@ int main(int argc, char** argv) {
   const std::vector<const char*> words = cli::with_double_dash_flags(argc, argv);
   try {
     app.parse(argc, words.data());
+  } catch (const UserError& e) {
+    // A flag's own reader (a CLI11 callback, such as -l's) refused its words.
+    std::cerr << fmt::format("ndsearch: error [{}]: {}\n", e.id(), e.what());
+    return e.exit_code();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

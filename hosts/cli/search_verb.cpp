@@ -118,13 +118,13 @@ std::string write_ppb(const PluginRegistry& registry, Model& model, const Device
   const std::filesystem::path folder =
       std::filesystem::path(args.out_dir.empty() ? "." : args.out_dir);
   if (!args.out_dir.empty()) create_output_dir(args.out_dir);
-  const std::filesystem::path file =
-      folder / fmt::format("{}_nd_to_ppb_{}.json", stem, args.ppb_rank);
+  const std::string file_stem = ppb_file_stem(stem, args.ppb_rank);
+  const std::filesystem::path file = folder / (file_stem + ".json");
   const nlohmann::json description = ppb_description(registry, model, device, options, s);
   write_output_file(file, [&](std::ostream& out) { out << description.dump(2) << "\n"; });
   return fmt::format("  wrote the layer description of rank {} ({}) to {}\n  balance it with: {}\n",
                      args.ppb_rank, strategy_text(s), file.string(),
-                     ppb_command(folder.string(), stem, s, options.budget.budget_bytes));
+                     ppb_command(folder.string(), file_stem, s, options.budget.budget_bytes));
 }
 
 // --report: the page's title.
