@@ -31,6 +31,12 @@ constexpr double kProbeShare = 0.1, kLeastEffect = 1e-3;
 constexpr double kLeastIndependent = 0.1;
 // Forward-difference steps: this share of a factor's range.
 constexpr double kStepShare = 1e-3;
+// A fit that lowers the runs' MAPE by less than this (absolute) changes
+// nothing worth a calibration file.
+constexpr double kLeastGain = 1e-4;
+// A fit whose relative errors have an RMS under this matches the runs: more
+// factors would only trade one another off.
+constexpr double kExplained = 1e-3;
 
 // The runs fitted on, priced again under trial calibrations.
 class RunSet {
@@ -90,10 +96,12 @@ double mape_of(const std::vector<double>& e) {
   return n == 0 ? kNaN : sum / n;
 }
 
-// The factors to fit on `rows`, at most `limit`, in priority order; `why`
-// (one per factor) says why each other is left neutral.
+// The factors to fit on `rows`, at most `limit`, in priority order, but for
+// those `set_aside` names (a reason: a fit left them at their neutral value);
+// `why` (one per factor) says why each other is left neutral.
 std::vector<size_t> choose(const RunSet& runs, const std::vector<size_t>& rows,
                            const std::vector<CalibrationFactor>& all, size_t limit,
+                           const std::vector<std::string>& set_aside,
                            std::vector<std::string>* why) {
   const Calibration neutral = identity_calibration(runs.device());
   const std::vector<double> base = errors(runs, rows, neutral);
@@ -122,7 +130,9 @@ std::vector<size_t> choose(const RunSet& runs, const std::vector<size_t>& rows,
       }
       if (big > largest) largest = big, norm = std::sqrt(sum), effect = std::move(delta);
     }
-    if (chosen.size() >= limit) {
+    if (!set_aside[j].empty()) {
+      reason = set_aside[j];
+    } else if (chosen.size() >= limit) {
       reason = fmt::format("{} runs fit at most {} factors", rows.size(), limit);
     } else if (largest < kLeastEffect) {
       reason = "the runs do not depend on it";
@@ -165,21 +175,79 @@ struct Fitted {
   Calibration calibration;
 };
 
-Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
-              const std::vector<CalibrationFactor>& all, size_t limit,
-              std::vector<std::string>* why) {
-  Fitted out;
-  out.chosen = choose(runs, rows, all, limit, why);
+// One least-squares fit of the factors `chosen`.
+Calibration fit_chosen(const RunSet& runs, const std::vector<size_t>& rows,
+                       const std::vector<CalibrationFactor>& all, const std::vector<size_t>& chosen) {
   std::vector<FitFactor> factors;
-  for (size_t j : out.chosen) {
+  for (size_t j : chosen) {
     const CalibrationFactor& f = all[j];
     factors.push_back({f.key, f.neutral, f.lower, f.upper, kStepShare * (f.upper - f.lower)});
   }
   const LeastSquaresFit fit = fit_least_squares(factors, [&](const std::vector<double>& values) {
-    return errors(runs, rows, calibration_of(runs.device(), all, out.chosen, values));
+    return errors(runs, rows, calibration_of(runs.device(), all, chosen, values));
   });
-  out.calibration = calibration_of(runs.device(), all, out.chosen, fit.values);
+  return calibration_of(runs.device(), all, chosen, fit.values);
+}
+
+// Whether the fit pinned factor `f` at a bound that is also its neutral
+// value (within one forward-difference step): an overhead at 0, where runs
+// priced slow push it. It then lowers no error, and the runs ask for what it
+// cannot give. (A factor fitted to its neutral value inside its bounds is a
+// finding, not a failure: it stays.)
+bool pinned_at_neutral_bound(const CalibrationFactor& f, const Calibration& c) {
+  const double tolerance = kStepShare * (f.upper - f.lower), v = f.get(c);
+  const bool neutral = std::abs(v - f.neutral) <= tolerance;
+  const bool at_bound = std::abs(v - f.lower) <= tolerance || std::abs(v - f.upper) <= tolerance;
+  return neutral && at_bound;
+}
+
+// The fewest of `candidates`, taken in their order, whose fit matches the
+// runs within kExplained (all of them when none does): factors past what the
+// runs need only trade one another off (a degenerate fit) and are left
+// neutral, said in `reasons`.
+Fitted fewest_that_explain(const RunSet& runs, const std::vector<size_t>& rows,
+                           const std::vector<CalibrationFactor>& all,
+                           const std::vector<size_t>& candidates, std::vector<std::string>& reasons) {
+  Fitted out;
+  out.calibration = identity_calibration(runs.device());
+  for (size_t k = 1; k <= candidates.size(); ++k) {
+    out.chosen.assign(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(k));
+    out.calibration = fit_chosen(runs, rows, all, out.chosen);
+    if (rms_of(errors(runs, rows, out.calibration)) < kExplained) {
+      for (size_t rest = k; rest < candidates.size(); ++rest)
+        reasons[candidates[rest]] = "the runs are matched within 0.1 % without it";
+      break;
+    }
+  }
   return out;
+}
+
+// Fits at most `limit` factors in priority order, the fewest that match the
+// runs; a chosen factor the fit pins at a neutral bound (runs priced slow
+// ask for a negative overhead) is set aside and the next one is taken in its
+// place, so that n runs fit the n - 1 factors that move them.
+Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
+              const std::vector<CalibrationFactor>& all, size_t limit,
+              std::vector<std::string>* why) {
+  std::vector<std::string> set_aside(all.size());
+  for (;;) {
+    std::vector<std::string> reasons;
+    const std::vector<size_t> candidates = choose(runs, rows, all, limit, set_aside, &reasons);
+    Fitted out = fewest_that_explain(runs, rows, all, candidates, reasons);
+    bool again = false;
+    for (size_t j : out.chosen)
+      if (pinned_at_neutral_bound(all[j], out.calibration)) {
+        set_aside[j] = fmt::format(
+            "fitted, it stays at {:g}, its bound: these runs ask for a value beyond it, so the "
+            "next factor was fitted instead",
+            all[j].neutral);
+        again = true;
+      }
+    if (!again) {
+      if (why) *why = std::move(reasons);
+      return out;
+    }
+  }
 }
 
 }  // namespace
@@ -219,6 +287,7 @@ CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatal
   }
   out.mape_before = mape_of(before);
   out.mape_after = mape_of(after);
+  out.lowers_error = out.mape_after < out.mape_before - kLeastGain;
   out.rms_before = rms_of(before);
   out.rms_after = rms_of(after);
 
@@ -240,6 +309,7 @@ CalibrationFit fit_calibration_file(const PluginRegistry& registry, const Device
                                     const CompareRequest& request, const Comparison& compared,
                                     const std::filesystem::path& file) {
   CalibrationFit fit = fit_calibration(registry, catalog, request, compared);
+  if (!fit.lowers_error) return fit;  // nothing to write: the report says why
   const Device& device = catalog.resolve(fit.device_id, "the device id");
   CalibrationFile written;
   written.path = file;

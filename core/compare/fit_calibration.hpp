@@ -5,7 +5,10 @@
 // error before and after and leave-one-out errors.
 //
 // Which factors it fits (docs/cli.md, "Calibration"): with n runs at most
-// n - 1, taken in the priority order of calibration_factors(); a factor is
+// n - 1, taken in the priority order of calibration_factors(); a factor the
+// fit pins at a bound that is its neutral value (an overhead at 0, pushed
+// there by runs priced slow) is set aside and the next one taken in its
+// place; a factor is
 // left at its neutral value when the runs do not depend on it (moving it over
 // a tenth of its range changes no run's predicted step by 0.1 %), or when,
 // on these runs, its effect is (nearly) one of the factors already taken
@@ -36,6 +39,7 @@ struct CalibrationFit {
   std::vector<FittedFactor> factors;  // every factor, in the priority order
   Calibration calibration;
   double mape_before = 0, mape_after = 0;  // over the runs fitted on
+  bool lowers_error = false;  // false: no factor lowers the MAPE; no file is written
   double rms_before = 0, rms_after = 0;    // of the relative errors
   // Each run's error when the fit leaves it out (its own choice of factors,
   // at most n - 2), and their mean absolute value; NaN with fewer than 3 runs.
@@ -50,7 +54,8 @@ CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatal
                                const CompareRequest& request, const Comparison& compared);
 
 // `compare --fit FILE`: the fit, written to `file` as a calibration file
-// (calibration_file.hpp) with the fit's report as its comment lines. Throws
+// (calibration_file.hpp) with the fit's report as its comment lines; a fit
+// that lowers no error is returned unwritten (`file` empty). Throws
 // as fit_calibration, and E-OUTPUT when `file` cannot be written.
 CalibrationFit fit_calibration_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
                                     const CompareRequest& request, const Comparison& compared,

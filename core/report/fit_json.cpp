@@ -37,6 +37,7 @@ nlohmann::json fit_json(const CalibrationFit& fit) {
           {"trainer", fit.trainer},
           {"runs", fit.lines.size()},
           {"factors", std::move(factors)},
+          {"lowers_error", fit.lowers_error},
           {"mape_before", number_or_null(fit.mape_before)},
           {"mape_after", number_or_null(fit.mape_after)},
           {"rms_before", number_or_null(fit.rms_before)},
@@ -52,6 +53,9 @@ std::vector<std::string> fit_report_lines(const CalibrationFit& fit) {
       "fitted on {} runs on {} ({} trainer): MAPE {} before, {} after; leave-one-out {}",
       fit.lines.size(), fit.device_id, fit.trainer, percent(fit.mape_before),
       percent(fit.mape_after), percent(fit.leave_one_out_mape)));
+  if (!fit.lowers_error)
+    lines.push_back(
+        "no calibration written: no factor lowers these runs' error; the shipped model stays");
   for (const FittedFactor& f : fit.factors)
     lines.push_back(f.fitted
                         ? fmt::format("{} = {:.6g} (fitted, bounds [{:g}, {:g}]): {}", f.factor.key,

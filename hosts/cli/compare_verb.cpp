@@ -110,7 +110,8 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
                              cell(p["mean_abs_error_s"], "{:.4f}"), cell(p["mape"], "{:.4f}"));
   if (j.contains("fit")) {
     const json& fit = j["fit"];
-    std::cout << fmt::format("  calibration written to {}\n", fit["file"].get<std::string>());
+    if (!fit["file"].is_null())
+      std::cout << fmt::format("  calibration written to {}\n", fit["file"].get<std::string>());
     for (const json& line : fit["report"]) std::cout << "    " << line.get<std::string>() << "\n";
   }
 }
