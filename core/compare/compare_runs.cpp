@@ -26,12 +26,14 @@ void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
     run.refused = e.refusal;
     return;
   }
+  // A run that does not fit our memory model ran all the same: it is scored
+  // (and marked), and the miss is the memory model's to explain.
   run.fits = e.fits;
+  if (!e.fits) run.memory_miss = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
   if (e.time) {
     run.predicted_s = e.time->step_s;
     run.predicted_parts_s = predicted_parts(e.time->parts, format);
   }
-  if (!e.fits) run.refused = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
 }
 
 }  // namespace

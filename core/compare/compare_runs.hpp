@@ -10,10 +10,10 @@
 // config's finalisation derives from them, so a copy with one field changed
 // would not be the model `eval` prices.
 //
-// A run a check refuses, that the pricing refuses (a UserError for that run),
-// or that does not fit the memory budget is listed with its reason and left
-// out of the metrics; a run that does not fit is still listed with its
-// prediction.
+// A run a check refuses, or that the pricing refuses (a UserError for that
+// run), is listed with its reason and left out of the metrics. A run our
+// memory model says does not fit is scored like the others (it ran: the miss
+// is the memory model's), marked `fits: false` with the peak and budget.
 #pragma once
 
 #include <cstdint>
@@ -48,7 +48,8 @@ struct ComparedRun {
   std::string strategy;  // resolved, as strategy_text writes it ("" when refused early)
   std::optional<double> predicted_s;  // when priced (a run that does not fit included)
   bool fits = false;
-  std::optional<StrategyRefusal> refused;           // a check's, the pricing's, or "does-not-fit"
+  std::optional<StrategyRefusal> refused;           // a check's or the pricing's
+  std::optional<StrategyRefusal> memory_miss;       // "does-not-fit" with its peak; still scored
   std::map<std::string, double> predicted_parts_s;  // named as the measured parts are
   std::optional<size_t> metric_index;               // its place in Comparison::metrics.runs
 };
@@ -59,7 +60,7 @@ struct Comparison {
   MeasuredFormat format = MeasuredFormat::ndsearch;
   std::vector<ComparedRun> runs;            // in file order
   std::vector<MeasuredDiagnostic> skipped;  // the reader's
-  CompareMetrics metrics;                   // over the runs priced, fitting and not refused
+  CompareMetrics metrics;                   // over the runs priced (fitting or not)
   size_t priced() const { return metrics.runs.size(); }
 };
 

@@ -204,6 +204,9 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
       copies, nullptr, &e.chunk_times);
   e.assumptions = time->assumptions();
   if (chooser) e.assumptions.push_back(chooser->assumption());
+  // A stated key the run could not keep as stated (op_from_config) moves the estimate: say so.
+  for (const auto& [key, where] : e.sources)
+    if (where.starts_with("adapted:")) e.assumptions.push_back(fmt::format("{}: {}", key, where));
 }
 
 }  // namespace

@@ -57,6 +57,7 @@ nlohmann::json compare_json(const Comparison& c) {
          {"measured_rank", scored["measured_rank"]},
          {"predicted_rank", scored["predicted_rank"]},
          {"fits", run.fits},
+         {"memory_miss", run.memory_miss ? json(run.memory_miss->reason) : json(nullptr)},
          {"refused", run.refused ? json({{"id", run.refused->id}, {"reason", run.refused->reason}})
                                  : json(nullptr)},
          {"parts", parts}});

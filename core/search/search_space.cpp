@@ -13,6 +13,7 @@
 #include "core/model/model_json.hpp"
 #include "core/model/schedule_names.hpp"
 #include "core/strategy/recompute_names.hpp"
+#include "core/strategy/strategy.hpp"  // op_from_config
 #include "core/support/closest_name.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
@@ -281,11 +282,8 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
              stated_or(st.sp, t.tp > 1 ? 1 : 0), with(&nds_strategy::sp));
   const std::vector<int64_t> zeros =
       values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1), with(&nds_strategy::zero));
-  // OP not searched: the config's group when it states a partial one that
-  // divides dp·cp, else all of dp·cp (a stated full group follows dp·cp, as mbn does).
-  int64_t fixed_op = shardable;
-  if (st.op != U && st.dp != U && st.op != static_cast<int64_t>(st.dp) * stated_or(st.cp, 1) && shardable % st.op == 0)
-    fixed_op = st.op;
+  // OP not searched: the config's group by the one rule every verb applies.
+  const int64_t fixed_op = op_from_config(st, shardable).op;
   const std::vector<int64_t> ops =
       values(space, "op", divisors(shardable), fixed_op, with(&nds_strategy::op));
   const std::vector<int64_t> no_sharding{space.searched.count("op") != 0 ? 1 : fixed_op};

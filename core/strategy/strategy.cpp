@@ -150,19 +150,11 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     }
   }
   const int64_t shardable = s.dp == U ? U : static_cast<int64_t>(s.dp) * s.cp;
-  // A config's whole sharding group (its dp·cp) follows this run's dp·cp, as the search's does.
-  const bool stated_whole_group =
-      stated.op != U && stated.dp != U &&
-      static_cast<int64_t>(stated.op) ==
-          static_cast<int64_t>(stated.dp) * (stated.cp != U ? stated.cp : 1);
-  if (s.op == U && stated_whole_group && shardable != U && shardable != stated.op &&
-      shardable <= (int64_t{1} << 30)) {
-    s.op = static_cast<int32_t>(shardable);
-    source("op", "derived: dp·cp (the config shards over its whole dp·cp group)");
+  if (s.op == U && shardable != U && shardable <= (int64_t{1} << 30)) {
+    const StatedOp op = op_from_config(stated, shardable);
+    s.op = static_cast<int32_t>(op.op);
+    source("op", op.why);
   }
-  take(&nds_strategy::op, "op",
-       shardable == U || shardable > (int64_t{1} << 30) ? U : static_cast<int32_t>(shardable),
-       "default: dp·cp");
   if (s.mbn == U) {
     if (global_batch != NDS_UNKNOWN && s.dp != U && s.dp > 0 && s.mbs > 0 &&
         global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0 &&
@@ -187,6 +179,18 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
     source("schedule", Setting("strategy").named());
   }
   return s;
+}
+
+StatedOp op_from_config(const nds_strategy& stated, int64_t shardable) {
+  if (stated.op == U) return {shardable, "default: dp·cp"};
+  const int64_t stated_group = stated.dp == U ? U : int64_t{stated.dp} * (stated.cp != U ? stated.cp : 1);
+  if (stated.op == stated_group)
+    return {shardable, stated.op == shardable
+                           ? "config"
+                           : "derived: dp·cp (the config shards over its whole dp·cp group)"};
+  if (shardable % stated.op == 0) return {stated.op, "config"};
+  return {shardable, fmt::format("adapted: dp·cp (the config's op = {} does not divide dp·cp = {})",
+                                 stated.op, shardable)};
 }
 
 std::string strategy_text(const nds_strategy& s) {

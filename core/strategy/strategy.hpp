@@ -36,6 +36,20 @@ using StrategySources = std::map<std::string, std::string>;
 nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uint64_t devices,
                               int64_t global_batch, StrategySources* sources = nullptr);
 
+// The sharding group (op) a run of `shardable` = dp·cp devices per replica
+// takes from the config's stated strategy, the one rule every verb applies:
+// a stated partial group that divides dp·cp is kept; a stated whole group
+// (op = the config's dp·cp) follows this run's dp·cp, as mbn follows dp; a
+// stated group that does not divide dp·cp is adapted to dp·cp, the
+// reference's rule for a shard size that does not divide (reference/
+// nd_behaviour.md, "Optimizer / gradient sharding": os_max_shard if it
+// divides d, else d). `why` says which, for the output (an assumption).
+struct StatedOp {
+  int64_t op = 0;
+  std::string why;
+};
+StatedOp op_from_config(const nds_strategy& stated, int64_t shardable);
+
 // "dp=2,tp=8,pp=4,cp=1,ep=1,etp=8,vpp=1,sp=1,zero=1,op=2,mbs=1,mbn=32,recompute=full,schedule=1f1b"
 std::string strategy_text(const nds_strategy& s);
 

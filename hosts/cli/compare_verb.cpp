@@ -86,6 +86,9 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
                              r["predicted_rank"].is_null() ? "-" : json_text(r["predicted_rank"]),
                              r["fits"].get<bool>() ? "yes" : "no");
     if (!r["parts"].empty()) print_run_parts(r["parts"], part_names);
+    if (!r["memory_miss"].is_null())
+      std::cout << fmt::format("         scored, though our memory model says it {}\n",
+                               r["memory_miss"].get<std::string>());
     if (!r["refused"].is_null())
       std::cout << fmt::format("         left out: [{}] {}\n",
                                r["refused"]["id"].get<std::string>(),
