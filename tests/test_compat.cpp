@@ -206,6 +206,24 @@ TEST_CASE("A plugin built against the released 1.5 headers loads and reads in fu
   CHECK(plugin->module->struct_size == sizeof(nds_module));
 }
 
+TEST_CASE("A plugin built against the released 1.6 headers loads and reads in full") {
+  // 1.7 appended to the parser's applied strategy and the capability bits only:
+  // a 1.6 hardware plugin's tables are the current ones.
+  uint32_t minor = 99;
+  bool options_per_call = false;
+  Device d = the_device("compat_1_6", &minor, &options_per_call);
+  CHECK(minor == 6);
+  CHECK(options_per_call);
+  check_common_figures(d);
+  check_1_0_trailing_fields(d);
+  check_1_1_fields_but_last(d);
+  CHECK(d.source == "compat-1-6");
+  check_1_1_last_fields(d);
+  auto plugin = load_plugin(test::fixture("compat_1_6"), std::make_shared<const PluginOptions>());
+  CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
+  CHECK(plugin->module->struct_size == sizeof(nds_module));
+}
+
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
   uint32_t minor = 0;
   Device d = the_device("compat_newer", &minor);

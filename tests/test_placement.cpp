@@ -4,6 +4,8 @@
 // chunk, with or without the MTP layers counted (reference §5.1, §8.3).
 #include <catch2/catch.hpp>
 
+#include <ndsearch/sdk/stage_split.hpp>
+
 #include "core/strategy/placement.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/support/gpt_memory.hpp"
@@ -104,4 +106,73 @@ TEST_CASE("A stated schedule its stated chunks cannot run is a warning, not sile
   CHECK_THAT(warnings_of("interleaved", 1),
              Catch::Contains("states the interleaved schedule with vpp = 1"));
   CHECK_THAT(warnings_of("zb-v", 2), !Catch::Contains("schedule"));
+}
+
+TEST_CASE("Megatron-Core's split: equal middle stages, the first and last the rest") {
+  std::vector<int64_t> split;
+  // 94 layers (Qwen3-235B-A22B) on pp 16: middle ceil(94/16) = 6, 14 of them
+  // 84, the rest 10 halved: 5 and 5.
+  REQUIRE(sdk::first_last_split(94, 16, 1, split));
+  CHECK(split == std::vector<int64_t>{5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5});
+  // 61 (DeepSeek-V3) on pp 16: middle 4, 14 of them 56, the rest 5: the
+  // first the larger half (3), the last (with the head and loss) 2.
+  REQUIRE(sdk::first_last_split(61, 16, 1, split));
+  CHECK(split.front() == 3);
+  CHECK(split.back() == 2);
+  // 17 on pp 8: ceil 3 x 6 = 18 > 17 leaves the first and last none, so
+  // floor 2: 17 - 12 = 5, halved 3 and 2.
+  REQUIRE(sdk::first_last_split(17, 8, 1, split));
+  CHECK(split == std::vector<int64_t>{3, 2, 2, 2, 2, 2, 2, 2});
+  // Even: every stage alike. Under vpp 2, each chunk row splits 80 / 2 = 40
+  // over pp 4: 10 each, by virtual stage (chunk·pp + rank).
+  REQUIRE(sdk::first_last_split(80, 4, 2, split));
+  CHECK(split == std::vector<int64_t>(8, 10));
+  // 61 layers with vpp 2 is not whole per chunk row: Megatron has no split.
+  CHECK_FALSE(sdk::first_last_split_exists(61, 4, 2));
+}
+
+TEST_CASE("TorchTitan's split weighs the embedding and the head as a layer each") {
+  std::vector<int64_t> split;
+  // 32 layers + 2 = 34 over 4 stages: 8 each, the first 2 one more (9, 9, 8,
+  // 8), less one on the first and last: 8, 9, 8, 7 (the split the issue saw).
+  REQUIRE(sdk::edges_weighted_split(32, 4, 1, split));
+  CHECK(split == std::vector<int64_t>{8, 9, 8, 7});
+  // Weighing nothing: the plain even split.
+  REQUIRE(sdk::edges_weighted_split(32, 4, 0, split));
+  CHECK(split == std::vector<int64_t>{8, 8, 8, 8});
+  // 80 layers on pp 8 with 4 stages per rank: E = 82 needs L with
+  // ceil(82 / L) = 32: L = 3 gives 28, L = 2 gives 41; none.
+  CHECK_FALSE(sdk::edges_weighted_stages_reachable(80, 8, 4, 1));
+  CHECK(sdk::edges_weighted_stages_reachable(80, 8, 2, 1));  // the multi-stage default
+}
+
+TEST_CASE("A trainer's split is what the placement prices where the config states none") {
+  Model m = ten_layers(0);
+  m.training.stage_split = NDS_SPLIT_EDGES_WEIGHTED;
+  m.training.stage_split_edge_layers = 1;
+  // 10 + 2 = 12 over pp 4: 3 each, less one on the first and last: 2, 3, 3, 2.
+  CHECK(place_layers(test::strategy("pp=4"), m, false).chunk_layers ==
+        std::vector<uint32_t>{2, 3, 3, 2});
+  m.training.stage_split = NDS_SPLIT_FIRST_LAST;
+  // 10 on pp 4: middle ceil 3 x 2 = 6, the rest 4: 2 and 2.
+  CHECK(place_layers(test::strategy("pp=4"), m, false).chunk_layers ==
+        std::vector<uint32_t>{2, 3, 3, 2});
+  m.training.stage_split = NDS_SPLIT_REFERENCE;
+  // The reference's: 2 each, the first 2 one more.
+  CHECK(place_layers(test::strategy("pp=4"), m, false).chunk_layers ==
+        std::vector<uint32_t>{3, 3, 2, 2});
+}
+
+TEST_CASE("MindSpeed's split pads the layers with no-op layers at the end") {
+  std::vector<int64_t> split;
+  // Qwen3-235B-A22B's script: --num-layers 96 --noop-layers 94,95 on pp 4 x
+  // vpp 3: 12 stages of ceil(94 / 12) = 8 slots, the 2 no-op slots off the
+  // last virtual stage: 8 x 11, 6.
+  REQUIRE(sdk::padded_split(94, 12, split));
+  CHECK(split == std::vector<int64_t>{8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 6});
+  // More padding than a stage holds less one moves on to the stage before:
+  // 9 layers over 4 stages of 3 slots: 3 no-op, 2 off the last, 1 off the third.
+  REQUIRE(sdk::padded_split(9, 4, split));
+  CHECK(split == std::vector<int64_t>{3, 3, 2, 1});
+  CHECK_FALSE(sdk::padded_split(3, 4, split));
 }

@@ -41,6 +41,7 @@ ParseOptions parse_options(const ModelSettings& m) {
   ParseOptions options;
   options.framework = m.framework;
   options.strict = m.strict;
+  options.any_trainer = m.any_trainer;
   options.overrides = {m.seq_len,    m.global_batch, m.micro_batch_size,
                        m.vocab_size, m.image_tokens, m.images_per_sample,
                        m.dtype,      m.fp8_recipe,   m.overlap};
@@ -125,7 +126,7 @@ json Planner::apply(const ApplySettings& settings) const {
   const Model model = parse_config(loaded_->registry, settings.model.config, parse);
   const nds_strategy s = strategy_to_apply(model, settings.strategy, settings.devices);
   return written_config_json(
-      write_config(loaded_->registry, model, settings.model.config, parse, {s, {}, {}}), model);
+      write_config(loaded_->registry, model, settings.model.config, parse, {s, {}, {}, {}}), model);
 }
 
 json Planner::evaluate(const EvaluateSettings& settings) const {

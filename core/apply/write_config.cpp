@@ -5,6 +5,8 @@
 #include <ndsearch/nds_parser.h>
 #include <ndsearch/sdk/config_file.hpp>  // split_error_tag
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <fstream>
 #include <random>
@@ -136,6 +138,84 @@ void check_round_trip(const Model& written, const nds_strategy& want, int64_t gl
             config, parser, fmt::join(wrong, ", ")));
 }
 
+// Within rounding: the written config's parse and the ranked candidate's
+// take the same path through the same pricing.
+constexpr double kPriceTolerance = 1e-9;
+
+bool same_price(double a, double b) {
+  return std::abs(a - b) <= kPriceTolerance * std::max(std::abs(a), std::abs(b));
+}
+
+// "8,8,7" of a per-stage count.
+std::string stage_text(const StrategyEvaluation& e, uint32_t StageMemory::*count) {
+  std::vector<uint32_t> v;
+  for (const StageMemory& s : e.stages) v.push_back(s.*count);
+  return fmt::format("{}", fmt::join(v, ","));
+}
+
+// "4F,2F+1S" of the recomputed layers per stage (the mode's, or a plan's).
+std::string recomputed_text(const StrategyEvaluation& e) {
+  std::vector<std::string> v;
+  for (const StageMemory& s : e.stages) {
+    const bool chosen = s.recompute.chosen;
+    const uint32_t full =
+        chosen ? s.recompute.full_layers
+               : (e.strategy.recompute == NDS_RECOMPUTE_FULL ? s.recomputed_layers : 0);
+    const uint32_t selective =
+        chosen ? s.recompute.selective_layers
+               : (e.strategy.recompute == NDS_RECOMPUTE_SELECTIVE ? s.recomputed_layers : 0);
+    v.push_back(fmt::format("{}F+{}S", full, selective));
+  }
+  return fmt::format("{}", fmt::join(v, ","));
+}
+
+// The written config, priced as `eval` of it prices it (its own strategy,
+// recompute and stage split), must be the ranked job: the same step time and
+// peak memory.
+void check_price(const PluginRegistry& registry, const Model& written_model,
+                 const PriceCheck& price, const std::string& config, const std::string& parser) {
+  Model written = written_model;
+  EvaluationRequest request = price.request;
+  request.strategy.clear();
+  request.stage_layers.clear();
+  request.recompute = RecomputeSettings{};
+  request.recompute.swap_optimizer = price.request.recompute.swap_optimizer;
+  request.recompute.host_link_bytes_per_s = price.request.recompute.host_link_bytes_per_s;
+  request.layers_from_config = true;
+  const StrategyEvaluation e = evaluate_strategy(registry, written, *price.machine, request);
+  const StrategyEvaluation& ranked = *price.ranked;
+  std::vector<std::string> differs;
+  if (!e.valid())
+    differs.push_back(fmt::format("it is refused: [{}] {}", e.refusal->id, e.refusal->reason));
+  else if (!e.time || !ranked.time)
+    differs.push_back("it has no step time");
+  else {
+    if (!same_price(e.time->step_s, ranked.time->step_s))
+      differs.push_back(
+          fmt::format("step {:.6g} s, ranked {:.6g} s", e.time->step_s, ranked.time->step_s));
+    if (!same_price(static_cast<double>(e.peak_bytes), static_cast<double>(ranked.peak_bytes)))
+      differs.push_back(
+          fmt::format("peak {} bytes, ranked {} bytes", e.peak_bytes, ranked.peak_bytes));
+    // Name what the format did not carry: the layers and recomputed layers per stage.
+    if (!differs.empty()) {
+      if (stage_text(e, &StageMemory::layers) != stage_text(ranked, &StageMemory::layers))
+        differs.push_back(fmt::format("layers per stage [{}], ranked [{}]",
+                                      stage_text(e, &StageMemory::layers),
+                                      stage_text(ranked, &StageMemory::layers)));
+      if (recomputed_text(e) != recomputed_text(ranked))
+        differs.push_back(fmt::format("recomputed layers per stage [{}], ranked [{}]",
+                                      recomputed_text(e), recomputed_text(ranked)));
+    }
+  }
+  if (differs.empty()) return;
+  throw UserError(
+      "E-APPLY-PRICE",
+      fmt::format("{}: the config `{}` wrote is not the job that was ranked when priced again "
+                  "({}); its format or the writer could not express part of it: rank another "
+                  "strategy (--rank K), or write that part by hand",
+                  config, parser, fmt::join(differs, "; ")));
+}
+
 }  // namespace
 
 std::vector<DiffLine> line_diff(const std::string& before, const std::string& after) {
@@ -212,18 +292,11 @@ std::vector<std::string> changes_from_config(const Model& model, const nds_strat
 
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
                            const fs::path& config, const ParseOptions& parse,
-                           const StrategyToWrite& s) {
+                           const StrategyToWrite& s, const PriceCheck* price) {
   refuse_setup(model);
   const nds_strategy& st = s.strategy;
   const uint64_t devices = devices_of(st);
   const int64_t global_batch = degree_product({st.dp, st.mbs, st.mbn});
-  if (!s.per_layer_recompute.empty())
-    throw UserError(
-        "E-APPLY",
-        fmt::format("{}: its recompute was chosen layer by layer ({}); apply writes one "
-                    "recompute mode for every layer: set the per-stage layers by hand, or "
-                    "rank without a per-layer recompute strategy",
-                    strategy_text(st), s.per_layer_recompute));
   if (auto refusal = first_refusal(st, model, devices, global_batch))
     throw UserError("E-STRATEGY-REFUSED",
                     fmt::format("{} breaks the check `{}`: {}", strategy_text(st), refusal->id,
@@ -245,8 +318,17 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
   applied.layers = model.decoder_layers();
   applied.devices = static_cast<int64_t>(devices);
   applied.global_batch = global_batch;
+  applied.layer_options = s.layer_options.empty() ? nullptr : s.layer_options.data();
+  applied.layer_option_count = s.layer_options.size();
 
   const LoadedPlugin* parser = parser_named(registry, model.framework);
+  if (parser != nullptr && parser->abi_minor < 7 && !s.layer_options.empty())
+    throw UserError(
+        "E-APPLY",
+        fmt::format("{}: its layers do not all recompute alike ({}), and the parser `{}` was "
+                    "built before ABI 1.7, which passes a per-layer plan to writers: rebuild it, "
+                    "or rank without per-stage or per-layer recompute",
+                    strategy_text(st), s.plan, parser->id));
   if (parser == nullptr || apply_of(*parser) == nullptr) {
     // No trainer behind the format: the strategy as each trainer that writes it states it.
     bool written = false;
@@ -282,9 +364,20 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
   again.framework = model.framework;
   again.overrides.micro_batch_size.reset();
   again.overrides.global_batch.reset();
-  const Model written = read_back(registry, config, out.text, again);
+  const Model written = [&] {
+    try {
+      return read_back(registry, config, out.text, again);
+    } catch (const UserError& e) {
+      throw UserError("E-APPLY-ROUNDTRIP",
+                      fmt::format("{}: the config parser `{}` wrote does not read back ({}); this "
+                                  "is a bug of the parser's apply: please report it with the "
+                                  "config",
+                                  config.string(), model.framework, e.what()));
+    }
+  }();
   check_round_trip(written, normalized_strategy(st, model), global_batch, config.string(),
                    model.framework);
+  if (price != nullptr) check_price(registry, written, *price, config.string(), model.framework);
   std::ifstream in(config, std::ios::binary);
   std::ostringstream before;
   before << in.rdbuf();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/evaluate/evaluate_strategy.hpp"
 #include "core/model/model.hpp"
 #include "core/model/parse_config.hpp"
 #include "core/plugins/registry.hpp"
@@ -42,13 +43,24 @@ struct WrittenConfig {
 };
 
 // What the strategy sets: a resolved candidate with, optionally, its layers
-// per virtual stage (empty: the even split).
+// per virtual stage (empty: the even split) and each decoder layer's
+// recompute option as priced (priced_layers.hpp; empty: every layer runs the
+// strategy's mode).
 struct StrategyToWrite {
   nds_strategy strategy{};
   std::vector<int64_t> stage_layers;
-  // Non-empty: a recompute strategy chose per layer ("auto:12F/3S"), which
-  // apply does not write (it writes one mode for every layer): E-APPLY.
-  std::string per_layer_recompute;
+  std::vector<int32_t> layer_options;
+  std::string plan;  // the per-layer plan in words ("auto:12F/3S"), for messages
+};
+
+// The job the written config must price as: the ranked candidate's
+// evaluation, and how to price the written config the same way (its device
+// count, budget, calibration and pricing settings; the strategy and the
+// recompute are the written config's own).
+struct PriceCheck {
+  const Machine* machine = nullptr;
+  EvaluationRequest request;
+  const StrategyEvaluation* ranked = nullptr;
 };
 
 // The strategy `apply` writes: `text`'s keys ("tp=4,pp=2"), the config's
@@ -63,14 +75,18 @@ nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint
 std::vector<std::string> changes_from_config(const Model& model, const nds_strategy& written);
 
 // Writes `s` into `config` (read as `model`, with `parse`'s options) and
-// checks the result by parsing it again. Throws UserError: E-APPLY (the
-// trainer cannot express the strategy, the parser cannot write its format,
-// or the written config runs another device count), E-APPLY-ROUNDTRIP (the
-// written config states another strategy: a parser bug), E-STRATEGY-REFUSED
-// (the strategy breaks a check), E-APPLY-SETUP (as strategy_to_apply).
+// checks the result by parsing it again: the written config must state the
+// strategy and, with `price`, price as the ranked candidate did (the same
+// step time and peak memory, within rounding). Throws UserError: E-APPLY
+// (the trainer cannot express the strategy or its per-layer plan, the parser
+// cannot write its format, or the written config runs another device count),
+// E-APPLY-ROUNDTRIP (the written config states another strategy: a parser
+// bug), E-APPLY-PRICE (it prices differently: the format could not express
+// part of the job, named), E-STRATEGY-REFUSED (the strategy breaks a check),
+// E-APPLY-SETUP (as strategy_to_apply).
 WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
                            const std::filesystem::path& config, const ParseOptions& parse,
-                           const StrategyToWrite& s);
+                           const StrategyToWrite& s, const PriceCheck* price = nullptr);
 
 // The lines removed and added between two texts (a longest-common-subsequence
 // diff; texts of over 20 000 lines each are compared as one change).

@@ -170,6 +170,12 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_TRAINING("master_dtype", Kind::choice, training.master_dtype, kDtypes),
       NDS_TRAINING("activation_dtype", Kind::choice, training.activation_dtype, kActivationDtypes),
       NDS_TRAINING("fp8_recipe", Kind::choice, training.fp8_recipe, kFp8Recipes),
+      NDS_TRAINING("stage_split", Kind::choice, training.stage_split,
+                   {{"reference", NDS_SPLIT_REFERENCE},
+                    {"first_last", NDS_SPLIT_FIRST_LAST},
+                    {"edges_weighted", NDS_SPLIT_EDGES_WEIGHTED},
+                    {"padded", NDS_SPLIT_PADDED}}),
+      NDS_TRAINING("stage_split_edge_layers", Kind::count, training.stage_split_edge_layers, {}),
       NDS_TRAINING("optimizer", Kind::choice, training.optimizer,
                    {{"adam", NDS_OPTIMIZER_ADAM},
                     {"adamw", NDS_OPTIMIZER_ADAMW},
@@ -211,6 +217,8 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BIT("capabilities.zero3", capabilities, NDS_CAN_ZERO3),
       NDS_BIT("capabilities.expert_tp", capabilities, NDS_CAN_EXPERT_TP),
       NDS_BIT("capabilities.no_zero2", capabilities, NDS_NO_ZERO2),
+      NDS_BIT("capabilities.no_zero1", capabilities, NDS_NO_ZERO1),
+      NDS_BIT("capabilities.needs_sp_with_tp", capabilities, NDS_NEEDS_SP_WITH_TP),
   };
   return keys;
 }

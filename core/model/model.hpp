@@ -57,6 +57,7 @@ class Model {
   Model();
 
   std::string framework;  // the parser's id
+  bool trainer_limits_lifted = false;  // --any-trainer: the trainer's capabilities ignored
   std::string file;       // the config it read (the one a setup JSON names)
   SetupStated setup;      // what a fast-tuner setup JSON stated; empty file: none
   ModelPart main;

@@ -113,6 +113,16 @@ const char* dtype_name(nds_dtype dtype) {
     default: return nullptr;
   }
 }
+nlohmann::json stage_split_json(const nds_training& t) {
+  switch (t.stage_split) {
+    case NDS_SPLIT_FIRST_LAST: return {{"rule", "first_last"}};
+    case NDS_SPLIT_EDGES_WEIGHTED:
+      return {{"rule", "edges_weighted"}, {"edge_layers", t.stage_split_edge_layers}};
+    case NDS_SPLIT_PADDED: return {{"rule", "padded"}};
+    default: return {{"rule", "reference"}};
+  }
+}
+
 const char* fp8_recipe_name(int32_t recipe) {
   if (recipe == NDS_FP8_NONE) return "none";
   for (const Fp8RecipeName& r : fp8_recipe_names())  // "current" comes before its alias
@@ -197,6 +207,7 @@ json model_to_json(const Model& m) {
               {"optimizer_states", named(dtype_name(m.training.optimizer_dtype))},
               {"master_weights", named(dtype_name(m.training.master_dtype))}}},
             {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
+            {"stage_split", stage_split_json(m.training)},
             {"overlap", overlap_json(m)},
             {"optimizer_states", known(m.training.optimizer_states)},
             {"capabilities",
@@ -205,7 +216,9 @@ json model_to_json(const Model& m) {
               {"interleave", (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0},
               {"zero3", (m.training.capabilities & NDS_CAN_ZERO3) != 0},
               {"expert_tp", (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0},
-              {"zero2", (m.training.capabilities & NDS_NO_ZERO2) == 0}}}};
+              {"zero2", (m.training.capabilities & NDS_NO_ZERO2) == 0},
+              {"zero1", (m.training.capabilities & NDS_NO_ZERO1) == 0},
+              {"needs_sp_with_tp", (m.training.capabilities & NDS_NEEDS_SP_WITH_TP) != 0}}}};
   json blocks = json::array();
   for (const ModelBlock& b : m.main.blocks) blocks.push_back(block_json(b.c));
   j["blocks"] = blocks;

@@ -19,6 +19,9 @@ nlohmann::json block_json(const nds_layer_block& block);
 const char* dtype_name(nds_dtype dtype);
 const char* fp8_recipe_name(int32_t recipe);  // NDS_FP8_*: "none", "delayed", ...
 const char* recompute_name(nds_recompute_mode mode);
+
+// The trainer's split of the layers over stages: {rule, edge_layers}.
+nlohmann::json stage_split_json(const nds_training& t);
 const char* schedule_name(nds_schedule schedule);
 
 }  // namespace ndsearch

@@ -208,7 +208,9 @@ void fill_training_settings(Model& training, const Model& shape) {
       {"capabilities.interleave", NDS_CAN_INTERLEAVE},
       {"capabilities.zero3", NDS_CAN_ZERO3},
       {"capabilities.expert_tp", NDS_CAN_EXPERT_TP},
-      {"capabilities.no_zero2", NDS_NO_ZERO2}};
+      {"capabilities.no_zero2", NDS_NO_ZERO2},
+      {"capabilities.no_zero1", NDS_NO_ZERO1},
+      {"capabilities.needs_sp_with_tp", NDS_NEEDS_SP_WITH_TP}};
   for (const auto& [key, bit] : kCapabilities) {
     if (training.training_provenance.count(key) != 0 || shape.training_provenance.count(key) == 0)
       continue;

@@ -35,6 +35,7 @@ struct TrainingOverrides {
 struct ParseOptions {
   std::string framework;  // -f: a parser id or alias; empty: the best probe
   bool strict = false;    // --strict: unknown fields are errors
+  bool any_trainer = false;  // --any-trainer: rank what the config's trainer cannot run too
   TrainingOverrides overrides;
   // A config whose parser states the model's shape (a Hugging Face
   // config.json), for a training config that states none or the same

@@ -8,6 +8,7 @@
 #include "core/model/model_limits.hpp"
 #include "core/model/schedule_names.hpp"
 #include "core/strategy/degree_product.hpp"
+#include "core/strategy/placement.hpp"  // trainer_split_exists
 #include "core/strategy/strategy.hpp"
 
 namespace ndsearch {
@@ -111,6 +112,14 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
       }))
     return;
 
+  const bool sp_with_tp = s.tp == 1 || s.sp == 1 || (m.training.capabilities & NDS_NEEDS_SP_WITH_TP) == 0;
+  if (!check("sp-tp", sp_with_tp, [&] {
+        if (sp_with_tp) return std::string("tensor parallelism runs with or without sequence parallelism");
+        return fmt::format("{} always runs tensor parallelism with sequence parallelism (tp = {}); set sp=1",
+                           m.framework, s.tp);
+      }))
+    return;
+
   const bool needs_pow2 = (m.training.capabilities & NDS_NEEDS_POW2_TP) != 0;
   if (!check("tp-pow2", !needs_pow2 || power_of_two(s.tp), [&] {
         if (!needs_pow2) return fmt::format("{} takes any tp", m.framework);
@@ -177,6 +186,16 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
       }))
     return;
 
+  // The trainer builds its own split of the layers (nds_training.stage_split).
+  const int64_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : s.vpp;
+  const bool splits = trainer_split_exists(m.training, layers, s.pp, per_rank);
+  if (!check("split", splits, [&] {
+        if (splits) return std::string("the trainer splits the layers over these stages");
+        return fmt::format("{} cannot split {} layers over pp = {} ranks of vpp = {} chunks ({})", m.framework,
+                           layers, s.pp, s.vpp, split_rule_words(m.training.stage_split));
+      }))
+    return;
+
   const int64_t batch = degree_product({s.dp, s.mbs, s.mbn});  // mbs, mbn up to 2^24 each
   if (!check("global-batch", global_batch == NDS_UNKNOWN || batch == global_batch, [&] {
         return fmt::format("dp·mbs·mbn = {}·{}·{} = {} must equal the global batch {}", s.dp, s.mbs, s.mbn, batch,
@@ -192,7 +211,12 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
 
   const bool zero3 = (m.training.capabilities & NDS_CAN_ZERO3) != 0;
   const bool zero2 = (m.training.capabilities & NDS_NO_ZERO2) == 0;
-  if (!check("zero", (s.zero < 3 || zero3) && (s.zero != 2 || zero2), [&] {
+  const bool zero1 = (m.training.capabilities & NDS_NO_ZERO1) == 0;
+  if (!check("zero", (s.zero < 3 || zero3) && (s.zero != 2 || zero2) && (s.zero != 1 || zero1), [&] {
+        if (s.zero == 1 && !zero1)
+          return fmt::format("{} cannot shard the optimizer states alone (zero = 1): its sharding "
+                             "takes the parameters too",
+                             m.framework);
         if (s.zero == 2 && !zero2)
           return fmt::format("{} cannot shard gradients without parameters (zero = 2): its distributed "
                              "optimizer is zero 1, its FSDP zero 3",
@@ -210,6 +234,18 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
 }
 
 }  // namespace
+
+const char* split_rule_words(int32_t rule) {
+  switch (rule) {
+    case NDS_SPLIT_FIRST_LAST:
+      return "equal middle stages, the first and last the rest; under vpp, layers / vpp split so";
+    case NDS_SPLIT_EDGES_WEIGHTED:
+      return "the embedding and head weigh layers on the first and last stage, and the stages "
+             "come from a whole number of layers per stage";
+    case NDS_SPLIT_PADDED: return "no-op layers pad the layers to a multiple of the stages";
+    default: return "the reference's split";
+  }
+}
 
 std::vector<CheckOutcome> run_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch) {
   std::vector<CheckOutcome> out;

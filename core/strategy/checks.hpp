@@ -22,6 +22,9 @@ struct CheckOutcome {
   std::string message;  // why it failed, or what it checked
 };
 
+// The trainer's split of the layers (NDS_SPLIT_*) in words, for messages.
+const char* split_rule_words(int32_t rule);
+
 // Every check in order, each run (explain shows them all).
 std::vector<CheckOutcome> run_checks(const nds_strategy& s, const Model& model, uint64_t devices,
                                      int64_t global_batch);

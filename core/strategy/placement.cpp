@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
+#include <ndsearch/sdk/stage_split.hpp>
 
 #include <algorithm>
 #include <array>
@@ -58,6 +59,36 @@ void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<
   const uint32_t per = layers / chunks;
   split.resize(chunks);
   for (uint32_t i = 0; i < chunks; ++i) split[i] = per + static_cast<uint32_t>(offset[i]);
+}
+
+bool trainer_split_exists(const nds_training& t, int64_t layers, int64_t pp, int64_t per_rank) {
+  switch (t.stage_split) {
+    case NDS_SPLIT_FIRST_LAST: return sdk::first_last_split_exists(layers, pp, per_rank);
+    case NDS_SPLIT_EDGES_WEIGHTED:
+      return sdk::edges_weighted_split_exists(layers, pp * per_rank, t.stage_split_edge_layers) &&
+             sdk::edges_weighted_stages_reachable(layers, pp, per_rank, t.stage_split_edge_layers);
+    default: return true;
+  }
+}
+
+void trainer_split_into(const nds_training& t, uint32_t layers, uint32_t pp, uint32_t per_rank,
+                        std::vector<uint32_t>& split, std::vector<int64_t>& scratch) {
+  bool made = true;
+  switch (t.stage_split) {
+    case NDS_SPLIT_FIRST_LAST: made = sdk::first_last_split(layers, pp, per_rank, scratch); break;
+    case NDS_SPLIT_EDGES_WEIGHTED:
+      made = sdk::edges_weighted_split(layers, int64_t{pp} * per_rank, t.stage_split_edge_layers,
+                                       scratch);
+      break;
+    case NDS_SPLIT_PADDED: made = sdk::padded_split(layers, int64_t{pp} * per_rank, scratch); break;
+    default: default_split_into(layers, pp, per_rank, split, scratch); return;
+  }
+  if (!made)
+    throw UserError("E-PLACEMENT",
+                    fmt::format("the trainer's split cannot place {} layers on pp = {} ranks of {} "
+                                "chunks each",
+                                layers, pp, per_rank));
+  split.assign(scratch.begin(), scratch.end());
 }
 
 std::vector<uint32_t> default_split(uint32_t layers, uint32_t pp, uint32_t vpp) {
@@ -244,9 +275,10 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
     // the rest, then taken off that stage, which keeps one layer of its own
     // (and so the towers), the rest off the fullest other stages.
     const uint32_t towers = tower_stage_layers(model, s.cp, layers);
-    if (out.split_key != std::array<uint32_t, 4>{layers, p, per_rank, towers}) {
+    const auto rule = static_cast<uint32_t>(model.training.stage_split);
+    if (out.split_key != std::array<uint32_t, 5>{layers, p, per_rank, towers, rule}) {
       std::vector<uint32_t>& d = out.default_split;
-      default_split_into(layers + towers, p, per_rank, d, out.scratch_offset);
+      trainer_split_into(model.training, layers + towers, p, per_rank, d, out.scratch_offset);
       const uint32_t taken = std::min(towers, d[0] > 0 ? d[0] - 1 : 0);
       d[0] -= taken;
       for (uint32_t left = towers - taken; left > 0 && d.size() > 1; --left) {
@@ -254,7 +286,7 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
         if (*fullest == 0) break;
         --*fullest;
       }
-      out.split_key = {layers, p, per_rank, towers};
+      out.split_key = {layers, p, per_rank, towers, rule};
     }
     split = out.default_split;
   }

@@ -28,7 +28,7 @@ struct Placement {
   std::vector<int64_t> scratch_offset;
   std::vector<int64_t> scratch_recompute;    // the config's per-stage recompute at this pp
   std::vector<uint32_t> default_split;       // the last default split computed,
-  std::array<uint32_t, 4> split_key{};       // for (layers, pp, vpp, tower layers)
+  std::array<uint32_t, 5> split_key{};       // for (layers, pp, vpp, tower layers, trainer's rule)
   // Decoder layers per virtual stage to place instead of the default or the
   // config's split (the search's --balance-layers); empty: none. Kept until cleared.
   std::vector<uint32_t> forced_split;
@@ -46,6 +46,20 @@ struct Placement {
 std::vector<uint32_t> default_split(uint32_t layers, uint32_t pp, uint32_t vpp);
 void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<uint32_t>& split,
                         std::vector<int64_t>& offset);
+
+// Whether the trainer's own split (nds_training.stage_split, sdk/
+// stage_split.hpp) places `layers` over pp ranks of `per_rank` chunks: the
+// reference's always (layers >= pp·per_rank is checked apart), Megatron's
+// when layers / per_rank is whole and at least pp, TorchTitan's when its
+// edges leave every stage a layer and its layers per stage reach that many
+// stages. No allocation (the checks call it per candidate).
+bool trainer_split_exists(const nds_training& t, int64_t layers, int64_t pp, int64_t per_rank);
+
+// The trainer's own split of `layers` by virtual stage into `split`
+// (`scratch` is working space); throws UserError E-PLACEMENT where
+// trainer_split_exists is false.
+void trainer_split_into(const nds_training& t, uint32_t layers, uint32_t pp, uint32_t per_rank,
+                        std::vector<uint32_t>& split, std::vector<int64_t>& scratch);
 
 // The micro-batches whose activations of each chunk its rank holds at its
 // peak (DESIGN §8.6), [rank·vpp + chunk].

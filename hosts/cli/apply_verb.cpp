@@ -33,8 +33,9 @@ void print_changes(std::ostream& to, const WrittenConfig& w, const Model& model)
 }  // namespace
 
 int emit_config(const PluginRegistry& registry, const Model& model, const ModelFlags& flags,
-                const StrategyToWrite& s, const std::string& out, std::ostream& summary) {
-  const WrittenConfig w = write_config(registry, model, flags.config, flags.parse, s);
+                const StrategyToWrite& s, const std::string& out, std::ostream& summary,
+                const PriceCheck* price) {
+  const WrittenConfig w = write_config(registry, model, flags.config, flags.parse, s, price);
   if (!w.fragments.empty()) {
     // No trainer in the file: what to write in each trainer's config instead.
     std::string text =
@@ -58,8 +59,9 @@ int emit_config(const PluginRegistry& registry, const Model& model, const ModelF
     return 0;
   }
   write_output_file(out, [&](std::ostream& o) { o << w.text; });
-  summary << fmt::format("wrote {} ({} with the strategy applied; read back by {} and checked)\n",
-                         out, flags.config, w.parser);
+  summary << fmt::format("wrote {} ({} with the strategy applied; read back by {} and checked{})\n",
+                         out, flags.config, w.parser,
+                         price != nullptr ? ": it prices as the ranked job" : "");
   print_changes(summary, w, model);
   return 0;
 }
@@ -85,7 +87,7 @@ void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
       const Model model = read_model(registry, args->model);
       const nds_strategy resolved = strategy_to_apply(model, args->strategy, devices->value_or(0));
-      return emit_config(registry, model, args->model, {resolved, {}, {}}, args->out, std::cout);
+      return emit_config(registry, model, args->model, {resolved, {}, {}, {}}, args->out, std::cout);
     };
   });
 }

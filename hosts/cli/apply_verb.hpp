@@ -21,7 +21,8 @@ namespace ndsearch::cli {
 // changed then goes to `summary`), or to stdout when `out` is empty (the
 // changes then go to stderr). Returns 0.
 int emit_config(const PluginRegistry& registry, const Model& model, const ModelFlags& flags,
-                const StrategyToWrite& s, const std::string& out, std::ostream& summary);
+                const StrategyToWrite& s, const std::string& out, std::ostream& summary,
+                const PriceCheck* price = nullptr);
 
 void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run);
 

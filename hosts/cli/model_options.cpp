@@ -17,6 +17,9 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
                   "The parser to use (an id of `ndsearch plugins list`, or mindformers, mindspeed, "
                   "hyper_v2, torchtitan); default: the one that recognises the file");
   verb.add_flag("--strict", flags.parse.strict, "Fields the parser does not understand are errors");
+  verb.add_flag("--any-trainer", flags.parse.any_trainer,
+                "Lift the limits of the config's trainer (ZeRO levels, SP and CP, ...): rank and "
+                "price strategies it cannot run too");
   // The sizes' ranges are the core's (E-MODEL-LIMIT names the value, where it
   // came from and the limit), for flags and configs alike.
   auto& o = flags.parse.overrides;

@@ -9,6 +9,7 @@
 
 #include <ndsearch/core/settings.hpp>
 #include "core/model/model_json.hpp"
+#include "core/model/trainer_limits.hpp"
 #include "core/report/calibration_json.hpp"
 #include "hosts/cli/calibration_flags.hpp"
 #include "hosts/cli/ranking_table.hpp"
@@ -101,6 +102,9 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
       calibration_line(calibration_json(request.calibration, *machine.device),
                        trainer_overheads_json(model, *machine.device));
   if (!calibration.empty()) lines.push_back(calibration);
+  lines.push_back(with_flags(trainer_limits_text(model)));
+  lines.push_back(with_flags(
+      recompute_default_text(model, options.space.searched.count("recompute") != 0)));
   lines.push_back(with_flags(searched_text(options.space)));
   lines.push_back(bounds_text(result.bounds));
   return lines;

@@ -18,6 +18,7 @@
 #include "core/report/calibration_json.hpp"
 #include "core/report/html_report.hpp"
 #include "core/report/json_text.hpp"
+#include "core/apply/priced_layers.hpp"
 #include "core/report/ppb_description.hpp"
 #include "core/report/report_data.hpp"
 #include "core/report/search_json.hpp"
@@ -196,12 +197,16 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
                       fmt::format("--rank {}: the ranking has {} strategies; give 1 to {}",
                                   args.emit_rank, r.ranking.size(), r.ranking.size()));
     const PricedCandidate& c = r.ranking[args.emit_rank - 1];
-    StrategyToWrite w{c.strategy,
-                      std::vector<int64_t>(c.stage_layers.begin(), c.stage_layers.end()),
-                      c.recompute.chosen ? recompute_text(c.strategy.recompute, c.recompute) : ""};
+    // The ranked job as eval prices it: what the written config must price as.
+    PriceCheck price{&machine, listed_evaluation_request(c, machine, request, options), nullptr};
+    const StrategyEvaluation ranked = evaluate_strategy(registry, model, machine, price.request);
+    price.ranked = &ranked;
+    StrategyToWrite w{c.strategy, priced_stage_layers(ranked.strategy, model, c.stage_layers),
+                      priced_layer_options(ranked, static_cast<uint32_t>(model.decoder_layers())),
+                      recompute_text(c.strategy.recompute, c.recompute)};
     std::ostringstream written;  // printed after the table, with the balancer's note
     try {
-      emit_config(registry, model, args.model, w, args.emit_config, written);
+      emit_config(registry, model, args.model, w, args.emit_config, written, &price);
     } catch (const UserError& e) {
       emit_failure = e;  // after the table: the ranking is still worth reading
     }

@@ -15,6 +15,7 @@ constexpr std::array kFlags{
     SettingFlag{"config", "CONFIG", ""},
     SettingFlag{"framework", "-f", ""},
     SettingFlag{"strict", "--strict", ""},
+    SettingFlag{"any_trainer", "--any-trainer", ""},
     SettingFlag{"seq_len", "--seq-len", ""},
     SettingFlag{"global_batch", "-b", "B"},
     SettingFlag{"micro_batch_size", "--mbs", ""},

@@ -49,6 +49,7 @@ void read_model(Reader& r, ModelSettings& m) {
   r.read("config", m.config);
   r.read("framework", m.framework);
   r.read("strict", m.strict);
+  r.read("any_trainer", m.any_trainer);
   r.read("seq_len", m.seq_len);
   r.read("global_batch", m.global_batch);
   r.read("micro_batch_size", m.micro_batch_size);

@@ -165,9 +165,10 @@ class SameAnswersAsTheCli(unittest.TestCase):
         self.assertEqual(got["strategy"]["tp"], 4)
         self.assertIn("tp 2 -> 4", got["key_changes"])
         self.assertIn({"kind": "-", "line": 44, "text": "tensor_parallel_degree = 2"}, got["changes"])
+        # ZeRO-1 is past TorchTitan's limits: the check refuses it, as in the CLI.
         with self.assertRaises(ndsearch.Error) as refused:
             ndsearch.apply(TORCHTITAN, strategy="zero=1")
-        self.assertEqual(refused.exception.id, "E-APPLY")
+        self.assertEqual(refused.exception.id, "E-STRATEGY-REFUSED")
 
 
 def write_device(folder, name, memory_gib):

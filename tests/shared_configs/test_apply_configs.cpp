@@ -21,7 +21,7 @@ WrittenConfig apply(const std::string& config, const std::string& strategy, uint
       resolve_strategy(parse_strategy(strategy), model,
                        devices != 0 ? devices : stated_devices(model), model.training.global_batch),
       model);
-  return write_config(test::shipped_plugins(), model, path, ParseOptions{}, {s, {}, {}});
+  return write_config(test::shipped_plugins(), model, path, ParseOptions{}, {s, {}, {}, {}});
 }
 
 }  // namespace

@@ -111,6 +111,36 @@ enum {
  * Megatron-LM's distributed optimizer shards the optimizer states only, its
  * FSDP everything. */
 #define NDS_NO_ZERO2 (UINT64_C(1) << 5)
+/* 1.7: the trainer has no ZeRO-1 (optimizer states sharded, gradients and
+ * parameters whole): MindSpore's parallel optimizer shards the parameters
+ * with the states, TorchTitan's FSDP2 everything. */
+#define NDS_NO_ZERO1 (UINT64_C(1) << 6)
+/* 1.7: the trainer runs TP with sequence parallelism always (sp = 0 at
+ * tp > 1 is not a setting it has): TorchTitan's TP plans shard the norms
+ * and dropout over the sequence. */
+#define NDS_NEEDS_SP_WITH_TP (UINT64_C(1) << 7)
+
+/* 1.7: how the trainer splits the decoder layers over its pipeline stages
+ * when the config states no split (sdk/stage_split.hpp computes each). */
+typedef int32_t nds_stage_split;
+enum {
+  /* The reference's: layers / (pp·vpp) each, the remainder placed from
+   * chunk vpp-2, rank pp-2 backwards (vpp 1: the first stages one more).
+   * MindFormers and HyperParallel state any split as offsets. */
+  NDS_SPLIT_REFERENCE = 0,
+  /* Megatron-Core's: equal middle stages, the first and the last take the
+   * rest (--decoder-first/last-pipeline-num-layers); under virtual stages
+   * each chunk row splits layers / vpp so (every count divisible by vpp). */
+  NDS_SPLIT_FIRST_LAST = 1,
+  /* TorchTitan's: the embedding and the output head weigh
+   * `stage_split_edge_layers` layers each on the first and last stage, and
+   * the weighted layers split evenly over the stages, the first ones one
+   * more (its pipeline_parallel_first/last_stage_less_layers, 1 by default). */
+  NDS_SPLIT_EDGES_WEIGHTED = 2,
+  /* MindSpeed's: no-op layers (--noop-layers) pad the layers to a multiple
+   * of pp·vpp, split evenly, the padding on the last stages. */
+  NDS_SPLIT_PADDED = 3
+};
 
 /* ---- Strategy -----------------------------------------------------------------
  * The keys of DESIGN §8.1. In a stated strategy a key nobody stated is
@@ -215,6 +245,12 @@ typedef struct nds_training {
   /* 1.6: images those tokens come from per sequence (each attended within
    * itself by the tower); NDS_UNKNOWN = not stated (1). */
   int64_t images_per_sample;
+  /* 1.7: the trainer's split of the layers over pipeline stages
+   * (NDS_SPLIT_*), and for NDS_SPLIT_EDGES_WEIGHTED the layers the embedding
+   * and the output head each weigh; a writer before 1.7 reads as
+   * NDS_SPLIT_REFERENCE and 0. */
+  nds_stage_split stage_split;
+  int32_t stage_split_edge_layers;
   /* Add fields only at the end. */
 } nds_training;
 

@@ -94,6 +94,17 @@ typedef struct nds_applied_strategy {
   int64_t layers;       /* decoder layers of the language model */
   int64_t devices;      /* dp·tp·pp·cp */
   int64_t global_batch; /* sequences per step: dp·mbs·mbn */
+  /* 1.7: each decoder layer's nds_layer_option as the strategy was priced,
+   * model order, `layer_option_count` = `layers` entries: which layers are
+   * recomputed (fully or selectively), kept or offloaded, whether a
+   * recompute strategy chose them or the config's per-stage counts (rescaled
+   * to this pp) gave them. NULL when every layer runs the strategy's
+   * recompute mode. A writer writes what its trainer can state of it (per-
+   * stage counts, a uniform or block method) and refuses the rest with
+   * NDS_UNSUPPORTED; a writer built before 1.7 does not see it, and the host
+   * then refuses a plan that is not every layer alike. */
+  const int32_t* layer_options;
+  size_t layer_option_count;
   /* Add fields only at the end. */
 } nds_applied_strategy;
 

@@ -122,4 +122,13 @@ void cannot_write(const std::string& where, const std::string& why) {
   throw sdk::Error(NDS_UNSUPPORTED, where.empty() ? why : where + ": " + why);
 }
 
+void refuse_per_layer_recompute(const std::string& where, const std::vector<int32_t>& layer_options,
+                                const std::string& trainer) {
+  if (layer_options.empty()) return;
+  cannot_write(where, "its layers do not all recompute alike (per-stage counts or a per-layer "
+                      "plan); " + trainer +
+                      " states one recompute for every layer: rank with one recompute mode "
+                      "for every layer");
+}
+
 }  // namespace ndsearch::plugins

@@ -55,4 +55,11 @@ Span value_after_key(const std::string& line, const std::string& key, char separ
 // written alone, with no file to name).
 [[noreturn]] void cannot_write(const std::string& where, const std::string& why);
 
+// Refuses (cannot_write) a strategy priced with layers that do not all
+// recompute alike (nds_applied_strategy.layer_options: per-stage counts, a
+// per-layer plan) for a trainer whose settings state one recompute for every
+// layer; `trainer` names it ("TorchTitan").
+void refuse_per_layer_recompute(const std::string& where, const std::vector<int32_t>& layer_options,
+                                const std::string& trainer);
+
 }  // namespace ndsearch::plugins

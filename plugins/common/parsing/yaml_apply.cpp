@@ -207,6 +207,21 @@ std::string flow_list(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
+std::string offset_value(const std::string& where, const std::vector<int64_t>& split, int64_t pp,
+                         bool v_shaped) {
+  const std::vector<int64_t> offsets = offsets_from_even_split(split);
+  if (static_cast<int64_t>(split.size()) == pp) return flow_list(offsets);
+  if (v_shaped)
+    cannot_write(where, "an uneven split under a V-shaped schedule: write its per-chunk offsets "
+                        "by hand, or apply a strategy with the even split");
+  std::string rows;
+  for (size_t at = 0; at < offsets.size(); at += static_cast<size_t>(pp))
+    rows += (rows.empty() ? "" : ", ") +
+            flow_list({offsets.begin() + static_cast<std::ptrdiff_t>(at),
+                       offsets.begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(pp))});
+  return "[" + rows + "]";
+}
+
 std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers) {
   int64_t total = 0;
   for (int64_t n : layers) total += n;

@@ -68,4 +68,12 @@ std::string flow_list(const std::vector<int64_t>& values);
 // plus its offset (the offsets take up the remainder).
 std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers);
 
+// The `offset` value that states `split` (layers per virtual stage, chunk·pp
+// + rank) over `pp` stages: one list of pp offsets, or under virtual stages
+// one row of pp per chunk ("[[0, 1], [1, -1]]", MindFormers' 2-D form, which
+// LayerSetting reads chunk by chunk: mindformers/models/utils.py). Refuses
+// (cannot_write) the V-shaped schedules, whose second chunks run backwards.
+std::string offset_value(const std::string& where, const std::vector<int64_t>& split, int64_t pp,
+                         bool v_shaped);
+
 }  // namespace ndsearch::plugins::yaml

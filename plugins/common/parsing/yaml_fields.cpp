@@ -183,4 +183,43 @@ nlohmann::json to_json(const YAML::Node& node) {
   return s;
 }
 
+OffsetSplit split_from_offsets(const File& f, const Field& offset, int64_t total, int64_t pp,
+                               int64_t vpp, const std::string& pp_field, const std::string& what) {
+  OffsetSplit out;
+  std::vector<int64_t> flat;  // the offsets, by virtual stage where per chunk
+  out.per_chunk = offset.node.IsSequence() && offset.node.size() > 0 && offset.node[0].IsSequence();
+  if (offset.node.IsScalar()) {
+    out.offsets.assign(static_cast<size_t>(pp), f.integer(offset));
+    flat = out.offsets;
+  } else if (!out.per_chunk) {
+    out.offsets = f.integers(offset);
+    flat = out.offsets;
+  } else {
+    if (static_cast<int64_t>(offset.node.size()) != vpp)
+      f.bad(offset, "one list per chunk (" + std::to_string(vpp) + ", the interleaving)");
+    for (size_t c = 0; c < offset.node.size(); ++c) {
+      const std::vector<int64_t> row =
+          f.integers({offset.node[c], offset.path + "[" + std::to_string(c) + "]", offset.line});
+      if (static_cast<int64_t>(row.size()) != pp)
+        f.bad(offset, "lists of one offset per pipeline stage (" + std::to_string(pp) + ", " +
+                          pp_field + ")");
+      flat.insert(flat.end(), row.begin(), row.end());
+    }
+  }
+  if (!out.per_chunk && static_cast<int64_t>(out.offsets.size()) != pp)
+    f.bad(offset, "one offset per pipeline stage (" + std::to_string(pp) + ", " + pp_field + ")");
+  const int64_t even = total / static_cast<int64_t>(flat.size());
+  int64_t sum = 0;
+  for (const int64_t o : flat) {
+    if (even + o < 0) f.bad(offset, "offsets that leave every stage at least 0 layers");
+    out.layers.push_back(even + o);
+    sum += even + o;
+  }
+  if (sum != total)
+    f.bad(offset, "offsets that place all " + std::to_string(total) + " " + what + "; these place " +
+                      std::to_string(sum) + " over " + std::to_string(flat.size()) + " stages of " +
+                      std::to_string(even) + " plus the offset");
+  return out;
+}
+
 }  // namespace ndsearch::plugins::yaml

@@ -33,6 +33,24 @@ struct Int {
   sdk::Where where;
 };
 
+class File;
+
+// The layers a MindFormers-style `offset` places (MindFormers' LayerSetting,
+// mindformers/models/utils.py; HyperParallel's config_overrides.offset).
+struct OffsetSplit {
+  std::vector<int64_t> layers;   // by stage, or under a list per chunk by virtual stage (chunk·pp + rank)
+  std::vector<int64_t> offsets;  // the per-stage offsets (empty for a list per chunk)
+  bool per_chunk = false;
+};
+
+// One offset per stage (a whole number: the same for every stage), stage i
+// holding total / pp + offset[i]; or, with interleaving, a list per chunk
+// ([vpp][pp]), virtual stage c·pp + r holding total / (pp·vpp) + offset[c][r].
+// Fails (File::bad) on a shape that does not fit pp (named by `pp_field`) and
+// vpp, or offsets that do not place the `total` layers (`what` names them).
+OffsetSplit split_from_offsets(const File& f, const Field& offset, int64_t total, int64_t pp,
+                               int64_t vpp, const std::string& pp_field, const std::string& what);
+
 // A loaded YAML file: its root and its path (for provenance and messages).
 class File {
  public:

@@ -35,6 +35,7 @@ void set_scheduler(YamlEditor& e, const std::string& key, const std::string& pat
 
 void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
   const nds_strategy& s = a.strategy;
+  refuse_per_layer_recompute(path, a.layer_options, "this writer of HyperParallel's recompute");
   const std::string acc = "train.accelerator.";
   // FSDP over dp_shard where the file shards so and op divides dp; else the
   // parallel optimizer over optimizer_weight_shard_size.
@@ -81,10 +82,13 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   if (e.has(sel)) e.set(sel, e.boolean(sel, s.recompute == NDS_RECOMPUTE_SELECTIVE));
   const std::string offset = "model.config_overrides.offset";
   if (!a.stage_layers.empty()) {
+    // Its offsets count the MTP layers among the last stage's, which the
+    // applied split (decoder layers) does not hold: refused under
+    // interleaving, where no offsets were written before either.
     if (s.vpp != 1)
       cannot_write(
           path, "an uneven split with pp_interleave_num > 1: apply a strategy with the even split");
-    e.set(offset, yaml::flow_list(yaml::offsets_from_even_split(a.stage_layers)));
+    e.set(offset, yaml::offset_value(path, a.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }
@@ -92,6 +96,7 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
 
 void automodels(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
   const nds_strategy& s = a.strategy;
+  refuse_per_layer_recompute(path, a.layer_options, "the AutoModels schema");
   if (s.vpp != 1 && s.schedule != NDS_SCHEDULE_ZB_V)
     cannot_write(path, "vpp=" + std::to_string(s.vpp) +
                            ": the AutoModels schema has no virtual pipeline stages");

@@ -208,7 +208,7 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     else b.set("seq_len", 4096, kDefault);
 
     write_recompute(f, overrides, b);
-    write_stage_layers(f, overrides, config, pp, b);
+    write_stage_layers(f, overrides, config, pp, vp, b);
     write_dtypes(f, "model.param_init_type", "model.compute_dtype", b);
     if (auto reduce = f.find("train.mixed_precision.reduce_dtype")) b.set_string("grads_dtype", f.dtype(*reduce), f.at(*reduce));
     write_optimizer(f, f.find("train.optimizer.type"), b);
@@ -258,31 +258,29 @@ class HyperParallelParser final : public sdk::ParserPlugin {
   }
 
   // offset: per-stage shifts from the even split (MTP layers among them).
-  static void write_stage_layers(const File& f, const Field& overrides, const json& config, const Int& pp, sdk::Builder& b) {
+  static void write_stage_layers(const File& f, const Field& overrides, const json& config, const Int& pp,
+                                 const Int& vp, sdk::Builder& b) {
     auto offset = f.find(overrides, "offset");
     if (!offset || pp.value <= 1) return;
     plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
-    std::vector<int64_t> offsets;
-    if (offset->node.IsScalar()) offsets.assign(static_cast<size_t>(pp.value), f.integer(*offset));
-    else offsets = f.integers(*offset);
-    if (static_cast<int64_t>(offsets.size()) != pp.value)
-      f.bad(*offset, "one offset per pipeline stage (" + std::to_string(pp.value) +
-                         ", train.accelerator.pipeline_parallel_degree)");
-    if (std::all_of(offsets.begin(), offsets.end(), [](int64_t o) { return o == 0; })) {
-      b.set_list("stage_layer_offsets", offsets, f.at(*offset));
+    if (offset->node.IsScalar() && f.integer(*offset) == 0) {
+      b.set_list("stage_layer_offsets", std::vector<int64_t>(static_cast<size_t>(pp.value), 0), f.at(*offset));
       return;
     }
-    int64_t total = config.value("num_hidden_layers", int64_t{0}) + config.value("num_nextn_predict_layers", int64_t{0});
-    const int64_t even = total / pp.value;
-    std::vector<int64_t> layers;
-    int64_t sum = 0;
-    for (int64_t o : offsets) layers.push_back(std::max<int64_t>(0, even + o)), sum += even + o;
-    if (sum != total)
-      f.bad(*offset, "offsets that place all " + std::to_string(total) + " layers (with MTP) over " +
-                         std::to_string(pp.value) + " stages; these place " + std::to_string(sum));
-    b.set_list("stage_layers", layers, f.at(*offset));
-    if (std::all_of(offsets.begin(), offsets.end(), [](int64_t o) { return o >= 0; }))
-      b.set_list("stage_layer_offsets", offsets, f.at(*offset));
+    const int64_t total =
+        config.value("num_hidden_layers", int64_t{0}) + config.value("num_nextn_predict_layers", int64_t{0});
+    const yaml::OffsetSplit split =
+        yaml::split_from_offsets(f, *offset, total, pp.value, vp.value,
+                                 "train.accelerator.pipeline_parallel_degree", "layers (with MTP)");
+    if (!split.per_chunk &&
+        std::all_of(split.offsets.begin(), split.offsets.end(), [](int64_t o) { return o == 0; })) {
+      b.set_list("stage_layer_offsets", split.offsets, f.at(*offset));
+      return;
+    }
+    b.set_list("stage_layers", split.layers, f.at(*offset));
+    if (!split.per_chunk &&
+        std::all_of(split.offsets.begin(), split.offsets.end(), [](int64_t o) { return o >= 0; }))
+      b.set_list("stage_layer_offsets", split.offsets, f.at(*offset));
   }
 
   // ---- AutoModels schema --------------------------------------------------
@@ -432,8 +430,11 @@ class HyperParallelParser final : public sdk::ParserPlugin {
 
   // As the reference's checks encode them (§3.5, §7.1): no SP with CP, TP a
   // power of two; interleaving (pp_interleave_num), FSDP (dp_shard) and
-  // expert TP (expert_tensor_parallel_degree) are available.
+  // expert TP (expert_tensor_parallel_degree) are available. Its parallel
+  // optimizer shards the parameters with the states (zero 2), or FSDP
+  // everything (zero 3): no ZeRO-1.
   static void write_capabilities(sdk::Builder& b) {
+    b.set("capabilities.no_zero1", 1, kDefault);
     b.set("capabilities.sp_with_cp", 0, kDefault);
     b.set("capabilities.needs_pow2_tp", 1, kDefault);
     b.set("capabilities.interleave", 1, kDefault);

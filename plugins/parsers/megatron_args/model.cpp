@@ -858,14 +858,14 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     }
   }
   if (stage_layers.empty() && !noop.empty() && pp.known() && vpp.known() && n % (pp.value * vpp.value) == 0) {
-    // MindSpeed places the layers evenly, noop layers included, chunk by chunk.
+    // MindSpeed places the layers evenly, noop layers included, chunk by
+    // chunk in model order: the layers left per virtual stage (pp·vpp
+    // entries under vpp, which keeps where DualPipe-V's V puts the last
+    // chunk: on rank 0), per stage without.
     const int64_t chunk = n / (pp.value * vpp.value);
-    stage_layers.assign(static_cast<size_t>(pp.value), 0);
-    for (int64_t i = 0; i < n; ++i) {
-      if (noop.count(i) != 0) continue;
-      const int64_t virtual_stage = i / chunk;
-      ++stage_layers[static_cast<size_t>(virtual_stage % pp.value)];
-    }
+    stage_layers.assign(static_cast<size_t>(pp.value * vpp.value), 0);
+    for (int64_t i = 0; i < n; ++i)
+      if (noop.count(i) == 0) ++stage_layers[static_cast<size_t>(i / chunk)];
     stage_where = args.where(*args.find({"--noop-layers"}).occurrence);
     stage_where.field = "--noop-layers (layers left on each pipeline stage)";
   }
@@ -969,6 +969,13 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // The distributed optimizer shards the optimizer states (zero 1), FSDP
   // everything (zero 3); nothing shards the gradients alone.
   b.set("capabilities.no_zero2", 1, caps);
+  // Layers that do not divide over the stages: Megatron-LM's equal middle
+  // stages, the first and last the rest (--decoder-first/last-pipeline-num-
+  // layers; megatron/core/transformer/transformer_block.py,
+  // get_num_layers_to_build); MindSpeed pads them with --noop-layers.
+  const bool pads = mindspeed || args.find({"--noop-layers"}).state != State::absent;
+  b.set_string("stage_split", pads ? "padded" : "first_last",
+               pads ? fallback("MindSpeed: --noop-layers pad the layers") : caps);
 
   // Data-parallel degree: Megatron derives dp = world / (tp·pp·cp); the world
   // is what the launch command starts (processes per node × nodes).

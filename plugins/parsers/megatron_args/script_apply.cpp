@@ -6,6 +6,9 @@
 #include <optional>
 #include <vector>
 
+#include <ndsearch/sdk/stage_split.hpp>
+
+#include "plugins/common/parsing/applied_recompute.hpp"
 #include "plugins/common/parsing/text_edits.hpp"
 #include "plugins/parsers/megatron_args/arguments.hpp"
 #include "plugins/parsers/megatron_args/shell_reader.hpp"
@@ -26,32 +29,75 @@ Wanted dropped(const char* flag) {
   return {flag, false, ""};
 }
 
-// The even split, or the first and last stages' counts Megatron-Core states
-// with --decoder-first/last-pipeline-num-layers (vpp 1, equal middle stages).
-std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStrategy& a) {
+// The even split, or the first and last ranks' counts Megatron-Core states
+// with --decoder-first/last-pipeline-num-layers (equal middle ranks; under
+// virtual stages every chunk row alike, each rank's count split evenly over
+// its chunks: megatron/core/transformer/transformer_block.py,
+// get_num_layers_to_build).
+std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStrategy& a,
+                                int64_t padded_slots) {
   std::vector<Wanted> out{dropped("--decoder-first-pipeline-num-layers"),
                           dropped("--decoder-last-pipeline-num-layers"),
                           dropped("--num-layer-list")};
-  const std::vector<int64_t>& layers = a.stage_layers;
-  if (layers.empty()) return out;
+  const auto pp = static_cast<size_t>(a.strategy.pp), vpp = static_cast<size_t>(a.strategy.vpp);
+  if (padded_slots > 0) {
+    // MindSpeed's --noop-layers pad --num-layers (`padded_slots`) to a
+    // multiple of the stages, the no-op layers at the end: the script's
+    // padding must make the split priced (sdk/stage_split.hpp, padded_split).
+    const auto stages = static_cast<int64_t>(pp * vpp);
+    std::vector<int64_t> own;
+    const bool same = padded_slots % stages == 0 && sdk::padded_split(a.layers, stages, own) &&
+                      (a.stage_layers.empty() || own == a.stage_layers);
+    if (!same)
+      cannot_write(where, "MindSpeed pads the layers with --noop-layers to --num-layers = " +
+                              std::to_string(padded_slots) + ", which does not split as priced over " +
+                              std::to_string(stages) +
+                              " stages: set --num-layers and --noop-layers for them by hand");
+    return {};
+  }
+  if (a.stage_layers.empty()) return out;
+  const std::vector<int64_t>& v = a.stage_layers;  // by virtual stage: chunk·pp + rank
+  bool rows_alike = v.size() == pp * vpp;
+  for (size_t i = 0; rows_alike && i < v.size(); ++i) rows_alike = v[i] == v[i % pp];
+  std::vector<int64_t> layers(pp, 0);  // per rank
+  for (size_t i = 0; rows_alike && i < v.size(); ++i) layers[i % pp] += v[i];
   const bool middles_equal =
       layers.size() <= 3 ||
       std::all_of(layers.begin() + 1, layers.end() - 1, [&](int64_t n) { return n == layers[1]; });
-  if (a.strategy.vpp != 1 || layers.size() < 2 || !middles_equal)
+  if (!rows_alike || layers.size() < 2 || !middles_equal)
     cannot_write(
         where,
         "Megatron-LM states an uneven split only for the first and last pipeline stages "
-        "(--decoder-first/last-pipeline-num-layers, without virtual stages); this split is "
-        "not one: "
-        "apply a strategy with the even split");
+        "(--decoder-first/last-pipeline-num-layers, every virtual stage of a rank alike); this "
+        "split is not one: apply a strategy with the split Megatron-LM builds");
   out[0] = {"--decoder-first-pipeline-num-layers", true, std::to_string(layers.front())};
   out[1] = {"--decoder-last-pipeline-num-layers", true, std::to_string(layers.back())};
   return out;
 }
 
+// The N of `--recompute-method block --recompute-num-layers N` that states
+// a priced plan (its first N layers of every virtual stage fully
+// recomputed: Megatron-Core's block method counts per model chunk,
+// megatron/core/transformer/transformer_block.py, _checkpointed_forward), or
+// 0 when every layer runs the strategy's mode. Anything else (another count
+// per stage, selective or offloaded layers among them) has no Megatron flag.
+int64_t block_recompute_layers(const std::string& where, const sdk::AppliedStrategy& a) {
+  const std::vector<StageRecompute> stages = recompute_per_virtual_stage(a);
+  if (stages.empty()) return 0;
+  const int64_t n = stages.front().full;
+  for (const StageRecompute& st : stages)
+    if (st.full != n || !st.full_first || st.selective > 0 || st.offloaded > 0 || n == 0)
+      cannot_write(where,
+                   "its layers do not all recompute alike and its plan is not the first N layers "
+                   "of every (virtual) stage recomputed in full, which Megatron-LM's "
+                   "--recompute-method block states: rank with one recompute mode for every "
+                   "layer");
+  return n;
+}
+
 // The flags that carry `applied`, in the order they are added to a script.
 std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
-                                 bool vpp_as_layers, int64_t layers) {
+                                 bool vpp_as_layers, int64_t layers, int64_t padded_slots) {
   const nds_strategy& s = a.strategy;
   std::vector<Wanted> w;
   const auto value = [&](const char* flag, int64_t v, int64_t fallback = -1) {
@@ -100,26 +146,33 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
                               "the whole data-parallel group (dp·cp = " +
                               std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
     toggle("--use-distributed-optimizer", s.zero == 1);
+    // Megatron-LM refuses --overlap-param-gather without a sharded optimizer
+    // (megatron/training/arguments.py, validate_args, core_v0.19.0: "only
+    // supported with distributed optimizer, megatron fsdp, or dist_muon"); at
+    // zero 0 nothing is gathered.
+    if (s.zero == 0) w.push_back(dropped("--overlap-param-gather"));
   }
   value("--micro-batch-size", s.mbs);
   value("--global-batch-size", a.global_batch);
-  if (s.recompute == NDS_RECOMPUTE_NONE) {
+  if (s.recompute == NDS_RECOMPUTE_NONE && a.layer_options.empty()) {
     for (const char* f :
          {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
       w.push_back(dropped(f));
     toggle("--recompute-activations", false);
-  } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE) {
+  } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && a.layer_options.empty()) {
     w.push_back({"--recompute-granularity", true, "selective"});
     w.push_back(dropped("--recompute-method"));
     w.push_back(dropped("--recompute-num-layers"));
   } else {
-    // Every layer of every stage: uniform over groups of one layer.
+    // Every layer of every stage: uniform over groups of one layer; the
+    // first N of each (virtual) stage: block N.
+    const int64_t block = block_recompute_layers(where, a);
     w.push_back({"--recompute-granularity", true, "full"});
-    w.push_back({"--recompute-method", true, "uniform"});
-    w.push_back({"--recompute-num-layers", true, "1"});
+    w.push_back({"--recompute-method", true, block > 0 ? "block" : "uniform"});
+    w.push_back({"--recompute-num-layers", true, std::to_string(block > 0 ? block : 1)});
     toggle("--recompute-activations", false);
   }
-  for (Wanted& f : split_flags(where, a)) w.push_back(std::move(f));
+  for (Wanted& f : split_flags(where, a, padded_slots)) w.push_back(std::move(f));
   return w;
 }
 
@@ -304,14 +357,16 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   if (layers.state == Found::State::known && !layers.occurrence->values.empty())
     n = std::strtoll(layers.occurrence->values.front().text().c_str(), nullptr, 10);
   const bool vpp_as_layers = args.has({"--num-layers-per-virtual-pipeline-stage"});
+  const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);
-  for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n)) editor.apply(w);
+  for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots))
+    editor.apply(w);
   return editor.text();
 }
 
 std::string megatron_flags(const sdk::AppliedStrategy& applied) {
   std::string out;
-  for (const Wanted& w : wanted_flags("", applied, false, 0))
+  for (const Wanted& w : wanted_flags("", applied, false, 0, 0))
     if (w.present && !w.default_value)
       out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
   return out;

@@ -1,10 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
 
+#include <algorithm>
+
+#include "plugins/common/parsing/applied_recompute.hpp"
 #include "plugins/common/parsing/yaml_apply.hpp"
 #include "plugins/common/parsing/yaml_check.hpp"
 
 namespace ndsearch::plugins::mindformers {
+namespace {
+
+// Recompute as priced: one switch when every layer runs the strategy's mode,
+// else per-stage counts (recompute: [...] fully, select_recompute: [...]
+// selectively), which MindFormers applies to the first layers of each stage
+// (mindformers/models/utils.py, LayerSetting), as the pricing places them.
+void write_recompute(const std::string& path, const sdk::AppliedStrategy& a, yaml::YamlEditor& e) {
+  const nds_strategy& s = a.strategy;
+  if (a.layer_options.empty()) {
+    const bool full = s.recompute == NDS_RECOMPUTE_FULL,
+               selective = s.recompute == NDS_RECOMPUTE_SELECTIVE;
+    e.set("recompute_config.recompute", e.boolean("recompute_config.recompute", full));
+    e.set_flag_unless_default("recompute_config.select_recompute", selective, false);
+    return;
+  }
+  if (s.vpp != 1)
+    cannot_write(path,
+                 "per-stage recompute with pp_interleave_num > 1: write the per-chunk "
+                 "recompute lists by hand, or rank with one recompute mode");
+  std::vector<int64_t> full, selective;
+  for (const StageRecompute& stage : recompute_per_virtual_stage(a)) {
+    if (stage.offloaded > 0)
+      cannot_write(path,
+                   "an offloaded layer: MindFormers' recompute lists cannot state per-layer "
+                   "offload; rank without offloading");
+    full.push_back(stage.full), selective.push_back(stage.selective);
+  }
+  const auto any = [](const std::vector<int64_t>& v) {
+    return std::any_of(v.begin(), v.end(), [](int64_t n) { return n > 0; });
+  };
+  e.set("recompute_config.recompute",
+        any(full) ? yaml::flow_list(full) : e.boolean("recompute_config.recompute", false));
+  if (any(selective))
+    e.set("recompute_config.select_recompute", yaml::flow_list(selective));
+  else
+    e.set_flag_unless_default("recompute_config.select_recompute", false, false);
+}
+
+}  // namespace
 
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
   if (path.empty())
@@ -29,6 +71,11 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   }
   e.set_flag_unless_default("parallel_config.use_seq_parallel", s.sp == 1, false);
   e.set_unless_default("model.model_config.pp_interleave_num", s.vpp, 1);
+  // pp_interleave_num is read only with pipeline_interleave on; without it
+  // MindFormers runs plain 1F1B (mindformers/models/utils.py, LayerSetting;
+  // mindformers/trainer/base_trainer.py).
+  const std::string interleave = "parallel.pipeline_config.pipeline_interleave";
+  if (s.vpp > 1 || e.has(interleave)) e.set(interleave, e.boolean(interleave, s.vpp > 1));
 
   // The pipeline scheduler.
   std::string scheduler;
@@ -56,6 +103,11 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
                  "mbn=" + std::to_string(s.mbn) +
                      " does not divide by micro_batch_interleave_num = " + std::to_string(split));
   if (s.pp > 1) {
+    // MindSpore's pipeline needs at least as many micro-batches as stages.
+    if (s.mbn / split < s.pp)
+      cannot_write(path, "mbn=" + std::to_string(s.mbn / split) +
+                             " micro-batches for pipeline_stage=" + std::to_string(s.pp) +
+                             ": MindSpore's pipeline needs micro_batch_num >= pipeline_stage");
     e.set("parallel_config.micro_batch_num", std::to_string(s.mbn / split));
   } else {
     e.set_if_present("parallel_config.micro_batch_num", std::to_string(s.mbn / split));
@@ -80,21 +132,13 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
     if (!whole || e.has(size)) e.set(size, whole ? "-1" : std::to_string(s.op));
   }
 
-  // Recompute: every layer of every stage, or none.
-  const bool full = s.recompute == NDS_RECOMPUTE_FULL,
-             selective = s.recompute == NDS_RECOMPUTE_SELECTIVE;
-  e.set("recompute_config.recompute", e.boolean("recompute_config.recompute", full));
-  e.set_flag_unless_default("recompute_config.select_recompute", selective, false);
+  write_recompute(path, applied, e);
 
-  // Offsets from the even split (vpp 1), or 0 where the file states them.
+  // Offsets from the even split (a row per chunk under vpp), or 0 where the
+  // file states them.
   const std::string offset = "model.model_config.offset";
   if (!applied.stage_layers.empty()) {
-    if (s.vpp != 1)
-      cannot_write(
-          path,
-          "an uneven split with pp_interleave_num > 1: write the per-chunk offsets by hand, or "
-          "apply a strategy with the even split");
-    e.set(offset, yaml::flow_list(yaml::offsets_from_even_split(applied.stage_layers)));
+    e.set(offset, yaml::offset_value(path, applied.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }

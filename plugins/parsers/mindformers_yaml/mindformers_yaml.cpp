@@ -222,11 +222,13 @@ class MindformersParser final : public sdk::ParserPlugin {
     b.set("stated.ep", ep.value, ep.where);
     if (shape.moe) {
       auto etp = r.int_in(f.find("moe_config"), "expert_model_parallel");
-      if (etp && etp->value > 1) {
-        b.set("stated.etp", etp->value, etp->where);
+      if (etp) {
+        // Stated, 1 included: experts split over that many devices (1: whole).
+        b.set("stated.etp", std::max<int64_t>(1, etp->value), etp->where);
       } else if (tp.value * ep.value > dp.value * tp.value) {
-        // MindFormers splits experts by tp unless tp·ep outgrows dp·tp; then
-        // they are whole (the reference's rule, nd_behaviour.md "Expert degrees").
+        // Unstated: MindFormers splits experts by tp unless tp·ep outgrows
+        // dp·tp; then they are whole (the reference's rule, nd_behaviour.md
+        // "Expert degrees").
         b.set("stated.etp", 1,
               {f.path(), ep.where.line,
                "parallel_config.expert_parallel (experts whole: tp·ep > dp·tp)", ""});
@@ -574,37 +576,20 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (!offset || pp.value <= 1) return;
     plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
     const int64_t total = s.layers.value + (s.mtp_in_offset ? s.mtp.value : 0);
-    std::vector<int64_t> offsets;
-    if (offset->node.IsScalar()) {
-      const int64_t o = f.integer(*offset);
-      if (o == 0) {
-        b.set_list("stage_layer_offsets", std::vector<int64_t>(static_cast<size_t>(pp.value), 0), f.at(*offset));
-        return;
-      }
-      offsets.assign(static_cast<size_t>(pp.value), o);
-    } else {
-      offsets = per_stage(f, *offset);
+    if (offset->node.IsScalar() && f.integer(*offset) == 0) {
+      b.set_list("stage_layer_offsets", std::vector<int64_t>(static_cast<size_t>(pp.value), 0), f.at(*offset));
+      return;
     }
-    if (static_cast<int64_t>(offsets.size()) != pp.value)
-      f.bad(*offset, "one offset per pipeline stage (" + std::to_string(pp.value) + ", parallel_config.pipeline_stage)");
-    const int64_t chunks = offset->node.IsSequence() && offset->node[0].IsSequence() ? vp.value : 1;
-    const int64_t even = total / (pp.value * chunks) * chunks;
-    std::vector<int64_t> layers;
-    for (int64_t o : offsets) {
-      if (even + o < 0) f.bad(*offset, "offsets that leave every stage at least 0 layers");
-      layers.push_back(even + o);
-    }
-    const int64_t sum = std::accumulate(layers.begin(), layers.end(), int64_t{0});
-    if (sum != total)
-      f.bad(*offset, "offsets that place all " + std::to_string(total) + " layers" +
-                         (s.mtp_in_offset && s.mtp.value > 0 ? " (with the MTP layers)" : "") + "; these place " +
-                         std::to_string(sum) + " over " + std::to_string(pp.value) + " stages of " +
-                         std::to_string(even) + " plus the offset");
-    b.set_list("stage_layers", layers, f.at(*offset));
+    const yaml::OffsetSplit split = yaml::split_from_offsets(
+        f, *offset, total, pp.value, vp.value, "parallel_config.pipeline_stage",
+        s.mtp_in_offset && s.mtp.value > 0 ? "layers (with the MTP layers)" : "layers");
+    b.set_list("stage_layers", split.layers, f.at(*offset));
     // The vocabulary's offsets are whole numbers >= 0 (ABI 1.0); negative
-    // MindFormers offsets reach the model through stage_layers only.
-    if (std::all_of(offsets.begin(), offsets.end(), [](int64_t o) { return o >= 0; }))
-      b.set_list("stage_layer_offsets", offsets, f.at(*offset));
+    // MindFormers offsets, and a list per chunk, reach the model through
+    // stage_layers only.
+    if (!split.per_chunk &&
+        std::all_of(split.offsets.begin(), split.offsets.end(), [](int64_t o) { return o >= 0; }))
+      b.set_list("stage_layer_offsets", split.offsets, f.at(*offset));
   }
 
   static void write_dtypes(const Reader& r, bool mcore, sdk::Builder& b) {
@@ -643,8 +628,13 @@ class MindformersParser final : public sdk::ParserPlugin {
   // (§3.5, §7.1): sequence parallel never with context parallel, tensor
   // parallel a power of two; interleaved pipelines (pp_interleave_num), weight
   // sharding by the parallel optimizer, expert tensor parallel
-  // (moe_config.expert_model_parallel).
+  // (moe_config.expert_model_parallel). MindSpore's parallel optimizer
+  // (enable_parallel_optimizer) shards the parameters with the optimizer
+  // states, and the gradients too with gradient_accumulation_shard: zero 2 or
+  // 3, never the states alone (MindSpore's "Optimizer Parallel" guide;
+  // mindformers/trainer/base_trainer.py passes parallel_optimizer_config on).
   static void write_capabilities(sdk::Builder& b) {
+    b.set("capabilities.no_zero1", 1, kDefault);
     b.set("capabilities.sp_with_cp", 0, kDefault);
     b.set("capabilities.needs_pow2_tp", 1, kDefault);
     b.set("capabilities.interleave", 1, kDefault);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/torchtitan_toml/apply_strategy.hpp"
 
+#include <ndsearch/sdk/stage_split.hpp>
+
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -39,6 +41,7 @@ std::string schedule_name(const std::string& path, nds_schedule schedule) {
 std::vector<Key> keys_of(const std::string& path, const sdk::AppliedStrategy& a,
                          const JobFile* job) {
   const nds_strategy& s = a.strategy;
+  refuse_per_layer_recompute(path, a.layer_options, "TorchTitan's activation_checkpoint");
   std::vector<Key> k;
   // `fallback`: TorchTitan's default, left out of a file that does not state the key.
   const auto put = [&](const char* table, const char* name, int64_t v, int64_t fallback = -2) {
@@ -101,8 +104,19 @@ std::vector<Key> keys_of(const std::string& path, const sdk::AppliedStrategy& a,
                     std::to_string(stages) + " stages");
     put("parallelism", "pipeline_parallel_layers_per_stage", per);
   }
-  if (!a.stage_layers.empty())
-    cannot_write(path, "an uneven split: TorchTitan splits by layers per stage only");
+  // A split it was priced with must be the one TorchTitan builds (its
+  // generator weighs the embedding and the head as the file states).
+  if (!a.stage_layers.empty()) {
+    int64_t edge = 1;
+    if (job != nullptr)
+      edge = job->integer("parallelism.pipeline_parallel_first_stage_less_layers").value_or(1);
+    std::vector<int64_t> own;
+    if (!sdk::edges_weighted_split(a.layers, static_cast<int64_t>(s.pp) * s.vpp, edge, own) ||
+        own != a.stage_layers)
+      cannot_write(path, "a split TorchTitan does not build from layers per stage (it weighs the "
+                         "embedding and the head as layers on the first and last stage): apply "
+                         "one with the split TorchTitan builds");
+  }
   // Batch: one local batch per step split into micro-batches (pipelines), or
   // local batch = mbs accumulated mbn times (none).
   if (s.pp > 1) {

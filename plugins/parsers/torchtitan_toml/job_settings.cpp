@@ -148,6 +148,14 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
   b.set("capabilities.zero3", 1, titan);
   b.set("capabilities.expert_tp", 1, titan);
   b.set("capabilities.needs_pow2_tp", 0, titan);
+  // FSDP2 (fully_shard) shards parameters, gradients and states together
+  // (zero 3; zero 2 with fsdp_reshard_after_forward = "never"); DDP shards
+  // nothing: no ZeRO-1 (torchtitan/distributed/parallel_dims.py,
+  // torchtitan/models/llama3/infra/parallelize.py apply_fsdp / apply_ddp).
+  b.set("capabilities.no_zero1", 1, titan);
+  // Its TP plans always shard the norms over the sequence (SequenceParallel
+  // in parallelize.py apply_tp): no TP without SP.
+  b.set("capabilities.needs_sp_with_tp", 1, titan);
 }
 
 // The schedule and the virtual stages per rank (pipeline_llm in
@@ -163,6 +171,19 @@ void pipeline(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builder
   else
     b.unknown_field(
         job.derived(field, "schedule \"" + name + "\" is not one of " + kScheduleNames));
+  // How TorchTitan splits the layers: the embedding and the head weigh
+  // pipeline_parallel_first/last_stage_less_layers layers (1 by default)
+  // on the first and last stage (generate_llm_fqn_per_model_part).
+  const char* first_less = "parallelism.pipeline_parallel_first_stage_less_layers";
+  const char* last_less = "parallelism.pipeline_parallel_last_stage_less_layers";
+  const int64_t edge = layer_weight(job, first_less);
+  if (layer_weight(job, last_less) != edge)
+    b.unknown_field(job.derived(last_less, "differs from " + std::string(first_less) +
+                                               ": the split is priced with both at " +
+                                               std::to_string(edge)));
+  b.set_string("stage_split", "edges_weighted", torchtitan_default());
+  b.set("stage_split_edge_layers", edge,
+        job.find(first_less) != nullptr ? source(job, first_less) : torchtitan_default());
   if (d.pp.value == 1) {
     b.set("stated.vpp", 1, d.pp.where);  // no pipeline: one stage
     return;

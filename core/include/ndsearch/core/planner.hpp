@@ -46,6 +46,7 @@ struct ModelSettings {
   std::filesystem::path config;
   std::string framework;  // a parser id or alias; empty: the parser that recognises the file
   bool strict = false;    // fields the parser does not understand are errors
+  bool any_trainer = false;  // rank what the config's trainer cannot run too
   std::optional<int64_t> seq_len, global_batch, micro_batch_size, vocab_size;
   std::optional<std::string> dtype, fp8_recipe, overlap;
   // A vision-language model's image tokens per sequence (after the tower

@@ -28,6 +28,7 @@ inline constexpr SettingName kSettingNames[] = {
     {"config", "the config"},
     {"framework", "the parser"},
     {"strict", "strict parsing"},
+    {"any_trainer", "ranking for any trainer"},
     {"seq_len", "the sequence length"},
     {"global_batch", "the global batch"},
     {"micro_batch_size", "the micro-batch size"},

@@ -106,6 +106,9 @@ struct AppliedStrategy {
   int64_t layers = 0;                 // decoder layers of the language model
   int64_t devices = 0;
   int64_t global_batch = 0;
+  // 1.7: each decoder layer's nds_layer_option as priced; empty: every layer
+  // runs the strategy's recompute mode.
+  std::vector<int32_t> layer_options;
 
   // Reads the fields the host's struct has (a later host's extra fields are ignored).
   static AppliedStrategy of(const nds_applied_strategy& a) {
@@ -120,6 +123,9 @@ struct AppliedStrategy {
     if (has(offsetof(nds_applied_strategy, devices) + sizeof(int64_t))) out.devices = a.devices;
     if (has(offsetof(nds_applied_strategy, global_batch) + sizeof(int64_t)))
       out.global_batch = a.global_batch;
+    if (has(offsetof(nds_applied_strategy, layer_option_count) + sizeof(size_t)) &&
+        a.layer_options != nullptr)
+      out.layer_options.assign(a.layer_options, a.layer_options + a.layer_option_count);
     return out;
   }
 };

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// test_ranking_to_run.cpp: issue 33 on the reference's own example configs,
+// read in place from ../shared/configs: the config search --emit-config
+// writes is the job it ranked (eval of the written file gives the ranked
+// step time and peak), and the reference's best DeepSeek-V3 strategies are
+// priced, not refused.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/support/run_command.hpp"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCli = "env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI);
+
+std::string shared(const std::string& config) {
+  return std::string(NDS_TEST_SHARED_CONFIGS) + "/" + config;
+}
+
+json json_of(const std::string& args) {
+  const auto r = ndsearch::test::run_command(kCli + " " + args);
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// search --emit-config of rank 1, then eval of the written file: the same
+// step time and peak as the ranked row.
+void check_emitted_prices_as_ranked(const std::string& config, const std::string& search_flags,
+                                    const std::string& eval_flags) {
+  const fs::path out =
+      fs::temp_directory_path() /
+      fmt::format("nds_ranking_to_run_{}{}", ::getpid(), fs::path(config).extension().string());
+  fs::remove(out);
+  const json ranked = json_of("search " + shared(config) + " " + search_flags +
+                              " -t 1 --format json --emit-config " + out.string());
+  REQUIRE(fs::exists(out));
+  const json& best = ranked["ranking"][0];
+  const json written = json_of("eval " + out.string() + " " + eval_flags + " --format json");
+  INFO(best["strategy"].dump() << "\nwritten: " << written["strategy"].dump());
+  CHECK(written["time"]["step_s"].get<double>() ==
+        Approx(best["time"]["step_s"].get<double>()).epsilon(1e-9));
+  CHECK(written["memory"]["peak_bytes"].get<double>() ==
+        Approx(best["memory"]["peak_bytes"].get<double>()).epsilon(1e-9));
+  fs::remove(out);
+}
+
+}  // namespace
+
+TEST_CASE("Qwen3-72B's per-stage recompute is written as priced (MindFormers, 128 A2)") {
+  // pretrain_qwen3_72b.yaml states recompute [8,6,6,6,4,4,2,2] for pp 8:
+  // a search at another pp prices those counts rescaled, and the written
+  // YAML must carry them as a per-stage list (issue 33: it said
+  // `recompute: True`, every layer, 19 % slower when priced again).
+  check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
+                                 "-A A2 -d 128 -l DP TP PP", "-A A2 -d 128 --layers-from-config");
+}
+
+TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute lists") {
+  // 40 GiB leaves the best strategies recomputing some layers of each
+  // stage: the plan is written as MindFormers' recompute / select_recompute
+  // lists and prices as ranked.
+  check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
+                                 "-A A2 -d 128 -l DP TP PP -ar -M 40GB",
+                                 "-A A2 -d 128 -M 40GB --layers-from-config");
+}
+
+TEST_CASE("The reference's DeepSeek-V3 strategies with etp·ep past dp·tp are priced, not refused") {
+  // deepseek.yaml states moe_config.expert_model_parallel: 1 (experts whole):
+  // read as etp 1, dp 32 x tp 8 x pp 4 with ep 64 carves 64 expert groups of
+  // one device from dp·cp·tp = 256 (issue 33: etp defaulted to tp, and
+  // etp·ep = 512 did not divide 256). The others share the pattern tp·ep > dp·tp.
+  for (const char* s : {"dp=32,tp=8,pp=4,ep=64", "dp=16,tp=8,pp=8,ep=64", "dp=32,tp=4,pp=8,ep=64",
+                        "dp=64,tp=4,pp=4,ep=128", "dp=16,tp=4,pp=16,ep=64"}) {
+    const auto r =
+        ndsearch::test::run_command(kCli + " eval " + shared("hyperparallel/deepseek.yaml") +
+                                    " -A A2 -d 1024 -b 512 --format json --strategy " + s);
+    INFO(s << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["valid"] == true);
+    CHECK(j["strategy"]["etp"] == 1);
+  }
+}
+
+TEST_CASE("Rank 1 of a search whose config names a trainer can be written") {
+  // Issue 33: rank 1 was ZeRO-1 on MindFormers (which has none), TP without
+  // SP or an interleaving of 80 layers TorchTitan cannot split on
+  // TorchTitan, and a split Megatron cannot build (the reference's remainder
+  // rule) on MindSpeed; the trainers' limits and splits now bound the search,
+  // and the written file prices as ranked (write_config checks it).
+  for (const auto& [config, flags] : std::vector<std::pair<std::string, std::string>>{
+           {"mindformers/pretrain_llama3_70b.yaml", "-A A2 -d 64 -l DP TP PP ZERO"},
+           {"mindformers/pretrain_qwen3_32b_4k.yaml", "-A A2 -d 32 -l DP TP PP ZERO SP"},
+           {"torchtitan/llama3_70b.toml", "-A nvidia-h100-sxm -d 64 -b 64"},
+           {"torchtitan/llama3_8b.toml", "-A nvidia-h100-sxm -d 64 -b 64"},
+           {"mindspeed/pretrain_qwen3_235b_a22b_4k_A3_ptd.sh", "-A A3 -l DP TP PP EP"},
+           {"mindspeed/pretrain_deepseek3_671b_4k_A3_ptd.sh", "-A A3 -l DP TP PP EP"}}) {
+    const fs::path out =
+        fs::temp_directory_path() /
+        fmt::format("nds_rank1_{}{}", ::getpid(), fs::path(config).extension().string());
+    fs::remove(out);
+    const auto r = ndsearch::test::run_command(kCli + " search " + shared(config) + " " + flags +
+                                               " -t 1 --emit-config " + out.string());
+    INFO(config << "\n" << r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("trainer limits: ") && Catch::Contains("no ZeRO-"));
+    CHECK_THAT(r.out, Catch::Contains("it prices as the ranked job"));
+    CHECK(fs::exists(out));
+    fs::remove(out);
+  }
+}
+
+TEST_CASE(
+    "compare scores every run of the reference's Qwen3-72B experiment, op adapted by one rule") {
+  // The eight strategies of the reference's qwen3_72b_128devices_search.yaml
+  // ("ISSUE 126 exp6", 128 A2, dp·mb = 128 sequences a step), in its
+  // classified CSV's columns. Its measured times are not published (the
+  // reference's README: its result CSVs are not part of the package), so the
+  // times here are placeholders: what is checked is that every run is
+  // scored. Five run at dp <= 4, where the config's
+  // optimizer_weight_shard_size 8 does not divide dp·cp: op becomes dp·cp,
+  // the rule search applies too, and the output says so (issue 33: refused).
+  const std::string csv =
+      "DP,MP,PP,MB,MBS,time,comp,dp_wait,mp_wait,pp_wait\n"
+      "16,4,2,8,1,30,20,1,4,5\n8,8,2,16,1,30,20,1,4,5\n8,4,4,16,1,30,20,1,4,5\n"
+      "4,8,4,32,1,30,20,1,4,5\n4,4,8,32,1,30,20,1,4,5\n4,2,16,32,1,30,20,1,4,5\n"
+      "2,8,8,64,1,30,20,1,4,5\n1,8,16,128,1,30,20,1,4,5\n";
+  const fs::path runs =
+      fs::temp_directory_path() / fmt::format("nds_qwen3_72b_exp6_{}.csv", ::getpid());
+  {
+    std::ofstream out(runs);
+    out << csv;
+  }
+  const json c = json_of("compare " + shared("hyperparallel/pretrain_qwen3_72b.yaml") +
+                         " -A A2 -d 128 -b 128 --measured " + runs.string() + " --format json");
+  REQUIRE(c["runs"].size() == 8);
+  for (const json& run : c["runs"]) {
+    INFO(run.dump());
+    CHECK(run["refused"].is_null());
+    CHECK(run["predicted_s"].is_number());
+  }
+  CHECK(c["priced"] == 8);
+  fs::remove(runs);
+
+  // The adaptation is said where one strategy is priced.
+  const json e =
+      json_of("eval " + shared("hyperparallel/pretrain_qwen3_72b.yaml") +
+              " -A A2 -d 128 -b 128 --strategy dp=4,tp=8,pp=4,mbn=32,mbs=1 --format json");
+  CHECK(e["strategy"]["op"] == 4);
+  CHECK_THAT(e["assumptions"].dump(),
+             Catch::Contains("op: adapted: dp·cp (the config's op = 8 does not divide dp·cp = 4)"));
+}
