@@ -155,73 +155,48 @@ TEST_CASE(
   CHECK(plugin->module->struct_size == offsetof(nds_module, flags) + sizeof(uint64_t));
 }
 
-TEST_CASE("A plugin built against the released 1.3 headers loads and reads in full") {
-  // 1.4 appended schedule constants only: a 1.3 plugin's tables are the current ones.
+namespace {
+
+// A plugin of a released minor whose module and device tables are the
+// current ones (later minors appended elsewhere): it loads, reads every
+// field, offers its one interface and a whole module table.
+void check_released_minor_in_full(const char* fixture, uint32_t released, const char* source) {
   uint32_t minor = 99;
   bool options_per_call = false;
-  Device d = the_device("compat_1_3", &minor, &options_per_call);
-  CHECK(minor == 3);
+  Device d = the_device(fixture, &minor, &options_per_call);
+  CHECK(minor == released);
   CHECK(options_per_call);
   check_common_figures(d);
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);
-  CHECK(d.source == "compat-1-3");
+  CHECK(d.source == source);
   check_1_1_last_fields(d);
-  auto plugin = load_plugin(test::fixture("compat_1_3"), std::make_shared<const PluginOptions>());
+  auto plugin = load_plugin(test::fixture(fixture), std::make_shared<const PluginOptions>());
   CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
   CHECK(plugin->module->struct_size == sizeof(nds_module));
+}
+
+}  // namespace
+
+TEST_CASE("A plugin built against the released 1.3 headers loads and reads in full") {
+  // 1.4 appended schedule constants only: a 1.3 plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_3", 3, "compat-1-3");
 }
 
 TEST_CASE("A plugin built against the released 1.4 headers loads and reads in full") {
   // 1.5 appended to the parser interface only: a 1.4 hardware plugin's tables are the current ones.
-  uint32_t minor = 99;
-  bool options_per_call = false;
-  Device d = the_device("compat_1_4", &minor, &options_per_call);
-  CHECK(minor == 4);
-  CHECK(options_per_call);
-  check_common_figures(d);
-  check_1_0_trailing_fields(d);
-  check_1_1_fields_but_last(d);
-  CHECK(d.source == "compat-1-4");
-  check_1_1_last_fields(d);
-  auto plugin = load_plugin(test::fixture("compat_1_4"), std::make_shared<const PluginOptions>());
-  CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
-  CHECK(plugin->module->struct_size == sizeof(nds_module));
+  check_released_minor_in_full("compat_1_4", 4, "compat-1-4");
 }
 
 TEST_CASE("A plugin built against the released 1.5 headers loads and reads in full") {
   // 1.6 appended to the model's structs only: a 1.5 hardware plugin's tables are the current ones.
-  uint32_t minor = 99;
-  bool options_per_call = false;
-  Device d = the_device("compat_1_5", &minor, &options_per_call);
-  CHECK(minor == 5);
-  CHECK(options_per_call);
-  check_common_figures(d);
-  check_1_0_trailing_fields(d);
-  check_1_1_fields_but_last(d);
-  CHECK(d.source == "compat-1-5");
-  check_1_1_last_fields(d);
-  auto plugin = load_plugin(test::fixture("compat_1_5"), std::make_shared<const PluginOptions>());
-  CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
-  CHECK(plugin->module->struct_size == sizeof(nds_module));
+  check_released_minor_in_full("compat_1_5", 5, "compat-1-5");
 }
 
 TEST_CASE("A plugin built against the released 1.6 headers loads and reads in full") {
-  // 1.7 appended to the parser's applied strategy and the capability bits only:
-  // a 1.6 hardware plugin's tables are the current ones.
-  uint32_t minor = 99;
-  bool options_per_call = false;
-  Device d = the_device("compat_1_6", &minor, &options_per_call);
-  CHECK(minor == 6);
-  CHECK(options_per_call);
-  check_common_figures(d);
-  check_1_0_trailing_fields(d);
-  check_1_1_fields_but_last(d);
-  CHECK(d.source == "compat-1-6");
-  check_1_1_last_fields(d);
-  auto plugin = load_plugin(test::fixture("compat_1_6"), std::make_shared<const PluginOptions>());
-  CHECK(plugin->interfaces.ids() == std::vector<std::string>{NDS_HARDWARE_INTERFACE_ID});
-  CHECK(plugin->module->struct_size == sizeof(nds_module));
+  // 1.7 appended to the parser's applied strategy, the training settings and
+  // the capability bits: a 1.6 hardware plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_6", 6, "compat-1-6");
 }
 
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
