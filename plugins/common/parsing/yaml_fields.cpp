@@ -211,9 +211,11 @@ OffsetSplit split_from_offsets(const File& f, const Field& offset, int64_t total
   const int64_t even = total / static_cast<int64_t>(flat.size());
   int64_t sum = 0;
   for (const int64_t o : flat) {
-    if (even + o < 0) f.bad(offset, "offsets that leave every stage at least 0 layers");
-    out.layers.push_back(even + o);
-    sum += even + o;
+    int64_t layers = 0;
+    if (__builtin_add_overflow(even, o, &layers) || layers < 0 ||
+        __builtin_add_overflow(sum, layers, &sum))
+      f.bad(offset, "offsets that leave every stage at least 0 layers and place the " + what);
+    out.layers.push_back(layers);
   }
   if (sum != total)
     f.bad(offset, "offsets that place all " + std::to_string(total) + " " + what + "; these place " +

@@ -177,6 +177,9 @@ void pipeline(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builder
   const char* first_less = "parallelism.pipeline_parallel_first_stage_less_layers";
   const char* last_less = "parallelism.pipeline_parallel_last_stage_less_layers";
   const int64_t edge = layer_weight(job, first_less);
+  // A weight past the model's layers splits nothing TorchTitan could run.
+  if (edge > std::max<int64_t>(layers, 1))
+    job.fail(first_less, "expected at most the model's " + std::to_string(layers) + " layers");
   if (layer_weight(job, last_less) != edge)
     b.unknown_field(job.derived(last_less, "differs from " + std::string(first_less) +
                                                ": the split is priced with both at " +

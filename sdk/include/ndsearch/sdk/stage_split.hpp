@@ -56,6 +56,8 @@ inline bool first_last_split(int64_t layers, int64_t pp, int64_t vpp, std::vecto
 // where TorchTitan refuses (an edge over a stage's share, more stages than
 // E).
 inline bool edges_weighted_split_exists(int64_t layers, int64_t stages, int64_t edge) {
+  // Weights past the layers (and sums that would overflow) split nothing.
+  if (layers < 0 || edge < 0 || edge > layers) return false;
   const int64_t weighted = layers + 2 * edge;
   if (stages < 1 || edge < 0 || stages > weighted) return false;
   return stages == 1 || (edge <= weighted / stages && weighted / stages - edge >= 1);
@@ -102,6 +104,7 @@ inline bool padded_split(int64_t layers, int64_t stages, std::vector<int64_t>& s
 inline bool edges_weighted_stages_reachable(int64_t layers, int64_t pp, int64_t stages_per_rank,
                                             int64_t edge) {
   if (stages_per_rank <= 2) return true;
+  if (layers < 0 || edge < 0 || edge > layers) return false;
   const int64_t weighted = layers + 2 * edge, stages = pp * stages_per_rank;
   for (int64_t per = 1; per <= weighted; ++per)
     if ((weighted + per - 1) / per == stages) return true;
