@@ -15,14 +15,6 @@
 
 namespace ndsearch {
 
-uint32_t Placement::virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t chunk) {
-  const auto pp = static_cast<uint32_t>(s.pp);
-  if ((s.schedule == NDS_SCHEDULE_ZB_V || s.schedule == NDS_SCHEDULE_DUALPIPE_V) && chunk == 1)
-    return 2 * pp - 1 - rank;
-  if (s.schedule == NDS_SCHEDULE_DUALPIPE) return chunk == 0 ? rank : pp - 1 - rank;
-  return chunk * pp + rank;
-}
-
 nds_candidate Placement::candidate() const {
   return {sizeof(nds_candidate),
           &strategy,

@@ -35,8 +35,16 @@ struct Placement {
 
   // The ABI view; valid while this Placement lives unchanged.
   nds_candidate candidate() const;
-  // Virtual stage of (rank, chunk): c·pp + r, or 2·pp-1-r for zb-v's second chunk.
-  static uint32_t virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t chunk);
+  // Virtual stage of (rank, chunk): c·pp + r, or 2·pp-1-r for zb-v's second
+  // chunk. In the header: it runs per chunk of every candidate, in several
+  // files of the hot path.
+  static uint32_t virtual_stage(const nds_strategy& s, uint32_t rank, uint32_t chunk) {
+    const auto pp = static_cast<uint32_t>(s.pp);
+    if ((s.schedule == NDS_SCHEDULE_ZB_V || s.schedule == NDS_SCHEDULE_DUALPIPE_V) && chunk == 1)
+      return 2 * pp - 1 - rank;
+    if (s.schedule == NDS_SCHEDULE_DUALPIPE) return chunk == 0 ? rank : pp - 1 - rank;
+    return chunk * pp + rank;
+  }
 };
 
 // Layers per virtual stage by the reference's default split and remainder
