@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (model)
     ndsearch::fuzz::expect_only_user_errors([&] {
       const nds_strategy s = ndsearch::strategy_to_apply(*model, "", 0);
-      (void)ndsearch::write_config(*registry, *model, path, options, {s, {}, {}});
+      (void)ndsearch::write_config(*registry, *model, path, options, {s, {}, {}, {}});
     });
   return 0;
 }
