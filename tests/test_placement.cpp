@@ -6,6 +6,7 @@
 
 #include <ndsearch/sdk/stage_split.hpp>
 
+#include "core/model/trainer_limits.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/support/gpt_memory.hpp"
@@ -175,4 +176,20 @@ TEST_CASE("MindSpeed's split pads the layers with no-op layers at the end") {
   REQUIRE(sdk::padded_split(9, 4, split));
   CHECK(split == std::vector<int64_t>{3, 3, 2, 1});
   CHECK_FALSE(sdk::padded_split(3, 4, split));
+}
+
+TEST_CASE("The search header names stated per-stage counts only where they leave layers out") {
+  // 10 layers, full recompute stated for 2 stages: [5, 5] takes in every
+  // layer (Megatron's uniform method), so every layer at any pp, as the
+  // placement prices it; [3, 2] leaves 5 out and is rescaled.
+  Model m = ten_layers(0);
+  m.stated.recompute = NDS_RECOMPUTE_FULL;
+  m.recompute_layers = {5, 5};
+  CHECK_FALSE(stated_counts_apply(test::strategy("pp=4,recompute=full"), m));
+  CHECK(recompute_default_text(m, false) == "recompute: full on every layer (the config's)");
+  m.recompute_layers = {3, 2};
+  CHECK(stated_counts_apply(test::strategy("pp=4,recompute=full"), m));
+  CHECK_THAT(recompute_default_text(m, false),
+             Catch::StartsWith("recompute: the config's per-stage counts [3,2] of full recompute, "
+                               "rescaled to each candidate's pp"));
 }

@@ -198,13 +198,15 @@ void check_price(const PluginRegistry& registry, const Model& written_model,
           fmt::format("peak {} bytes, ranked {} bytes", e.peak_bytes, ranked.peak_bytes));
     // Name what the format did not carry: the layers and recomputed layers per stage.
     if (!differs.empty()) {
-      if (stage_text(e, &StageMemory::layers) != stage_text(ranked, &StageMemory::layers))
-        differs.push_back(fmt::format("layers per stage [{}], ranked [{}]",
-                                      stage_text(e, &StageMemory::layers),
-                                      stage_text(ranked, &StageMemory::layers)));
-      if (recomputed_text(e) != recomputed_text(ranked))
-        differs.push_back(fmt::format("recomputed layers per stage [{}], ranked [{}]",
-                                      recomputed_text(e), recomputed_text(ranked)));
+      const std::string layers = stage_text(e, &StageMemory::layers),
+                        ranked_layers = stage_text(ranked, &StageMemory::layers);
+      if (layers != ranked_layers)
+        differs.push_back(
+            fmt::format("layers per stage [{}], ranked [{}]", layers, ranked_layers));
+      const std::string recomputed = recomputed_text(e), ranked_recomputed = recomputed_text(ranked);
+      if (recomputed != ranked_recomputed)
+        differs.push_back(fmt::format("recomputed layers per stage [{}], ranked [{}]", recomputed,
+                                      ranked_recomputed));
     }
   }
   if (differs.empty()) return;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/model.hpp"
 
+#include <numeric>
+
 namespace ndsearch {
 
 nds_layer_block unknown_block(nds_block_kind kind, int64_t layers) {
@@ -69,6 +71,12 @@ bool overlap_stated(const Model& model) {
   for (const OverlapSwitch& s : overlap_switches())
     if (model.training_provenance.count(s.key) != 0) return true;
   return false;
+}
+
+bool stated_counts_partial(const Model& model) {
+  return !model.recompute_layers.empty() &&
+         std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(),
+                         int64_t{0}) < model.decoder_layers();
 }
 
 int64_t Model::decoder_layers() const {

@@ -121,4 +121,11 @@ const std::vector<Fp8RecipeName>& fp8_recipe_names();
 // trainer): the time model then assumes a well-tuned run and says so.
 bool overlap_stated(const Model& model);
 
+// True when the config states per-stage recompute counts that leave some
+// layers out (counts that take in every layer, Megatron's uniform method,
+// mean every layer at any pp): the counts then apply, rescaled, to a
+// strategy of the mode they are stated for (placement.hpp,
+// stated_counts_apply).
+bool stated_counts_partial(const Model& model);
+
 }  // namespace ndsearch

@@ -60,7 +60,7 @@ std::string recompute_default_text(const Model& model, bool recompute_searched) 
   const nds_strategy& stated = model.stated;
   const char* mode = recompute_name(static_cast<nds_recompute_mode>(stated.recompute));
   const std::string counts =
-      model.recompute_layers.empty()
+      !stated_counts_partial(model)
           ? std::string()
           : fmt::format(
                 "the config's per-stage counts [{}] of {} recompute, rescaled to each "

@@ -154,9 +154,7 @@ void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& 
 
 bool stated_counts_apply(const nds_strategy& s, const Model& model) {
   return s.recompute != NDS_RECOMPUTE_NONE && s.recompute == model.stated.recompute &&
-         !model.recompute_layers.empty() &&
-         std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(), int64_t{0}) <
-             model.decoder_layers();
+         stated_counts_partial(model);
 }
 
 namespace {

@@ -263,20 +263,24 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     auto offset = f.find(overrides, "offset");
     if (!offset || pp.value <= 1) return;
     plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
-    if (offset->node.IsScalar() && f.integer(*offset) == 0) {
-      b.set_list("stage_layer_offsets", std::vector<int64_t>(static_cast<size_t>(pp.value), 0), f.at(*offset));
-      return;
+    // No offset (0, or a 0 per stage): the trainer's own split, whatever
+    // the remainder.
+    const bool per_chunk = offset->node.IsSequence() && offset->node.size() > 0 && offset->node[0].IsSequence();
+    if (!per_chunk) {
+      const std::vector<int64_t> given = offset->node.IsScalar()
+                                             ? std::vector<int64_t>(static_cast<size_t>(pp.value), f.integer(*offset))
+                                             : f.integers(*offset);
+      if (static_cast<int64_t>(given.size()) == pp.value &&
+          std::all_of(given.begin(), given.end(), [](int64_t o) { return o == 0; })) {
+        b.set_list("stage_layer_offsets", given, f.at(*offset));
+        return;
+      }
     }
     const int64_t total =
         config.value("num_hidden_layers", int64_t{0}) + config.value("num_nextn_predict_layers", int64_t{0});
     const yaml::OffsetSplit split =
         yaml::split_from_offsets(f, *offset, total, pp.value, vp.value,
                                  "train.accelerator.pipeline_parallel_degree", "layers (with MTP)");
-    if (!split.per_chunk &&
-        std::all_of(split.offsets.begin(), split.offsets.end(), [](int64_t o) { return o == 0; })) {
-      b.set_list("stage_layer_offsets", split.offsets, f.at(*offset));
-      return;
-    }
     b.set_list("stage_layers", split.layers, f.at(*offset));
     if (!split.per_chunk &&
         std::all_of(split.offsets.begin(), split.offsets.end(), [](int64_t o) { return o >= 0; }))
