@@ -148,3 +148,21 @@ TEST_CASE("eval prices context parallelism through the chosen CP model") {
   CHECK_THAT(unknown.err, Catch::Contains("[E-CP-ALGO]"));
   CHECK_THAT(unknown.err, Catch::Contains("ulysses"));
 }
+
+TEST_CASE("An HF config keeps and reduces bf16 gradients, as the run it is priced as, and says so") {
+  // DESIGN §8.5 / issue 34 cause 1: an HF config states no trainer; its
+  // memory and its time are both the well-tuned Megatron-Core run's, whose
+  // DDP default is grad_reduce_in_fp32 = False. Llama-3.1-8B at tp 1, pp 1:
+  // 8,030,261,248 parameters, 2 bytes of gradient each = 16,060,522,496. The
+  // optimizer step's fp32 copy of the zero-1 shard (4 x 8.03e9 / 8 = 4.0 GB)
+  // fits in the freed activations (32 layers x 4096 tokens, > 10 GB), so it
+  // adds nothing.
+  Eval e = eval("llama-3.1-8b", "-A nvidia-h100-sxm -d 8 -b 16 --seq-len 4096 --strategy tp=1,pp=1,zero=1,mbs=1");
+  REQUIRE(e.exit_code == 0);
+  CHECK(e.j["memory"]["stages"][0]["grads_bytes"].get<double>() == Approx(2.0 * 8030261248.0));
+  CHECK(e.j["memory"]["stages"][0]["activations_bytes"].get<double>() > 4.0 * 8030261248.0 / 8);
+  bool said = false;
+  for (const auto& line : e.j["assumptions"])
+    said = said || line.get<std::string>().find("gradients (kept and reduced) bf16") != std::string::npos;
+  CHECK(said);
+}

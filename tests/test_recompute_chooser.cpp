@@ -20,14 +20,20 @@ using namespace ndsearch;
 
 namespace {
 
-// tests/fixtures/configs/hf/llama-3.1-8b.json: 32 alike layers.
+// tests/fixtures/configs/hf/llama-3.1-8b.json: 32 alike layers, with fp32
+// gradients: with bf16 ones (an HF config's default) the optimizer step's
+// fp32 copy of the gradient shard (4 bytes a parameter at dp 1, 8 GB here)
+// reuses the activations' memory and sets a floor under the peak that
+// recompute cannot lower, so the peak would not fall by f per layer.
 Model llama_8b() {
   ParseOptions options;
   options.overrides.seq_len = 4096;
   options.overrides.global_batch = 64;
-  return parse_config(test::shipped_plugins(),
-                      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json",
-                      options);
+  Model m = parse_config(test::shipped_plugins(),
+                         std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json",
+                         options);
+  m.training.grads_dtype = NDS_DTYPE_FP32;
+  return m;
 }
 
 // tp 2 (sp), pp 2, dp 1, mbs 1, mbn 64, every layer kept: 16 layers a stage,

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/evaluate/price_memory.hpp"
+#include "core/memory/memory_assumptions.hpp"
 #include "core/memory/memory_evaluator.hpp"
 #include "core/model/fast_tuner_setup.hpp"
 #include "core/model/model_json.hpp"
@@ -203,6 +204,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
       request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : request.devices,
       copies, nullptr, &e.chunk_times);
   e.assumptions = time->assumptions();
+  for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));
   if (chooser) e.assumptions.push_back(chooser->assumption());
   // A stated key the run could not keep as stated (op_from_config) moves the estimate: say so.
   for (const auto& [key, where] : e.sources)

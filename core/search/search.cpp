@@ -16,6 +16,7 @@
 
 #include "core/evaluate/price_memory.hpp"
 #include "core/hardware/device.hpp"
+#include "core/memory/memory_assumptions.hpp"
 #include "core/memory/memory_evaluator.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/pricing_values.hpp"
@@ -413,6 +414,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   for (size_t i = 0; i < result.closest.size() && i < 5; ++i)
     result.closest_fixes.push_back(fixes_for(workers[0], model, options, result.closest[i].strategy));
   result.assumptions = workers[0].time->assumptions();
+  for (std::string& line : memory_assumptions(model)) result.assumptions.push_back(std::move(line));
   if (workers[0].recompute) result.assumptions.push_back(workers[0].recompute->assumption());
   result.bounds = space_bounds(options.space, model);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

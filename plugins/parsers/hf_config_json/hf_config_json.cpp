@@ -27,12 +27,19 @@ int64_t line_of(const std::string& key, const void* context) {
   return it == lines.end() ? NDS_UNKNOWN : it->second;
 }
 
-// DESIGN §8.5: what an HF config cannot say about training.
+// DESIGN §8.5: what an HF config cannot say about training: the settings
+// of the well-tuned Megatron-Core run the time model assumes for it, as its
+// published recipes set them. Gradients are reduced and kept in bf16:
+// Megatron-Core's DDP default (`grad_reduce_in_fp32: bool = False`,
+// megatron/core/distributed/distributed_data_parallel_config.py), which the
+// validation's Megatron-Core and NeMo rows ran with (docs/validation.md). One
+// assumption for memory and time: the gradient buffer and the gradient
+// reduction's bytes both follow it.
 void training_defaults(Builder& b) {
   const Where d{"", NDS_UNKNOWN, "", "ndsearch"};
   b.set_string("params_dtype", "bf16", d);
   b.set_string("compute_dtype", "bf16", d);
-  b.set_string("grads_dtype", "fp32", d);
+  b.set_string("grads_dtype", "bf16", d);
   b.set_string("master_dtype", "fp32", d);
   b.set_string("optimizer", "adam", d);
   b.set("optimizer_states", 2, d);
