@@ -199,6 +199,12 @@ TEST_CASE("A plugin built against the released 1.6 headers loads and reads in fu
   check_released_minor_in_full("compat_1_6", 6, "compat-1-6");
 }
 
+TEST_CASE("A plugin built against the released 1.7 headers loads and reads in full") {
+  // 1.8 appended to the training settings and the recompute op bits only: a
+  // 1.7 hardware plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_7", 7, "compat-1-7");
+}
+
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
   uint32_t minor = 0;
   Device d = the_device("compat_newer", &minor);

@@ -75,7 +75,7 @@ const std::vector<Choice> kSchedules = [] {
 }();
 const std::vector<Choice> kRecomputeOps = {{"core_attention", 1 << 0}, {"mlp", 1 << 1},
                                            {"norm", 1 << 2},           {"activation", 1 << 3},
-                                           {"moe", 1 << 4}};
+                                           {"moe", 1 << 4},            {"alternate_matmuls", 1 << 5}};
 
 #define NDS_BLOCK(name, kind, field, ...)                                                 \
   KeyDef {                                                                                \
@@ -176,6 +176,12 @@ const std::vector<KeyDef>& vocabulary() {
                     {"edges_weighted", NDS_SPLIT_EDGES_WEIGHTED},
                     {"padded", NDS_SPLIT_PADDED}}),
       NDS_TRAINING("stage_split_edge_layers", Kind::count, training.stage_split_edge_layers, {}),
+      NDS_TRAINING("fsdp_holding", Kind::choice, training.fsdp_holding,
+                   {{"layer_by_layer", NDS_FSDP_LAYER_BY_LAYER},
+                    {"fsdp2_reshard", NDS_FSDP2_RESHARD},
+                    {"fsdp2_keep", NDS_FSDP2_KEEP},
+                    {"fsdp2_keep_under_pp", NDS_FSDP2_KEEP_UNDER_PP}}),
+      NDS_TRAINING("loss_bytes_per_logit", Kind::count, training.loss_bytes_per_logit, {}),
       NDS_TRAINING("optimizer", Kind::choice, training.optimizer,
                    {{"adam", NDS_OPTIMIZER_ADAM},
                     {"adamw", NDS_OPTIMIZER_ADAMW},

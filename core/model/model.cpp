@@ -37,6 +37,8 @@ Model::Model() {
   training.image_tokens = training.images_per_sample = NDS_UNKNOWN;
   training.stage_split = NDS_SPLIT_REFERENCE;
   training.stage_split_edge_layers = 0;
+  training.fsdp_holding = NDS_FSDP_LAYER_BY_LAYER;
+  training.loss_bytes_per_logit = 0;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})

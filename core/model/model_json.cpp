@@ -113,6 +113,14 @@ const char* dtype_name(nds_dtype dtype) {
     default: return nullptr;
   }
 }
+const char* fsdp_holding_name(nds_fsdp_holding holding) {
+  switch (holding) {
+    case NDS_FSDP2_RESHARD: return "fsdp2_reshard";
+    case NDS_FSDP2_KEEP: return "fsdp2_keep";
+    case NDS_FSDP2_KEEP_UNDER_PP: return "fsdp2_keep_under_pp";
+    default: return "layer_by_layer";
+  }
+}
 nlohmann::json stage_split_json(const nds_training& t) {
   switch (t.stage_split) {
     case NDS_SPLIT_FIRST_LAST: return {{"rule", "first_last"}};
@@ -208,6 +216,8 @@ json model_to_json(const Model& m) {
               {"master_weights", named(dtype_name(m.training.master_dtype))}}},
             {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
             {"stage_split", stage_split_json(m.training)},
+            {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
+            {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
             {"overlap", overlap_json(m)},
             {"optimizer_states", known(m.training.optimizer_states)},
             {"capabilities",

@@ -135,7 +135,10 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
           std::pair{NDS_RECOMPUTE_OP_MLP, "the dense MLP"},
           std::pair{NDS_RECOMPUTE_OP_MOE, "the MoE layer (router, experts, shared experts)"},
           std::pair{NDS_RECOMPUTE_OP_ACTIVATION, "the routed experts' activation"},
-          std::pair{NDS_RECOMPUTE_OP_NORM, "the norms"}})
+          std::pair{NDS_RECOMPUTE_OP_NORM, "the norms"},
+          std::pair{NDS_RECOMPUTE_OP_ALTERNATE_MATMULS,
+                    "every op but attention and every other matmul (per-op checkpointing; "
+                    "its memory is priced, its time not yet: no op of it is counted again)"}})
       if (selective_ops_ & bit) ops += (ops.empty() ? "" : ", ") + std::string(name);
     assumptions_.push_back(
         "selective recompute, as the config states its ops, drops and runs "

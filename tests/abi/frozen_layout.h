@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.7 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.8 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)
@@ -201,7 +201,7 @@ NDS_FROZEN(nds_layer_block, hidden_dropout, 184)
 NDS_FROZEN(nds_layer_block, attention_dropout, 192)
 NDS_FROZEN(nds_layer_block, attention_window, 200)
 NDS_FROZEN_LAST(nds_layer_block, attention_window)
-NDS_FROZEN_SIZE(nds_training, 184)
+NDS_FROZEN_SIZE(nds_training, 192)
 NDS_FROZEN(nds_training, struct_size, 0)
 NDS_FROZEN(nds_training, seq_len, 8)
 NDS_FROZEN(nds_training, global_batch, 16)
@@ -230,7 +230,9 @@ NDS_FROZEN(nds_training, image_tokens, 160)
 NDS_FROZEN(nds_training, images_per_sample, 168)
 NDS_FROZEN(nds_training, stage_split, 176)
 NDS_FROZEN(nds_training, stage_split_edge_layers, 180)
-NDS_FROZEN_LAST(nds_training, stage_split_edge_layers)
+NDS_FROZEN(nds_training, fsdp_holding, 184)
+NDS_FROZEN(nds_training, loss_bytes_per_logit, 188)
+NDS_FROZEN_LAST(nds_training, loss_bytes_per_logit)
 NDS_FROZEN_SIZE(nds_model, 160)
 NDS_FROZEN(nds_model, struct_size, 0)
 NDS_FROZEN(nds_model, name, 8)

@@ -91,6 +91,12 @@ enum {
 #define NDS_RECOMPUTE_OP_NORM (UINT64_C(1) << 2)
 #define NDS_RECOMPUTE_OP_ACTIVATION (UINT64_C(1) << 3)
 #define NDS_RECOMPUTE_OP_MOE (UINT64_C(1) << 4)
+/* 1.8: PyTorch's per-op selective checkpointing as torchtitan sets it: every
+ * op of a layer is rebuilt but attention and every other matmul (in forward
+ * order, the 1st, 3rd, ...), whose outputs are kept with the layer's input and,
+ * under TP, the reduce-scatters' outputs. A reader before 1.8 does not know
+ * the bit and keeps what the other bits leave. */
+#define NDS_RECOMPUTE_OP_ALTERNATE_MATMULS (UINT64_C(1) << 5)
 
 /* Overlap switches the config turns on (bit flags). */
 #define NDS_OVERLAP_GRAD_REDUCE (UINT64_C(1) << 0)
@@ -122,6 +128,26 @@ enum {
 
 /* 1.7: how the trainer splits the decoder layers over its pipeline stages
  * when the config states no split (sdk/stage_split.hpp computes each). */
+/* 1.8: what fully sharded data parallelism keeps gathered. */
+typedef int32_t nds_fsdp_holding;
+enum {
+  /* Each layer's parameters gathered before it runs and freed after it, the
+   * next one prefetched: two layers in flight (DeepSpeed ZeRO-3,
+   * Megatron-FSDP). */
+  NDS_FSDP_LAYER_BY_LAYER = 0,
+  /* PyTorch FSDP2 (fully_shard) with each block resharded after its forward:
+   * two blocks in flight, and the root module (embedding, final norm, output
+   * head) kept gathered from its forward to its backward. */
+  NDS_FSDP2_RESHARD = 1,
+  /* FSDP2 with reshard_after_forward off: every block's gathered parameters
+   * stay from its forward to its backward, and with several micro-batches
+   * the unsharded gradients accumulate in the reduce dtype until the last. */
+  NDS_FSDP2_KEEP = 2,
+  /* torchtitan's rule: NDS_FSDP2_KEEP under pipeline parallelism (pp > 1),
+   * else NDS_FSDP2_RESHARD. */
+  NDS_FSDP2_KEEP_UNDER_PP = 3
+};
+
 typedef int32_t nds_stage_split;
 enum {
   /* The reference's: layers / (pp·vpp) each, the remainder placed from
@@ -251,6 +277,15 @@ typedef struct nds_training {
    * NDS_SPLIT_REFERENCE and 0. */
   nds_stage_split stage_split;
   int32_t stage_split_edge_layers;
+  /* 1.8: how fully sharded data parallelism (zero 3) holds what it gathers
+   * (NDS_FSDP_*); a writer before 1.8 reads as NDS_FSDP_LAYER_BY_LAYER. */
+  nds_fsdp_holding fsdp_holding;
+  /* 1.8: bytes per vocabulary entry and token the loss holds at its peak
+   * (the logits' fp32 softmax and what its backward allocates); 0 (a writer
+   * before 1.8) reads as 4: a fused cross entropy that keeps the fp32
+   * softmax and writes its gradient in place (Megatron-Core's
+   * vocab-parallel cross entropy). */
+  int32_t loss_bytes_per_logit;
   /* Add fields only at the end. */
 } nds_training;
 

@@ -75,15 +75,22 @@ struct Coefficients {
   double routed = 0;      // per token, already × top-k × capacity: / etp
   double input = 0;       // the layer's input: what full recompute keeps
   double routed_input = 0;  // the routed tokens' inputs: every ETP rank sees them whole
+  double whole = 0;      // on every TP rank whole (a row-parallel matmul's partial sums)
+  double scattered = 0;  // only with TP > 1, / t (a reduce-scatter's output)
 
   Coefficients& operator+=(const Coefficients& o) {
     replicated += o.replicated, tp_split += o.tp_split, per_key += o.per_key, routed += o.routed, input += o.input;
-    routed_input += o.routed_input;
+    routed_input += o.routed_input, whole += o.whole, scattered += o.scattered;
     return *this;
   }
   Coefficients operator-(const Coefficients& o) const {
     return {replicated - o.replicated, tp_split - o.tp_split, per_key - o.per_key,
-            routed - o.routed,         input - o.input,       routed_input - o.routed_input};
+            routed - o.routed,         input - o.input,       routed_input - o.routed_input,
+            whole - o.whole,           scattered - o.scattered};
+  }
+  Coefficients operator*(double n) const {
+    return {n * replicated, n * tp_split, n * per_key,      n * routed,
+            n * input,      n * routed_input, n * whole, n * scattered};
   }
 };
 
@@ -105,9 +112,11 @@ struct LayerCoefficients {
   Coefficients moe;             // routed tokens and intermediates, router logits, shared experts
   Coefficients expert_activation;  // the routed experts' activation outputs (in `moe`)
   Coefficients norm_outputs;    // the QKV and MLP inputs the two norms write
+  Coefficients alternate_matmuls;  // all that per-op checkpointing keeps (ABI 1.8)
 
   // What selective recompute with `ops` (NDS_RECOMPUTE_OP_*) keeps.
   Coefficients kept_under(uint64_t ops) const {
+    if (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) return alternate_matmuls;
     Coefficients c = all;
     if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) c = c - core_attention;
     if (ops & NDS_RECOMPUTE_OP_MLP) c = c - dense_mlp;
@@ -137,12 +146,24 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
     const double q = heads * static_cast<double>(l.head_dim), kv = static_cast<double>(l.kv_heads * l.head_dim);
     const double v = static_cast<double>(l.kv_heads * l.v_head_dim), o = heads * static_cast<double>(l.v_head_dim);
     c.tp_split += b * (q + kv + v) + lin * o;
+    // Per-op checkpointing (torchtitan's _save_list, every other mm): of the
+    // seven matmuls wq, wk, wv, wo, w1, w3, w2 it keeps the outputs of wq
+    // (q), wv (v), w1 (f) and w2 (h, a row-parallel matmul's partial sums,
+    // whole on each TP rank), attention's output (o), with the layer's input
+    // (the checkpoint's), and under TP the two reduce-scatters' outputs.
+    Coefficients& a = k.alternate_matmuls;
+    a.input = b * h;
+    a.replicated = b * h;
+    a.tp_split = b * (q + v + o);
+    a.whole = b * h;
+    a.scattered = 2 * b * h;
   }
-  if (flash) c.tp_split += 4 * heads;  // the fp32 log-sum-exp per row
-  else c.per_key = k.core_attention.per_key = heads * (b + mask_attention * (1 + b));
+  if (flash) c.tp_split += 4 * heads, k.alternate_matmuls.tp_split += 4 * heads;  // the fp32 log-sum-exp
+  else c.per_key = k.core_attention.per_key = k.alternate_matmuls.per_key = heads * (b + mask_attention * (1 + b));
   if (l.ffn_hidden_size > 0) {
     k.dense_mlp.tp_split = mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
     c.tp_split += k.dense_mlp.tp_split;
+    k.alternate_matmuls.tp_split += b * static_cast<double>(l.ffn_hidden_size);  // w1's output
   }
   if (l.experts > 0) {
     const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
@@ -157,6 +178,10 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
     k.moe.tp_split = static_cast<double>(l.shared_experts) *
                      mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b, lin);
   c += k.moe;
+  // MLA's projections and MoE layers have no per-op account yet: what they
+  // keep is what they keep without recompute.
+  if (l.attention == NDS_ATTENTION_MLA) k.alternate_matmuls = c;
+  else k.alternate_matmuls += k.moe;
   return k;
 }
 
@@ -174,7 +199,7 @@ double coefficient_bytes(const Coefficients& k, nds_recompute_mode mode, double 
                          const Divisors& d) {
   if (mode == NDS_RECOMPUTE_FULL) return units * k.input / d.replicated;
   return units * (k.replicated / d.replicated + (k.tp_split + k.per_key * keys) / d.tp +
-                  k.routed / d.etp + k.routed_input);
+                  k.routed / d.etp + k.routed_input + k.whole + (d.tp > 1 ? k.scattered / d.tp : 0));
 }
 
 // A layer option this pass knows, else KEEP (the most a layer holds).
@@ -195,6 +220,9 @@ class Activations {
     a->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // bf16 around fp8 GEMMs (ABI 1.1)
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
     const uint64_t ops = ndsearch::sdk::selective_recompute_ops(t.training);
+    // Per-op checkpointing rebuilds the rest of a layer in its backward, as
+    // full recompute rebuilds the whole of it.
+    a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
     a->prefix_.assign(t.layers() + 1, Coefficients{});
     a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
@@ -205,21 +233,22 @@ class Activations {
       a->selective_prefix_[i + 1] = a->selective_prefix_[i];
       a->selective_prefix_[i + 1] += k.kept_under(ops);
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
-      if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c;
+      if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c, a->largest_kept_ = k.kept_under(ops);
     }
     const double h = t.hidden;
     const bool dropout = t.blocks.front().hidden_dropout > 0;
     a->embedding_.replicated = dropout ? h : 0;  // the dropout mask after the embedding
     a->head_.replicated = 2 * a->b_ * h;         // the final norm's and the head's inputs
-    a->head_.tp_split = 4 * t.vocab;             // fp32 softmax of the cross entropy
+    // The loss's bytes per vocabulary entry (ABI 1.8): Megatron-Core's fused
+    // cross entropy keeps its fp32 softmax (4); an unfused fp32 one more.
+    a->head_.tp_split = ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab;
     a->compile_towers(*input.model, lin, ops);
     if (t.has_mtp) {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
       Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention).all;
       m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
-      m.tp_split += 4 * t.vocab;
-      const double n = static_cast<double>(t.mtp_layers);
-      a->mtp_ = {n * m.replicated, n * m.tp_split, n * m.per_key, n * m.routed, n * m.input, n * m.routed_input};
+      m.tp_split += ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab;
+      a->mtp_ = m * static_cast<double>(t.mtp_layers);
     }
     return a;
   }
@@ -289,7 +318,7 @@ class Activations {
         NDS_HAS_FIELD(&c, nds_candidate, layer_option) ? c.layer_option : nullptr;
     for (int32_t rank = 0; rank < s.pp; ++rank) {
       double total = 0;
-      bool any_recomputed = false;
+      bool any_recomputed = false, any_full = false;
       for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
         const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
         const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
@@ -300,7 +329,8 @@ class Activations {
           const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
           chunk_bytes = range_bytes(first, first + recomputed, s.recompute) +
                         range_bytes(first + recomputed, first + count, NDS_RECOMPUTE_NONE);
-          any_recomputed = any_recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
+          any_recomputed = any_recomputed || (recomputed > 0 && rebuilds(s.recompute));
+          any_full = any_full || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
         } else {
           // Runs of equal option summed through the prefix sums, per option.
           Coefficients by[NDS_LAYER_OPTION_COUNT_V1];
@@ -311,7 +341,10 @@ class Activations {
             const std::vector<Coefficients>& p =
                 o == NDS_LAYER_SELECTIVE ? selective_prefix_ : prefix_;
             by[o] += p[k] - p[j];
-            any_recomputed = any_recomputed || o == NDS_LAYER_FULL;
+            any_recomputed = any_recomputed || rebuilds(o == NDS_LAYER_FULL        ? NDS_RECOMPUTE_FULL
+                                                        : o == NDS_LAYER_SELECTIVE ? NDS_RECOMPUTE_SELECTIVE
+                                                                                   : NDS_RECOMPUTE_NONE);
+            any_full = any_full || o == NDS_LAYER_FULL;
             j = k;
           }
           chunk_bytes = bytes(by[NDS_LAYER_KEEP], NDS_RECOMPUTE_NONE) +
@@ -330,7 +363,10 @@ class Activations {
         }
         total += chunk_bytes * c.in_flight[i] + offloaded;
       }
-      if (any_recomputed) total += bytes(largest_, NDS_RECOMPUTE_NONE);  // one layer rebuilt in its backward
+      // One layer rebuilt in its backward: whole under full recompute, what
+      // per-op checkpointing did not keep under it alone.
+      if (any_recomputed)
+        total += bytes(any_full ? largest_ : largest_ - largest_kept_, NDS_RECOMPUTE_NONE);
       out.add(rank, NDS_MEMORY_ACTIVATIONS, total);
     }
   }
@@ -341,6 +377,12 @@ class Activations {
   std::vector<Coefficients> selective_prefix_;  // the same, of what selective recompute keeps
   Coefficients embedding_, head_, mtp_;
   Coefficients largest_;  // the layer with the most activations (taken undivided)
+  Coefficients largest_kept_;  // what selective recompute keeps of it
+  bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
+
+  bool rebuilds(int32_t mode) const {
+    return mode == NDS_RECOMPUTE_FULL || (mode == NDS_RECOMPUTE_SELECTIVE && selective_rebuilds_);
+  }
   // The towers' per sequence: their layers' (all, and what selective
   // recompute keeps), and the patch embedding's and mergers'.
   Coefficients tower_layers_, tower_selective_, tower_outside_;

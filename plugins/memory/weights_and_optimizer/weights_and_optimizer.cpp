@@ -108,7 +108,63 @@ class WeightsAndOptimizer {
         t.fp8_recipe != NDS_FP8_NONE && high_precision_params ? kFp8WeightCopyBytes : 0;
     c->widened_grad_bytes_ =
         c->grad_bytes_ < c->master_bytes_ && !c->swap_optimizer_ ? c->master_bytes_ : 0;
+    // What ZeRO-3/FSDP gathers is the compute copy: FSDP2 casts its fp32
+    // shards to MixedPrecisionPolicy.param_dtype before the all-gather
+    // (torch/distributed/_composable/fsdp/_fsdp_param.py); ZeRO-3's
+    // parameters already are bf16. Under fp8 GEMMs the high-precision copy.
+    const bool fp8_compute = tr.compute_dtype == NDS_DTYPE_FP8 || tr.compute_dtype == NDS_DTYPE_UNKNOWN;
+    c->gather_bytes_ =
+        std::min(c->param_bytes_, fp8_compute ? 2.0 : ndsearch::sdk::dtype_bytes(tr.compute_dtype));
+    c->holding_ = tr.fsdp_holding;
     return c;
+  }
+
+  // What ZeRO-3/FSDP holds gathered on `rank` (nds_training.fsdp_holding):
+  // `dense`, `expert` and `linear` are the rank's local parameters as TP and
+  // EP x ETP shard them, before the data-parallel sharding.
+  void add_gathered(MemoryOut& out, int32_t rank, bool holds_layers, bool has_embedding, bool has_head,
+                    double dense, double expert, double linear) const noexcept {
+    const nds_strategy& s = out.strategy();
+    const double tp = s.tp, expert_split = static_cast<double>(s.ep) * s.etp;
+    const LayerShares& l = largest_layer_;
+    const double layer = l.tp_split / tp + l.replicated + l.routed / expert_split;
+    const double layer_linear = l.tp_split / tp + l.routed / expert_split;
+    const nds_fsdp_holding holding = ndsearch::sdk::fsdp_holding(holding_, s.pp);
+    if (holding == NDS_FSDP2_KEEP) {
+      // Every block stays gathered from its forward to its backward; with
+      // several micro-batches the unsharded gradients accumulate in the
+      // reduce dtype until the last (FSDP2's unsharded_accumulated_grad,
+      // torchtitan under PP: set_requires_gradient_sync off but on the last).
+      out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * (dense + expert));
+      out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
+      if (s.mbn > 1) out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
+      else out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
+      return;
+    }
+    // A layer's parameters gathered before it runs and freed after it, the
+    // next one prefetched: two layers' worth in flight.
+    if (holds_layers) {
+      out.add(rank, NDS_MEMORY_COMM_BUFFERS, 2 * gather_bytes_ * layer);
+      out.add(rank, NDS_MEMORY_PARAMS, 2 * fp8_copy_bytes_ * layer_linear);
+    }
+    if (holding == NDS_FSDP2_RESHARD) {
+      // The root module (embedding, final norm, head) never reshards after
+      // forward (FSDPState._lazy_init: no post-forward mesh for the root);
+      // each block's gradients leave through a reduce-scatter whose input
+      // is cast to the reduce dtype (foreach_reduce): one block's unsharded
+      // gradients and that copy at a time.
+      out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * root_parameters(tp, has_embedding, has_head));
+      if (holds_layers) out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
+    }
+  }
+
+  // The root module's parameters on a rank, as TP shards them.
+  double root_parameters(double tp, bool embedding, bool head) const noexcept {
+    double root = 0;
+    if (embedding) root += embedding_.tp_split / tp + embedding_.replicated;
+    if (head && !(table_.tied_embeddings && embedding)) root += head_.tp_split / tp;
+    if (head) root += head_.replicated;
+    return root;
   }
 
   void evaluate(MemoryOut& out) const noexcept {
@@ -162,15 +218,7 @@ class WeightsAndOptimizer {
       if (!swap_optimizer_) out.add(rank, NDS_MEMORY_OPTIMIZER, (master_bytes_ + state_bytes_) * main_params);
       const double widened = widened_grad_bytes_ * main_params;
       out.add(rank, NDS_MEMORY_GRADS, std::max(0.0, widened - out.prior(rank, NDS_MEMORY_ACTIVATIONS)));
-      // ZeRO-3/FSDP gathers a layer's parameters before using it and prefetches
-      // the next: two layers' worth, as sharded by TP and EP x ETP, in flight.
-      if (s.zero >= 3 && holds_layers) {
-        const LayerShares& l = largest_layer_;
-        out.add(rank, NDS_MEMORY_COMM_BUFFERS,
-                2 * param_bytes_ * (l.tp_split / tp + l.replicated + l.routed / expert_split));
-        out.add(rank, NDS_MEMORY_PARAMS,
-                2 * fp8_copy_bytes_ * (l.tp_split / tp + l.routed / expert_split));
-      }
+      if (s.zero >= 3) add_gathered(out, rank, holds_layers, has_embedding, has_head, dense, expert, linear);
     }
   }
 
@@ -184,6 +232,8 @@ class WeightsAndOptimizer {
   double fp8_copy_bytes_ =
       0;  // per fp8 linear parameter; 0 without fp8 GEMMs or with fp8 primary weights
   double widened_grad_bytes_ = 0;  // per main parameter at the optimizer step; 0 when grads are as wide
+  double gather_bytes_ = 2;        // per gathered parameter under ZeRO-3/FSDP
+  nds_fsdp_holding holding_ = NDS_FSDP_LAYER_BY_LAYER;
   bool swap_optimizer_ = false;
 };
 

@@ -118,10 +118,17 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
   const bool fsdp = d.shard.value != 1 || d.cp.value > 1;
   int64_t zero = fsdp ? 3 : 0;
   Where zero_from = shard_source(job, d, "FSDP when > 1 or -1");
-  if (const auto reshard = job.text("parallelism.fsdp_reshard_after_forward")) {
+  // What FSDP2 keeps gathered: by default each block reshards after its
+  // forward but under PP (reshard_after_forward = not pp_enabled in
+  // parallelize_llama.py apply_fsdp, 2024-12; the "default" policy since
+  // 2025-02), the root never (FSDP2 itself).
+  const char* reshard_field = "parallelism.fsdp_reshard_after_forward";
+  b.set_string("fsdp_holding", "fsdp2_keep_under_pp", source(job, reshard_field));
+  if (const auto reshard = job.text(reshard_field)) {
     if (*reshard != "default" && *reshard != "always" && *reshard != "never")
       job.fail("parallelism.fsdp_reshard_after_forward",
                "expected \"default\", \"always\" or \"never\"");
+    if (*reshard == "always") b.set_string("fsdp_holding", "fsdp2_reshard", job.where(reshard_field));
     if (fsdp && *reshard == "never") {
       zero = 2;
       zero_from =
@@ -393,7 +400,11 @@ void recompute(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builde
     option = node->is_integer() ? std::to_string(*node->value<int64_t>())
                                 : job.text(option_field).value_or("");
   if (option == "op") {
+    // PyTorch's per-op selective checkpointing with torchtitan's _save_list
+    // (mm, flash/efficient SDPA, reduce_scatter; every other mm recomputed):
+    // models/llama/parallelize_llama.py _apply_ac_to_transformer_block.
     b.set_string("stated.recompute", "selective", source(job, option_field));
+    b.set_string("recompute_ops", "alternate_matmuls", source(job, option_field));
     return;
   }
   const bool whole =
@@ -415,6 +426,12 @@ void recompute(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builde
                       "many per stage",
                   from);
 }
+
+// The loss: cross_entropy on the logits cast to fp32, not fused (train.py,
+// 2024-12; components/loss.py cross_entropy_loss since): log_softmax keeps
+// its fp32 output (4 bytes a logit) and its backward holds that, the
+// gradient it receives and the one it returns, all fp32: 12.
+void loss(sdk::Builder& b) { b.set("loss_bytes_per_logit", 12, torchtitan_default()); }
 
 void context_and_overlap(const JobFile& job, sdk::Builder& b) {
   const char* rotate_field = "parallelism.context_parallel_rotate_method";
@@ -446,6 +463,7 @@ void build_training(const JobFile& job, int64_t layers, sdk::Builder& b) {
   batch(job, d, b);
   dtypes(job, b);
   recompute(job, d, layers, b);
+  loss(b);
   context_and_overlap(job, b);
 }
 

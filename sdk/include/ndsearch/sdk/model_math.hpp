@@ -112,6 +112,22 @@ inline uint64_t selective_recompute_ops(const nds_training& t) {
   return t.recompute_ops != 0 ? t.recompute_ops : NDS_RECOMPUTE_OP_CORE_ATTENTION;
 }
 
+// Bytes per vocabulary entry and token the loss holds at its peak
+// (nds_training.loss_bytes_per_logit, ABI 1.8): the config's trainer's, else
+// 4, a fused cross entropy that keeps its fp32 softmax and writes the
+// gradient in place (Megatron-Core's vocab-parallel cross entropy).
+inline double loss_bytes_per_logit(const nds_training& t) {
+  return t.loss_bytes_per_logit > 0 ? static_cast<double>(t.loss_bytes_per_logit) : 4.0;
+}
+
+// How fully sharded data parallelism holds what it gathers, for a pipeline
+// of `pp` stages (nds_training.fsdp_holding, ABI 1.8): torchtitan's rule
+// resolved to the holding it picks.
+inline nds_fsdp_holding fsdp_holding(nds_fsdp_holding stated, int32_t pp) {
+  if (stated == NDS_FSDP2_KEEP_UNDER_PP) return pp > 1 ? NDS_FSDP2_KEEP : NDS_FSDP2_RESHARD;
+  return stated;
+}
+
 }  // namespace ndsearch::sdk
 
 #endif  // NDSEARCH_SDK_MODEL_MATH_HPP_INCLUDED
