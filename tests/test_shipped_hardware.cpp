@@ -37,7 +37,7 @@ double peak(const Device& d, const std::string& dtype) {
 }
 }  // namespace
 
-TEST_CASE("The seven shipped devices load and pass the device checks") {
+TEST_CASE("The eight shipped devices load and pass the device checks") {
   auto devices = shipped_devices();
   std::vector<std::string> ids;
   for (const auto& [id, d] : devices) {
@@ -47,7 +47,7 @@ TEST_CASE("The seven shipped devices load and pass the device checks") {
     CHECK_FALSE(d.assumes.empty());
   }
   CHECK(ids == std::vector<std::string>{"amd-mi300x", "ascend-a2", "ascend-a3", "nvidia-a100-80g",
-                                        "nvidia-b200", "nvidia-h100-sxm", "nvidia-h200"});
+                                        "nvidia-b200", "nvidia-h100-gt96", "nvidia-h100-sxm", "nvidia-h200"});
 }
 
 TEST_CASE("NVIDIA figures are the data sheets' dense ones") {
@@ -66,6 +66,11 @@ TEST_CASE("NVIDIA figures are the data sheets' dense ones") {
   CHECK(peak(h200, "bf16") == 989.4e12);
   CHECK(h200.memory_bytes == 141 * GiB);
   CHECK(h200.memory_bandwidth_bytes_per_s == 4.8e12);
+  // torchtitan's benchmark hosts: "96GB HBM2e with 2.4 TB/sec", the SXM5's compute.
+  const Device& gt = devices.at("nvidia-h100-gt96");
+  CHECK(gt.memory_bytes == 96 * GiB);
+  CHECK(gt.memory_bandwidth_bytes_per_s == 2.4e12);
+  CHECK(peak(gt, "bf16") == 989.4e12);
 }
 
 TEST_CASE("MI300X is a mesh of 7 Infinity Fabric links per GPU") {

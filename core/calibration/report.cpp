@@ -159,6 +159,8 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
                    options.fit ? std::optional(report.fits[g].factors) : std::nullopt,
                    report.reports[r]);
   }
+  report.memory_rows = read_memory_rows(folder / "memory");
+  report.memory = validate_memory(registry, devices, report.memory_rows);
   return report;
 }
 
@@ -216,6 +218,7 @@ std::string validation_markdown(const ValidationReport& report) {
                        report.fitted && !std::isnan(f.rms_error)
                            ? fmt::format("{:.1f} %", 100 * f.rms_error)
                            : "—");
+  out += memory_markdown(report.memory);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/calibration/fit.hpp"
+#include "core/calibration/memory_validation.hpp"
 #include "core/calibration/validation.hpp"
 
 namespace ndsearch {
@@ -41,6 +42,9 @@ struct ValidationReport {
   std::vector<RowReport> reports;  // one per row, same order
   std::vector<GroupFit> fits;
   bool fitted = false;  // fits were made now (else the shipped ones were used)
+  // The measured peaks of <folder>/memory/ and our peak for each.
+  std::vector<MemoryRow> memory_rows;
+  std::vector<MemoryRowResult> memory;  // one per memory row, same order
 };
 
 struct ValidationOptions {

@@ -39,6 +39,7 @@ Model::Model() {
   training.stage_split_edge_layers = 0;
   training.fsdp_holding = NDS_FSDP_LAYER_BY_LAYER;
   training.loss_bytes_per_logit = 0;
+  training.tp_keeps_gathered_inputs = 0;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})

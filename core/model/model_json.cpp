@@ -218,6 +218,7 @@ json model_to_json(const Model& m) {
             {"stage_split", stage_split_json(m.training)},
             {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
             {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
+            {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
             {"overlap", overlap_json(m)},
             {"optimizer_states", known(m.training.optimizer_states)},
             {"capabilities",

@@ -280,12 +280,18 @@ typedef struct nds_training {
   /* 1.8: how fully sharded data parallelism (zero 3) holds what it gathers
    * (NDS_FSDP_*); a writer before 1.8 reads as NDS_FSDP_LAYER_BY_LAYER. */
   nds_fsdp_holding fsdp_holding;
+  /* 1.8: 1 when tensor parallelism with sequence parallelism keeps the
+   * all-gathered input of each column-parallel linear (the QKV, MLP and
+   * output-head inputs, whole on every TP rank) for the backward, as PyTorch's
+   * DTensor TP does (torchtitan); 0 (a writer before 1.8) when it keeps the
+   * sequence shard and gathers it again in the backward (Megatron-Core). */
+  int32_t tp_keeps_gathered_inputs;
   /* 1.8: bytes per vocabulary entry and token the loss holds at its peak
    * (the logits' fp32 softmax and what its backward allocates); 0 (a writer
    * before 1.8) reads as 4: a fused cross entropy that keeps the fp32
    * softmax and writes its gradient in place (Megatron-Core's
    * vocab-parallel cross entropy). */
-  int32_t loss_bytes_per_logit;
+  double loss_bytes_per_logit;
   /* Add fields only at the end. */
 } nds_training;
 

@@ -10,6 +10,7 @@ namespace ndsearch::plugins::nvidia {
 
 sdk::Device a100_80g();
 sdk::Device h100_sxm();
+sdk::Device h100_gt96();
 sdk::Device h200();
 sdk::Device b200();
 

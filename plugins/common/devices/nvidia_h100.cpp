@@ -78,3 +78,26 @@ sdk::Device h100_sxm() {
 }
 
 }  // namespace ndsearch::plugins::nvidia
+
+namespace ndsearch::plugins::nvidia {
+
+// The H100 of Meta's Grand Teton hosts, on which torchtitan's published
+// benchmarks ran (pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md:
+// "96GB HBM2e with 2.4 TB/sec peak memory bandwidth", 8 per host on NVLink,
+// "400 Gb/s per GPU" between hosts, "the default 500W power limit"). The same
+// GH100 compute as the SXM5 part: its peaks, efficiencies and NVLink; the
+// lower power limit's clocks are the trainer fit's to find (issue 38), not a
+// figure any vendor prints.
+sdk::Device h100_gt96() {
+  sdk::Device d = h100_sxm();
+  d.id = "nvidia-h100-gt96";
+  d.name = "NVIDIA H100 96GB HBM2e (Grand Teton, 500 W)";
+  d.memory_bytes = uint64_t{96} << 30;       // "96GB", read as GiB (DESIGN §8.5)
+  d.memory_bandwidth_bytes_per_s = 2.4e12;  // "2.4 TB/sec"
+  d.assumes =
+      "Grand Teton host: 8 GPUs on NVLink (as DGX H100's NVSwitch, 450 GB/s per direction per "
+      "GPU); 400 Gb/s RDMA per GPU between hosts; GH100 peaks as the SXM5 part's";
+  return d;
+}
+
+}  // namespace ndsearch::plugins::nvidia

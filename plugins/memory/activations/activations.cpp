@@ -128,14 +128,20 @@ struct LayerCoefficients {
 };
 
 // `b`: bytes of an activation; `lin`: of a kept linear-layer input.
-LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash) {
+// `gathered`: TP keeps the column-parallel linears' all-gathered inputs
+// (nds_training.tp_keeps_gathered_inputs), whole on every TP rank.
+LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash,
+                                     bool gathered) {
   const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
   const double mask_hidden = l.hidden_dropout > 0 ? 1 : 0, mask_attention = l.attention_dropout > 0 ? 1 : 0;
   LayerCoefficients k;
   Coefficients& c = k.all;
   c.input = b * h;
-  c.replicated = 2 * b * h + lin * h + lin * h + 2 * mask_hidden * h;  // norms, QKV input, MLP input, masks
-  k.norm_outputs.replicated = lin * h + lin * h;
+  c.replicated = 2 * b * h + 2 * mask_hidden * h;  // norms' inputs, masks
+  // The QKV and MLP inputs the norms write: sequence shards under SP, or
+  // what the all-gather made of them.
+  (gathered ? c.whole : c.replicated) += lin * h + lin * h;
+  (gathered ? k.norm_outputs.whole : k.norm_outputs.replicated) = lin * h + lin * h;
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
     const double ql = static_cast<double>(l.q_lora_rank), kvl = static_cast<double>(l.kv_lora_rank);
@@ -220,13 +226,15 @@ class Activations {
     a->b_ = ndsearch::sdk::dtype_bytes(t.activation_dtype);  // bf16 around fp8 GEMMs (ABI 1.1)
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
     const uint64_t ops = ndsearch::sdk::selective_recompute_ops(t.training);
+    const bool gathered = t.training.tp_keeps_gathered_inputs == 1;
+    a->gathered_ = gathered;
     // Per-op checkpointing rebuilds the rest of a layer in its backward, as
     // full recompute rebuilds the whole of it.
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
     a->prefix_.assign(t.layers() + 1, Coefficients{});
     a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
-      const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention);
+      const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
       const Coefficients& c = k.all;
       a->prefix_[i + 1] = a->prefix_[i];
       a->prefix_[i + 1] += c;
@@ -238,14 +246,16 @@ class Activations {
     const double h = t.hidden;
     const bool dropout = t.blocks.front().hidden_dropout > 0;
     a->embedding_.replicated = dropout ? h : 0;  // the dropout mask after the embedding
-    a->head_.replicated = 2 * a->b_ * h;         // the final norm's and the head's inputs
+    // The final norm's input, and the head's (all-gathered when TP keeps it so).
+    a->head_.replicated = (gathered ? 1 : 2) * a->b_ * h;
+    a->head_.whole = gathered ? a->b_ * h : 0;
     // The loss's bytes per vocabulary entry (ABI 1.8): Megatron-Core's fused
     // cross entropy keeps its fp32 softmax (4); an unfused fp32 one more.
     a->head_.tp_split = ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab;
     a->compile_towers(*input.model, lin, ops);
     if (t.has_mtp) {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
-      Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention).all;
+      Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention, gathered).all;
       m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
       m.tp_split += ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab;
       a->mtp_ = m * static_cast<double>(t.mtp_layers);
@@ -263,7 +273,7 @@ class Activations {
       if (k.patches <= 0) continue;
       for (size_t j = 0; j < tower.block_count; ++j) {
         const nds_layer_block& l = ndsearch::sdk::detail::tower_block(tower, j);
-        LayerCoefficients kc = layer_coefficients(l, b_, lin, table_.flash_attention);
+        LayerCoefficients kc = layer_coefficients(l, b_, lin, table_.flash_attention, gathered_);
         // The s² terms over the layer's own keys, folded in per patch.
         const double keys = ndsearch::sdk::tower_attention_keys(l, k);
         Coefficients kept = kc.kept_under(ops);
@@ -358,7 +368,7 @@ class Activations {
           chunk_bytes += tower_bytes(s, divisors);
         }
         if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
-          chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t);
+          chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t + head_.whole);
           chunk_bytes += bytes(mtp_, NDS_RECOMPUTE_NONE);
         }
         total += chunk_bytes * c.in_flight[i] + offloaded;
@@ -379,6 +389,7 @@ class Activations {
   Coefficients largest_;  // the layer with the most activations (taken undivided)
   Coefficients largest_kept_;  // what selective recompute keeps of it
   bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
+  bool gathered_ = false;            // TP keeps the gathered inputs (tp_keeps_gathered_inputs)
 
   bool rebuilds(int32_t mode) const {
     return mode == NDS_RECOMPUTE_FULL || (mode == NDS_RECOMPUTE_SELECTIVE && selective_rebuilds_);

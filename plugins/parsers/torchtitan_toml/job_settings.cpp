@@ -163,6 +163,11 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
   // Its TP plans always shard the norms over the sequence (SequenceParallel
   // in parallelize.py apply_tp): no TP without SP.
   b.set("capabilities.needs_sp_with_tp", 1, titan);
+  // Its DTensor TP redistributes the norms' sequence shards to Replicate
+  // before the column-parallel linears (PrepareModuleInput in apply_tp), and
+  // autograd keeps what the matmul read: the gathered input, whole on each
+  // TP rank (Megatron-Core keeps the shard and gathers it again).
+  b.set("tp_keeps_gathered_inputs", 1, titan);
 }
 
 // The schedule and the virtual stages per rank (pipeline_llm in
@@ -431,7 +436,7 @@ void recompute(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builde
 // 2024-12; components/loss.py cross_entropy_loss since): log_softmax keeps
 // its fp32 output (4 bytes a logit) and its backward holds that, the
 // gradient it receives and the one it returns, all fp32: 12.
-void loss(sdk::Builder& b) { b.set("loss_bytes_per_logit", 12, torchtitan_default()); }
+void loss(sdk::Builder& b) { b.set_real("loss_bytes_per_logit", 12.0, torchtitan_default()); }
 
 void context_and_overlap(const JobFile& job, sdk::Builder& b) {
   const char* rotate_field = "parallelism.context_parallel_rotate_method";

@@ -117,7 +117,7 @@ inline uint64_t selective_recompute_ops(const nds_training& t) {
 // 4, a fused cross entropy that keeps its fp32 softmax and writes the
 // gradient in place (Megatron-Core's vocab-parallel cross entropy).
 inline double loss_bytes_per_logit(const nds_training& t) {
-  return t.loss_bytes_per_logit > 0 ? static_cast<double>(t.loss_bytes_per_logit) : 4.0;
+  return t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : 4.0;
 }
 
 // How fully sharded data parallelism holds what it gathers, for a pipeline
