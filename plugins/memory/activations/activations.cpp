@@ -39,6 +39,11 @@
 // intermediates; activation (Megatron's moe_act) the routed experts'
 // activation output (their second GEMM's input); norm the two norms' outputs
 // (the QKV and MLP inputs). Each op's module keeps its own input.
+// ABI 1.8: NDS_RECOMPUTE_OP_ALTERNATE_MATMULS is PyTorch's per-op policy as
+// torchtitan sets it (its own account, not a subtraction: see
+// layer_coefficients), whose backward rebuilds the rest of a layer;
+// loss_bytes_per_logit replaces the loss's 4; tp_keeps_gathered_inputs keeps
+// the QKV, MLP and head inputs whole on each TP rank (DTensor TP).
 // Per layer (ABI 1.3, nds_candidate.layer_option set): each layer is priced by
 // its own option, KEEP as none, SELECTIVE and FULL as those modes, and OFFLOAD
 // keeps none's bytes but the device holds one micro-batch's copy (the others

@@ -5,7 +5,9 @@
 // and head included), by EP x ETP for routed experts, by the rank's layers,
 // and by ZeRO over the sharding group `op` (1: optimizer states and master
 // weights; 2: + gradients; 3: + parameters, whose gathered working set is an
-// all-gather buffer: comm_buffers). Vision towers (ABI 1.6) count with the
+// all-gather buffer: comm_buffers, held as nds_training.fsdp_holding says,
+// ABI 1.8: layer by layer, FSDP2's resharded blocks with the root kept, or
+// every block kept with unsharded gradients; in the compute dtype). Vision towers (ABI 1.6) count with the
 // embedding, their linears split by TP (sdk/tower_math.hpp). Option "swap-optimizer" = 1 moves the
 // optimizer states and master weights to the host.
 //
