@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <ndsearch/sdk/units.hpp>
 
+#include <cmath>
+#include <limits>
 #include <utility>
 
 #include "core/compare/run_pricing.hpp"
@@ -29,11 +31,29 @@ void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
   // A run that does not fit our memory model ran all the same: it is scored
   // (and marked), and the miss is the memory model's to explain.
   run.fits = e.fits;
+  run.predicted_peak_bytes = static_cast<double>(e.peak_bytes);
+  if (run.measured.peak_bytes)
+    run.peak_error = *run.predicted_peak_bytes / *run.measured.peak_bytes - 1;
   if (!e.fits) run.memory_miss = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
   if (e.time) {
     run.predicted_s = e.time->step_s;
     run.predicted_parts_s = predicted_parts(e.time->parts, format);
   }
+}
+
+PeakMetrics peak_metrics(const std::vector<ComparedRun>& runs) {
+  PeakMetrics m;
+  double abs_sum = 0, sum = 0;
+  for (const ComparedRun& run : runs) {
+    if (!run.peak_error || run.refused) continue;
+    ++m.runs;
+    abs_sum += std::abs(*run.peak_error);
+    sum += *run.peak_error;
+  }
+  const double n = static_cast<double>(m.runs);
+  m.mape = m.runs > 0 ? abs_sum / n : std::numeric_limits<double>::quiet_NaN();
+  m.mean_error = m.runs > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
+  return m;
 }
 
 }  // namespace
@@ -93,6 +113,7 @@ Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& cat
     p.predicted_parts_s = run.predicted_parts_s;
   }
   c.metrics = compare_metrics(priced);
+  c.peaks = peak_metrics(c.runs);
   return c;
 }
 

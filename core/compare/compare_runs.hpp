@@ -52,6 +52,15 @@ struct ComparedRun {
   std::optional<StrategyRefusal> memory_miss;       // "does-not-fit" with its peak; still scored
   std::map<std::string, double> predicted_parts_s;  // named as the measured parts are
   std::optional<size_t> metric_index;               // its place in Comparison::metrics.runs
+  std::optional<double> predicted_peak_bytes;       // when priced
+  std::optional<double> peak_error;                 // predicted / measured peak - 1, when both
+};
+
+// Our peaks against the measured ones, over the priced runs that state one.
+struct PeakMetrics {
+  size_t runs = 0;
+  double mape = 0;        // mean |predicted / measured - 1|; NaN with no run
+  double mean_error = 0;  // signed: positive, we say more than was measured
 };
 
 struct Comparison {
@@ -61,6 +70,7 @@ struct Comparison {
   std::vector<ComparedRun> runs;            // in file order
   std::vector<MeasuredDiagnostic> skipped;  // the reader's
   CompareMetrics metrics;                   // over the runs priced (fitting or not)
+  PeakMetrics peaks;                        // over the priced runs with a measured peak
   size_t priced() const { return metrics.runs.size(); }
 };
 

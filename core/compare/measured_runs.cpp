@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include <ndsearch/sdk/config_file.hpp>
+#include <ndsearch/sdk/units.hpp>
 
 #include "core/model/model_json.hpp"
 #include "core/strategy/recompute_names.hpp"
@@ -43,6 +44,7 @@ enum class Role {
   devices,     // per-row overrides
   global_batch,
   seq_len,
+  peak,        // the measured peak memory: `peak_gib` (GiB) or `peak_bytes`
 };
 
 struct Column {
@@ -98,6 +100,8 @@ constexpr Column kOurColumns[] = {
     {"devices", Role::devices, ""},
     {"global_batch", Role::global_batch, ""},
     {"seq_len", Role::seq_len, ""},
+    {"peak_gib", Role::peak, "peak"},
+    {"peak_bytes", Role::peak, "peak"},
 };
 
 // The order the strategy text states its keys in (strategy_text's).
@@ -182,6 +186,17 @@ double seconds(std::string_view text, const char* zero_reason) {
   if (v < 0) throw CellError{"a negative time; times are seconds per step"};
   if (v == 0 && zero_reason != nullptr) throw CellError{zero_reason};
   return v;
+}
+
+// A measured peak: a positive, finite number of `unit` bytes.
+double peak_bytes(std::string_view text, double unit) {
+  double v = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    throw CellError{"not a number; a peak is GiB (peak_gib) or bytes (peak_bytes)"};
+  if (!(v > 0)) throw CellError{"a peak of 0 or less; a run that ran held memory"};
+  if (v * unit > 1.0e18) throw CellError{"a peak above an exabyte; check the column's unit"};
+  return v * unit;
 }
 
 std::string recompute_mode(std::string_view text) {
@@ -281,6 +296,10 @@ class RowReader {
             break;
           case Role::global_batch: run.global_batch = whole_number(cell, 1, INT32_MAX); break;
           case Role::seq_len: run.seq_len = whole_number(cell, 1, INT32_MAX); break;
+          case Role::peak:
+            run.peak_bytes =
+                peak_bytes(cell, std::string_view(h.column.name) == "peak_gib" ? sdk::kBytesPerGiB : 1.0);
+            break;
         }
       } catch (const CellError& e) {
         out.push_back({line, h.spelled, sdk::shown(cell, kShownBytes), e.reason});
@@ -364,8 +383,9 @@ std::vector<HeaderColumn> read_header(MeasuredFormat format,
     }
     // A column given twice (also through an alias: MP and TP) would let one
     // silently replace the other; the classified waits are summed on purpose.
-    const std::string target =
-        it->role == Role::wait ? names[i] : fmt::format("{}:{}", it->key, int(it->role));
+    const std::string target = it->role == Role::wait ? names[i]
+                               : it->role == Role::peak ? std::string("peak")
+                                                        : fmt::format("{}:{}", it->key, int(it->role));
     if (auto [previous, first] = fed.emplace(target, spelled[i]); !first)
       fail(file, fmt::format("line 1: columns \"{}\" and \"{}\" give the same value; keep one",
                              previous->second, sdk::shown(spelled[i], kShownBytes)));

@@ -7,8 +7,8 @@
 //   2. its classified CSV: the same plus `comp` and the `*_wait` columns
 //      (optional `step_trainer`, read and ignored);
 //   3. ours: the strategy keys of DESIGN §8.1, `step_s`, optional `devices`,
-//      `global_batch`, `seq_len` and measured time parts `forward_s` ...
-//      `overhead_s`.
+//      `global_batch`, `seq_len`, measured time parts `forward_s` ...
+//      `overhead_s`, and the measured peak memory `peak_gib` or `peak_bytes`.
 // Every time is seconds per training step. The reference only correlates its
 // score with `time`, so any unit served it; we compare seconds with seconds
 // (errors, MAPE, a fitted overhead per step), so a file in milliseconds must
@@ -45,6 +45,9 @@ struct MeasuredRun {
   // overhead, see kTimeParts) or, from a classified CSV, compute, tp, cp, ep,
   // dp, bubble and idle (time - comp - the waits).
   std::vector<std::pair<std::string, double>> parts;
+  // The measured peak memory in bytes (ours: `peak_gib` or `peak_bytes`), the
+  // largest over the ranks, as the trainer logs it.
+  std::optional<double> peak_bytes;
 };
 
 struct MeasuredDiagnostic {

@@ -58,6 +58,9 @@ nlohmann::json compare_json(const Comparison& c) {
          {"predicted_rank", scored["predicted_rank"]},
          {"fits", run.fits},
          {"memory_miss", run.memory_miss ? json(run.memory_miss->reason) : json(nullptr)},
+         {"measured_peak_bytes", run.measured.peak_bytes ? json(*run.measured.peak_bytes) : json(nullptr)},
+         {"predicted_peak_bytes", run.predicted_peak_bytes ? json(*run.predicted_peak_bytes) : json(nullptr)},
+         {"peak_error", run.peak_error ? number_or_null(*run.peak_error) : json(nullptr)},
          {"refused", run.refused ? json({{"id", run.refused->id}, {"reason", run.refused->reason}})
                                  : json(nullptr)},
          {"parts", parts}});
@@ -74,7 +77,11 @@ nlohmann::json compare_json(const Comparison& c) {
           {"runs", runs},
           {"skipped", skipped},
           {"priced", c.priced()},
-          {"metrics", metrics_json(c.metrics)}};
+          {"metrics", metrics_json(c.metrics)},
+          {"peaks",
+           {{"runs", c.peaks.runs},
+            {"mape", number_or_null(c.peaks.mape)},
+            {"mean_error", number_or_null(c.peaks.mean_error)}}}};
 }
 
 }  // namespace ndsearch

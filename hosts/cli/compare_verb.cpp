@@ -89,6 +89,11 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
     if (!r["memory_miss"].is_null())
       std::cout << fmt::format("         scored, though our memory model says it {}\n",
                                r["memory_miss"].get<std::string>());
+    if (!r["peak_error"].is_null())
+      std::cout << fmt::format("         peak: measured {:.2f} GiB, predicted {:.2f} GiB, error {:+.1f} %\n",
+                               r["measured_peak_bytes"].get<double>() / (1024.0 * 1024 * 1024),
+                               r["predicted_peak_bytes"].get<double>() / (1024.0 * 1024 * 1024),
+                               100 * r["peak_error"].get<double>());
     if (!r["refused"].is_null())
       std::cout << fmt::format("         left out: [{}] {}\n",
                                r["refused"]["id"].get<std::string>(),
@@ -107,6 +112,9 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
       "  mape {}  mean_error {}  pearson {}  spearman {}  top_k {}  top1_regret {}\n",
       cell(m["mape"], "{:.4f}"), cell(m["mean_error"], "{:+.4f}"), cell(m["pearson"], "{:.4f}"),
       cell(m["spearman"], "{:.4f}"), json_text(m["top_k"]), cell(m["top1_regret"], "{:.4f}"));
+  if (j["peaks"]["runs"].get<size_t>() > 0)
+    std::cout << fmt::format("  peak memory: runs {}  mape {}  mean_error {}\n", json_text(j["peaks"]["runs"]),
+                             cell(j["peaks"]["mape"], "{:.4f}"), cell(j["peaks"]["mean_error"], "{:+.4f}"));
   for (const auto& [name, p] : m["parts"].items())
     std::cout << fmt::format("  part {:<10} runs {}  pearson {}  mean_abs_error_s {}  mape {}\n",
                              name, json_text(p["runs"]), cell(p["pearson"], "{:.4f}"),
