@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// closest_name.hpp: "did you mean ...?" for a name typed wrong: the known
-// name within a third of its letters (at least 2 edits) of the typed one.
+// closest_name.hpp: "did you mean ...?" for a name typed wrong; the rule is
+// the SDK's (sdk/closest_name.hpp), so that parsers say the same.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
+#include <ndsearch/sdk/closest_name.hpp>
 
 namespace ndsearch {
 
-// Edits from a to b: one edit is one letter inserted, deleted or changed, or
-// two neighbouring letters swapped.
-size_t edit_distance(std::string_view a, std::string_view b);
-
-// The known name closest to `typed` (case ignored), when close enough to be a
-// typo; the first of equals in `known`'s order.
-std::optional<std::string> closest_name(std::string_view typed,
-                                        const std::vector<std::string>& known);
-
-// " (did you mean 'x'?)" for the closest name, else "".
-std::string did_you_mean(std::string_view typed, const std::vector<std::string>& known);
+using sdk::closest_name;
+using sdk::did_you_mean;
+using sdk::edit_distance;
 
 }  // namespace ndsearch

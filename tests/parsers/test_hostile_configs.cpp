@@ -455,3 +455,19 @@ TEST_CASE("Text the YAML reader cannot get past stops at the document limit, at 
   refused(model("-f megatron " + write(dir / "train.yaml", ",g\v").string()), "E-PARSE-LIMIT",
           {"train.yaml", "more than 1024 YAML documents"});
 }
+
+TEST_CASE("An unknown Megatron recompute module is refused with the closest name") {
+  // Issue 34: Megatron-Core's own validation refuses a module outside its
+  // set; a typo priced as "not understood" would price another job.
+  const fs::path dir = scratch("recompute_modules");
+  const std::string script = launch(
+      "", "--num-layers 2 --recompute-granularity selective --recompute-modules core_atn mlp");
+  refused(model("-f megatron " + write(dir / "run.sh", script).string()), "E-PARSE-FIELD",
+          {"run.sh:3", "--recompute-modules 'core_atn'", "(did you mean 'core_attn'?)"});
+  // A module Megatron has and ndsearch does not price is a warning, not an error.
+  const std::string known = launch(
+      "", "--num-layers 2 --recompute-granularity selective --recompute-modules mla_up_proj mlp");
+  const Timed t = model("-f megatron " + write(dir / "known.sh", known).string());
+  CHECK(t.r.exit_code == 0);
+  CHECK_THAT(t.r.out, Catch::Contains("--recompute-modules mla_up_proj: field not understood"));
+}

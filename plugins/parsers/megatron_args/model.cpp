@@ -3,6 +3,8 @@
 
 #include "plugins/common/parsing/read_limits.hpp"
 
+#include <ndsearch/sdk/closest_name.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -792,8 +794,23 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     std::vector<std::string> names = {"core_attn"};
     if (modules.state == State::known) {
       names.clear();
-      for (const Word& w : modules.occurrence->values) names.push_back(w.text());
-      ops_where = args.where(*modules.occurrence);
+      // Megatron-Core's module names (TransformerConfig.__post_init__'s
+      // allowed set, core_v0.19.0 and main): another is a typo its own
+      // validation would refuse.
+      static const std::vector<std::string> kModules = {
+          "core_attn",      "moe_act", "layernorm",    "mla_up_proj", "mlp", "moe",
+          "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
+      const Occurrence& o = *modules.occurrence;
+      for (size_t i = 0; i < o.values.size(); ++i) {
+        const std::string name = o.values[i].text();
+        if (o.values[i].known() && std::find(kModules.begin(), kModules.end(), name) == kModules.end())
+          r.bad(o, i,
+                "one of Megatron-Core's recompute modules (core_attn, mlp, moe, moe_act, layernorm, "
+                "mla_up_proj, shared_experts, ...)" +
+                    sdk::did_you_mean(name, kModules));
+        names.push_back(name);
+      }
+      ops_where = args.where(o);
     }
     if (r.flag({"--moe-layer-recompute"}).known()) names.push_back("moe");
     for (const std::string& m : names) {
