@@ -4,17 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <climits>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <map>
 
+#include "core/calibration/published_csv.hpp"
 #include "core/evaluate/evaluate_strategy.hpp"
 #include "core/hardware/machine.hpp"
 #include "core/model/parse_config.hpp"
-#include "core/support/csv.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -24,60 +21,19 @@ constexpr const char* kColumns[] = {"name",     "config",   "device",   "devices
                                     "strategy", "peak_gib", "measures", "source"};
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-[[noreturn]] void bad_row(const std::filesystem::path& file, int line, const std::string& what) {
-  throw UserError("E-VALIDATION-CSV", fmt::format("{}:{}: {}; each row needs the columns {}", file.string(), line,
-                                                  what, fmt::join(kColumns, ",")));
-}
-
-int64_t whole(const std::string& text, const char* column, const std::filesystem::path& file, int line) {
-  int64_t v = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (error != std::errc() || end != text.data() + text.size() || v <= 0 || v > INT32_MAX)
-    bad_row(file, line, fmt::format("column {}: '{}' is not a whole number from 1 to {}", column, text, INT32_MAX));
-  return v;
-}
-
 std::vector<MemoryRow> read_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw UserError("E-VALIDATION-CSV", fmt::format("{}: cannot be read", file.string()));
+  const PublishedCsv csv(file, std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));
   std::vector<MemoryRow> rows;
-  std::string text;
-  int line = 0;
-  bool header = true;
-  while (std::getline(in, text)) {
-    ++line;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.empty() || text[0] == '#') continue;
-    const std::vector<std::string> f = split_csv_line(text);
-    if (header) {
-      if (f != std::vector<std::string>(std::begin(kColumns), std::end(kColumns)))
-        bad_row(file, line, "the header is not the expected one");
-      header = false;
-      continue;
-    }
-    if (f.size() != std::size(kColumns))
-      bad_row(file, line, fmt::format("{} columns instead of {}", f.size(), std::size(kColumns)));
+  csv.read([&](int line, const std::vector<std::string>& f) {
     MemoryRow r;
-    r.source = file.stem().string();
-    r.line = line;
-    r.name = f[0];
-    r.config = file.parent_path() / f[1];
-    r.device = f[2];
-    r.devices = static_cast<uint64_t>(whole(f[3], "devices", file, line));
-    r.global_batch = whole(f[4], "global_batch", file, line);
-    r.seq_len = whole(f[5], "seq_len", file, line);
-    r.strategy = f[6];
-    double gib = 0;
-    const auto [end, error] = std::from_chars(f[7].data(), f[7].data() + f[7].size(), gib);
-    if (error != std::errc() || end != f[7].data() + f[7].size() || !std::isfinite(gib) || gib <= 0)
-      bad_row(file, line, fmt::format("column peak_gib: '{}' is not a positive number of GiB", f[7]));
-    r.peak_bytes = gib * kGiB;
+    static_cast<PublishedRun&>(r) = csv.run(line, f);
+    r.peak_bytes = csv.positive(f[7], "peak_gib", line) * kGiB;
     if (f[8] != "reserved" && f[8] != "allocated")
-      bad_row(file, line, fmt::format("column measures: '{}' is neither reserved nor allocated", f[8]));
+      csv.bad_row(line, fmt::format("column measures: '{}' is neither reserved nor allocated", f[8]));
     r.measures = f[8];
     r.cited = f[9];
     rows.push_back(r);
-  }
+  });
   return rows;
 }
 
@@ -86,12 +42,8 @@ std::vector<MemoryRow> read_file(const std::filesystem::path& file) {
 std::vector<MemoryRow> read_memory_rows(const std::filesystem::path& folder) {
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error)) return {};
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.path().extension() == ".csv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
   std::vector<MemoryRow> rows;
-  for (const auto& file : files) {
+  for (const auto& file : PublishedCsv::files_of(folder)) {
     std::vector<MemoryRow> of_file = read_file(file);
     rows.insert(rows.end(), of_file.begin(), of_file.end());
   }

@@ -10,23 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "core/calibration/published_csv.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/plugins/registry.hpp"
 
 namespace ndsearch {
 
-struct MemoryRow {
-  std::string source;  // the CSV's stem
-  int line = 0;
-  std::string name;
-  std::filesystem::path config;  // relative to the CSV's folder in the file
-  std::string device;
-  uint64_t devices = 0;
-  int64_t global_batch = 0, seq_len = 0;
-  std::string strategy;      // the keys that ran (DESIGN §8.1); the rest the config's
-  double peak_bytes = 0;     // measured, the largest over the ranks
-  std::string measures;      // "reserved" (the caching allocator's) or "allocated"
-  std::string cited;         // where the source publishes it
+struct MemoryRow : PublishedRun {
+  double peak_bytes = 0;  // measured, the largest over the ranks
+  std::string measures;   // "reserved" (the caching allocator's) or "allocated"
+  std::string cited;      // where the source publishes it
 };
 
 // Every *.csv of `folder` (sorted), rows in file order; none when the folder

@@ -4,13 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
-#include <climits>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <memory>
 
+#include "core/calibration/published_csv.hpp"
 #include "core/memory/budget.hpp"
 #include "core/memory/memory_evaluator.hpp"
 #include "core/model/parse_config.hpp"
@@ -18,7 +16,6 @@
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
-#include "core/support/csv.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -27,42 +24,17 @@ namespace {
 constexpr const char* kColumns[] = {"name",    "config",   "device", "devices",   "global_batch",
                                     "seq_len", "strategy", "metric", "published", "search_only"};
 
-[[noreturn]] void bad_row(const std::filesystem::path& file, int line, const std::string& what) {
-  throw UserError("E-VALIDATION-CSV",
-                  fmt::format("{}:{}: {}; each row needs the columns {}", file.string(), line, what,
-                              fmt::join(kColumns, ",")));
+PublishedCsv csv_of(const std::filesystem::path& file) {
+  return PublishedCsv(file, std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));
 }
 
-Metric parse_metric(const std::string& text, const std::filesystem::path& file, int line) {
+Metric parse_metric(const std::string& text, const PublishedCsv& csv, int line) {
   for (Metric m : {Metric::mfu, Metric::hfu_tflops_per_gpu, Metric::model_tflops_per_gpu,
                    Metric::tokens_per_s_per_gpu})
     if (text == metric_name(m)) return m;
-  bad_row(file, line,
-          fmt::format("metric '{}' is not one of mfu, hfu_tflops_per_gpu, model_tflops_per_gpu, "
-                      "tokens_per_s_per_gpu",
-                      text));
-}
-
-// A positive whole number up to INT32_MAX (a device count, a batch, a length).
-int64_t whole(const std::string& text, const char* column, const std::filesystem::path& file,
-              int line) {
-  int64_t v = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (error != std::errc() || end != text.data() + text.size() || v <= 0 || v > INT32_MAX)
-    bad_row(
-        file, line,
-        fmt::format("column {}: '{}' is not a whole number from 1 to {}", column, text, INT32_MAX));
-  return v;
-}
-
-// A positive finite number.
-double positive(const std::string& text, const char* column, const std::filesystem::path& file,
-                int line) {
-  double v = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v <= 0)
-    bad_row(file, line, fmt::format("column {}: '{}' is not a positive number", column, text));
-  return v;
+  csv.bad_row(line, fmt::format("metric '{}' is not one of mfu, hfu_tflops_per_gpu, model_tflops_per_gpu, "
+                                "tokens_per_s_per_gpu",
+                                text));
 }
 
 }  // namespace
@@ -90,14 +62,11 @@ const char* metric_name(Metric metric) {
 }
 
 std::vector<ValidationRow> read_validation_rows(const std::filesystem::path& folder) {
-  std::vector<std::filesystem::path> files;
   std::error_code error;
   if (!std::filesystem::is_directory(folder, error))
     throw UserError("E-VALIDATION-CSV",
                     fmt::format("{}: not a folder of validation CSVs", folder.string()));
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.path().extension() == ".csv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::filesystem::path> files = PublishedCsv::files_of(folder);
   if (files.empty())
     throw UserError("E-VALIDATION-CSV",
                     fmt::format("{}: no .csv file of published runs", folder.string()));
@@ -114,39 +83,16 @@ bool is_validation_header(const std::vector<std::string>& cells) {
 }
 
 std::vector<ValidationRow> read_validation_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw UserError("E-VALIDATION-CSV", fmt::format("{}: cannot be read", file.string()));
+  const PublishedCsv csv = csv_of(file);
   std::vector<ValidationRow> rows;
-  std::string text;
-  int line = 0;
-  bool header = true;
-  while (std::getline(in, text)) {
-    ++line;
-    if (!text.empty() && text.back() == '\r') text.pop_back();
-    if (text.empty() || text[0] == '#') continue;
-    const std::vector<std::string> f = split_csv_line(text);
-    if (header) {
-      if (!is_validation_header(f)) bad_row(file, line, "the header is not the expected one");
-      header = false;
-      continue;
-    }
-    if (f.size() != std::size(kColumns))
-      bad_row(file, line, fmt::format("{} columns instead of {}", f.size(), std::size(kColumns)));
+  csv.read([&](int line, const std::vector<std::string>& f) {
     ValidationRow r;
-    r.source = file.stem().string();
-    r.line = line;
-    r.name = f[0];
-    r.config = file.parent_path() / f[1];
-    r.device = f[2];
-    r.devices = static_cast<uint64_t>(whole(f[3], "devices", file, line));
-    r.global_batch = whole(f[4], "global_batch", file, line);
-    r.seq_len = whole(f[5], "seq_len", file, line);
-    r.strategy = f[6];
-    r.metric = parse_metric(f[7], file, line);
-    r.published = positive(f[8], "published", file, line);
+    static_cast<PublishedRun&>(r) = csv.run(line, f);
+    r.metric = parse_metric(f[7], csv, line);
+    r.published = csv.positive(f[8], "published", line);
     r.search_only = f[9];
     rows.push_back(r);
-  }
+  });
   return rows;
 }
 

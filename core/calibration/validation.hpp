@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/calibration/published_csv.hpp"
 #include "core/hardware/device_catalog.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/strategy/placement.hpp"
@@ -30,15 +31,7 @@ enum class Metric {
   tokens_per_s_per_gpu,
 };
 
-struct ValidationRow {
-  std::string source;  // the CSV's stem, e.g. "megatron-core-h100"
-  int line = 0;        // in the CSV
-  std::string name;
-  std::filesystem::path config;  // the launch script, relative to the CSV's folder
-  std::string device;
-  uint64_t devices = 0;
-  int64_t global_batch = 0, seq_len = 0;
-  std::string strategy;  // the published keys (DESIGN §8.1)
+struct ValidationRow : PublishedRun {
   Metric metric = Metric::mfu;
   double published = 0;
   // What the trainer of the run could do, as --only restricts the search
