@@ -2,6 +2,7 @@
 #include "core/calibration/memory_validation.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/units.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,7 @@ namespace {
 
 constexpr const char* kColumns[] = {"name",     "config",   "device",   "devices", "global_batch", "seq_len",
                                     "strategy", "peak_gib", "measures", "source"};
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGiB = sdk::kBytesPerGiB;
 
 std::vector<MemoryRow> read_file(const std::filesystem::path& file) {
   const PublishedCsv csv(file, std::vector<std::string>(std::begin(kColumns), std::end(kColumns)));

@@ -4,8 +4,6 @@
 #include <fmt/format.h>
 #include <ndsearch/sdk/units.hpp>
 
-#include <cmath>
-#include <limits>
 #include <utility>
 
 #include "core/compare/run_pricing.hpp"
@@ -32,28 +30,12 @@ void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
   // (and marked), and the miss is the memory model's to explain.
   run.fits = e.fits;
   run.predicted_peak_bytes = static_cast<double>(e.peak_bytes);
-  if (run.measured.peak_bytes)
-    run.peak_error = *run.predicted_peak_bytes / *run.measured.peak_bytes - 1;
+  if (run.measured.peak_bytes) run.peak_error = signed_error(*run.measured.peak_bytes, *run.predicted_peak_bytes);
   if (!e.fits) run.memory_miss = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
   if (e.time) {
     run.predicted_s = e.time->step_s;
     run.predicted_parts_s = predicted_parts(e.time->parts, format);
   }
-}
-
-PeakMetrics peak_metrics(const std::vector<ComparedRun>& runs) {
-  PeakMetrics m;
-  double abs_sum = 0, sum = 0;
-  for (const ComparedRun& run : runs) {
-    if (!run.peak_error || run.refused) continue;
-    ++m.runs;
-    abs_sum += std::abs(*run.peak_error);
-    sum += *run.peak_error;
-  }
-  const double n = static_cast<double>(m.runs);
-  m.mape = m.runs > 0 ? abs_sum / n : std::numeric_limits<double>::quiet_NaN();
-  m.mean_error = m.runs > 0 ? sum / n : std::numeric_limits<double>::quiet_NaN();
-  return m;
 }
 
 }  // namespace
@@ -96,6 +78,7 @@ Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& cat
   c.device_id = machine.device->id;
   memory_budget(*machine.device, model, request.base.max_memory, request.base.reserve_mem);
   std::vector<PricedRun> priced;
+  std::vector<double> peak_errors;  // of the priced runs that state a peak
   for (const MeasuredRun& m : measured.runs) {
     ComparedRun& run = c.runs.emplace_back();
     run.measured = m;
@@ -111,9 +94,10 @@ Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& cat
     p.predicted_step_s = *run.predicted_s;
     p.measured_parts_s.insert(m.parts.begin(), m.parts.end());
     p.predicted_parts_s = run.predicted_parts_s;
+    if (run.peak_error) peak_errors.push_back(*run.peak_error);
   }
   c.metrics = compare_metrics(priced);
-  c.peaks = peak_metrics(c.runs);
+  c.peaks = error_summary(peak_errors);
   return c;
 }
 

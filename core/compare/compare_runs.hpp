@@ -56,12 +56,6 @@ struct ComparedRun {
   std::optional<double> peak_error;                 // predicted / measured peak - 1, when both
 };
 
-// Our peaks against the measured ones, over the priced runs that state one.
-struct PeakMetrics {
-  size_t runs = 0;
-  double mape = 0;        // mean |predicted / measured - 1|; NaN with no run
-  double mean_error = 0;  // signed: positive, we say more than was measured
-};
 
 struct Comparison {
   std::string model_name, device_id;
@@ -70,7 +64,7 @@ struct Comparison {
   std::vector<ComparedRun> runs;            // in file order
   std::vector<MeasuredDiagnostic> skipped;  // the reader's
   CompareMetrics metrics;                   // over the runs priced (fitting or not)
-  PeakMetrics peaks;                        // over the priced runs with a measured peak
+  ErrorSummary peaks;                       // peak errors, over the priced runs with a measured peak
   size_t priced() const { return metrics.runs.size(); }
 };
 

@@ -32,11 +32,6 @@ double mean(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
-// predicted / measured − 1; NaN when there is no positive measured time to divide by.
-double signed_error(double measured, double predicted) {
-  return measured > 0 && std::isfinite(measured) ? predicted / measured - 1 : kNaN;
-}
-
 double share_distance(const PricedRun& run) {
   if (!(run.measured_step_s > 0) || !(run.predicted_step_s > 0)) return kNaN;
   double sum_of_squares = 0;
@@ -171,6 +166,16 @@ double top1_regret(const std::vector<double>& measured, const std::vector<double
   return measured_best > 0 ? picked / measured_best : kNaN;
 }
 
+double signed_error(double measured, double predicted) {
+  return measured > 0 && std::isfinite(measured) ? predicted / measured - 1 : kNaN;
+}
+
+ErrorSummary error_summary(const std::vector<double>& errors) {
+  std::vector<double> absolute(errors.size());
+  std::transform(errors.begin(), errors.end(), absolute.begin(), [](double e) { return std::abs(e); });
+  return {errors.size(), mean(absolute), mean(errors)};
+}
+
 CompareMetrics compare_metrics(const std::vector<PricedRun>& runs) {
   CompareMetrics out;
   std::vector<double> measured, predicted, errors;
@@ -185,9 +190,9 @@ CompareMetrics compare_metrics(const std::vector<PricedRun>& runs) {
     out.runs.push_back({error, measured_ranks[i], predicted_ranks[i], share_distance(runs[i])});
     if (std::isfinite(error)) errors.push_back(error);
   }
-  out.mean_error = mean(errors);
-  for (double& e : errors) e = std::abs(e);
-  out.mape = mean(errors);
+  const ErrorSummary summary = error_summary(errors);
+  out.mean_error = summary.mean_error;
+  out.mape = summary.mape;
   out.pearson = pearson_correlation(predicted, measured);
   out.spearman = spearman_correlation(predicted, measured);
   out.top_k = top_k_agreement(measured, predicted);

@@ -62,6 +62,17 @@ struct CompareMetrics {
 
 CompareMetrics compare_metrics(const std::vector<PricedRun>& runs);
 
+// predicted / measured − 1; NaN when there is no positive measured value to divide by.
+double signed_error(double measured, double predicted);
+
+// The mean and mean absolute of a series of signed errors (NaN with none).
+struct ErrorSummary {
+  size_t runs = 0;
+  double mape = 0;        // mean |error|
+  double mean_error = 0;  // mean signed error: positive, we say more than was measured
+};
+ErrorSummary error_summary(const std::vector<double>& errors);
+
 // The pieces, for tests and other reports. x and y have the same length.
 
 // Pearson's r; NaN for fewer than 2 values or a constant series.

@@ -2,6 +2,7 @@
 #include "hosts/cli/compare_verb.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/units.hpp>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -91,8 +92,8 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
                                r["memory_miss"].get<std::string>());
     if (!r["peak_error"].is_null())
       std::cout << fmt::format("         peak: measured {:.2f} GiB, predicted {:.2f} GiB, error {:+.1f} %\n",
-                               r["measured_peak_bytes"].get<double>() / (1024.0 * 1024 * 1024),
-                               r["predicted_peak_bytes"].get<double>() / (1024.0 * 1024 * 1024),
+                               r["measured_peak_bytes"].get<double>() / sdk::kBytesPerGiB,
+                               r["predicted_peak_bytes"].get<double>() / sdk::kBytesPerGiB,
                                100 * r["peak_error"].get<double>());
     if (!r["refused"].is_null())
       std::cout << fmt::format("         left out: [{}] {}\n",

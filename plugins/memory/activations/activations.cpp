@@ -232,7 +232,6 @@ class Activations {
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
     const uint64_t ops = ndsearch::sdk::selective_recompute_ops(t.training);
     const bool gathered = t.training.tp_keeps_gathered_inputs == 1;
-    a->gathered_ = gathered;
     // Per-op checkpointing rebuilds the rest of a layer in its backward, as
     // full recompute rebuilds the whole of it.
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
@@ -257,7 +256,7 @@ class Activations {
     // The loss's bytes per vocabulary entry (ABI 1.8): Megatron-Core's fused
     // cross entropy keeps its fp32 softmax (4); an unfused fp32 one more.
     a->head_.tp_split = ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab;
-    a->compile_towers(*input.model, lin, ops);
+    a->compile_towers(*input.model, lin, ops, gathered);
     if (t.has_mtp) {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
       Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention, gathered).all;
@@ -270,7 +269,7 @@ class Activations {
 
   // Per sequence of every tower: its layers (all, and what selective
   // recompute keeps), its patch embedding and mergers (never recomputed).
-  void compile_towers(const nds_model& model, double lin, uint64_t ops) {
+  void compile_towers(const nds_model& model, double lin, uint64_t ops, bool gathered) {
     for (size_t i = 0; i < model.submodel_count; ++i) {
       const nds_model& tower = ndsearch::sdk::submodel(model, i);
       const ndsearch::sdk::TowerShape shape = ndsearch::sdk::tower_shape(tower);
@@ -278,7 +277,7 @@ class Activations {
       if (k.patches <= 0) continue;
       for (size_t j = 0; j < tower.block_count; ++j) {
         const nds_layer_block& l = ndsearch::sdk::detail::tower_block(tower, j);
-        LayerCoefficients kc = layer_coefficients(l, b_, lin, table_.flash_attention, gathered_);
+        LayerCoefficients kc = layer_coefficients(l, b_, lin, table_.flash_attention, gathered);
         // The s² terms over the layer's own keys, folded in per patch.
         const double keys = ndsearch::sdk::tower_attention_keys(l, k);
         Coefficients kept = kc.kept_under(ops);
@@ -356,9 +355,8 @@ class Activations {
             const std::vector<Coefficients>& p =
                 o == NDS_LAYER_SELECTIVE ? selective_prefix_ : prefix_;
             by[o] += p[k] - p[j];
-            any_recomputed = any_recomputed || rebuilds(o == NDS_LAYER_FULL        ? NDS_RECOMPUTE_FULL
-                                                        : o == NDS_LAYER_SELECTIVE ? NDS_RECOMPUTE_SELECTIVE
-                                                                                   : NDS_RECOMPUTE_NONE);
+            any_recomputed =
+                any_recomputed || o == NDS_LAYER_FULL || (o == NDS_LAYER_SELECTIVE && selective_rebuilds_);
             any_full = any_full || o == NDS_LAYER_FULL;
             j = k;
           }
@@ -394,7 +392,6 @@ class Activations {
   Coefficients largest_;  // the layer with the most activations (taken undivided)
   Coefficients largest_kept_;  // what selective recompute keeps of it
   bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
-  bool gathered_ = false;            // TP keeps the gathered inputs (tp_keeps_gathered_inputs)
 
   bool rebuilds(int32_t mode) const {
     return mode == NDS_RECOMPUTE_FULL || (mode == NDS_RECOMPUTE_SELECTIVE && selective_rebuilds_);

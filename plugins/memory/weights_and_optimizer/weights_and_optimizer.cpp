@@ -122,10 +122,11 @@ class WeightsAndOptimizer {
   }
 
   // What ZeRO-3/FSDP holds gathered on `rank` (nds_training.fsdp_holding):
-  // `dense`, `expert` and `linear` are the rank's local parameters as TP and
-  // EP x ETP shard them, before the data-parallel sharding.
-  void add_gathered(MemoryOut& out, int32_t rank, bool holds_layers, bool has_embedding, bool has_head,
-                    double dense, double expert, double linear) const noexcept {
+  // `root` (the root module's), `dense`, `expert` and `linear` are the rank's
+  // local parameters as TP and EP x ETP shard them, before the data-parallel
+  // sharding.
+  void add_gathered(MemoryOut& out, int32_t rank, bool holds_layers, double root, double dense,
+                    double expert, double linear) const noexcept {
     const nds_strategy& s = out.strategy();
     const double tp = s.tp, expert_split = static_cast<double>(s.ep) * s.etp;
     const LayerShares& l = largest_layer_;
@@ -155,18 +156,9 @@ class WeightsAndOptimizer {
       // each block's gradients leave through a reduce-scatter whose input
       // is cast to the reduce dtype (foreach_reduce): one block's unsharded
       // gradients and that copy at a time.
-      out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * root_parameters(tp, has_embedding, has_head));
+      out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * root);
       if (holds_layers) out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
     }
-  }
-
-  // The root module's parameters on a rank, as TP shards them.
-  double root_parameters(double tp, bool embedding, bool head) const noexcept {
-    double root = 0;
-    if (embedding) root += embedding_.tp_split / tp + embedding_.replicated;
-    if (head && !(table_.tied_embeddings && embedding)) root += head_.tp_split / tp;
-    if (head) root += head_.replicated;
-    return root;
   }
 
   void evaluate(MemoryOut& out) const noexcept {
@@ -195,21 +187,23 @@ class WeightsAndOptimizer {
         has_head = has_head || ndsearch::plugins::memory::holds_head(c, i, layers);
         holds_layers = holds_layers || count > 0;
       }
+      double root = 0;  // the root module's: embedding, final norm and head
       if (has_embedding) {
-        dense += embedding_.tp_split / tp + embedding_.replicated;
+        root += embedding_.tp_split / tp + embedding_.replicated;
         dense += towers_.tp_split / tp + towers_.replicated;
         linear += towers_.tp_split / tp;
       }
       if (has_head) {
         const bool table_already_here = table_.tied_embeddings && has_embedding;
-        if (!table_already_here) dense += head_.tp_split / tp;
-        dense += head_.replicated;
+        if (!table_already_here) root += head_.tp_split / tp;
+        root += head_.replicated;
         dense += mtp_.tp_split / tp + mtp_.replicated;
         expert += mtp_.routed / expert_split;
         linear += mtp_.tp_split / tp + mtp_.routed / expert_split;
         // MTP's copy of the embedding (a tied head already is that table).
         if (table_.has_mtp && !has_embedding && !table_.tied_embeddings) dense += embedding_.tp_split / tp;
       }
+      dense += root;
       const double params_shard = s.zero >= 3 ? op_dense : 1, params_shard_e = s.zero >= 3 ? op_expert : 1;
       const double grads_shard = s.zero >= 2 ? op_dense : 1, grads_shard_e = s.zero >= 2 ? op_expert : 1;
       out.add(rank, NDS_MEMORY_PARAMS, param_bytes_ * (dense / params_shard + expert / params_shard_e));
@@ -220,7 +214,7 @@ class WeightsAndOptimizer {
       if (!swap_optimizer_) out.add(rank, NDS_MEMORY_OPTIMIZER, (master_bytes_ + state_bytes_) * main_params);
       const double widened = widened_grad_bytes_ * main_params;
       out.add(rank, NDS_MEMORY_GRADS, std::max(0.0, widened - out.prior(rank, NDS_MEMORY_ACTIVATIONS)));
-      if (s.zero >= 3) add_gathered(out, rank, holds_layers, has_embedding, has_head, dense, expert, linear);
+      if (s.zero >= 3) add_gathered(out, rank, holds_layers, root, dense, expert, linear);
     }
   }
 
