@@ -44,7 +44,8 @@ ParseOptions parse_options(const ModelSettings& m) {
   options.any_trainer = m.any_trainer;
   options.overrides = {m.seq_len,    m.global_batch, m.micro_batch_size,
                        m.vocab_size, m.image_tokens, m.images_per_sample,
-                       m.dtype,      m.fp8_recipe,   m.overlap};
+                       m.dtype,      m.fp8_recipe,   m.overlap,
+                       m.recompute_modules};
   options.model_config = m.model_config;
   return options;
 }

@@ -73,9 +73,12 @@ const std::vector<Choice> kSchedules = [] {
   for (const ScheduleName& s : kScheduleNames) choices.push_back({s.name, s.schedule});
   return choices;
 }();
-const std::vector<Choice> kRecomputeOps = {{"core_attention", 1 << 0}, {"mlp", 1 << 1},
-                                           {"norm", 1 << 2},           {"activation", 1 << 3},
-                                           {"moe", 1 << 4},            {"alternate_matmuls", 1 << 5}};
+const std::vector<Choice> kRecomputeOps = [] {
+  std::vector<Choice> choices;
+  for (const RecomputeOpName& o : recompute_op_names())
+    choices.push_back({o.name, static_cast<int32_t>(o.bit)});  // bits 0-5
+  return choices;
+}();
 
 #define NDS_BLOCK(name, kind, field, ...)                                                 \
   KeyDef {                                                                                \

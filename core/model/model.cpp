@@ -70,6 +70,20 @@ const std::vector<Fp8RecipeName>& fp8_recipe_names() {
   return names;
 }
 
+const std::vector<RecomputeOpName>& recompute_op_names() {
+  static const std::vector<RecomputeOpName> names = {
+      {"core_attention", "core_attn", "the attention core", NDS_RECOMPUTE_OP_CORE_ATTENTION},
+      {"mlp", "mlp", "the dense MLP", NDS_RECOMPUTE_OP_MLP},
+      {"norm", "layernorm", "the norms", NDS_RECOMPUTE_OP_NORM},
+      {"activation", "moe_act", "the routed experts' activation", NDS_RECOMPUTE_OP_ACTIVATION},
+      {"moe", "moe", "the MoE layer (router, experts, shared experts)", NDS_RECOMPUTE_OP_MOE},
+      {"alternate_matmuls", "",
+       "every op but attention and every other matmul (per-op checkpointing; its memory is "
+       "priced, its time not yet: no op of it is counted again)",
+       NDS_RECOMPUTE_OP_ALTERNATE_MATMULS}};
+  return names;
+}
+
 bool overlap_stated(const Model& model) {
   for (const OverlapSwitch& s : overlap_switches())
     if (model.training_provenance.count(s.key) != 0) return true;

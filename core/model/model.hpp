@@ -116,6 +116,19 @@ struct Fp8RecipeName {
 };
 const std::vector<Fp8RecipeName>& fp8_recipe_names();
 
+// The ops selective recompute can rebuild (nds_training.recompute_ops), one
+// list for the builder key recompute_ops, --recompute-modules, the model JSON
+// and the assumptions: the name, Megatron-Core's --recompute-modules name of
+// the same op where it has one (TransformerConfig.recompute_modules), what is
+// dropped and run again, and the NDS_RECOMPUTE_OP_* bit.
+struct RecomputeOpName {
+  const char* name;
+  const char* megatron;  // "" where Megatron-Core has no such module
+  const char* what;
+  uint64_t bit;
+};
+const std::vector<RecomputeOpName>& recompute_op_names();
+
 // True when the config (or its trainer's documented default, or --overlap)
 // stated any overlap switch, false when nothing did (an HF config.json names no
 // trainer): the time model then assumes a well-tuned run and says so.

@@ -3,6 +3,7 @@
 #include "core/support/closest_name.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/config_file.hpp>  // the file checks and error tags the parsers share
 
@@ -186,6 +187,36 @@ void apply_overlap(Model& model, const std::string& list, const Note& note) {
   model.training.overlap = (model.training.overlap & ~all) | on;
 }
 
+// --recompute-modules: the ops named, by our name or Megatron-Core's module
+// name, replace the config's (a Megatron user's `core_attn,mlp` means the
+// same here as in the launch script).
+void apply_recompute_modules(Model& model, const std::string& list, const Note& note) {
+  std::vector<std::string> known;
+  for (const RecomputeOpName& o : recompute_op_names()) {
+    known.emplace_back(o.name);
+    if (*o.megatron != '\0' && o.megatron != std::string_view(o.name)) known.emplace_back(o.megatron);
+  }
+  uint64_t ops = 0;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string item = list.substr(start, end - start);
+    start = end + 1;
+    const RecomputeOpName* found = nullptr;
+    for (const RecomputeOpName& o : recompute_op_names())
+      if (item == o.name || (*o.megatron != '\0' && item == o.megatron)) found = &o;
+    if (found == nullptr)
+      throw UserError("E-USAGE", fmt::format("{}: \"{}\" is not a recompute module{}; give a comma "
+                                             "list of {}",
+                                             Setting("recompute_modules").named(list), item,
+                                             did_you_mean(item, known), fmt::join(known, ", ")));
+    ops |= found->bit;
+  }
+  model.training.recompute_ops = ops;
+  note(model.training_provenance, "recompute_ops", Setting("recompute_modules").named());
+}
+
 // A negative size flag would read as "not stated" (-1 is NDS_UNKNOWN) and
 // slip past the model limits (which refuse 0): refused here, naming the setting.
 void require_positive(const std::optional<int64_t>& value, const Setting& setting) {
@@ -236,6 +267,7 @@ void apply_overrides(Model& model, const TrainingOverrides& o) {
   }
   apply_precision(model, o, note);
   if (o.overlap) apply_overlap(model, *o.overlap, note);
+  if (o.recompute_modules) apply_recompute_modules(model, *o.recompute_modules, note);
 }
 
 // A file a parser is given is checked before any probe reads it: a FIFO

@@ -30,6 +30,9 @@ struct TrainingOverrides {
   // --overlap: "none", "all" or a comma list of tp,dp,param,ep,pp,cp (each
   // on, the rest off), replacing the config's overlap switches.
   std::optional<std::string> overlap;
+  // --recompute-modules: a comma list of recompute_op_names() (by our name or
+  // Megatron-Core's), replacing the ops the config's selective recompute rebuilds.
+  std::optional<std::string> recompute_modules;
 };
 
 struct ParseOptions {
@@ -47,7 +50,7 @@ struct ParseOptions {
 // config it names, and what it states (devices, global batch, EP bound,
 // dimensions) is kept in Model::setup; its global batch applies unless
 // `options` gives one.
-// Throws UserError: E-USAGE (a bad --dtype, --fp8-recipe or --overlap), E-PARSE-FILE (no such
+// Throws UserError: E-USAGE (a bad --dtype, --fp8-recipe, --overlap or --recompute-modules), E-PARSE-FILE (no such
 // file), E-PARSE-FRAMEWORK (unknown -f), E-PARSE-FORMAT (no parser recognises the file), the
 // builder's or the parser's error (E-PARSE-FIELD, E-PARSE-VALUE, E-PARSE-UNKNOWN-FIELD, ...),
 // E-PARSE-NO-MODEL, E-MODEL-SHAPE; read_fast_tuner_setup's (E-SETUP-*); take_shape's

@@ -130,20 +130,13 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
   assumptions_.push_back(kernels_.assumptions());
   if (model.training.recompute_ops != 0) {
     std::string ops;
-    for (const auto& [bit, name] :
-         {std::pair{NDS_RECOMPUTE_OP_CORE_ATTENTION, "the attention core"},
-          std::pair{NDS_RECOMPUTE_OP_MLP, "the dense MLP"},
-          std::pair{NDS_RECOMPUTE_OP_MOE, "the MoE layer (router, experts, shared experts)"},
-          std::pair{NDS_RECOMPUTE_OP_ACTIVATION, "the routed experts' activation"},
-          std::pair{NDS_RECOMPUTE_OP_NORM, "the norms"},
-          std::pair{NDS_RECOMPUTE_OP_ALTERNATE_MATMULS,
-                    "every op but attention and every other matmul (per-op checkpointing; "
-                    "its memory is priced, its time not yet: no op of it is counted again)"}})
-      if (selective_ops_ & bit) ops += (ops.empty() ? "" : ", ") + std::string(name);
-    assumptions_.push_back(
-        "selective recompute, as the config states its ops, drops and runs "
-        "again: " +
-        ops);
+    for (const RecomputeOpName& o : recompute_op_names())
+      if (selective_ops_ & o.bit) ops += (ops.empty() ? "" : ", ") + std::string(o.what);
+    const auto source = model.training_provenance.find("recompute_ops");
+    const bool flag = source != model.training_provenance.end() &&
+                      source->second.rfind(Setting("recompute_modules").named(), 0) == 0;
+    assumptions_.push_back(fmt::format("selective recompute, as {} states its ops, drops and runs again: {}",
+                                       flag ? Setting("recompute_modules").named() : "the config", ops));
   }
   if (swap_.link_bytes_per_s > 0)
     assumptions_.push_back(fmt::format(

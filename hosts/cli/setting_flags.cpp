@@ -25,6 +25,7 @@ constexpr std::array kFlags{
     SettingFlag{"dtype", "--dtype", ""},
     SettingFlag{"fp8_recipe", "--fp8-recipe", ""},
     SettingFlag{"overlap", "--overlap", ""},
+    SettingFlag{"recompute_modules", "--recompute-modules", "LIST"},
     SettingFlag{"model_config", "--model-config", "FILE"},
     SettingFlag{"device", "-A", ""},
     SettingFlag{"devices", "-d", "N"},

@@ -59,6 +59,7 @@ void read_model(Reader& r, ModelSettings& m) {
   r.read("dtype", m.dtype);
   r.read("fp8_recipe", m.fp8_recipe);
   r.read("overlap", m.overlap);
+  r.read("recompute_modules", m.recompute_modules);
   r.read("model_config", m.model_config);
 }
 

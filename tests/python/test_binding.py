@@ -70,6 +70,15 @@ class SameAnswersAsTheCli(unittest.TestCase):
             cli_json("eval", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64",
                      "--strategy", "tp=2,pp=1,dp=32"))
 
+    def test_evaluate_with_recompute_modules(self):
+        # Megatron-Core's module names, as --recompute-modules takes them.
+        self.assertEqual(
+            ndsearch.evaluate(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
+                              recompute_modules="core_attn,mlp",
+                              strategy={"tp": 2, "pp": 1, "dp": 32, "recompute": "selective"}),
+            cli_json("eval", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64", "--recompute-modules",
+                     "core_attn,mlp", "--strategy", "tp=2,pp=1,dp=32,recompute=selective"))
+
     def test_evaluate_a_vision_language_model(self):
         answer = ndsearch.evaluate(TINY_VL, device="nvidia-h100-sxm", devices=2, global_batch=2,
                                    seq_len=64, image_tokens=8, strategy={"pp": 2, "mbs": 1})

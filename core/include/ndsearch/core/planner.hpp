@@ -49,6 +49,9 @@ struct ModelSettings {
   bool any_trainer = false;  // rank what the config's trainer cannot run too
   std::optional<int64_t> seq_len, global_batch, micro_batch_size, vocab_size;
   std::optional<std::string> dtype, fp8_recipe, overlap;
+  // What selective recompute drops and runs again, a comma list of op names
+  // (docs/cli.md, "Selective recompute's modules"), replacing the config's.
+  std::optional<std::string> recompute_modules;
   // A vision-language model's image tokens per sequence (after the tower
   // merges its patches; part of seq_len) and the images they come from.
   std::optional<int64_t> image_tokens, images_per_sample;

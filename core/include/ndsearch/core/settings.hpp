@@ -38,6 +38,7 @@ inline constexpr SettingName kSettingNames[] = {
     {"dtype", "the dtype"},
     {"fp8_recipe", "the fp8 recipe"},
     {"overlap", "the overlap switches"},
+    {"recompute_modules", "the recompute module list"},
     {"model_config", "the model config"},
     // EvaluateSettings, SearchSettings, ExplainSettings
     {"device", "the device"},
