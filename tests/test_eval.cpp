@@ -2,8 +2,13 @@
 // test_eval.cpp: `ndsearch eval` end to end on configs we wrote (tests/
 // fixtures/configs/hf/): the documented JSON, per-stage sums, the budget,
 // and each validity check of DESIGN §8.2 refusing with its id and message.
+#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
@@ -74,6 +79,40 @@ TEST_CASE("The budget takes -M and --reserve-mem as the reference reads sizes") 
         "the device memory (`max_memory`)");  // JSON: the setting's key
   // 58 GiB less A2's 6 GiB runtime reserve and the 1 GiB asked for.
   CHECK(e.j["memory"]["budget_bytes"].get<double>() == 51 * GiB);
+}
+
+TEST_CASE("A MindSpore config's device memory is its pool: the device's reserve is not taken off again") {
+  // tiny_llama.yaml states max_device_memory "58GB": MindSpore's pool, which
+  // the runtime sizes after the driver and HCCL took theirs (DESIGN §8.4). A2:
+  // 64 GiB less its 6 GiB reserve leaves 58 GiB, all of it the pool.
+  const std::string config = std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/tiny_llama.yaml";
+  const auto r = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " +
+                                             config + " -A ascend-a2 --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json m = json::parse(r.out)["memory"];
+  CHECK(m["capacity_bytes"].get<double>() == 58 * GiB);
+  CHECK(m["reserved_bytes"].get<double>() == 0);
+  CHECK(m["budget_bytes"].get<double>() == 58 * GiB);
+  CHECK_THAT(m["capacity_source"].get<std::string>(),
+             Catch::Contains("tiny_llama.yaml:") && Catch::EndsWith("(the runtime's pool: the device's reserve is outside it)"));
+
+  // A pool larger than the device leaves is what the device leaves: MindSpore
+  // takes the smaller of the two.
+  std::ifstream in(config);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("\"58GB\""), 6, "\"62GB\"");
+  const std::filesystem::path copy =
+      std::filesystem::temp_directory_path() / ("ndsearch-pool-" + std::to_string(getpid()) + ".yaml");
+  std::ofstream(copy) << text;
+  const auto large = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " +
+                                                 copy.string() + " -A ascend-a2 --format json");
+  std::filesystem::remove(copy);
+  INFO(large.err);
+  REQUIRE(large.exit_code == 0);
+  const json l = json::parse(large.out)["memory"];
+  CHECK(l["budget_bytes"].get<double>() == 58 * GiB);
+  CHECK_THAT(l["capacity_source"].get<std::string>(), Catch::Contains("more than the 58.00 GiB device ascend-a2 leaves"));
 }
 
 TEST_CASE("Each validity check refuses with exit 2 its id and what must divide") {

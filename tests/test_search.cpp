@@ -197,14 +197,16 @@ TEST_CASE("A global batch no candidate can make stops before pricing") {
 }
 
 TEST_CASE("Nothing fits: exit 3 with the closest misses") {
-  // Llama-3.1-70B on 8 devices in 10 GiB: its bf16 weights alone are 131 GiB / 8.
-  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 8192 -M 10GB -l \"TP PP\"");
+  // Llama-3.1-70B on 8 devices in 20 GiB: its bf16 weights are 131.4 GiB, 16.4
+  // GiB a device at the most sharding (under the 18 GiB budget, so no
+  // E-BUDGET), but TP x PP alone leaves gradients and Adam unsharded too.
+  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 8192 -M 20GB -l \"TP PP\"");
   CHECK(s.exit_code == 3);
   CHECK(s.j["counts"]["fit"] == 0);
   CHECK(s.j["ranking"].empty());
   REQUIRE(s.j["closest_misses"].size() == 5);
   const double budget = s.j["budget_bytes"].get<double>();
-  CHECK(budget == 8.0 * 1024 * 1024 * 1024);  // 10 GiB less H100's 2 GiB reserve
+  CHECK(budget == 18.0 * 1024 * 1024 * 1024);  // 20 GiB less H100's 2 GiB reserve
   for (const json& m : s.j["closest_misses"])
     CHECK(m["miss_bytes"].get<double>() == Approx(m["peak_bytes"].get<double>() - budget));
   CHECK_THAT(s.err, Catch::Contains("E-SEARCH-NO-FIT"));

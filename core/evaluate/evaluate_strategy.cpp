@@ -169,6 +169,9 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   // Read even when the CP algorithm refused: a size that does not read is an error either way.
   const Budget budget =
       memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
+  const uint64_t devices =
+      request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : request.devices;
+  check_budget_holds_weights(budget, model, devices);
   if (!e.valid()) return;  // a CP algorithm may still refuse: then no prices
   // With every layer kept it does not fit: a recompute strategy may choose per layer.
   std::unique_ptr<TimeModel> time;
@@ -199,10 +202,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
                                        request.calibration,
                                        optimizer_swap_of(request.recompute, *machine.device));
-  e.time = time->estimate(
-      placement.candidate(),
-      request.devices == 0 ? static_cast<uint64_t>(s.dp) * s.tp * s.pp * s.cp : request.devices,
-      copies, nullptr, &e.chunk_times);
+  e.time = time->estimate(placement.candidate(), devices, copies, nullptr, &e.chunk_times);
   e.assumptions = time->assumptions();
   for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));
   if (chooser) e.assumptions.push_back(chooser->assumption());

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "core/model/params.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -45,6 +46,7 @@ std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / kGiB); 
 Budget memory_budget(const Device& device, const Model& model, const std::optional<std::string>& max_memory,
                      const std::optional<std::string>& reserve_mem) {
   Budget b;
+  b.reserved_bytes = static_cast<double>(device.reserved_bytes);
   if (max_memory) {
     b.capacity_bytes = size_setting(Setting("max_memory"), *max_memory);
     b.capacity_source = Setting("max_memory").named();
@@ -63,11 +65,23 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
                                   "{} per device; fix the config or set {}",
                                   model.file, model.training.device_memory_bytes, b.capacity_source,
                                   gib(kMaxDeviceBytes), Setting("max_memory").named()));
+    // A config's device memory is MindSpore's max_device_memory, the only
+    // parsers that state one: the pool the runtime leaves once the driver and
+    // HCCL have theirs, so the device's reserve is not taken off again
+    // (DESIGN §8.4). MindSpore uses the smaller of it and the memory the
+    // device has free (max_device_memory, mindspore.set_context / runtime
+    // docs), so no more than the device less its reserve.
+    const double device_free = static_cast<double>(device.memory_bytes) - b.reserved_bytes;
+    if (b.capacity_bytes > device_free) {
+      b.capacity_source += fmt::format(", more than the {} device {} leaves; that", gib(device_free), device.id);
+      b.capacity_bytes = device_free;
+    }
+    b.capacity_source += " (the runtime's pool: the device's reserve is outside it)";
+    b.reserved_bytes = 0;
   } else {
     b.capacity_bytes = static_cast<double>(device.memory_bytes);
     b.capacity_source = "device " + device.id;
   }
-  b.reserved_bytes = static_cast<double>(device.reserved_bytes);
   if (reserve_mem) b.reserve_mem_bytes = size_setting(Setting("reserve_mem"), *reserve_mem);
   b.budget_bytes = b.capacity_bytes - b.reserved_bytes - b.reserve_mem_bytes;
   // A budget of nothing (or less) makes every answer meaningless: nothing
@@ -88,6 +102,25 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
             gib(b.budget_bytes), Setting("max_memory").named(),
             reserve_mem ? fmt::format(" or lower {}", Setting("reserve_mem").named()) : ""));
   return b;
+}
+
+void check_budget_holds_weights(const Budget& budget, const Model& model, uint64_t devices) {
+  // The device's own memory is no typed size: a model too large for the
+  // machine is "nothing fits" (exit 3, the closest misses), not bad input.
+  if (budget.capacity_source.rfind("device ", 0) == 0) return;
+  const auto params = count_parameters(model);
+  if (!params || devices == 0) return;  // priced elsewhere: E-PRICING-VALUES names what is missing
+  const double total = params->with_towers(params->total + params->mtp);
+  const double bytes = sdk::dtype_bytes(model.training.params_dtype);
+  const double least = total * bytes / static_cast<double>(devices);
+  if (budget.budget_bytes >= least) return;
+  throw UserError(
+      "E-BUDGET",
+      fmt::format("{} of memory from {} leaves a budget of {}, below the {} the weights alone take on "
+                  "each of {} devices even with every parameter sharded over all of them ({:.4g} "
+                  "parameters of {} bytes); fix that size, or train on more devices",
+                  gib(budget.capacity_bytes), budget.capacity_source, gib(budget.budget_bytes), gib(least),
+                  devices, total, bytes));
 }
 
 }  // namespace ndsearch

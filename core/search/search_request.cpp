@@ -42,6 +42,7 @@ SearchOptions search_options(Model& model, const Machine& machine, const SearchR
   options.space.max_ep = model.setup.max_ep;
   options.space.only = SearchSpace::parse_only(space.only);
   options.budget = memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
+  check_budget_holds_weights(options.budget, model, machine.devices);
   options.cp_algorithm = request.cp_algorithm;
   options.calibration = calibration_factors_of(request.calibration);
   options.recompute = request.recompute;
