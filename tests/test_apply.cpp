@@ -246,6 +246,10 @@ TEST_CASE(
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("[E-STRATEGY-REFUSED]") &&
                         Catch::Contains("cannot shard the optimizer states alone"));
+  // MindSpore's parallel optimizer shards the parameters with the states: no zero 2 either.
+  r = test::run_command(cli + " --strategy \"zero=2\"");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("cannot shard gradients without parameters (zero = 2): its sharding is zero 3"));
 }
 
 TEST_CASE("search --emit-config writes the ranked strategy into the config") {

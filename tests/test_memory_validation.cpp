@@ -32,6 +32,7 @@ TEST_CASE("Every measured run fits as it ran, its peak within 15 % and each sour
                        << r.predicted_bytes / (1 << 30) << " GiB, measured " << r.row->peak_bytes / (1 << 30));
     REQUIRE(r.refusal.empty());
     CHECK(r.fits);  // it ran: a model that says it does not fit is wrong
+    if (r.row->peak_bytes == 0) continue;  // no published peak: fitting is the claim
     CHECK(std::abs(r.error) <= 0.15);
     by_source[r.row->source].first += std::abs(r.error);
     by_source[r.row->source].second += 1;

@@ -28,8 +28,11 @@ std::vector<MemoryRow> read_file(const std::filesystem::path& file) {
   csv.read([&](int line, const std::vector<std::string>& f) {
     MemoryRow r;
     static_cast<PublishedRun&>(r) = csv.run(line, f);
-    r.peak_bytes = csv.positive(f[7], "peak_gib", line) * kGiB;
-    if (f[8] != "reserved" && f[8] != "allocated")
+    // A run whose peak is not published still ran: it must fit (both
+    // columns empty).
+    const bool published = !f[7].empty() || !f[8].empty();
+    if (published) r.peak_bytes = csv.positive(f[7], "peak_gib", line) * kGiB;
+    if (published && f[8] != "reserved" && f[8] != "allocated")
       csv.bad_row(line, fmt::format("column measures: '{}' is neither reserved nor allocated", f[8]));
     r.measures = f[8];
     r.cited = f[9];
@@ -73,7 +76,8 @@ std::vector<MemoryRowResult> validate_memory(const PluginRegistry& registry, con
       r.predicted_bytes = static_cast<double>(e.peak_bytes);
       r.budget_bytes = e.budget.budget_bytes;
       r.fits = e.fits;
-      r.error = r.predicted_bytes / row.peak_bytes - 1;
+      r.error = row.peak_bytes > 0 ? r.predicted_bytes / row.peak_bytes - 1
+                                   : std::numeric_limits<double>::quiet_NaN();
     }
     results.push_back(r);
   }
@@ -93,15 +97,19 @@ std::string memory_markdown(const std::vector<MemoryRowResult>& results) {
           source);
     }
     const MemoryRow& row = *r.row;
+    const std::string measured = row.peak_bytes > 0
+                                     ? fmt::format("{:.1f} GiB ({})", row.peak_bytes / kGiB, row.measures)
+                                     : "not published (it ran)";
     if (!r.refusal.empty()) {
-      out += fmt::format("| {} | {} | {} | {:.1f} GiB ({}) | refused: {} | — | — |\n", row.name, row.devices,
-                         row.strategy, row.peak_bytes / kGiB, row.measures, r.refusal);
+      out += fmt::format("| {} | {} | {} | {} | refused: {} | — | — |\n", row.name, row.devices, row.strategy,
+                         measured, r.refusal);
       continue;
     }
-    out += fmt::format("| {} | {} | {} | {:.1f} GiB ({}) | {:.1f} GiB | {:+.1f} % | {} ({:.1f} GiB) |\n", row.name,
-                       row.devices, row.strategy, row.peak_bytes / kGiB, row.measures, r.predicted_bytes / kGiB,
-                       100 * r.error, r.fits ? "yes" : "no", r.budget_bytes / kGiB);
-    by_source[row.source].push_back(std::abs(r.error));
+    const std::string error = row.peak_bytes > 0 ? fmt::format("{:+.1f} %", 100 * r.error) : "—";
+    out += fmt::format("| {} | {} | {} | {} | {:.1f} GiB | {} | {} ({:.1f} GiB) |\n", row.name, row.devices,
+                       row.strategy, measured, r.predicted_bytes / kGiB, error, r.fits ? "yes" : "no",
+                       r.budget_bytes / kGiB);
+    if (row.peak_bytes > 0) by_source[row.source].push_back(std::abs(r.error));
   }
   if (by_source.empty()) return out;
   out += "\n| source | rows | mean abs peak error | largest abs peak error |\n|---|---:|---:|---:|\n";

@@ -17,15 +17,16 @@
 namespace ndsearch {
 
 struct MemoryRow : PublishedRun {
-  double peak_bytes = 0;  // measured, the largest over the ranks
-  std::string measures;   // "reserved" (the caching allocator's) or "allocated"
+  double peak_bytes = 0;  // measured, the largest over the ranks; 0: not published (the run only fits)
+  std::string measures;   // "reserved" (the caching allocator's), "allocated", or "" with no peak
   std::string cited;      // where the source publishes it
 };
 
 // Every *.csv of `folder` (sorted), rows in file order; none when the folder
 // does not exist. Throws UserError E-VALIDATION-CSV naming the file, line and
 // column of a row that does not read (a peak that is not a positive number
-// of GiB, a `measures` that is neither "reserved" nor "allocated").
+// of GiB, a `measures` that is neither "reserved" nor "allocated"). A row
+// with both empty published no peak: it ran, so it must fit.
 std::vector<MemoryRow> read_memory_rows(const std::filesystem::path& folder);
 
 struct MemoryRowResult {
@@ -33,7 +34,7 @@ struct MemoryRowResult {
   std::string refusal;     // the strategy's refusal ("<id>: <reason>"); empty when priced
   double predicted_bytes = 0, budget_bytes = 0;
   bool fits = false;
-  double error = 0;        // predicted / measured - 1
+  double error = 0;        // predicted / measured - 1; NaN with no measured peak
 };
 
 // Each row's peak under our memory model at the strategy that ran.

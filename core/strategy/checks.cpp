@@ -218,9 +218,9 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
                              "takes the parameters too",
                              m.framework);
         if (s.zero == 2 && !zero2)
-          return fmt::format("{} cannot shard gradients without parameters (zero = 2): its distributed "
-                             "optimizer is zero 1, its FSDP zero 3",
-                             m.framework);
+          return fmt::format("{} cannot shard gradients without parameters (zero = 2): its sharding is "
+                             "zero {}",
+                             m.framework, zero1 ? "1 (its distributed optimizer) or 3" : "3");
         if (s.zero < 3 || zero3) return fmt::format("zero = {} is within what {} shards", s.zero, m.framework);
         return fmt::format("{} cannot shard parameters (zero = 3); use zero 0-2", m.framework);
       }))

@@ -360,8 +360,15 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // the expert-data-parallel group for experts; ZeRO-1/2 then all-gather the
   // updated parameters once; ZeRO-3 keeps only its shard, so it gathers
   // every parameter before each micro-batch's forward and again before its
-  // backward: 2·mbn gathers a step.
+  // backward: 2·mbn gathers a step. Unless it keeps what it gathered
+  // (nds_training.fsdp_holding, FSDP2 with reshard_after_forward off, and
+  // MindSpore's parallel optimizer): gathered once, before the step's first
+  // forward, and the unsharded gradients reduced once, after the last
+  // backward (torch/distributed/pipelining/stage.py turns gradient sync and
+  // resharding after backward off for all but the last micro-batch;
+  // MindFormers' accu_grads accumulate whole).
   const nds_training& t = model_.training;
+  const bool keeps = s.zero >= 3 && sdk::fsdp_holding(t.fsdp_holding, s.pp) == NDS_FSDP2_KEEP;
   const double grad_bytes = sdk::dtype_bytes(t.grads_dtype);
   const double param_bytes = sdk::dtype_bytes(t.params_dtype);
   const uint64_t replicas = static_cast<uint64_t>(s.dp) * s.cp;
@@ -386,7 +393,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // micro-batch's backward reduce-scatters its own (DeepSpeed ZeRO-2,
   // FSDP): mbn reductions a step, each behind its own backward.
   const double reduction = both(reduce, grad_bytes);
-  const double reductions = s.zero >= 2 ? s.mbn : 1;
+  const double reductions = s.zero >= 2 && !keeps ? s.mbn : 1;
   const double reduction_exposed = (settings_.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0
                                        ? std::max(reduction / buckets, reduction - r.backward)
                                        : reduction;
@@ -395,7 +402,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   if (s.zero >= 1) {
     const double gather = both(Collective::all_gather, param_bytes);
     const bool overlap = (settings_.overlap & NDS_OVERLAP_PARAM_GATHER) != 0;
-    if (s.zero >= 3) {
+    if (s.zero >= 3 && !keeps) {
       // Prefetched layer by layer behind the forward and the backward.
       const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) +
                                            std::max(gather / buckets, gather - r.backward)
@@ -403,7 +410,8 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
       out.exposed += s.mbn * exposed;
       out.hidden += s.mbn * (2 * gather - exposed);
     } else {
-      // The next step's first forward hides the gathers (--overlap-param-gather).
+      // The next step's first forward hides the gathers (--overlap-param-gather,
+      // or FSDP's prefetch of the kept layers).
       const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) : gather;
       out.exposed += exposed;
       out.hidden += gather - exposed;

@@ -2,6 +2,7 @@
 #include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "plugins/common/parsing/applied_recompute.hpp"
 #include "plugins/common/parsing/yaml_apply.hpp"
@@ -115,18 +116,16 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
       e.set("runner_config.gradient_accumulation_steps", std::to_string(s.mbn / split));
   }
 
-  // MindSpore's parallel optimizer: ZeRO-2 (parameters and optimizer states
-  // sharded), ZeRO-3 with gradient_accumulation_shard.
-  if (s.zero == 1)
-    cannot_write(
-        path,
-        "zero=1: MindSpore's parallel optimizer shards the parameters with the optimizer states "
-        "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
+  // MindSpore's parallel optimizer shards the parameters with the optimizer
+  // states: zero 3. gradient_accumulation_shard is how it holds the
+  // gradients (the parser's fsdp_holding), not the strategy: left as stated.
+  if (s.zero == 1 || s.zero == 2)
+    cannot_write(path, "zero=" + std::to_string(s.zero) +
+                           ": MindSpore's parallel optimizer shards the parameters with the optimizer "
+                           "states (zero=3); it has no ZeRO-" + std::to_string(s.zero));
   e.set("parallel.enable_parallel_optimizer",
-        e.boolean("parallel.enable_parallel_optimizer", s.zero >= 2));
-  if (s.zero >= 2) {
-    const std::string shard = "parallel.parallel_optimizer_config.gradient_accumulation_shard";
-    e.set_flag_unless_default(shard, s.zero == 3, false);
+        e.boolean("parallel.enable_parallel_optimizer", s.zero == 3));
+  if (s.zero == 3) {
     const std::string size = "parallel.parallel_optimizer_config.optimizer_weight_shard_size";
     const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
     if (!whole || e.has(size)) e.set(size, whole ? "-1" : std::to_string(s.op));

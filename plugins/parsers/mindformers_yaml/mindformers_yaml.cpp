@@ -504,9 +504,20 @@ class MindformersParser final : public sdk::ParserPlugin {
     b.set("global_batch", micro.value * dp.value * mbn, {f.path(), micro.where.line, field, ""});
   }
 
-  // MindSpore's parallel optimizer shards parameters and optimizer states over
-  // data parallel (and gradients with gradient_accumulation_shard); the
-  // reference prices it as ZeRO 2, or 3 with gradient sharding (§2.3).
+  // MindSpore's parallel optimizer stores each parameter and its optimizer
+  // states as its data-parallel slice, AllGathers the weight before the
+  // forward and ReduceScatters its gradient (MindSpore's "Optimizer
+  // Parallel" guide, r2.3.1 and master): zero 3 in our terms, parameters
+  // sharded. Without parallel_optimizer_comm_recompute the gathered weight
+  // lives from the forward to the backward (AutoParallel.hsdp's level3 is
+  // what gathers again to free it), and with micro-batches (a pipeline, or
+  // gradient accumulation) MindFormers' MFPipelineWithLossScaleCell adds
+  // accu_grads, a clone of the weights in their dtype that keeps the model-
+  // parallel slice whole unless gradient_accumulation_shard
+  // (mindformers/wrapper/wrapper.py v1.3.0; mindspore parallel/
+  // parameter_manager.cc, SetClonedTensorShapeForOptimizer): FSDP2's
+  // holding with reshard_after_forward off, fsdp2_keep. The reference
+  // prices it as its ZeRO 2, 3 with gradient sharding (§2.3).
   static void write_optimizer_parallel(const Reader& r, const Int& dp, const Int& cp, sdk::Builder& b) {
     const File& f = r.f_;
     auto enabled = f.find("parallel.enable_parallel_optimizer");
@@ -516,9 +527,16 @@ class MindformersParser final : public sdk::ParserPlugin {
       b.set("stated.zero", 0, on_where);
       return;
     }
+    b.set("stated.zero", 3, on_where);
+    b.set_string("fsdp_holding", "fsdp2_keep", on_where);
     auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
-    const bool grads = shard && f.boolean(*shard);
-    b.set("stated.zero", grads ? 3 : 2, grads ? f.at(*shard) : on_where);
+    if (shard && f.boolean(*shard)) {
+      // Gradients ReduceScattered at each micro-batch into sharded
+      // accu_grads: no holding of ours says that yet; priced whole.
+      sdk::Where w = f.at(*shard);
+      w.field += " (accumulated gradients sharded: priced whole, an upper bound)";
+      b.unknown_field(w);
+    }
     auto size = r.int_at("parallel.parallel_optimizer_config.optimizer_weight_shard_size");
     if (size && size->value > 0) b.set("stated.op", size->value, size->where);
     else b.set("stated.op", dp.value * cp.value, size ? size->where : kDefault);  // -1: the whole DP group
@@ -601,6 +619,14 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (auto v = r.model("param_init_type") ? r.model("param_init_type") : r.model("params_dtype"))
       params = f.dtype(*v), params_where = f.at(*v);
     b.set_string("params_dtype", params, params_where);
+    // One stored copy per weight: each op casts it to compute_dtype on the
+    // fly (mindformers/modules/layers.py, Linear.construct), Cast's bprop
+    // returns the gradient in the weight's dtype (mindspore ops/_grad/
+    // grad_array_ops.py), and the optimizer casts weight and states to fp32,
+    // updates and writes the weight back in its dtype
+    // (mindformers/core/optim/optim.py, _update_run_op): no master copy.
+    b.set_string("grads_dtype", params, params_where);
+    b.set_string("master_dtype", "none", params_where);
     if (auto v = r.model("compute_dtype")) b.set_string("compute_dtype", f.dtype(*v), f.at(*v));
     else b.set_string("compute_dtype", mcore ? "bf16" : "fp16", kDefault);
     // The optimizer: AdamW keeps its two moments in the parameters' dtype,
@@ -630,11 +656,12 @@ class MindformersParser final : public sdk::ParserPlugin {
   // sharding by the parallel optimizer, expert tensor parallel
   // (moe_config.expert_model_parallel). MindSpore's parallel optimizer
   // (enable_parallel_optimizer) shards the parameters with the optimizer
-  // states, and the gradients too with gradient_accumulation_shard: zero 2 or
-  // 3, never the states alone (MindSpore's "Optimizer Parallel" guide;
-  // mindformers/trainer/base_trainer.py passes parallel_optimizer_config on).
+  // states: zero 3, never the states alone or with the gradients alone
+  // (MindSpore's "Optimizer Parallel" guide; mindformers/trainer/
+  // base_trainer.py passes parallel_optimizer_config on).
   static void write_capabilities(sdk::Builder& b) {
     b.set("capabilities.no_zero1", 1, kDefault);
+    b.set("capabilities.no_zero2", 1, kDefault);
     b.set("capabilities.sp_with_cp", 0, kDefault);
     b.set("capabilities.needs_pow2_tp", 1, kDefault);
     b.set("capabilities.interleave", 1, kDefault);
