@@ -234,7 +234,7 @@ TEST_CASE("fp8 GEMMs: the TP and PP buffers carry bf16 activations") {
         Approx(s * h * 2 + 2 * s * h * 2 / 8));
 }
 
-TEST_CASE("fp8 GEMMs over bf16 parameters keep an fp8 weight and its transpose per linear layer") {
+TEST_CASE("fp8 GEMMs keep an fp8 weight and its transpose per linear layer, with the recipe's scales") {
   // Transformer Engine's fp8 weight workspaces: 1 + 1 bytes per parameter of
   // the attention and MLP linears. small(): 2 layers, h = 1024, 16 heads, GeLU
   // f = 4096, biases: attention 4h² + (q + 2k + h) = 4,194,304 + 4,096 =
@@ -253,10 +253,21 @@ TEST_CASE("fp8 GEMMs over bf16 parameters keep an fp8 weight and its transpose p
   // ZeRO-3: the copies exist for the two gathered layers only (2 x 2 bytes x a layer).
   std::tie(bytes, params) = params_bytes(bf16, "dp=8,zero=3,op=8,mbs=1,mbn=1");
   CHECK(bytes == Approx(2 * params / 8 + 2 * 2 * 12592128.0));
-  // fp8 primary weights (Megatron-LM's --fp8-param-gather): the parameters are the copy.
+  // MXFP8: each copy carries an E8M0 scale per 32 values, both ways: 2 + 2/32.
+  Shape mx = bf16;
+  mx.fp8_recipe = "mxfp8";
+  std::tie(bytes, params) = params_bytes(mx, "dp=8,zero=1,op=8,mbs=1,mbn=1");
+  CHECK(bytes == Approx(2 * params + (2 + 2.0 / 32) * linear));
+  // Blockwise: an fp32 scale per 128 x 128 block, both ways: 2 + 8/16384.
+  Shape block = bf16;
+  block.fp8_recipe = "blockwise";
+  std::tie(bytes, params) = params_bytes(block, "dp=8,zero=1,op=8,mbs=1,mbn=1");
+  CHECK(bytes == Approx(2 * params + (2 + 8.0 / 16384) * linear));
+  // fp8 primary weights (Megatron-LM's --fp8-param-gather): the parameter is
+  // the rowwise copy, the transpose rebuilt after each gather is kept beside it.
   Shape primary = small("fp8", "fp32", "fp32", 2);
   std::tie(bytes, params) = params_bytes(primary, "dp=8,zero=1,op=8,mbs=1,mbn=1");
-  CHECK(bytes == Approx(1 * params));
+  CHECK(bytes == Approx(1 * params + 1 * linear));
   // bf16 GEMMs: no copy.
   std::tie(bytes, params) =
       params_bytes(small("bf16", "fp32", "fp32", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1");

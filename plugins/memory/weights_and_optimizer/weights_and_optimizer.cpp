@@ -17,14 +17,20 @@
 // (2 + 2 + K) per parameter with K = 12, divided by N_d stage by stage.
 //
 // fp8 GEMMs (an fp8 recipe) over bf16/fp16 parameters: Transformer Engine
-// casts each fp8 linear layer's weight once per step and keeps the fp8 copy
-// and its transpose for the micro-batches' forward and backward GEMMs (its
-// weight workspaces; Hopper's fp8 GEMMs take only the TN layout, so the
-// backward needs the transposed copy; MXFP8 keeps a row- and a column-wise
-// copy likewise): 1 + 1 bytes per local parameter of the attention, MLP and
-// expert linears, not of the embedding, output head, norms or router, which
-// stay in high precision. Counted as parameters. With fp8 primary weights
-// (params fp8, Megatron-LM's --fp8-param-gather) the parameters are that copy.
+// quantizes each fp8 linear layer's weight on the first micro-batch and
+// keeps it for the step (TE 1.13-2.18, module/linear.py: _fp8_workspaces,
+// refreshed only with is_first_microbatch): a rowwise copy for the forward
+// and a columnwise one for the backward's dgrad (Hopper's fp8 GEMMs take
+// only the TN layout: a transpose), with the recipe's scales: MXFP8 one
+// E8M0 byte per 32 values each way, blockwise an fp32 per 128 x 128 block
+// each way, the per-tensor recipes one scalar. Per local parameter of the
+// attention, MLP and expert linears, not of the embedding, output head,
+// norms or router, which stay in high precision. Counted as parameters.
+// With fp8 primary weights (params fp8, Megatron-LM's --fp8-param-gather)
+// the parameter is the rowwise copy and the columnwise one is rebuilt after
+// each gather and kept on it. Blackwell's per-tensor recipes need no
+// transpose (one copy); not told the device's generation, the pass keeps
+// both, as on Hopper.
 #include <ndsearch/sdk/memory.hpp>
 #include <ndsearch/sdk/model_math.hpp>
 #include <ndsearch/sdk/tower_math.hpp>
@@ -49,8 +55,14 @@ struct LayerShares {
   double routed = 0;      // routed experts: / (ep · etp)
 };
 
-// The fp8 weight and its transpose, per parameter of an fp8 linear layer.
-constexpr double kFp8WeightCopyBytes = 1 + 1;
+// The fp8 copies of one parameter of an fp8 linear layer: rowwise and
+// columnwise, with the recipe's scales (above).
+double fp8_weight_bytes(int32_t recipe) {
+  double scales = 0;
+  if (recipe == NDS_FP8_MXFP8) scales = 2.0 / 32;
+  if (recipe == NDS_FP8_BLOCKWISE) scales = 2.0 * 4 / (128 * 128);
+  return 1 + 1 + scales;
+}
 
 LayerShares shares_of(const nds_layer_block& b) {
   const auto p = layer_parameters(b);
@@ -106,8 +118,12 @@ class WeightsAndOptimizer {
     c->swap_optimizer_ = ndsearch::sdk::host().option("swap-optimizer").value_or("0") == "1";
     const bool high_precision_params =
         tr.params_dtype == NDS_DTYPE_BF16 || tr.params_dtype == NDS_DTYPE_FP16;
-    c->fp8_copy_bytes_ =
-        t.fp8_recipe != NDS_FP8_NONE && high_precision_params ? kFp8WeightCopyBytes : 0;
+    // With fp8 parameters the parameter is the rowwise copy already; fp32
+    // parameters (torchao's float8 under FSDP2) are cast at each use, none kept.
+    if (t.fp8_recipe != NDS_FP8_NONE && high_precision_params)
+      c->fp8_copy_bytes_ = fp8_weight_bytes(t.fp8_recipe);
+    else if (t.fp8_recipe != NDS_FP8_NONE && tr.params_dtype == NDS_DTYPE_FP8)
+      c->fp8_copy_bytes_ = fp8_weight_bytes(t.fp8_recipe) - c->param_bytes_;
     c->widened_grad_bytes_ =
         c->grad_bytes_ < c->master_bytes_ && !c->swap_optimizer_ ? c->master_bytes_ : 0;
     // What ZeRO-3/FSDP gathers is the compute copy: FSDP2 casts its fp32
@@ -225,8 +241,7 @@ class WeightsAndOptimizer {
   LayerShares towers_;         // every vision tower's, on the rank with the embedding
   LayerShares largest_layer_;  // the layer with the most parameters
   double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
-  double fp8_copy_bytes_ =
-      0;  // per fp8 linear parameter; 0 without fp8 GEMMs or with fp8 primary weights
+  double fp8_copy_bytes_ = 0;  // per fp8 linear parameter beyond the parameter; 0 without fp8 GEMMs
   double widened_grad_bytes_ = 0;  // per main parameter at the optimizer step; 0 when grads are as wide
   double gather_bytes_ = 2;        // per gathered parameter under ZeRO-3/FSDP
   nds_fsdp_holding holding_ = NDS_FSDP_LAYER_BY_LAYER;
