@@ -33,18 +33,18 @@ void set_scheduler(YamlEditor& e, const std::string& key, const std::string& pat
     e.set(key, s.schedule == NDS_SCHEDULE_INTERLEAVED ? "interleaved_1f1b" : "1f1b");
 }
 
-void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a) {
+// `file_fsdp`: the file shards with FSDP (dp_shard > 1), not the parallel optimizer.
+void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a, bool file_fsdp) {
   const nds_strategy& s = a.strategy;
   refuse_per_layer_recompute(path, a.layer_options, "this writer of HyperParallel's recompute");
   const std::string acc = "train.accelerator.";
   // FSDP over dp_shard where the file shards so and op divides dp; else the
-  // parallel optimizer over optimizer_weight_shard_size.
-  const bool fsdp = s.zero == 3 && e.has(acc + "dp_shard") && s.dp % s.op == 0;
-  if (s.zero == 1)
-    cannot_write(path,
-                 "zero=1: HyperParallel's parallel optimizer shards the parameters with the "
-                 "optimizer states "
-                 "(zero=2), or the gradients too (zero=3); it has no ZeRO-1");
+  // parallel optimizer over optimizer_weight_shard_size. Both are zero 3.
+  const bool fsdp = s.zero == 3 && file_fsdp && s.dp % s.op == 0;
+  if (s.zero == 1 || s.zero == 2)
+    cannot_write(path, "zero=" + std::to_string(s.zero) +
+                           ": HyperParallel's parallel optimizer shards the parameters with the "
+                           "optimizer states (zero=3); it has no ZeRO-" + std::to_string(s.zero));
   e.set(acc + "dp_replicate", std::to_string(fsdp ? s.dp / s.op : s.dp));
   if (fsdp || e.has(acc + "dp_shard")) e.set(acc + "dp_shard", std::to_string(fsdp ? s.op : 1));
   e.set_unless_default(acc + "tp_degree", s.tp, 1);
@@ -57,10 +57,11 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   e.set_flag_unless_default(acc + "use_seq_parallel", s.sp == 1, false);
   set_scheduler(e, acc + "pipeline_scheduler", path, s);
   if (!fsdp) {
-    e.set_flag_unless_default(acc + "enable_parallel_optimizer", s.zero >= 2,
+    e.set_flag_unless_default(acc + "enable_parallel_optimizer", s.zero == 3,
                               true);  // on by default
-    if (s.zero >= 2) {
-      e.set_flag_unless_default(acc + "gradient_accumulation_shard", s.zero == 3, false);
+    // gradient_accumulation_shard is how it holds the gradients (the
+    // parser's fsdp_holding), not the strategy: left as stated.
+    if (s.zero == 3) {
       const bool whole = static_cast<int64_t>(s.op) == static_cast<int64_t>(s.dp) * s.cp;
       if (!whole || e.has(acc + "optimizer_weight_shard_size"))
         e.set(acc + "optimizer_weight_shard_size", whole ? "-1" : std::to_string(s.op));
@@ -141,8 +142,10 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
       sdk::read_config_file(path, "HyperParallel YAML", yaml::kDefaultYamlMaxBytes);
   const yaml::File f = yaml::File::load(path);
   YamlEditor e(f, text);
-  if (f.find("model.config_overrides"))
-    legacy(e, path, applied);
+  if (f.find("model.config_overrides")) {
+    const auto shard = f.find("train.accelerator.dp_shard");
+    legacy(e, path, applied, shard && f.integer(*shard) > 1);
+  }
   else if (f.find("model.pretrained_model_name_or_path"))
     automodels(e, path, applied);
   else
