@@ -274,6 +274,47 @@ TEST_CASE("fp8 GEMMs keep an fp8 weight and its transpose per linear layer, with
   CHECK(bytes == Approx(2 * params));
 }
 
+TEST_CASE("Swapped attention leaves the device between its forward and backward, one layer back") {
+  // MindSpeed's --swap-attention (ABI 1.9 swapped_ops = attention): per
+  // token, Korthikanti's attention terms leave each layer, the QKV input 2h,
+  // Q and K 4h, V 2h and the projection's input 2h (10h), and the per-key
+  // softmax, its mask and dropout output, 5as; the layer keeps 24h of its
+  // sbh(34 + 5as/h). One layer's come back ahead of its backward. The middle
+  // rank of GPT-3 holding two layers, one micro-batch:
+  // 2 x 24sh + (10sh + 5as^2) = s(58h + 5as).
+  Shape four = kGpt3;
+  four.layers = 4;  // 1 + 2 + 1 on the three ranks
+  Model m = gpt(four);
+  const nds_strategy st = strategy("dp=1,tp=1,pp=3,sp=0,mbs=1,mbn=1");
+  const double kept = memory(m, st, {1, 2, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS];
+  CHECK(kept == 2 * s * h * (34 + 5 * a * s / h));
+  m.training.swapped_ops = NDS_RECOMPUTE_OP_ATTENTION;
+  CHECK(memory(m, st, {1, 2, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS] == s * (58 * h + 5 * a * s));
+  // Under selective recompute of the attention core the per-key terms are
+  // rebuilt, not swapped: 2 x 24sh + 10sh, taken off once.
+  const nds_strategy sel = strategy("dp=1,tp=1,pp=3,sp=0,mbs=1,mbn=1,recompute=selective");
+  CHECK(memory(m, sel, {1, 2, 1})[1].bytes[NDS_MEMORY_ACTIVATIONS] == s * 58 * h);
+}
+
+TEST_CASE("MindSpeed's reused fp32 parameters and swapped optimizer, per parameter") {
+  // --reuse-fp32-param (ABI 1.9 master_reuses_params): the fp32 master is the
+  // bf16 parameter plus a 16-bit residual, 2 bytes beyond it. bf16 params,
+  // fp32 gradients, Adam in fp32, ZeRO-1 over 8: 2 + 4 + (2 + 8) / 8 a
+  // parameter (MindSpeed's 6 + 10/DP), against 6 + 12/8 without.
+  auto optimizer = [](bool reuse, bool swap) {
+    Model m = gpt(small("bf16", "fp32", "fp32", 2));
+    m.training.master_reuses_params = reuse ? 1 : 0;
+    m.training.swap_optimizer = swap ? 1 : 0;
+    const auto ranks = memory(m, strategy("dp=8,zero=1,op=8,mbs=1,mbn=1"), {2});
+    return std::pair{ranks[0].bytes[NDS_MEMORY_OPTIMIZER], count_parameters(m)->total};
+  };
+  auto [plain, params] = optimizer(false, false);
+  CHECK(plain == Approx(params * 12 / 8));
+  CHECK(optimizer(true, false).first == Approx(params * 10 / 8));
+  // --swap-optimizer: the master and the states live on the host.
+  CHECK(optimizer(false, true).first == 0);
+}
+
 TEST_CASE("Micro-batches in flight: 1F1B GPipe and interleaved") {
   // DESIGN §8.6: 1F1B stage r of p holds min(p - r, m): p = 4, m = 8 -> 4 3 2 1.
   CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=1f1b")) == std::vector<uint32_t>{4, 3, 2, 1});

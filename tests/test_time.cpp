@@ -391,8 +391,9 @@ TEST_CASE("Swapped optimizer states over a device with no host link is an error 
   linkless.host_link_bytes_per_s = 0;
   RecomputeSettings settings;
   settings.swap_optimizer = true;
+  const nds_training none{};  // the config swaps nothing
   try {
-    (void)optimizer_swap_of(settings, linkless);
+    (void)optimizer_swap_of(settings, linkless, none);
     FAIL("no error");
   } catch (const UserError& e) {
     CHECK(e.id() == "E-USAGE");
@@ -402,11 +403,15 @@ TEST_CASE("Swapped optimizer states over a device with no host link is an error 
   }
   // A given link serves: 20 GiB/s per direction, and nothing without the swap.
   settings.host_link_bytes_per_s = 20.0 * (1ull << 30);
-  CHECK(optimizer_swap_of(settings, linkless).link_bytes_per_s == 20.0 * (1ull << 30));
+  CHECK(optimizer_swap_of(settings, linkless, none).link_bytes_per_s == 20.0 * (1ull << 30));
   settings.swap_optimizer = false;
-  CHECK(optimizer_swap_of(settings, linkless).link_bytes_per_s == 0);
+  CHECK(optimizer_swap_of(settings, linkless, none).link_bytes_per_s == 0);
+  // The config's trainer swapping them (MindSpeed's --swap-optimizer, ABI 1.9) swaps too.
+  nds_training stated{};
+  stated.swap_optimizer = 1;
+  CHECK(optimizer_swap_of(settings, linkless, stated).link_bytes_per_s == 20.0 * (1ull << 30));
   // The device's own link at 80 % (pinned copies, microbenchmarks.md §4): H100's 64 GB/s.
   RecomputeSettings swapped;
   swapped.swap_optimizer = true;
-  CHECK(optimizer_swap_of(swapped, h100()).link_bytes_per_s == Approx(0.8 * 64e9));
+  CHECK(optimizer_swap_of(swapped, h100(), none).link_bytes_per_s == Approx(0.8 * 64e9));
 }

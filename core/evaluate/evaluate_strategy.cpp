@@ -179,7 +179,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   if (chooser && !chooser->follows_candidate()) {
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
                                        request.calibration,
-                                       optimizer_swap_of(request.recompute, *machine.device));
+                                       optimizer_swap_of(request.recompute, *machine.device, model.training));
     if (highest_rank(ranks, pricing.cp.bytes).bytes > budget.budget_bytes) {
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
@@ -201,7 +201,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   if (!time)
     time = std::make_unique<TimeModel>(model, *machine.device, cp.get(), std::nullopt,
                                        request.calibration,
-                                       optimizer_swap_of(request.recompute, *machine.device));
+                                       optimizer_swap_of(request.recompute, *machine.device, model.training));
   e.time = time->estimate(placement.candidate(), devices, copies, nullptr, &e.chunk_times);
   e.assumptions = time->assumptions();
   for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));

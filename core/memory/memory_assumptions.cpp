@@ -2,6 +2,7 @@
 #include "core/memory/memory_assumptions.hpp"
 
 #include <fmt/format.h>
+#include <ndsearch/sdk/model_math.hpp>
 
 #include "core/model/model_json.hpp"
 
@@ -26,8 +27,27 @@ std::vector<std::string> memory_assumptions(const Model& model) {
                              k.dtype == NDS_DTYPE_NONE ? "none" : dtype_name(k.dtype));
     if (from.find(it->second) == std::string::npos) from += (from.empty() ? "" : ", ") + it->second;
   }
-  if (defaulted.empty()) return {};
-  return {fmt::format("memory: {} ({}; the config states none of them)", defaulted, from)};
+  std::vector<std::string> lines;
+  if (!defaulted.empty())
+    lines.push_back(fmt::format("memory: {} ({}; the config states none of them)", defaulted, from));
+  // What the trainer keeps off the device or in less (ABI 1.9), where stated.
+  auto where = [&](const char* key) {
+    const auto it = model.training_provenance.find(key);
+    return it == model.training_provenance.end() ? std::string("stated") : it->second;
+  };
+  if (t.swapped_ops != 0) {
+    std::string ops;
+    for (const RecomputeOpName& o : recompute_op_names())
+      if (t.swapped_ops & o.bit) ops += (ops.empty() ? "" : ", ") + std::string(o.what);
+    lines.push_back(fmt::format("memory: {} moved to the host after each layer's forward, one layer's "
+                                "back for its backward ({})",
+                                ops, where("swapped_ops")));
+  }
+  if (t.master_reuses_params == 1)
+    lines.push_back(fmt::format("memory: master weights kept as the parameter plus a residual, {} bytes "
+                                "each ({})",
+                                sdk::optimizer_bytes(t).master, where("master_reuses_params")));
+  return lines;
 }
 
 }  // namespace ndsearch

@@ -186,6 +186,12 @@ const std::vector<KeyDef>& vocabulary() {
                     {"fsdp2_keep_under_pp", NDS_FSDP2_KEEP_UNDER_PP}}),
       NDS_TRAINING("loss_bytes_per_logit", Kind::real, training.loss_bytes_per_logit, {}),
       NDS_TRAINING("tp_keeps_gathered_inputs", Kind::flag, training.tp_keeps_gathered_inputs, {}),
+      KeyDef{"swapped_ops", Scope::training, Kind::ops, kRecomputeOps,
+             [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {
+               m.training.swapped_ops = static_cast<uint64_t>(as_int(v));
+             }},
+      NDS_TRAINING("swap_optimizer", Kind::flag, training.swap_optimizer, {}),
+      NDS_TRAINING("master_reuses_params", Kind::flag, training.master_reuses_params, {}),
       NDS_TRAINING("optimizer", Kind::choice, training.optimizer,
                    {{"adam", NDS_OPTIMIZER_ADAM},
                     {"adamw", NDS_OPTIMIZER_ADAMW},

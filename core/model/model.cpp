@@ -40,6 +40,9 @@ Model::Model() {
   training.fsdp_holding = NDS_FSDP_LAYER_BY_LAYER;
   training.loss_bytes_per_logit = 0;
   training.tp_keeps_gathered_inputs = 0;
+  training.swapped_ops = 0;
+  training.swap_optimizer = 0;
+  training.master_reuses_params = 0;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})
@@ -80,7 +83,9 @@ const std::vector<RecomputeOpName>& recompute_op_names() {
       {"alternate_matmuls", "",
        "every op but attention and every other matmul (per-op checkpointing; its memory is "
        "priced, its time not yet: no op of it is counted again)",
-       NDS_RECOMPUTE_OP_ALTERNATE_MATMULS}};
+       NDS_RECOMPUTE_OP_ALTERNATE_MATMULS},
+      {"attention", "", "the attention module (its input, Q, K, V, the core's output)",
+       NDS_RECOMPUTE_OP_ATTENTION}};
   return names;
 }
 

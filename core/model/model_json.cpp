@@ -14,6 +14,14 @@ json known_real(double v) { return v < 0 ? json(nullptr) : json(v); }
 json named(const char* name) { return name == nullptr ? json(nullptr) : json(name); }
 json flag(int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v == 1); }
 
+// NDS_RECOMPUTE_OP_* bits by their names (recompute_op_names), in bit order.
+json ops_names(uint64_t ops) {
+  json names = json::array();
+  for (const RecomputeOpName& o : recompute_op_names())
+    if (ops & o.bit) names.push_back(o.name);
+  return names;
+}
+
 const char* attention_name(nds_attention_kind k) {
   switch (k) {
     case NDS_ATTENTION_MHA: return "mha";
@@ -219,6 +227,9 @@ json model_to_json(const Model& m) {
             {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
             {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
             {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
+            {"swapped_ops", ops_names(m.training.swapped_ops)},
+            {"swap_optimizer", m.training.swap_optimizer == 1},
+            {"master_reuses_params", m.training.master_reuses_params == 1},
             {"overlap", overlap_json(m)},
             {"optimizer_states", known(m.training.optimizer_states)},
             {"capabilities",

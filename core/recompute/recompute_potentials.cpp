@@ -32,7 +32,7 @@ std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& regis
     cp = std::make_unique<CpModel>(registry, model, device,
                                    CpModel::choose_algorithm(options.cp_algorithm, model));
   const TimeModel time(model, device, cp.get(), options.overheads, options.calibration,
-                       optimizer_swap_of(options.recompute, device));
+                       optimizer_swap_of(options.recompute, device, model.training));
   RecomputeSettings menu_only = options.recompute;
   menu_only.strategy.clear();  // the menu needs no strategy
   RecomputeChooser chooser(registry, model, device, menu_only, max_pp);

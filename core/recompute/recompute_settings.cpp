@@ -24,9 +24,10 @@ double host_link_bytes_per_s(const RecomputeSettings& settings, const Device& de
                                                  device.host_link_bytes_per_s);
 }
 
-OptimizerSwap optimizer_swap_of(const RecomputeSettings& settings, const Device& device) {
+OptimizerSwap optimizer_swap_of(const RecomputeSettings& settings, const Device& device,
+                                const nds_training& training) {
   OptimizerSwap swap;
-  if (!settings.swap_optimizer) return swap;
+  if (!settings.swap_optimizer && training.swap_optimizer != 1) return swap;
   swap.link_bytes_per_s = host_link_bytes_per_s(settings, device);
   if (!(swap.link_bytes_per_s > 0))
     throw UserError(

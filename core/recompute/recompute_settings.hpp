@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ndsearch/core/planner.hpp>
+#include <ndsearch/nds_model.h>
 
 #include <optional>
 #include <string>
@@ -54,8 +55,10 @@ RecomputeSettings recompute_settings_of(const RecomputeChoiceSettings& choice,
 double host_link_bytes_per_s(const RecomputeSettings& settings, const Device& device);
 
 // What the time model prices of swapped optimizer states: nothing unless
-// `settings.swap_optimizer`. UserError E-USAGE when they are swapped over a
-// device that states no host link and none is given.
-OptimizerSwap optimizer_swap_of(const RecomputeSettings& settings, const Device& device);
+// `settings.swap_optimizer` or the config's trainer swaps them
+// (`training.swap_optimizer`, ABI 1.9). UserError E-USAGE when they are
+// swapped over a device that states no host link and none is given.
+OptimizerSwap optimizer_swap_of(const RecomputeSettings& settings, const Device& device,
+                                const nds_training& training);
 
 }  // namespace ndsearch

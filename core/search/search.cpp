@@ -350,7 +350,7 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   // Built here, one after another: compiling reads (and caches views of) the model.
   std::vector<Worker> workers(threads);
   const std::string cp_algorithm = CpModel::choose_algorithm(options.cp_algorithm, model);
-  const OptimizerSwap swap = optimizer_swap_of(options.recompute, device);
+  const OptimizerSwap swap = optimizer_swap_of(options.recompute, device, model.training);
   for (Worker& w : workers) {
     w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
     if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);

@@ -216,6 +216,23 @@ TEST_CASE("An fp8 recipe Megatron-LM does not have is refused with its line and 
   CHECK(r.err.find("delayed, tensorwise, blockwise or mxfp8") != std::string::npos);
 }
 
+TEST_CASE("MindSpeed's swap and reuse flags are read, each from its line") {
+  // --swap-attention, --reuse-fp32-param and --swap-optimizer (ABI 1.9) cost
+  // memory: read, not ignored.
+  const json j = parsed("mindspeed_memory.sh");
+  CHECK(j["swapped_ops"] == json::array({"attention"}));
+  CHECK(j["master_reuses_params"] == true);
+  CHECK(j["swap_optimizer"] == true);
+  CHECK(j["provenance"]["swapped_ops"] == fixture("mindspeed_memory.sh") + ":10: --swap-attention");
+  CHECK(j["provenance"]["master_reuses_params"] == fixture("mindspeed_memory.sh") + ":11: --reuse-fp32-param");
+  CHECK(j["provenance"]["swap_optimizer"] == fixture("mindspeed_memory.sh") + ":12: --swap-optimizer");
+  CHECK(j["warnings"].empty());
+  const json plain = parsed("mindspeed_cp.sh");
+  CHECK(plain["swapped_ops"].empty());
+  CHECK(plain["master_reuses_params"] == false);
+  CHECK(plain["swap_optimizer"] == false);
+}
+
 TEST_CASE("MindSpeed's ring overlaps its send and receive only with --use-cp-send-recv-overlap") {
   // MindSpeed (known here by --context-parallel-algo and --use-fused-rmsnorm)
   // runs its own ring attention: off by default.

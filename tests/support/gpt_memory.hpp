@@ -103,7 +103,9 @@ inline std::vector<RankMemory> memory(Model& model, const nds_candidate& c) {
   MemoryEvaluator evaluator(shipped_plugins(), model, shipped_device("nvidia-h100-sxm"),
                             static_cast<uint32_t>(c.strategy->pp));
   std::vector<RankMemory> ranks;
-  REQUIRE(evaluator.evaluate(c, ranks).empty());
+  const std::string error = evaluator.evaluate(c, ranks);
+  INFO(error);
+  REQUIRE(error.empty());
   return ranks;
 }
 

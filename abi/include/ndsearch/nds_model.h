@@ -97,6 +97,11 @@ enum {
  * under TP, the reduce-scatters' outputs. A reader before 1.8 does not know
  * the bit and keeps what the other bits leave. */
 #define NDS_RECOMPUTE_OP_ALTERNATE_MATMULS (UINT64_C(1) << 5)
+/* 1.9: the attention module: the input its QKV projection reads (the norm's
+ * output), Q, K and V, the core's output and per-key tensors (MindSpeed's
+ * --swap-attention moves these to the host, nds_training.swapped_ops). A
+ * reader before 1.9 does not know the bit. */
+#define NDS_RECOMPUTE_OP_ATTENTION (UINT64_C(1) << 6)
 
 /* Overlap switches the config turns on (bit flags). */
 #define NDS_OVERLAP_GRAD_REDUCE (UINT64_C(1) << 0)
@@ -292,6 +297,22 @@ typedef struct nds_training {
    * softmax and writes its gradient in place (Megatron-Core's
    * vocab-parallel cross entropy). */
   double loss_bytes_per_logit;
+  /* 1.9: NDS_RECOMPUTE_OP_* whose saved tensors the trainer moves to host
+   * memory after each layer's forward and brings back one layer ahead of the
+   * backward (MindSpeed's --swap-attention: NDS_RECOMPUTE_OP_ATTENTION); 0 (a
+   * writer before 1.9) keeps everything on the device. */
+  uint64_t swapped_ops;
+  /* 1.9: 1 when the optimizer states and master weights live in host memory
+   * and each step copies them in and out in pieces (MindSpeed's
+   * --swap-optimizer), as the plugin option "swap-optimizer" says for a
+   * config that cannot; 0 (a writer before 1.9): on the device. */
+  int32_t swap_optimizer;
+  /* 1.9: 1 when the master weights share the parameters' storage, each kept
+   * as the parameter plus a residual of the master's remaining bytes
+   * (MindSpeed's --reuse-fp32-param: bf16 + 16 bits = fp32), so a master
+   * weight costs master - parameter bytes; 0 (a writer before 1.9): a copy
+   * of its own. */
+  int32_t master_reuses_params;
   /* Add fields only at the end. */
 } nds_training;
 

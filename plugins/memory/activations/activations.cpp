@@ -49,6 +49,11 @@
 // keeps none's bytes but the device holds one micro-batch's copy (the others
 // are on the host), not in_flight; the rebuilt layer is added when any layer
 // of the rank is FULL. A value this pass does not know is priced as KEEP.
+// ABI 1.9: swapped_ops (MindSpeed's --swap-attention: the attention module's
+// input, Q, K, V, output-projection input and per-key tensors) leave each
+// layer for the host after its forward, each tensor taken off once with
+// what recompute drops; one layer's, of one micro-batch, is back on the
+// device ahead of its backward (the prefetch).
 // Vision towers (ABI 1.6) run on the chunk holding the embedding, over each
 // sequence's patches (image tokens x merge_patches), whole on every CP rank
 // (images are not split by CP): per patch and layer the coefficients above,
@@ -118,16 +123,26 @@ struct LayerCoefficients {
   Coefficients expert_activation;  // the routed experts' activation outputs (in `moe`)
   Coefficients norm_outputs;    // the QKV and MLP inputs the two norms write
   Coefficients alternate_matmuls;  // all that per-op checkpointing keeps (ABI 1.8)
+  // ABI 1.9, the attention module: Q, K, V, the output projection's input,
+  // MLA's latents and flash attention's log-sum-exp; with core_attention's
+  // per-key tensors and the QKV input (the first of norm_outputs) it is all
+  // the module saves.
+  Coefficients attention_rest;
+  Coefficients qkv_input;
 
-  // What selective recompute with `ops` (NDS_RECOMPUTE_OP_*) keeps.
+  // What is on the device when `ops` (NDS_RECOMPUTE_OP_*) are rebuilt by
+  // selective recompute or swapped to the host: each tensor taken off once.
   Coefficients kept_under(uint64_t ops) const {
     if (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) return alternate_matmuls;
+    const bool attention = (ops & NDS_RECOMPUTE_OP_ATTENTION) != 0;
     Coefficients c = all;
-    if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) c = c - core_attention;
+    if (attention || (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION)) c = c - core_attention;
+    if (attention) c = c - attention_rest;
     if (ops & NDS_RECOMPUTE_OP_MLP) c = c - dense_mlp;
     if (ops & NDS_RECOMPUTE_OP_MOE) c = c - moe;
     else if (ops & NDS_RECOMPUTE_OP_ACTIVATION) c = c - expert_activation;
     if (ops & NDS_RECOMPUTE_OP_NORM) c = c - norm_outputs;
+    else if (attention) c = c - qkv_input;
     return c;
   }
 };
@@ -147,16 +162,21 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
   // what the all-gather made of them.
   (gathered ? c.whole : c.replicated) += lin * h + lin * h;
   (gathered ? k.norm_outputs.whole : k.norm_outputs.replicated) = lin * h + lin * h;
+  (gathered ? k.qkv_input.whole : k.qkv_input.replicated) = lin * h;
+  Coefficients& attention = k.attention_rest;
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
     const double ql = static_cast<double>(l.q_lora_rank), kvl = static_cast<double>(l.kv_lora_rank);
-    c.replicated += b * (2 * ql + kvl + static_cast<double>(l.qk_rope_head_dim) + kvl);  // latents, their norms
-    c.tp_split += b * heads * (2 * qk + static_cast<double>(l.v_head_dim)) +
-                  lin * heads * static_cast<double>(l.v_head_dim);  // Q, K, V, output input
+    attention.replicated = b * (2 * ql + kvl + static_cast<double>(l.qk_rope_head_dim) + kvl);  // latents, their norms
+    attention.tp_split = b * heads * (2 * qk + static_cast<double>(l.v_head_dim)) +
+                         lin * heads * static_cast<double>(l.v_head_dim);  // Q, K, V, output input
+    c.replicated += attention.replicated;
+    c.tp_split += attention.tp_split;
   } else {
     const double q = heads * static_cast<double>(l.head_dim), kv = static_cast<double>(l.kv_heads * l.head_dim);
     const double v = static_cast<double>(l.kv_heads * l.v_head_dim), o = heads * static_cast<double>(l.v_head_dim);
-    c.tp_split += b * (q + kv + v) + lin * o;
+    attention.tp_split = b * (q + kv + v) + lin * o;
+    c.tp_split += attention.tp_split;
     // Per-op checkpointing (torchtitan's _save_list, every other mm): of the
     // seven matmuls wq, wk, wv, wo, w1, w3, w2 it keeps the outputs of wq
     // (q), wv (v), w1 (f) and w2 (h, a row-parallel matmul's partial sums,
@@ -169,7 +189,8 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
     a.whole = b * h;
     a.scattered = 2 * b * h;
   }
-  if (flash) c.tp_split += 4 * heads, k.alternate_matmuls.tp_split += 4 * heads;  // the fp32 log-sum-exp
+  if (flash)  // the fp32 log-sum-exp
+    c.tp_split += 4 * heads, k.alternate_matmuls.tp_split += 4 * heads, attention.tp_split += 4 * heads;
   else c.per_key = k.core_attention.per_key = k.alternate_matmuls.per_key = heads * (b + mask_attention * (1 + b));
   if (l.ffn_hidden_size > 0) {
     k.dense_mlp.tp_split = mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
@@ -232,6 +253,10 @@ class Activations {
     const double lin = t.fp8_recipe != NDS_FP8_NONE ? 1 : a->b_;
     const uint64_t ops = ndsearch::sdk::selective_recompute_ops(t.training);
     const bool gathered = t.training.tp_keeps_gathered_inputs == 1;
+    // ABI 1.9: what the trainer moves to the host between a layer's forward
+    // and its backward (MindSpeed's --swap-attention; 0 from an older writer,
+    // the copy reading zero past its struct).
+    const uint64_t swapped = t.training.swapped_ops;
     // Per-op checkpointing rebuilds the rest of a layer in its backward, as
     // full recompute rebuilds the whole of it.
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
@@ -241,11 +266,19 @@ class Activations {
       const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
       const Coefficients& c = k.all;
       a->prefix_[i + 1] = a->prefix_[i];
-      a->prefix_[i + 1] += c;
+      a->prefix_[i + 1] += k.kept_under(swapped);
       a->selective_prefix_[i + 1] = a->selective_prefix_[i];
-      a->selective_prefix_[i + 1] += k.kept_under(ops);
+      a->selective_prefix_[i + 1] += k.kept_under(ops | swapped);
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
-      if (size > a->largest_size_) a->largest_size_ = size, a->largest_ = c, a->largest_kept_ = k.kept_under(ops);
+      if (size > a->largest_size_) {
+        a->largest_size_ = size, a->largest_ = c, a->largest_kept_ = k.kept_under(ops);
+        // Swapped tensors leave after each layer's forward and come back one
+        // layer ahead of its backward (MindSpeed's swap prefetch): one
+        // layer's worth of one micro-batch on the device at a time, of a
+        // kept layer or of what selective recompute does not rebuild.
+        a->swapped_back_ = c - k.kept_under(swapped);
+        a->swapped_back_selective_ = k.kept_under(ops) - k.kept_under(ops | swapped);
+      }
     }
     const double h = t.hidden;
     const bool dropout = t.blocks.front().hidden_dropout > 0;
@@ -333,6 +366,7 @@ class Activations {
     for (int32_t rank = 0; rank < s.pp; ++rank) {
       double total = 0;
       bool any_recomputed = false, any_full = false;
+      bool any_kept = false, any_selective = false;  // layers whose swapped tensors come back
       for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
         const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
         const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
@@ -345,6 +379,8 @@ class Activations {
                         range_bytes(first + recomputed, first + count, NDS_RECOMPUTE_NONE);
           any_recomputed = any_recomputed || (recomputed > 0 && rebuilds(s.recompute));
           any_full = any_full || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
+          any_kept = any_kept || count > recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_NONE);
+          any_selective = any_selective || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_SELECTIVE);
         } else {
           // Runs of equal option summed through the prefix sums, per option.
           Coefficients by[NDS_LAYER_OPTION_COUNT_V1];
@@ -358,6 +394,8 @@ class Activations {
             any_recomputed =
                 any_recomputed || o == NDS_LAYER_FULL || (o == NDS_LAYER_SELECTIVE && selective_rebuilds_);
             any_full = any_full || o == NDS_LAYER_FULL;
+            any_kept = any_kept || o == NDS_LAYER_KEEP || o == NDS_LAYER_OFFLOAD;
+            any_selective = any_selective || o == NDS_LAYER_SELECTIVE;
             j = k;
           }
           chunk_bytes = bytes(by[NDS_LAYER_KEEP], NDS_RECOMPUTE_NONE) +
@@ -380,6 +418,8 @@ class Activations {
       // per-op checkpointing did not keep under it alone.
       if (any_recomputed)
         total += bytes(any_full ? largest_ : largest_ - largest_kept_, NDS_RECOMPUTE_NONE);
+      if (any_kept || any_selective)
+        total += bytes(any_kept ? swapped_back_ : swapped_back_selective_, NDS_RECOMPUTE_NONE);
       out.add(rank, NDS_MEMORY_ACTIVATIONS, total);
     }
   }
@@ -391,6 +431,9 @@ class Activations {
   Coefficients embedding_, head_, mtp_;
   Coefficients largest_;  // the layer with the most activations (taken undivided)
   Coefficients largest_kept_;  // what selective recompute keeps of it
+  // What the trainer swaps of it (ABI 1.9), back for its backward: kept, and
+  // under selective recompute.
+  Coefficients swapped_back_, swapped_back_selective_;
   bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
 
   bool rebuilds(int32_t mode) const {

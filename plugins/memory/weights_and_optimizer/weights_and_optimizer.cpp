@@ -115,7 +115,9 @@ class WeightsAndOptimizer {
     const ndsearch::sdk::OptimizerBytes optimizer = ndsearch::sdk::optimizer_bytes(tr);
     c->master_bytes_ = optimizer.master;
     c->state_bytes_ = optimizer.states;
-    c->swap_optimizer_ = ndsearch::sdk::host().option("swap-optimizer").value_or("0") == "1";
+    // The run's option, or the config's trainer (ABI 1.9, MindSpeed's --swap-optimizer).
+    c->swap_optimizer_ = ndsearch::sdk::host().option("swap-optimizer").value_or("0") == "1" ||
+                         tr.swap_optimizer == 1;
     const bool high_precision_params =
         tr.params_dtype == NDS_DTYPE_BF16 || tr.params_dtype == NDS_DTYPE_FP16;
     // With fp8 parameters the parameter is the rowwise copy already; fp32

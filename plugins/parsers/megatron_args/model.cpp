@@ -673,6 +673,31 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.set_string("master_dtype", mixed ? "fp32" : "none",
                  fallback(mixed ? "fp32 main parameters for bf16/fp16" : "no master copy in fp32 training"));
   }
+  // MindSpeed's memory settings (ABI 1.9), read from its source
+  // (Ascend/MindSpeed master 028de58c):
+  // --reuse-fp32-param keeps each fp32 main parameter as the bf16 parameter
+  // plus a 16-bit residual in one buffer (mindspeed/core/memory/reuse_param/
+  // adaptor.py): the master costs 2 bytes, not 4.
+  const Value<int64_t> reuse = r.flag({"--reuse-fp32-param"});
+  if (reuse.known()) b.set("master_reuses_params", 1, reuse.where);
+  // --swap-optimizer keeps the main parameters and Adam's states in pinned
+  // host memory and copies them in and out in --swap-optimizer-times (16)
+  // windows at the step (mindspeed/core/optimizer/swap_optimizer).
+  const Value<int64_t> swap_optimizer = r.flag({"--swap-optimizer"});
+  if (swap_optimizer.known()) b.set("swap_optimizer", 1, swap_optimizer.where);
+  // --swap-attention moves what autograd saves inside each layer's
+  // self_attention to the host after its forward and prefetches it when the
+  // layer's backward starts (mindspeed/core/memory/adaptive_memory/,
+  // swap_attention). Its partial MLP checkpointing of the first
+  // --recompute-num-layers layers is not priced: said where it applies.
+  const Value<int64_t> swap_attention = r.flag({"--swap-attention"});
+  if (swap_attention.known()) b.set_string("swapped_ops", "attention", swap_attention.where);
+  if (swap_attention.known() && r.integer({"--recompute-num-layers"}, 0).known()) {
+    Where w = swap_attention.where;
+    w.field = "--swap-attention with --recompute-num-layers (the MLP checkpointing of those layers)";
+    b.unknown_field(w);
+  }
+
   const Value<std::string> optimizer = r.text({"--optimizer"});
   const std::string opt = optimizer.known() ? optimizer.value : "adam";
   if (opt != "adam" && opt != "sgd" && opt != "muon") {

@@ -88,7 +88,8 @@ inline double dtype_bytes(nds_dtype dtype) {
 // gradients, as the shipped passes and the time model count them: a master
 // copy when it is wider than the parameters (fp32 for bf16 or fp16
 // parameters unless the config states otherwise; none when they are as
-// wide), and the states (Adam's two moments unless stated), each in the
+// wide; its residual alone when it reuses the parameters' storage, ABI
+// 1.9), and the states (Adam's two moments unless stated), each in the
 // optimizer's dtype.
 struct OptimizerBytes {
   double master = 0, states = 0;
@@ -101,6 +102,10 @@ inline OptimizerBytes optimizer_bytes(const nds_training& t) {
     b.master = params < 4 && t.master_dtype == NDS_DTYPE_UNKNOWN ? 4 : 0;
   else
     b.master = dtype_bytes(t.master_dtype);
+  // 1.9: a master kept as the parameter plus a residual (MindSpeed's
+  // --reuse-fp32-param: bf16 + 16 bits) costs what the parameter does not hold.
+  if (NDS_HAS_FIELD(&t, nds_training, master_reuses_params) && t.master_reuses_params == 1)
+    b.master = b.master > params ? b.master - params : 0;
   const double states = t.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(t.optimizer_states);
   b.states = states * dtype_bytes(t.optimizer_dtype);
   return b;
