@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "core/model/builder.hpp"
 #include "core/model/fast_tuner_setup.hpp"
@@ -152,6 +153,19 @@ void apply_precision(Model& model, const TrainingOverrides& o, const Note& note)
   }
 }
 
+// The items of a comma list as typed, empty ones included ("a,,b" has three).
+std::vector<std::string> comma_items(const std::string& list) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    items.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
 // --overlap: every switch set, on or off, provenance "--overlap".
 void apply_overlap(Model& model, const std::string& list, const Note& note) {
   const auto& switches = overlap_switches();
@@ -162,12 +176,7 @@ void apply_overlap(Model& model, const std::string& list, const Note& note) {
   if (list == "all") {
     for (const OverlapSwitch& s : switches) on |= s.bit;
   } else if (list != "none") {
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t end = list.find(',', start);
-      if (end == std::string::npos) end = list.size();
-      const std::string item = list.substr(start, end - start);
-      start = end + 1;
+    for (const std::string& item : comma_items(list)) {
       const OverlapSwitch* found = nullptr;
       for (const OverlapSwitch& s : switches)
         if (item == s.item) found = &s;
@@ -197,12 +206,7 @@ void apply_recompute_modules(Model& model, const std::string& list, const Note& 
     if (*o.megatron != '\0' && o.megatron != std::string_view(o.name)) known.emplace_back(o.megatron);
   }
   uint64_t ops = 0;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string::npos) end = list.size();
-    const std::string item = list.substr(start, end - start);
-    start = end + 1;
+  for (const std::string& item : comma_items(list)) {
     const RecomputeOpName* found = nullptr;
     for (const RecomputeOpName& o : recompute_op_names())
       if (item == o.name || (*o.megatron != '\0' && item == o.megatron)) found = &o;
