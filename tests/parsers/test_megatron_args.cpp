@@ -233,6 +233,14 @@ TEST_CASE("MindSpeed's swap and reuse flags are read, each from its line") {
   CHECK(plain["swap_optimizer"] == false);
 }
 
+TEST_CASE("MindSpeed's 2-D tensor parallelism is a warning saying how it is priced") {
+  const json j = parsed("mindspeed_tp2d.sh");
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK_THAT(j["warnings"][0].get<std::string>(),
+             Catch::Contains("mindspeed_tp2d.sh:9: --tp-2d (priced as 1-D tensor parallelism over the same "
+                             "devices)"));
+}
+
 TEST_CASE("MindSpeed's ring overlaps its send and receive only with --use-cp-send-recv-overlap") {
   // MindSpeed (known here by --context-parallel-algo and --use-fused-rmsnorm)
   // runs its own ring attention: off by default.

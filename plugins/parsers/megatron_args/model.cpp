@@ -698,6 +698,19 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.unknown_field(w);
   }
 
+  // Settings that move memory and that nothing prices yet: said, not
+  // ignored (MindSpeed's 2-D TP shards activations over tp-x and tp-y, its
+  // memory-efficient MTP logits keep less than the MTP's full loss).
+  for (const auto& [flag, priced_as] :
+       {std::pair{"--tp-2d", "priced as 1-D tensor parallelism over the same devices"},
+        std::pair{"--mtp-mem-efficient-logits", "priced as the MTP layers' full logits"}}) {
+    const Value<int64_t> v = r.flag({flag});
+    if (!v.known()) continue;
+    Where w = v.where;
+    w.field = std::string(flag) + " (" + priced_as + ")";
+    b.unknown_field(w);
+  }
+
   const Value<std::string> optimizer = r.text({"--optimizer"});
   const std::string opt = optimizer.known() ? optimizer.value : "adam";
   if (opt != "adam" && opt != "sgd" && opt != "muon") {
