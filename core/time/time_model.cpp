@@ -22,6 +22,12 @@
 namespace ndsearch {
 namespace {
 
+// Where the config stated a training setting (its provenance), else "the config".
+std::string training_source(const Model& model, const char* key) {
+  const auto it = model.training_provenance.find(key);
+  return it == model.training_provenance.end() ? std::string("the config") : it->second;
+}
+
 using timing::d;
 
 // What a layer computes under its option: an offloaded layer as a kept one.
@@ -144,7 +150,10 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
         "the device's shard in and out over a host link of {:.1f} GB/s per direction, in {} "
         "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
         "optimizer issues them); nothing else hides them",
-        Setting("swap-optimizer").named(), swap_.link_bytes_per_s / 1e9, swap_.chunks));
+        model.training.swap_optimizer == 1
+            ? "optimizer swapping (" + training_source(model, "swap_optimizer") + ")"
+            : Setting("swap-optimizer").named(),
+        swap_.link_bytes_per_s / 1e9, swap_.chunks));
   for (const ModelPart& tower : model.submodels) {
     const sdk::TowerTokens k = tower_tokens(model, tower);
     assumptions_.push_back(fmt::format(

@@ -227,6 +227,15 @@ TEST_CASE("MindSpeed's swap and reuse flags are read, each from its line") {
   CHECK(j["provenance"]["master_reuses_params"] == fixture("mindspeed_memory.sh") + ":11: --reuse-fp32-param");
   CHECK(j["provenance"]["swap_optimizer"] == fixture("mindspeed_memory.sh") + ":12: --swap-optimizer");
   CHECK(j["warnings"].empty());
+  // eval says where the swap came from.
+  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
+                                             fixture("mindspeed_memory.sh") +
+                                             " -A nvidia-h100-sxm --strategy pp=2,dp=4");
+  REQUIRE(e.exit_code == 0);
+  CHECK_THAT(e.out, Catch::Contains("optimizer swapping (" + fixture("mindspeed_memory.sh") +
+                                    ":12: --swap-optimizer): optimizer states and master weights live in "
+                                    "host memory"));
+  CHECK_THAT(e.out, Catch::Contains("memory: master weights kept as the parameter plus a residual, 2 bytes"));
   const json plain = parsed("mindspeed_cp.sh");
   CHECK(plain["swapped_ops"].empty());
   CHECK(plain["master_reuses_params"] == false);
