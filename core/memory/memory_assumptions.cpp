@@ -43,6 +43,22 @@ std::vector<std::string> memory_assumptions(const Model& model) {
                                 "back for its backward ({})",
                                 ops, where("swapped_ops")));
   }
+  // How zero 3 holds what it gathers, where the trainer holds it otherwise
+  // than ZeRO-3's two layers in flight (ABI 1.8).
+  const char* holding = nullptr;
+  switch (t.fsdp_holding) {
+    case NDS_FSDP2_RESHARD: holding = "each block resharded after its forward, the root module kept gathered"; break;
+    case NDS_FSDP2_KEEP:
+      holding = "every block kept gathered from its forward to its backward, the gradients whole until the "
+                "last micro-batch";
+      break;
+    case NDS_FSDP2_KEEP_UNDER_PP:
+      holding = "under pipeline parallelism every block kept gathered, else each resharded after its forward";
+      break;
+    default: break;
+  }
+  if (holding != nullptr)
+    lines.push_back(fmt::format("memory: at zero 3, {} ({})", holding, where("fsdp_holding")));
   if (t.master_reuses_params == 1)
     lines.push_back(fmt::format("memory: master weights kept as the parameter plus a residual, {} bytes "
                                 "each ({})",
