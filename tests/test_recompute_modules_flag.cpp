@@ -60,6 +60,18 @@ TEST_CASE("The recompute module list adds the dense MLP's forward to selective r
         "runs again: the attention core, the dense MLP");
 }
 
+TEST_CASE("The model JSON names the ops selective recompute rebuilds") {
+  const std::string model = "env -u NDS_PLUGIN_PATH " + test::cli() + " model " +
+                            std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json --format json";
+  const auto plain = test::run_command(model);
+  REQUIRE(plain.exit_code == 0);
+  // An HF config states none: the attention core (Korthikanti et al. 2022 §5).
+  CHECK(json::parse(plain.out)["recompute_ops"] == json::array({"core_attention"}));
+  const auto given = test::run_command(model + " --recompute-modules core_attn,mlp");
+  REQUIRE(given.exit_code == 0);
+  CHECK(json::parse(given.out)["recompute_ops"] == json::array({"core_attention", "mlp"}));
+}
+
 TEST_CASE("The table's assumption names the --recompute-modules flag") {
   const auto r = test::run_command(kEval + " --recompute-modules alternate_matmuls");
   INFO(r.err);

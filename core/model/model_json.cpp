@@ -227,6 +227,7 @@ json model_to_json(const Model& m) {
             {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
             {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
             {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
+            {"recompute_ops", ops_names(sdk::selective_recompute_ops(m.training))},
             {"swapped_ops", ops_names(m.training.swapped_ops)},
             {"swap_optimizer", m.training.swap_optimizer == 1},
             {"master_reuses_params", m.training.master_reuses_params == 1},
