@@ -50,10 +50,10 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
   if (max_memory) {
     b.capacity_bytes = size_setting(Setting("max_memory"), *max_memory);
     b.capacity_source = Setting("max_memory").named();
+    b.typed = true;
   } else if (model.training.device_memory_bytes != NDS_UNKNOWN) {
     b.capacity_bytes = static_cast<double>(model.training.device_memory_bytes);
-    auto it = model.training_provenance.find("device_memory_bytes");
-    const std::string where = it == model.training_provenance.end() ? model.file : it->second;
+    const std::string where = training_source(model, "device_memory_bytes", model.file);
     // A parser's "default:<trainer>": the config sets none, the trainer's default applies.
     b.capacity_source =
         where.rfind("default:", 0) == 0
@@ -78,6 +78,7 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
     }
     b.capacity_source += " (the runtime's pool: the device's reserve is outside it)";
     b.reserved_bytes = 0;
+    b.typed = true;
   } else {
     b.capacity_bytes = static_cast<double>(device.memory_bytes);
     b.capacity_source = "device " + device.id;
@@ -107,7 +108,7 @@ Budget memory_budget(const Device& device, const Model& model, const std::option
 void check_budget_holds_weights(const Budget& budget, const Model& model, uint64_t devices) {
   // The device's own memory is no typed size: a model too large for the
   // machine is "nothing fits" (exit 3, the closest misses), not bad input.
-  if (budget.capacity_source.rfind("device ", 0) == 0) return;
+  if (!budget.typed) return;
   const auto params = count_parameters(model);
   if (!params || devices == 0) return;  // priced elsewhere: E-PRICING-VALUES names what is missing
   const double total = params->with_towers(params->total + params->mtp);

@@ -21,6 +21,7 @@ struct Budget {
   double reserved_bytes = 0;    // the device's runtime reserve
   double reserve_mem_bytes = 0;  // the reserve_mem setting
   double budget_bytes = 0;
+  bool typed = false;  // the capacity is a size typed by the user or the config, not the device's
 };
 
 // `max_memory` and `reserve_mem` as the user typed them ("58GB"); throws

@@ -31,18 +31,11 @@ std::vector<std::string> memory_assumptions(const Model& model) {
   if (!defaulted.empty())
     lines.push_back(fmt::format("memory: {} ({}; the config states none of them)", defaulted, from));
   // What the trainer keeps off the device or in less (ABI 1.9), where stated.
-  auto where = [&](const char* key) {
-    const auto it = model.training_provenance.find(key);
-    return it == model.training_provenance.end() ? std::string("stated") : it->second;
-  };
-  if (t.swapped_ops != 0) {
-    std::string ops;
-    for (const RecomputeOpName& o : recompute_op_names())
-      if (t.swapped_ops & o.bit) ops += (ops.empty() ? "" : ", ") + std::string(o.what);
+  auto where = [&](const char* key) { return training_source(model, key, "stated"); };
+  if (t.swapped_ops != 0)
     lines.push_back(fmt::format("memory: {} moved to the host after each layer's forward, one layer's "
                                 "back for its backward ({})",
-                                ops, where("swapped_ops")));
-  }
+                                recompute_ops_words(t.swapped_ops), where("swapped_ops")));
   // How zero 3 holds what it gathers, where the trainer holds it otherwise
   // than ZeRO-3's two layers in flight (ABI 1.8).
   const char* holding = nullptr;

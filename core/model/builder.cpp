@@ -76,7 +76,7 @@ const std::vector<Choice> kSchedules = [] {
 const std::vector<Choice> kRecomputeOps = [] {
   std::vector<Choice> choices;
   for (const RecomputeOpName& o : recompute_op_names())
-    choices.push_back({o.name, static_cast<int32_t>(o.bit)});  // bits 0-5
+    choices.push_back({o.name, static_cast<int32_t>(o.bit)});  // low bits: they fit
   return choices;
 }();
 

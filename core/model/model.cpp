@@ -89,6 +89,18 @@ const std::vector<RecomputeOpName>& recompute_op_names() {
   return names;
 }
 
+std::string recompute_ops_words(uint64_t ops) {
+  std::string words;
+  for (const RecomputeOpName& o : recompute_op_names())
+    if (ops & o.bit) words += (words.empty() ? "" : ", ") + std::string(o.what);
+  return words;
+}
+
+std::string training_source(const Model& model, const char* key, const std::string& otherwise) {
+  const auto it = model.training_provenance.find(key);
+  return it == model.training_provenance.end() ? otherwise : it->second;
+}
+
 bool overlap_stated(const Model& model) {
   for (const OverlapSwitch& s : overlap_switches())
     if (model.training_provenance.count(s.key) != 0) return true;

@@ -128,6 +128,13 @@ struct RecomputeOpName {
   uint64_t bit;
 };
 const std::vector<RecomputeOpName>& recompute_op_names();
+// What `ops` (NDS_RECOMPUTE_OP_* bits) cover, their `what` words joined by
+// ", " in bit order, as the assumptions say them.
+std::string recompute_ops_words(uint64_t ops);
+
+// Where the config stated the training setting `key` (its provenance), else
+// `otherwise`.
+std::string training_source(const Model& model, const char* key, const std::string& otherwise);
 
 // True when the config (or its trainer's documented default, or --overlap)
 // stated any overlap switch, false when nothing did (an HF config.json names no

@@ -22,12 +22,6 @@
 namespace ndsearch {
 namespace {
 
-// Where the config stated a training setting (its provenance), else "the config".
-std::string training_source(const Model& model, const char* key) {
-  const auto it = model.training_provenance.find(key);
-  return it == model.training_provenance.end() ? std::string("the config") : it->second;
-}
-
 using timing::d;
 
 // What a layer computes under its option: an offloaded layer as a kept one.
@@ -135,14 +129,11 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
   if (model.training.recompute_ops != 0) {
-    std::string ops;
-    for (const RecomputeOpName& o : recompute_op_names())
-      if (selective_ops_ & o.bit) ops += (ops.empty() ? "" : ", ") + std::string(o.what);
-    const auto source = model.training_provenance.find("recompute_ops");
-    const bool flag = source != model.training_provenance.end() &&
-                      source->second.rfind(Setting("recompute_modules").named(), 0) == 0;
+    const bool flag =
+        training_source(model, "recompute_ops", "").rfind(Setting("recompute_modules").named(), 0) == 0;
     assumptions_.push_back(fmt::format("selective recompute, as {} states its ops, drops and runs again: {}",
-                                       flag ? Setting("recompute_modules").named() : "the config", ops));
+                                       flag ? Setting("recompute_modules").named() : "the config",
+                                       recompute_ops_words(selective_ops_)));
   }
   if (swap_.link_bytes_per_s > 0)
     assumptions_.push_back(fmt::format(
@@ -151,7 +142,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
         "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
         "optimizer issues them); nothing else hides them",
         model.training.swap_optimizer == 1
-            ? "optimizer swapping (" + training_source(model, "swap_optimizer") + ")"
+            ? "optimizer swapping (" + training_source(model, "swap_optimizer", "the config") + ")"
             : Setting("swap-optimizer").named(),
         swap_.link_bytes_per_s / 1e9, swap_.chunks));
   for (const ModelPart& tower : model.submodels) {

@@ -239,6 +239,14 @@ int32_t known_option(int32_t option) {
   return option >= 0 && option < NDS_LAYER_OPTION_COUNT_V1 ? option : NDS_LAYER_KEEP;
 }
 
+// The recompute mode a known layer option runs (an offloaded layer keeps
+// everything, as none).
+nds_recompute_mode mode_of(int32_t option) {
+  return option == NDS_LAYER_FULL        ? NDS_RECOMPUTE_FULL
+         : option == NDS_LAYER_SELECTIVE ? NDS_RECOMPUTE_SELECTIVE
+                                         : NDS_RECOMPUTE_NONE;
+}
+
 class Activations {
  public:
   static std::unique_ptr<Activations> compile(const nds_compile_input& input) {
@@ -265,10 +273,13 @@ class Activations {
     for (uint32_t i = 0; i < t.layers(); ++i) {
       const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
       const Coefficients& c = k.all;
+      // On the device between the layer's forward and its backward: kept
+      // (less what is swapped), and under selective recompute.
+      const Coefficients on_device = k.kept_under(swapped), on_device_selective = k.kept_under(ops | swapped);
       a->prefix_[i + 1] = a->prefix_[i];
-      a->prefix_[i + 1] += k.kept_under(swapped);
+      a->prefix_[i + 1] += on_device;
       a->selective_prefix_[i + 1] = a->selective_prefix_[i];
-      a->selective_prefix_[i + 1] += k.kept_under(ops | swapped);
+      a->selective_prefix_[i + 1] += on_device_selective;
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
       if (size > a->largest_size_) {
         a->largest_size_ = size, a->largest_ = c, a->largest_kept_ = k.kept_under(ops);
@@ -276,8 +287,8 @@ class Activations {
         // layer ahead of its backward (MindSpeed's swap prefetch): one
         // layer's worth of one micro-batch on the device at a time, of a
         // kept layer or of what selective recompute does not rebuild.
-        a->swapped_back_ = c - k.kept_under(swapped);
-        a->swapped_back_selective_ = k.kept_under(ops) - k.kept_under(ops | swapped);
+        a->swapped_back_ = c - on_device;
+        a->swapped_back_selective_ = a->largest_kept_ - on_device_selective;
       }
     }
     const double h = t.hidden;
@@ -391,11 +402,11 @@ class Activations {
             const std::vector<Coefficients>& p =
                 o == NDS_LAYER_SELECTIVE ? selective_prefix_ : prefix_;
             by[o] += p[k] - p[j];
-            any_recomputed =
-                any_recomputed || o == NDS_LAYER_FULL || (o == NDS_LAYER_SELECTIVE && selective_rebuilds_);
-            any_full = any_full || o == NDS_LAYER_FULL;
-            any_kept = any_kept || o == NDS_LAYER_KEEP || o == NDS_LAYER_OFFLOAD;
-            any_selective = any_selective || o == NDS_LAYER_SELECTIVE;
+            const nds_recompute_mode mode = mode_of(o);
+            any_recomputed = any_recomputed || rebuilds(mode);
+            any_full = any_full || mode == NDS_RECOMPUTE_FULL;
+            any_kept = any_kept || mode == NDS_RECOMPUTE_NONE;
+            any_selective = any_selective || mode == NDS_RECOMPUTE_SELECTIVE;
             j = k;
           }
           chunk_bytes = bytes(by[NDS_LAYER_KEEP], NDS_RECOMPUTE_NONE) +

@@ -678,6 +678,13 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // --reuse-fp32-param keeps each fp32 main parameter as the bf16 parameter
   // plus a 16-bit residual in one buffer (mindspeed/core/memory/reuse_param/
   // adaptor.py): the master costs 2 bytes, not 4.
+  // A setting that moves memory and is not priced: a warning naming it and
+  // how it is priced instead.
+  auto unpriced = [&](const Where& at, const std::string& what) {
+    Where w = at;
+    w.field = what;
+    b.unknown_field(w);
+  };
   const Value<int64_t> reuse = r.flag({"--reuse-fp32-param"});
   if (reuse.known()) b.set("master_reuses_params", 1, reuse.where);
   // --swap-optimizer keeps the main parameters and Adam's states in pinned
@@ -692,23 +699,18 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // --recompute-num-layers layers is not priced: said where it applies.
   const Value<int64_t> swap_attention = r.flag({"--swap-attention"});
   if (swap_attention.known()) b.set_string("swapped_ops", "attention", swap_attention.where);
-  if (swap_attention.known() && r.integer({"--recompute-num-layers"}, 0).known()) {
-    Where w = swap_attention.where;
-    w.field = "--swap-attention with --recompute-num-layers (the MLP checkpointing of those layers)";
-    b.unknown_field(w);
-  }
+  if (swap_attention.known() && r.integer({"--recompute-num-layers"}, 0).known())
+    unpriced(swap_attention.where,
+             "--swap-attention with --recompute-num-layers (the MLP checkpointing of those layers)");
 
-  // Settings that move memory and that nothing prices yet: said, not
-  // ignored (MindSpeed's 2-D TP shards activations over tp-x and tp-y, its
-  // memory-efficient MTP logits keep less than the MTP's full loss).
+  // More settings that move memory and nothing prices yet: MindSpeed's 2-D
+  // TP shards activations over tp-x and tp-y, its memory-efficient MTP
+  // logits keep less than the MTP's full loss.
   for (const auto& [flag, priced_as] :
        {std::pair{"--tp-2d", "priced as 1-D tensor parallelism over the same devices"},
         std::pair{"--mtp-mem-efficient-logits", "priced as the MTP layers' full logits"}}) {
     const Value<int64_t> v = r.flag({flag});
-    if (!v.known()) continue;
-    Where w = v.where;
-    w.field = std::string(flag) + " (" + priced_as + ")";
-    b.unknown_field(w);
+    if (v.known()) unpriced(v.where, std::string(flag) + " (" + priced_as + ")");
   }
 
   const Value<std::string> optimizer = r.text({"--optimizer"});
