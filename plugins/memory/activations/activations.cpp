@@ -265,6 +265,7 @@ class Activations {
     // and its backward (MindSpeed's --swap-attention; 0 from an older writer,
     // the copy reading zero past its struct).
     const uint64_t swapped = t.training.swapped_ops;
+    a->swaps_ = swapped != 0;
     // Per-op checkpointing rebuilds the rest of a layer in its backward, as
     // full recompute rebuilds the whole of it.
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
@@ -429,7 +430,7 @@ class Activations {
       // per-op checkpointing did not keep under it alone.
       if (any_recomputed)
         total += bytes(any_full ? largest_ : largest_ - largest_kept_, NDS_RECOMPUTE_NONE);
-      if (any_kept || any_selective)
+      if (swaps_ && (any_kept || any_selective))
         total += bytes(any_kept ? swapped_back_ : swapped_back_selective_, NDS_RECOMPUTE_NONE);
       out.add(rank, NDS_MEMORY_ACTIVATIONS, total);
     }
@@ -445,6 +446,7 @@ class Activations {
   // What the trainer swaps of it (ABI 1.9), back for its backward: kept, and
   // under selective recompute.
   Coefficients swapped_back_, swapped_back_selective_;
+  bool swaps_ = false;  // the trainer swaps anything (nds_training.swapped_ops): else no work per rank
   bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
 
   bool rebuilds(int32_t mode) const {
