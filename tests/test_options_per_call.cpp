@@ -70,7 +70,7 @@ Listed devices_of(const LoadedPlugin& plugin) {
 // memory evaluator compiles it, puts in "other".
 double other_bytes_of(const LoadedPlugin& plugin) {
   const nds_memory_v1& memory = *plugin.interfaces.memory;
-  const nds_compile_input input{sizeof(nds_compile_input), nullptr, nullptr};  // it reads neither
+  const nds_compile_input input{sizeof(nds_compile_input), nullptr, nullptr, 0.1};  // it reads none
   nds_memory_compiled* compiled = nullptr;
   {
     const SerializedCall call = serialized_call(plugin, &SerializedCalls::memory_compile);

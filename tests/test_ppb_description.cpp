@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/memory/allocator_share.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 
@@ -84,8 +85,11 @@ TEST_CASE("search --ppb-rank writes the balancer's layer description of the K-th
   // The embedding, 128256 x 4096 over tp 4, the same 4 bytes a parameter,
   // and (a stage priced alone: no pipeline) FSDP2's root module stays
   // gathered in bf16 from forward to backward: 2 bytes more, dynamic memory
-  // the allocator pass adds its 10 % to: 4 + 2 x 1.1.
-  CHECK(layers[0]["memory_parameter"].get<double>() == Approx(128256.0 * 4096 / 4 * (4 + 2 * 1.1) / kMiB));
+  // the allocator pass adds PyTorch's fitted share to: 4 + 2 x (1 + share).
+  // (torchtitan's runtime is PyTorch's, the one fitted allocator).
+  REQUIRE(std::string(ndsearch::fitted_allocators().at(0).runtime) == "pytorch");
+  const double share = ndsearch::fitted_allocators()[0].fraction;
+  CHECK(layers[0]["memory_parameter"].get<double>() == Approx(128256.0 * 4096 / 4 * (4 + 2 * (1 + share)) / kMiB));
   // Under full recompute a layer keeps its input: mbs 2 x 8192 tokens x 4096
   // in bf16, split over tp 4 by sequence parallelism.
   CHECK(layers[1]["memory_recompute"].get<double>() == Approx(2.0 * 8192 * 4096 * 2 / 4 / kMiB));

@@ -35,14 +35,39 @@ struct MemoryRowResult {
   double predicted_bytes = 0, budget_bytes = 0;
   bool fits = false;
   double error = 0;        // predicted / measured - 1; NaN with no measured peak
+  bool fitted_on = false;  // the allocator share was fitted on this row
+  double leave_one_out = 0;  // its error with the share fitted without it; NaN when not fitted on
 };
 
-// Each row's peak under our memory model at the strategy that ran.
-std::vector<MemoryRowResult> validate_memory(const PluginRegistry& registry, const DeviceCatalog& devices,
-                                             const std::vector<MemoryRow>& rows);
+// The allocator share of one runtime (allocator_share.hpp) fitted on the
+// measured reserved peaks of its trainers' rows.
+struct AllocatorFit {
+  std::string runtime;               // "pytorch", "mindspore"
+  std::vector<std::string> sources;  // of the rows fitted on
+  size_t rows = 0;
+  double fraction = 0;
+  double rms_error = 0;  // of the peaks fitted on, at `fraction`
+};
+
+struct MemoryValidation {
+  std::vector<MemoryRowResult> results;  // one per row, at the fitted shares when fitted, else the shipped
+  std::vector<AllocatorFit> fits;        // per runtime with rows to fit on, when fitted
+};
+
+// Each row's peak under our memory model at the strategy that ran. With
+// `fit`, first fits each runtime's allocator share on the rows that measure
+// `reserved` (bounded least squares, least_squares.hpp, on the peaks'
+// relative errors), except rows of a file named *-check.csv, which are
+// published runs kept to check that the fit generalises; then each fitted
+// row's leave-one-out error.
+MemoryValidation validate_memory(const PluginRegistry& registry, const DeviceCatalog& devices,
+                                 const std::vector<MemoryRow>& rows, bool fit = false);
 
 // docs/validation.md's memory table: one line per row, then per source the
-// mean and largest |error|.
-std::string memory_markdown(const std::vector<MemoryRowResult>& results);
+// mean and largest |error|, then the fitted shares.
+std::string memory_markdown(const MemoryValidation& validation);
+
+// core/memory/fitted_allocator.inc from the fits.
+std::string fitted_allocator_source(const MemoryValidation& validation);
 
 }  // namespace ndsearch

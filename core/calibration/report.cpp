@@ -160,7 +160,7 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
                    report.reports[r]);
   }
   report.memory_rows = read_memory_rows(folder / "memory");
-  report.memory = validate_memory(registry, devices, report.memory_rows);
+  report.memory = validate_memory(registry, devices, report.memory_rows, options.fit);
   return report;
 }
 

@@ -44,7 +44,7 @@ struct ValidationReport {
   bool fitted = false;  // fits were made now (else the shipped ones were used)
   // The measured peaks of <folder>/memory/ and our peak for each.
   std::vector<MemoryRow> memory_rows;
-  std::vector<MemoryRowResult> memory;  // one per memory row, same order
+  MemoryValidation memory;  // one result per memory row, same order; the allocator fits with --fit
 };
 
 struct ValidationOptions {
@@ -58,7 +58,8 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
 
 // The tables of docs/validation.md (one per source), and the fitted factors.
 std::string validation_markdown(const ValidationReport& report);
-// core/time/fitted_overheads.inc from the fits.
+// core/time/fitted_overheads.inc from the fits (core/memory/fitted_allocator.inc:
+// fitted_allocator_source(report.memory)).
 std::string fitted_overheads_source(const ValidationReport& report);
 
 }  // namespace ndsearch

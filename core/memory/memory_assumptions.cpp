@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <ndsearch/sdk/model_math.hpp>
 
+#include "core/memory/allocator_share.hpp"
 #include "core/model/model_json.hpp"
 
 namespace ndsearch {
@@ -52,6 +53,11 @@ std::vector<std::string> memory_assumptions(const Model& model) {
   }
   if (holding != nullptr)
     lines.push_back(fmt::format("memory: at zero 3, {} ({})", holding, where("fsdp_holding")));
+  // The allocator's reserve moves every peak (allocator_share.hpp).
+  const AllocatorShare allocator = allocator_share(model);
+  lines.push_back(fmt::format("memory: the allocator holds {:.1f} % of the activations and communication "
+                              "buffers reserved beyond them ({})",
+                              100 * allocator.fraction, allocator.words));
   if (t.master_reuses_params == 1)
     lines.push_back(fmt::format("memory: master weights kept as the parameter plus a residual, {} bytes "
                                 "each ({})",

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/memory/allocator_share.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -30,7 +31,7 @@ MemoryEvaluator::MemoryEvaluator(const PluginRegistry& registry, Model& model, c
   });
   sdk::DeviceTable devices;
   devices.add(device);
-  const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
+  const nds_compile_input input = compile_input(model, devices.data()[0]);
   for (Pass& pass : passes_) {
     const SerializedCall call = serialized_call(*pass.plugin, &SerializedCalls::memory_compile);
     StatusPtr failure(pass.table->compile(&input, &pass.compiled));

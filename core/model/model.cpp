@@ -96,6 +96,13 @@ std::string recompute_ops_words(uint64_t ops) {
   return words;
 }
 
+std::string trainer_family(const Model& model) {
+  if (model.framework == "torchtitan-toml") return "torchtitan";
+  if (model.framework == "mindformers-yaml" || model.framework == "hyperparallel-yaml")
+    return "mindspore";
+  return "megatron";
+}
+
 std::string training_source(const Model& model, const char* key, const std::string& otherwise) {
   const auto it = model.training_provenance.find(key);
   return it == model.training_provenance.end() ? otherwise : it->second;

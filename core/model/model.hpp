@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,11 @@ class Model {
   double tower_layer_ratio = 0;
   std::map<std::string, std::string> training_provenance;  // training and stated.* keys
   std::vector<std::string> warnings;
+  // A user's calibration's allocator share (calibration file key
+  // allocator_fraction), in place of the shipped fit for the trainer's
+  // runtime (core/memory/allocator_share.hpp); unset: the shipped fit.
+  std::optional<double> allocator_fraction;
+  std::string allocator_fraction_source;  // "calibration cal.toml" (the assumption names it)
 
   // What outputs call the model: the config's architecture name, else its file.
   const std::string& display_name() const { return main.name.empty() ? file : main.name; }
@@ -131,6 +137,10 @@ const std::vector<RecomputeOpName>& recompute_op_names();
 // What `ops` (NDS_RECOMPUTE_OP_* bits) cover, their `what` words joined by
 // ", " in bit order, as the assumptions say them.
 std::string recompute_ops_words(uint64_t ops);
+
+// The trainer family of a model's parser ("megatron" for Megatron-LM,
+// MindSpeed and formats without a trainer, "torchtitan", "mindspore").
+std::string trainer_family(const Model& model);
 
 // Where the config stated the training setting `key` (its provenance), else
 // `otherwise`.

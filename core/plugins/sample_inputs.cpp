@@ -104,7 +104,8 @@ SampleInputs::SampleInputs() {
   device_.level_elem_size = sizeof(nds_topology_level);
   device_.assumes = "8 devices per node on a switch, 400 Gb/s per device between nodes";
 
-  compile_input_ = {sizeof(nds_compile_input), &model_, &device_};
+  // The allocator pass's share as the shipped `allocator` pass took it before 1.10.
+  compile_input_ = {sizeof(nds_compile_input), &model_, &device_, 0.10};
 
   strategy_ = stated_;  // the candidate is what the config states
   candidate_ = {sizeof(nds_candidate),

@@ -5,6 +5,7 @@
 #include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/hardware.hpp>  // DeviceTable
 
+#include "core/memory/allocator_share.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -42,7 +43,7 @@ RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& mode
       table_(plugin_->interfaces.recompute) {
   sdk::DeviceTable devices;
   devices.add(device);
-  const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
+  const nds_compile_input input = compile_input(model, devices.data()[0]);
   const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::recompute_compile);
   StatusPtr failure(table_->compile(&input, &compiled_));
   if (failure)

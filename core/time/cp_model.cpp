@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
 
+#include "core/memory/allocator_share.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -32,7 +33,7 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
                     Setting("cp_algo").named(algorithm_), known.empty() ? "none" : known));
   sdk::DeviceTable devices;
   devices.add(device);
-  const nds_compile_input input{sizeof(nds_compile_input), &model.view(), devices.data()[0]};
+  const nds_compile_input input = compile_input(model, devices.data()[0]);
   const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::cp_compile);
   StatusPtr failure(table_->compile(&input, &compiled_));
   if (failure)

@@ -49,13 +49,6 @@ const char* recipe_name(int32_t recipe) {
 
 }  // namespace
 
-std::string trainer_family(const Model& model) {
-  if (model.framework == "torchtitan-toml") return "torchtitan";
-  if (model.framework == "mindformers-yaml" || model.framework == "hyperparallel-yaml")
-    return "mindspore";
-  return "megatron";
-}
-
 TrainerSettings trainer_settings(const Model& model, const Device& device,
                                  const std::optional<TrainerOverheads>& overheads) {
   TrainerSettings t;

@@ -51,10 +51,6 @@ struct TrainerSettings {
   std::vector<std::string> assumptions;  // every assumption that moves the estimate, in words
 };
 
-// The trainer family of a model's parser ("megatron" for Megatron-LM,
-// MindSpeed and formats without a trainer, "torchtitan", "mindspore").
-std::string trainer_family(const Model& model);
-
 // `overheads`: use these instead of the shipped fit (the fitter's trial values).
 TrainerSettings trainer_settings(const Model& model, const Device& device,
                                  const std::optional<TrainerOverheads>& overheads = std::nullopt);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// ndsearch-validate: the time model against the published runs of
-// validation/: prints the tables of docs/validation.md, refits the trainer
-// overheads (--fit) and writes them where the core reads them.
+// ndsearch-validate: the time and memory models against the published runs
+// of validation/: prints the tables of docs/validation.md, refits the trainer
+// overheads and the allocator shares (--fit) and writes them where the core
+// reads them.
 //   ndsearch-validate validation [--fit] [--search] [--write-doc docs/validation.md]
 //                     [--write-factors core/time/fitted_overheads.inc]
+//                     [--write-allocator core/memory/fitted_allocator.inc]
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -38,11 +40,11 @@ void write_doc(const std::string& path, const std::string& table) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ndsearch-validate: the time model against published training runs"};
-  std::string folder, doc, factors;
+  CLI::App app{"ndsearch-validate: the time and memory models against published training runs"};
+  std::string folder, doc, factors, allocator;
   ndsearch::ValidationOptions options;
   app.add_option("folder", folder, "The folder of validation CSVs")->required();
-  app.add_flag("--fit", options.fit, "Refit the trainer overheads, with leave-one-out errors");
+  app.add_flag("--fit", options.fit, "Refit the trainer overheads and allocator shares, with leave-one-out errors");
   app.add_flag("--search", options.search, "Run the search of each row");
   app.add_option("--write-doc", doc,
                  "Write the tables into this markdown file, between its markers");
@@ -50,6 +52,8 @@ int main(int argc, char** argv) {
   app.add_flag("--parts", parts, "Print each row's time parts, exposed and hidden");
   app.add_option("--write-factors", factors,
                  "Write the fitted overheads (C++ initialisers) to this file");
+  app.add_option("--write-allocator", allocator,
+                 "Write the fitted allocator shares (C++ initialisers) to this file");
   CLI11_PARSE(app, argc, argv);
   try {
     ndsearch::PluginSearch search;
@@ -75,11 +79,12 @@ int main(int argc, char** argv) {
         std::cout << line << "\n";
       }
     if (!doc.empty()) write_doc(doc, table);
-    if (!factors.empty()) {
-      std::ofstream out(factors);
-      if (!(out << ndsearch::fitted_overheads_source(report)))
-        throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", factors));
-    }
+    auto write = [](const std::string& path, const std::string& text) {
+      std::ofstream out(path);
+      if (!(out << text)) throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
+    };
+    if (!factors.empty()) write(factors, ndsearch::fitted_overheads_source(report));
+    if (!allocator.empty()) write(allocator, ndsearch::fitted_allocator_source(report.memory));
     return 0;
   } catch (const ndsearch::UserError& e) {
     std::cerr << fmt::format("ndsearch-validate: error [{}]: {}\n", e.id(), e.what());

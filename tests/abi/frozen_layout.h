@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.8 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.10 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)
@@ -41,11 +41,12 @@ NDS_FROZEN(nds_candidate, chunk_recomputed_layers, 32)
 NDS_FROZEN(nds_candidate, in_flight, 40)
 NDS_FROZEN(nds_candidate, layer_option, 48)
 NDS_FROZEN_LAST(nds_candidate, layer_option)
-NDS_FROZEN_SIZE(nds_compile_input, 24)
+NDS_FROZEN_SIZE(nds_compile_input, 32)
 NDS_FROZEN(nds_compile_input, struct_size, 0)
 NDS_FROZEN(nds_compile_input, model, 8)
 NDS_FROZEN(nds_compile_input, device, 16)
-NDS_FROZEN_LAST(nds_compile_input, device)
+NDS_FROZEN(nds_compile_input, allocator_fraction, 24)
+NDS_FROZEN_LAST(nds_compile_input, allocator_fraction)
 NDS_FROZEN_SIZE(nds_cp_comm, 56)
 NDS_FROZEN(nds_cp_comm, struct_size, 0)
 NDS_FROZEN(nds_cp_comm, collective, 8)

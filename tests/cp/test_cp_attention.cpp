@@ -97,7 +97,7 @@ Result evaluate(const LoadedPlugin& plugin, Model& m, const nds_strategy& s) {
   const nds_cp_attention_v1& cp = *plugin.interfaces.cp_attention;
   nds_device device{};
   device.struct_size = sizeof(device);
-  const nds_compile_input input{sizeof(nds_compile_input), &m.view(), &device};
+  const nds_compile_input input{sizeof(nds_compile_input), &m.view(), &device, 0.1};
   nds_cp_compiled* compiled = nullptr;
   StatusPtr failure(cp.compile(&input, &compiled));
   REQUIRE(failure == nullptr);
@@ -373,7 +373,7 @@ TEST_CASE("Hybrid refuses to compile with a cp-ulysses that is not a number") {
   Model m = model(kLlama8B);
   nds_device device{};
   device.struct_size = sizeof(device);
-  const nds_compile_input input{sizeof(nds_compile_input), &m.view(), &device};
+  const nds_compile_input input{sizeof(nds_compile_input), &m.view(), &device, 0.1};
   nds_cp_compiled* compiled = nullptr;
   StatusPtr failure(plugin->interfaces.cp_attention->compile(&input, &compiled));
   REQUIRE(failure != nullptr);

@@ -70,6 +70,13 @@ typedef struct nds_compile_input {
   size_t struct_size;
   const nds_model* model;
   const nds_device* device;
+  /* Since 1.10: the share of the dynamic memory (activations and
+   * communication buffers) the runtime's allocator holds reserved beyond it
+   * at the peak (fragmentation, rounding), for the trainer that runs the
+   * model: the shipped fit for its runtime's allocator, or the user's
+   * calibration (docs/validation.md). A fraction >= 0; an allocator pass
+   * reads it when NDS_HAS_FIELD holds, else keeps its own figure. */
+  double allocator_fraction;
   /* Add fields only at the end. */
 } nds_compile_input;
 
