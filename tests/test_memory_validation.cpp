@@ -40,10 +40,6 @@ const KnownGap kKnownGaps[] = {
     // and the micro-batch split torchtitan 9dec370 made (taken as 8).
     {"Llama 3.1 405B FSDP 8, TP 8, PP 8, 1F1B", 0.20},
     {"Llama 3.1 405B FSDP 1, TP 8, PP 8, CP 8, 256K", 0.22},
-    // torchtitan e7c0cae on H200: 41 % high; it measures 14 GiB less than the
-    // December runs at the same local batch, and what it compiles is not read.
-    {"Llama 3.1 8B FSDP 32", 0.45},
-    {"Llama 3.1 8B FSDP 64", 0.45},
 };
 
 const KnownGap* known_gap(const MemoryRow& row) {
@@ -64,6 +60,7 @@ const MemoryValidation& fitted_validation() {
 TEST_CASE("Every measured run fits as it ran, its peak within 15 % and each source's mean within 8 %") {
   const std::vector<MemoryRow> rows = read_memory_rows(kMemory);
   REQUIRE(rows.size() >= 19);  // 9 fitted torchtitan rows, 9 kept to check, 1 MindFormers run
+  // (the checked H200 rows within 15 % since the compiled loss is read: 41 % high before)
   const std::vector<MemoryRowResult> results =
       validate_memory(test::shipped_plugins(), test::shipped_devices(), rows).results;
   std::map<std::string, std::pair<double, int>> by_source;

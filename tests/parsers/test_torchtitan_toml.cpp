@@ -6,10 +6,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <string>
 
 #include "core/plugins/registry.hpp"
 #include "tests/fixtures_paths.hpp"
+#include "tests/support/hostile_fixtures.hpp"
 #include "tests/support/run_command.hpp"
 
 using ndsearch::test::cli;
@@ -338,4 +340,50 @@ TEST_CASE(
   CHECK(j["overlap"]["param_gather"] == true);
   CHECK(j["overlap"]["tp_comm"] == false);  // enable_async_tensor_parallel defaults off
   CHECK(j["overlap"]["p2p"].is_null());
+}
+
+TEST_CASE("A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan's version compiles it") {
+  // The loss's bytes per logit at its peak (activations.cpp): eager, the
+  // fp32 log_softmax output with the fp32 gradient in and out, 3 x 4 = 12;
+  // compiled (components/loss.py, torchtitan#1033 and #1608), the bf16
+  // logits kept and the bf16 gradient returned, 2 + 2 = 4.
+  ndsearch::test::TempDir dir;
+  auto bytes_of = [&](const std::string& tail) {
+    const std::filesystem::path file = dir.path / "job.toml";
+    std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n" << tail;
+    auto r = model(file.string() + " --format json");
+    INFO(tail << r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out)["loss_bytes_per_logit"].get<double>();
+  };
+  CHECK(bytes_of("") == 12);
+  CHECK(bytes_of("[compile]\nenable = false\n") == 12);
+  CHECK(bytes_of("[compile]\nenable = true\n") == 4);  // components default to model and loss
+  CHECK(bytes_of("[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n") == 4);
+  CHECK(bytes_of("[compile]\nenable = true\ncomponents = [\"model\"]\n") == 12);  // 9dec370's way
+  CHECK(bytes_of("[training]\ncompile = true\n") == 4);  // the spelling of 2025-04 to 2025-08
+  // A component torchtitan does not have is an error naming the field.
+  std::ofstream(dir.path / "bad.toml") << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+                                       << "[compile]\nenable = true\ncomponents = [\"optimizer\"]\n";
+  auto r = model((dir.path / "bad.toml").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("compile.components") != std::string::npos);
+  CHECK(r.err.find("\"model\" and \"loss\"") != std::string::npos);
+}
+
+TEST_CASE("Float8 options that change the cost are reported, in either spelling") {
+  ndsearch::test::TempDir dir;
+  const std::filesystem::path file = dir.path / "job.toml";
+  std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\nconverters = [\"float8\"]\n"
+                      << "[float8]\nenable_fsdp_float8_all_gather = true\nrecipe_name = \"tensorwise\"\n"
+                      << "[quantize.linear.float8]\nforce_recompute_fp8_weight_in_bwd = true\n"
+                      << "precompute_float8_dynamic_scale_for_fsdp = false\n";
+  auto r = model(file.string() + " --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(has_warning(j, "job.toml:6: float8.enable_fsdp_float8_all_gather: field not understood"));
+  CHECK(has_warning(j, "job.toml:9: quantize.linear.float8.force_recompute_fp8_weight_in_bwd"));
+  CHECK_FALSE(has_warning(j, "precompute_float8_dynamic_scale_for_fsdp"));  // off: nothing to price
+  CHECK_FALSE(has_warning(j, "recipe_name"));                               // read: the fp8 recipe
 }
