@@ -18,6 +18,11 @@
 
 namespace {
 
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text)) throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
+}
+
 // Replaces what lies between the doc's two markers with `table`.
 void write_doc(const std::string& path, const std::string& table) {
   constexpr const char* kBegin = "<!-- validation table: begin (ndsearch-validate --write-doc) -->";
@@ -31,10 +36,7 @@ void write_doc(const std::string& path, const std::string& table) {
     throw ndsearch::UserError(
         "E-VALIDATION-DOC",
         fmt::format("{}: the markers '{}' and '{}' are missing", path, kBegin, kEnd));
-  doc = doc.substr(0, begin + std::string(kBegin).size()) + "\n" + table + "\n" + doc.substr(end);
-  std::ofstream out(path);
-  if (!(out << doc))
-    throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
+  write_file(path, doc.substr(0, begin + std::string(kBegin).size()) + "\n" + table + "\n" + doc.substr(end));
 }
 
 }  // namespace
@@ -79,12 +81,8 @@ int main(int argc, char** argv) {
         std::cout << line << "\n";
       }
     if (!doc.empty()) write_doc(doc, table);
-    auto write = [](const std::string& path, const std::string& text) {
-      std::ofstream out(path);
-      if (!(out << text)) throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
-    };
-    if (!factors.empty()) write(factors, ndsearch::fitted_overheads_source(report));
-    if (!allocator.empty()) write(allocator, ndsearch::fitted_allocator_source(report.memory));
+    if (!factors.empty()) write_file(factors, ndsearch::fitted_overheads_source(report));
+    if (!allocator.empty()) write_file(allocator, ndsearch::fitted_allocator_source(report.memory));
     return 0;
   } catch (const ndsearch::UserError& e) {
     std::cerr << fmt::format("ndsearch-validate: error [{}]: {}\n", e.id(), e.what());

@@ -93,8 +93,8 @@ const std::set<std::string> kIgnored = {
 // Whole sections that bear on no training cost: bookkeeping, logging,
 // checkpoints, schedules of the learning rate, and the converters' options
 // (a converter acts only when model.converters names it; of those options
-// job_settings.cpp reads Float8Linear's recipe_name, the fp8 recipe, and
-// check_float8_fields reports the ones that change the cost).
+// job_settings.cpp reads Float8Linear's recipe_name, the fp8 recipe; the
+// kUnmodelled ones among them are still reported when set).
 const std::set<std::string> kIgnoredSections = {
     "job",        "profiling",         "metrics",         "lr_scheduler", "checkpoint", "comm",
     "validation", "memory_estimation", "fault_tolerance", "experimental", "float8",
@@ -102,34 +102,25 @@ const std::set<std::string> kIgnoredSections = {
 };
 
 // Fields that change the cost in ways ndsearch does not model: fine when off
-// or empty, reported when set.
+// or empty, reported when set, inside an ignored section too. Float8Linear's
+// options in either spelling ([float8] up to mid-2025, [quantize.linear.float8]
+// after; torchao/float8/config.py, Float8LinearConfig):
+// enable_fsdp_float8_all_gather gathers FSDP's weights in fp8;
+// force_recompute_fp8_weight_in_bwd casts the weight again in the backward
+// instead of saving its fp8 copy; precompute_float8_dynamic_scale_for_fsdp
+// computes every weight's scale in one step-end kernel.
 const std::set<std::string> kUnmodelled = {
     "training.enable_cpu_offload",
     "parallelism.pipeline_parallel_split_points",
     "parallelism.module_fqns_per_model_part",
     "parallelism.pipeline_parallel_schedule_csv",
+    "float8.enable_fsdp_float8_all_gather",
+    "float8.force_recompute_fp8_weight_in_bwd",
+    "float8.precompute_float8_dynamic_scale_for_fsdp",
+    "quantize.linear.float8.enable_fsdp_float8_all_gather",
+    "quantize.linear.float8.force_recompute_fp8_weight_in_bwd",
+    "quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp",
 };
-
-// Float8Linear's options that change what a step keeps and moves, read
-// nowhere yet: reported when on, in either spelling ([float8] up to mid-2025,
-// [quantize.linear.float8] after). enable_fsdp_float8_all_gather gathers
-// FSDP's weights in fp8; force_recompute_fp8_weight_in_bwd casts the weight
-// again in the backward instead of saving its fp8 copy;
-// precompute_float8_dynamic_scale_for_fsdp computes every weight's scale in
-// one step-end kernel (torchao/float8/config.py, Float8LinearConfig).
-constexpr const char* kUnmodelledFloat8[] = {
-    "enable_fsdp_float8_all_gather",
-    "force_recompute_fp8_weight_in_bwd",
-    "precompute_float8_dynamic_scale_for_fsdp",
-};
-
-void check_float8_fields(const JobFile& job, Builder& b) {
-  for (const char* section : {"float8", "quantize.linear.float8"})
-    for (const char* option : kUnmodelledFloat8) {
-      const std::string field = std::string(section) + "." + option;
-      if (job.flag(field).value_or(false)) b.unknown_field(job.where(field));
-    }
-}
 
 bool is_set(const toml::node& value) {
   if (value.is_boolean()) return *value.value<bool>();
@@ -138,19 +129,21 @@ bool is_set(const toml::node& value) {
   return true;
 }
 
-// Every field of the file that is neither read nor known to be irrelevant.
+// Every field of the file that is neither read nor known to be irrelevant,
+// and every kUnmodelled field that is set, an ignored section's too.
 void check_fields(const JobFile& job, const toml::table& table, const std::string& prefix,
-                  Builder& b) {
+                  Builder& b, bool ignored_section = false) {
   for (const auto& [key, node] : table) {
     const std::string field =
         prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
-    if (prefix.empty() && kIgnoredSections.count(field) != 0) continue;
+    const bool ignored = ignored_section || (prefix.empty() && kIgnoredSections.count(field) != 0);
     if (const toml::table* section = node.as_table()) {
-      check_fields(job, *section, field, b);
+      check_fields(job, *section, field, b, ignored);
       continue;
     }
-    const bool understood = kRead.count(field) != 0 || kIgnored.count(field) != 0 ||
-                            (kUnmodelled.count(field) != 0 && !is_set(node));
+    const bool unmodelled = kUnmodelled.count(field) != 0;
+    const bool understood = !(unmodelled && is_set(node)) &&
+                            (ignored || unmodelled || kRead.count(field) != 0 || kIgnored.count(field) != 0);
     if (!understood) b.unknown_field(job.where(field));
   }
 }
@@ -212,13 +205,11 @@ class TorchtitanToml final : public ndsearch::sdk::ParserPlugin {
                                                   name + " flavors: " + flavors + alternative));
       build_training(job, 0, b);
       check_fields(job, job.root(), "", b);
-      check_float8_fields(job, b);
       return;
     }
     build_model(job, *f, b);
     build_training(job, f->layers, b);
     check_fields(job, job.root(), "", b);
-    check_float8_fields(job, b);
   }
 
  private:
