@@ -6,8 +6,9 @@
 // to a request of another size. The static parameters and optimizer states
 // are allocated once and do not fragment. One global factor per runtime,
 // fitted on the measured (reserved) peaks of validation/memory/ with the
-// documented fitter (docs/validation.md, "Memory: measured peaks"), or a
-// user's calibration (`compare --fit`).
+// documented fitter (docs/validation.md, "Memory: measured peaks"). A
+// Model may carry another (Model::allocator_fraction: the fitter's trial
+// values; a user's calibration is not wired to it yet).
 #pragma once
 
 #include <ndsearch/nds_candidate.h>
@@ -39,7 +40,7 @@ struct AllocatorShare {
   std::string words;  // where it comes from, as the assumption says it
 };
 
-// The share for `model`: its calibration's (Model::allocator_fraction), else
+// The share for `model`: Model::allocator_fraction when set, else
 // the fit of its trainer's runtime, else (a runtime with no measured peak to
 // fit on) the PyTorch fit, said so.
 AllocatorShare allocator_share(const Model& model);

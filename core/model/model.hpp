@@ -72,11 +72,11 @@ class Model {
   double tower_layer_ratio = 0;
   std::map<std::string, std::string> training_provenance;  // training and stated.* keys
   std::vector<std::string> warnings;
-  // A user's calibration's allocator share (calibration file key
-  // allocator_fraction), in place of the shipped fit for the trainer's
-  // runtime (core/memory/allocator_share.hpp); unset: the shipped fit.
+  // An allocator share in place of the shipped fit for the trainer's runtime
+  // (core/memory/allocator_share.hpp): the fitter's trial values; unset: the
+  // shipped fit. A user's calibration is not wired to it yet.
   std::optional<double> allocator_fraction;
-  std::string allocator_fraction_source;  // "calibration cal.toml" (the assumption names it)
+  std::string allocator_fraction_source;  // where it came from (the assumption names it)
 
   // What outputs call the model: the config's architecture name, else its file.
   const std::string& display_name() const { return main.name.empty() ? file : main.name; }

@@ -5,8 +5,8 @@
 // optimizer states do not fragment) that the runtime's allocator holds
 // reserved beyond the tensors at the peak. The host gives the share of the
 // model's trainer (nds_compile_input.allocator_fraction, ABI 1.10: the fit of
-// its runtime's allocator on measured peaks, docs/validation.md, or the
-// user's calibration); a host before 1.10 gives none, and the pass takes
+// its runtime's allocator on measured peaks, docs/validation.md); a host
+// before 1.10 gives none, and the pass takes
 // 10 %, its figure then. Option "allocator-fragmentation" (a fraction, e.g.
 // 0.05) overrides both. The runtime's own reserve (context, communicators)
 // is not counted here: the budget takes the device's reserved bytes
