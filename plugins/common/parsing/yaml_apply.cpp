@@ -207,8 +207,13 @@ std::string flow_list(const std::vector<int64_t>& values) {
   return out + "]";
 }
 
-std::string offset_value(const std::string& where, const std::vector<int64_t>& split, int64_t pp,
-                         bool v_shaped) {
+std::string offset_value(const std::string& where, std::vector<int64_t> split, int64_t pp,
+                         bool v_shaped, int64_t mtp) {
+  for (size_t i = split.size(); i-- > 0;)
+    if (split[i] > 0 || i == 0) {
+      split[i] += mtp;
+      break;
+    }
   const std::vector<int64_t> offsets = offsets_from_even_split(split);
   if (static_cast<int64_t>(split.size()) == pp) return flow_list(offsets);
   if (v_shaped)

@@ -73,7 +73,11 @@ std::vector<int64_t> offsets_from_even_split(const std::vector<int64_t>& layers)
 // one row of pp per chunk ("[[0, 1], [1, -1]]", MindFormers' 2-D form, which
 // LayerSetting reads chunk by chunk: mindformers/models/utils.py). Refuses
 // (cannot_write) the V-shaped schedules, whose second chunks run backwards.
-std::string offset_value(const std::string& where, const std::vector<int64_t>& split, int64_t pp,
-                         bool v_shaped);
+// `mtp`: layers the trainer's offsets count after the last decoder layer
+// (multi-token prediction, which MindFormers' mtp_depth and HyperParallel
+// count in), placed on the last non-empty virtual stage, where the model
+// runs them and where the parsers take them off again.
+std::string offset_value(const std::string& where, std::vector<int64_t> split, int64_t pp,
+                         bool v_shaped, int64_t mtp);
 
 }  // namespace ndsearch::plugins::yaml

@@ -33,9 +33,12 @@ void set_scheduler(YamlEditor& e, const std::string& key, const std::string& pat
     e.set(key, s.schedule == NDS_SCHEDULE_INTERLEAVED ? "interleaved_1f1b" : "1f1b");
 }
 
-// `file_fsdp`: the file shards with FSDP (dp_shard > 1), not the parallel optimizer.
-void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& a, bool file_fsdp) {
+// FSDP where the file shards so (dp_shard > 1), not the parallel optimizer.
+void legacy(const yaml::File& f, YamlEditor& e, const std::string& path,
+            const sdk::AppliedStrategy& a) {
   const nds_strategy& s = a.strategy;
+  const auto shard = f.find("train.accelerator.dp_shard");
+  const bool file_fsdp = shard && f.integer(*shard) > 1;
   refuse_per_layer_recompute(path, a.layer_options, "this writer of HyperParallel's recompute");
   const std::string acc = "train.accelerator.";
   // FSDP over dp_shard where the file shards so and op divides dp; else the
@@ -83,13 +86,13 @@ void legacy(YamlEditor& e, const std::string& path, const sdk::AppliedStrategy& 
   if (e.has(sel)) e.set(sel, e.boolean(sel, s.recompute == NDS_RECOMPUTE_SELECTIVE));
   const std::string offset = "model.config_overrides.offset";
   if (!a.stage_layers.empty()) {
-    // Its offsets count the MTP layers among the last stage's, which the
-    // applied split (decoder layers) does not hold: refused under
-    // interleaving, where no offsets were written before either.
-    if (s.vpp != 1)
-      cannot_write(
-          path, "an uneven split with pp_interleave_num > 1: apply a strategy with the even split");
-    e.set(offset, yaml::offset_value(path, a.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V));
+    // Its offsets count the MTP layers (config_overrides' mtp_depth, the
+    // HF num_nextn_predict_layers) among the last stage's, as the parser
+    // reads them.
+    int64_t mtp = 0;
+    for (const char* key : {"mtp_depth", "num_nextn_predict_layers"})
+      if (auto v = f.find(std::string("model.config_overrides.") + key)) mtp = f.integer(*v);
+    e.set(offset, yaml::offset_value(path, a.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V, mtp));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }
@@ -142,10 +145,8 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
       sdk::read_config_file(path, "HyperParallel YAML", yaml::kDefaultYamlMaxBytes);
   const yaml::File f = yaml::File::load(path);
   YamlEditor e(f, text);
-  if (f.find("model.config_overrides")) {
-    const auto shard = f.find("train.accelerator.dp_shard");
-    legacy(e, path, applied, shard && f.integer(*shard) > 1);
-  }
+  if (f.find("model.config_overrides"))
+    legacy(f, e, path, applied);
   else if (f.find("model.pretrained_model_name_or_path"))
     automodels(e, path, applied);
   else
