@@ -47,6 +47,15 @@ void write_recompute(const std::string& path, const sdk::AppliedStrategy& a, yam
     e.set_flag_unless_default("recompute_config.select_recompute", false, false);
 }
 
+// The MTP layers model_config.offset counts: mtp_depth / mtp_num_layers
+// (MindFormers' own keys, counted among the last stage's layers, as the
+// parser reads them); num_nextn_predict_layers (the HF name) is not counted.
+int64_t mtp_in_offset(const yaml::File& f) {
+  for (const char* key : {"model.model_config.mtp_depth", "model.model_config.mtp_num_layers"})
+    if (auto v = f.find(key)) return f.integer(*v);
+  return 0;
+}
+
 }  // namespace
 
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
@@ -63,12 +72,17 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   e.set("parallel_config.pipeline_stage", std::to_string(s.pp));
   e.set_unless_default("parallel_config.context_parallel", s.cp, 1);
   e.set_unless_default("parallel_config.expert_parallel", s.ep, 1);
-  // MindFormers splits experts by tp unless moe_config says otherwise.
-  if (s.etp != s.tp || e.has("moe_config.expert_model_parallel")) {
-    if (!e.has("moe_config") && s.etp != s.tp)
+  // etp: moe_config.expert_model_parallel where the file states it or the
+  // parser's rule for an unstated one would read another value back.
+  const std::string etp = "moe_config.expert_model_parallel";
+  if (s.etp != unstated_etp(s.dp, s.tp, s.ep) || e.has(etp)) {
+    if (!e.has("moe_config"))
       cannot_write(path, "etp=" + std::to_string(s.etp) + " with tp=" + std::to_string(s.tp) +
-                             ": a dense model (no moe_config) has no experts to split otherwise");
-    if (e.has("moe_config")) e.set("moe_config.expert_model_parallel", std::to_string(s.etp));
+                             ", ep=" + std::to_string(s.ep) +
+                             ": this file has no moe_config to state expert_model_parallel in "
+                             "(MindFormers then splits experts by tp, or keeps them whole when "
+                             "tp·ep > dp·tp)");
+    e.set(etp, std::to_string(s.etp));
   }
   e.set_flag_unless_default("parallel_config.use_seq_parallel", s.sp == 1, false);
   e.set_unless_default("model.model_config.pp_interleave_num", s.vpp, 1);
@@ -133,11 +147,12 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
 
   write_recompute(path, applied, e);
 
-  // Offsets from the even split (a row per chunk under vpp), or 0 where the
-  // file states them.
+  // Offsets from the even split (a row per chunk under vpp, the MTP layers
+  // on the last), or 0 where the file states them.
   const std::string offset = "model.model_config.offset";
   if (!applied.stage_layers.empty()) {
-    e.set(offset, yaml::offset_value(path, applied.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V));
+    e.set(offset, yaml::offset_value(path, applied.stage_layers, s.pp,
+                                     s.schedule == NDS_SCHEDULE_ZB_V, mtp_in_offset(f)));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "plugins/common/parsing/memory_size.hpp"
+#include "plugins/common/parsing/mindspore_cp.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 #include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
@@ -32,6 +33,12 @@ using yaml::Int;
 
 constexpr const char* kTrainer = "mindformers";
 const sdk::Where kDefault = yaml::default_of(kTrainer);
+
+sdk::Where cp_default() {
+  sdk::Where w = kDefault;
+  w.field = kColossalaiDefault;
+  return w;
+}
 
 // Keys of model.model_config that bear no training cost ndsearch models
 // (token ids, RoPE settings, inference switches, fused-kernel choices, loss
@@ -225,10 +232,7 @@ class MindformersParser final : public sdk::ParserPlugin {
       if (etp) {
         // Stated, 1 included: experts split over that many devices (1: whole).
         b.set("stated.etp", std::max<int64_t>(1, etp->value), etp->where);
-      } else if (tp.value * ep.value > dp.value * tp.value) {
-        // Unstated: MindFormers splits experts by tp unless tp·ep outgrows
-        // dp·tp; then they are whole (the reference's rule, nd_behaviour.md
-        // "Expert degrees").
+      } else if (mindformers::unstated_etp(dp.value, tp.value, ep.value) != tp.value) {
         b.set("stated.etp", 1,
               {f.path(), ep.where.line,
                "parallel_config.expert_parallel (experts whole: tp·ep > dp·tp)", ""});
@@ -246,8 +250,8 @@ class MindformersParser final : public sdk::ParserPlugin {
     write_stage_layers(r, shape, pp, vp, b);
     std::optional<Field> algo = pc ? f.find(*pc, "context_parallel_algo") : std::nullopt;
     if (!algo) algo = f.find(*mc, "context_parallel_algo");
-    if (algo) b.set_string("cp_algorithm", f.text(*algo), f.at(*algo));
-    else if (cp.value > 1) b.set_string("cp_algorithm", "colossalai_cp", kDefault);  // MFModelConfig's default
+    if (algo) b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
+    else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
     write_dtypes(r, mcore, b);
     if (auto mem = f.find("context.max_device_memory")) {
       auto bytes = memory_size_bytes(f.text(*mem));
