@@ -22,6 +22,7 @@
 #include "plugins/common/parsing/hf_config.hpp"
 #include "plugins/common/parsing/json_lines.hpp"
 #include "plugins/common/parsing/memory_size.hpp"
+#include "plugins/common/parsing/mindspore_cp.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 #include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
@@ -37,6 +38,12 @@ using yaml::Int;
 
 constexpr const char* kTrainer = "hyperparallel";
 const sdk::Where kDefault = yaml::default_of(kTrainer);
+
+sdk::Where cp_default() {
+  sdk::Where w = kDefault;
+  w.field = kColossalaiDefault;
+  return w;
+}
 
 // ND's keys inside config_overrides that are not Hugging Face's: read here,
 // never passed to the HF reader. Two are HF keys under another name.
@@ -164,8 +171,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     b.set("stated.vpp", vp.value, vp.where);
     if (auto sp = f.find("train.accelerator.use_seq_parallel")) b.set("stated.sp", f.boolean(*sp) ? 1 : 0, f.at(*sp));
     write_schedule(f, f.find("train.accelerator.pipeline_scheduler"), vp, b);
-    if (auto algo = f.find("train.accelerator.context_parallel_algo")) b.set_string("cp_algorithm", f.text(*algo), f.at(*algo));
-    else if (cp.value > 1) b.set_string("cp_algorithm", "colossalai_cp", kDefault);
+    if (auto algo = f.find("train.accelerator.context_parallel_algo")) b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
+    else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
 
     // Optimizer sharding: FSDP over dp_shard, else MindSpore's parallel
     // optimizer (on by default) over optimizer_weight_shard_size (default
@@ -353,8 +360,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     if (auto sp = f.find("accelerator.sequence_parallel")) b.set("stated.sp", f.boolean(*sp) ? 1 : 0, f.at(*sp));
     b.set("stated.vpp", 1, kDefault);
     write_schedule(f, f.find("accelerator.pipeline_scheduler"), Int{1, kDefault}, b);
-    if (auto algo = f.find("accelerator.context_parallel_algo")) b.set_string("cp_algorithm", f.text(*algo), f.at(*algo));
-    else if (cp.value > 1) b.set_string("cp_algorithm", "colossalai_cp", kDefault);
+    if (auto algo = f.find("accelerator.context_parallel_algo")) b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
+    else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
     // FSDP: gradients sharded like the parameters; optimizer parallel when dp_shard > 1.
     if (shard && shard->value > 1) {
       b.set("stated.zero", 3, shard->where);

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// mindspore_cp.hpp: the CP attention model that prices a MindSpore trainer's
+// context_parallel_algo (MindFormers, HyperParallel).
+#pragma once
+
+#include <string>
+
+namespace ndsearch::plugins {
+
+// colossalai_cp, the default of both (MindFormers OpParallelConfig;
+// HyperParallel docs/guide/context_parallel.md, "Pure Colossal AI"), keeps Q
+// sharded by sequence and all-gathers K/V over the cp group: each device
+// receives the (cp-1)/cp of K/V that ring attention passes it, so the
+// "ring" model prices it. ulysses_cp is "ulysses". Any other name is kept,
+// and a name no CP model has is refused (E-CP-ALGO) where it is priced.
+inline std::string mindspore_cp_model(const std::string& algo) {
+  if (algo == "colossalai_cp") return "ring";
+  if (algo == "ulysses_cp") return "ulysses";
+  return algo;
+}
+
+// Where the default colossalai_cp came from, in words the output shows.
+inline constexpr const char* kColossalaiDefault =
+    "context_parallel_algo (colossalai_cp, the trainer's default: K/V all-gathered over cp, "
+    "priced by the ring model)";
+
+}  // namespace ndsearch::plugins
