@@ -95,9 +95,21 @@ int64_t block_recompute_layers(const std::string& where, const sdk::AppliedStrat
   return n;
 }
 
+// The distributed optimizer, and Megatron-FSDP below zero 3, shard over the
+// whole data-parallel group.
+void check_whole_group(const std::string& where, const nds_strategy& s) {
+  if (s.zero >= 1 && s.zero <= 2 && static_cast<int64_t>(s.op) != static_cast<int64_t>(s.dp) * s.cp)
+    cannot_write(where, "op=" + std::to_string(s.op) +
+                            ": Megatron-LM shards the optimizer over the whole data-parallel "
+                            "group (dp·cp = " +
+                            std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
+}
+
 // The flags that carry `applied`, in the order they are added to a script.
+// `megatron_fsdp`: the script runs Megatron-FSDP (--use-megatron-fsdp).
 std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
-                                 bool vpp_as_layers, int64_t layers, int64_t padded_slots) {
+                                 bool vpp_as_layers, int64_t layers, int64_t padded_slots,
+                                 bool megatron_fsdp) {
   const nds_strategy& s = a.strategy;
   std::vector<Wanted> w;
   const auto value = [&](const char* flag, int64_t v, int64_t fallback = -1) {
@@ -109,6 +121,9 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
   value("--context-parallel-size", s.cp, 1);
   value("--expert-model-parallel-size", s.ep, 1);
   value("--expert-tensor-parallel-size", s.etp, s.tp);
+  // MindSpeed's --moe-tp-extend-ep keeps the experts whole (etp 1, as the
+  // parser reads it): it goes where the experts are split.
+  if (s.etp != 1) w.push_back(dropped("--moe-tp-extend-ep"));
   const bool interleaved = s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp > 1;
   if (vpp_as_layers && interleaved && layers > 0 && layers % (s.pp * s.vpp) == 0) {
     value("--num-layers-per-virtual-pipeline-stage", layers / (s.pp * s.vpp));
@@ -130,21 +145,28 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
                    "(--schedules-method dualpipev); this strategy's schedule is none of them");
   }
   toggle("--sequence-parallel", s.sp == 1);
-  if (s.zero == 2)
+  if (megatron_fsdp) {
+    // A Megatron-FSDP script keeps it and shards as
+    // --data-parallel-sharding-strategy says, at any ZeRO level
+    // (megatron/training/arguments.py, core_v0.19.0: no_shard, optim,
+    // optim_grads, optim_grads_params), as the parser reads it back.
+    static constexpr const char* kLevels[] = {"no_shard", "optim", "optim_grads",
+                                              "optim_grads_params"};
+    check_whole_group(where, s);
+    w.push_back(dropped("--use-distributed-optimizer"));
+    toggle("--use-megatron-fsdp", true);
+    w.push_back({"--data-parallel-sharding-strategy", true, kLevels[std::clamp(s.zero, 0, 3)]});
+  } else if (s.zero == 2) {
     cannot_write(
         where,
         "zero=2: Megatron-LM has no ZeRO-2 (its distributed optimizer shards the optimizer "
         "states only, its FSDP everything); choose zero=1 or zero=3");
-  if (s.zero == 3) {
+  } else if (s.zero == 3) {
     w.push_back(dropped("--use-distributed-optimizer"));
     toggle("--use-megatron-fsdp", true);
     w.push_back({"--data-parallel-sharding-strategy", true, "optim_grads_params"});
   } else {
-    if (s.zero >= 1 && static_cast<int64_t>(s.op) != static_cast<int64_t>(s.dp) * s.cp)
-      cannot_write(where, "op=" + std::to_string(s.op) +
-                              ": Megatron-LM's distributed optimizer shards over "
-                              "the whole data-parallel group (dp·cp = " +
-                              std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
+    check_whole_group(where, s);
     toggle("--use-distributed-optimizer", s.zero == 1);
     // Megatron-LM refuses --overlap-param-gather without a sharded optimizer
     // (megatron/training/arguments.py, validate_args, core_v0.19.0: "only
@@ -359,14 +381,15 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const bool vpp_as_layers = args.has({"--num-layers-per-virtual-pipeline-stage"});
   const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);
-  for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots))
+  for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
+                                       args.has({"--use-megatron-fsdp"})))
     editor.apply(w);
   return editor.text();
 }
 
 std::string megatron_flags(const sdk::AppliedStrategy& applied) {
   std::string out;
-  for (const Wanted& w : wanted_flags("", applied, false, 0, 0))
+  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false))
     if (w.present && !w.default_value)
       out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
   return out;
