@@ -13,6 +13,8 @@
 
 #include <unistd.h>  // getpid
 
+#include <toml++/toml.h>
+
 #include "core/apply/write_config.hpp"
 #include "core/explain/explain_strategy.hpp"
 #include "core/model/parse_config.hpp"
@@ -183,6 +185,18 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
   CHECK_THAT(all, Catch::Contains("--global-batch-size 16"));
   CHECK_THAT(all, Catch::Contains("[parallelism]\ndata_parallel_replicate_degree = 2"));
   CHECK_THAT(all, Catch::Contains("local_batch_size = 8"));  // mbs · mbn with a pipeline
+  // The TorchTitan block is TOML (defect 8: at pp > 1 it declared
+  // [parallelism] twice, around [training]): it parses, each table once.
+  const auto titan = std::find_if(w.fragments.begin(), w.fragments.end(),
+                                  [](const ConfigFragment& f) { return f.parser == "torchtitan-toml"; });
+  REQUIRE(titan != w.fragments.end());
+  toml::table t;
+  REQUIRE_NOTHROW(t = toml::parse(titan->text));
+  CHECK(t["parallelism"]["data_parallel_replicate_degree"].value<int64_t>() == 2);
+  CHECK(t["parallelism"]["tensor_parallel_degree"].value<int64_t>() == 2);
+  CHECK(t["parallelism"]["pipeline_parallel_degree"].value<int64_t>() == 2);
+  CHECK(t["parallelism"]["pipeline_parallel_microbatch_size"].value<int64_t>() == 1);
+  CHECK(t["training"]["local_batch_size"].value<int64_t>() == 8);
 }
 
 TEST_CASE("apply on an HF config says which trainer cannot run the strategy") {

@@ -195,12 +195,16 @@ class TomlEditor {
 
 std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& applied) {
   if (path.empty()) {
-    std::string out, table;
+    // Each table once (TOML refuses a table declared twice), in the order
+    // its first key comes.
+    std::vector<std::string> tables;
+    std::map<std::string, std::string> lines;
     for (const Key& k : keys_of("", applied, nullptr)) {
-      if (k.table != table) out += (out.empty() ? "[" : "\n[") + k.table + "]\n";
-      table = k.table;
-      out += k.name + " = " + k.value + "\n";
+      if (lines.count(k.table) == 0) tables.push_back(k.table);
+      lines[k.table] += k.name + " = " + k.value + "\n";
     }
+    std::string out;
+    for (const std::string& t : tables) out += (out.empty() ? "[" : "\n[") + t + "]\n" + lines[t];
     return out;
   }
   const std::string text = sdk::read_config_file(path, "TorchTitan job TOML");
