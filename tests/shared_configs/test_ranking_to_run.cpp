@@ -23,7 +23,10 @@ namespace {
 
 const std::string kCli = "env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI);
 
+// A shared config, or one of the project's examples ("examples/...").
 std::string shared(const std::string& config) {
+  if (config.rfind("examples/", 0) == 0)
+    return std::string(NDS_TEST_EXAMPLES) + "/" + config.substr(9);
   return std::string(NDS_TEST_SHARED_CONFIGS) + "/" + config;
 }
 
@@ -73,6 +76,35 @@ TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute
   check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
                                  "-A A2 -d 128 -l DP TP PP -ar -M 40GB",
                                  "-A A2 -d 128 -M 40GB --layers-from-config");
+}
+
+TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with a writer") {
+  // search (every dimension, as the examples' READMEs run it) --emit-config,
+  // then eval of the written file: the ranked step and peak. Each row was a
+  // rank 1 written as another job or refused (issue 33's audit):
+  //  - HyperParallel and MindFormers DeepSeek-V3: an uneven split under
+  //    pp_interleave_num, whose offsets count the MTP layer (refused, or
+  //    read back placing 61 of 62 layers);
+  //  - Mixtral 8x7B (MindFormers): etp 2 with tp·ep > dp·tp, read back as 1
+  //    without moe_config.expert_model_parallel;
+  //  - Qwen3-30B-A3B (MindFormers, experts in model_config): refused as dense;
+  //  - Qwen2-57B (MindFormers): cp 2 read back as colossalai_cp, unpriced;
+  //  - Megatron-FSDP at zero 1: read back as zero 3;
+  //  - MindSpeed's --moe-tp-extend-ep left at etp 2: read back as etp 1;
+  //  - TorchTitan: the layers per stage it builds.
+  for (const auto& [config, flags] : std::vector<std::pair<std::string, std::string>>{
+           {"examples/deepseek-v3-hyperparallel/deepseek_v3.yaml", "-A A3"},
+           {"hyperparallel/hyper_deepseek_v3.yaml", "-A A3"},
+           {"mindformers/pretrain_deepseek3_671b.yaml", "-A A2"},
+           {"mindformers/pretrain_mixtral-8x7b.yaml", "-A A2"},
+           {"mindformers/pretrain_qwen3_30b_a3b_4k.yaml", "-A A2"},
+           {"mindformers/pretrain_qwen2_57b.yaml", "-A A2"},
+           {"megatron/sbatch_mfsdp_deepseek_v3.sh", "-A nvidia-h100-sxm -d 256 --vocab-size 129280"},
+           {"mindspeed/fast_tuner_pretrain_deepseek3_671b_4k_A3_ptd.sh", "-A A3"},
+           {"examples/llama3-8b-torchtitan/llama3_8b.toml", "-A nvidia-h100-sxm -d 64 -b 64"}}) {
+    INFO(config << " " << flags);
+    check_emitted_prices_as_ranked(config, flags, flags + " --layers-from-config");
+  }
 }
 
 TEST_CASE("The reference's DeepSeek-V3 strategies with etp·ep past dp·tp are priced, not refused") {
