@@ -33,22 +33,58 @@ std::vector<int32_t> priced_layer_options(const StrategyEvaluation& e, uint32_t 
   return out;
 }
 
+std::vector<int32_t> placed_layer_options(const nds_strategy& s, const Model& model) {
+  const Placement p = place_layers(s, model, false);
+  std::vector<int32_t> out(static_cast<size_t>(model.decoder_layers()), NDS_LAYER_KEEP);
+  const int32_t mode = mode_option(s.recompute);
+  // The first recomputed layers of each chunk, as the evaluation places them.
+  for (size_t i = 0; i < p.chunk_layers.size(); ++i) {
+    const uint32_t first = p.chunk_first_layer[i];
+    const uint32_t n = std::min(p.chunk_recomputed_layers[i], p.chunk_layers[i]);
+    for (uint32_t l = first; l < first + n && l < out.size(); ++l) out[l] = mode;
+  }
+  if (std::all_of(out.begin(), out.end(), [&](int32_t o) { return o == mode; })) out.clear();
+  return out;
+}
+
+namespace {
+
+// Decoder layers per virtual stage of a placement; empty when every one
+// holds as many.
+std::vector<int64_t> by_virtual_stage(const nds_strategy& s, const Placement& p) {
+  std::vector<int64_t> split(p.chunk_layers.size(), 0);
+  const auto v = static_cast<uint32_t>(s.vpp);
+  for (uint32_t r = 0; r < static_cast<uint32_t>(s.pp); ++r)
+    for (uint32_t c = 0; c < v; ++c)
+      split[Placement::virtual_stage(s, r, c)] = p.chunk_layers[static_cast<size_t>(r) * v + c];
+  return split;
+}
+
+void clear_if_even(std::vector<int64_t>& split) {
+  if (std::all_of(split.begin(), split.end(), [&](int64_t n) { return n == split[0]; }))
+    split.clear();
+}
+
+}  // namespace
+
 std::vector<int64_t> priced_stage_layers(const nds_strategy& s, const Model& model,
                                          const std::vector<uint32_t>& balanced) {
   std::vector<int64_t> split;
-  if (!balanced.empty()) {
+  if (!balanced.empty())
     split.assign(balanced.begin(), balanced.end());
-  } else {
-    const Placement p = place_layers(s, model, false);
-    split.assign(p.chunk_layers.size(), 0);
-    const auto v = static_cast<uint32_t>(s.vpp);
-    for (uint32_t r = 0; r < static_cast<uint32_t>(s.pp); ++r)
-      for (uint32_t c = 0; c < v; ++c)
-        split[Placement::virtual_stage(s, r, c)] = p.chunk_layers[static_cast<size_t>(r) * v + c];
-  }
-  const bool even =
-      std::all_of(split.begin(), split.end(), [&](int64_t n) { return n == split[0]; });
-  if (even) split.clear();
+  else
+    split = by_virtual_stage(s, place_layers(s, model, false));
+  clear_if_even(split);
+  return split;
+}
+
+std::vector<int64_t> applied_stage_layers(const nds_strategy& s, const Model& model) {
+  const size_t stated =
+      !model.stage_layers.empty() ? model.stage_layers.size() : model.stage_layer_offsets.size();
+  const auto pp = static_cast<size_t>(s.pp);
+  const bool fits = stated > 0 && (stated == pp || stated == pp * static_cast<size_t>(s.vpp));
+  std::vector<int64_t> split = by_virtual_stage(s, place_layers(s, model, fits));
+  clear_if_even(split);
   return split;
 }
 
