@@ -152,8 +152,11 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     // optim_grads, optim_grads_params), as the parser reads it back.
     static constexpr const char* kLevels[] = {"no_shard", "optim", "optim_grads",
                                               "optim_grads_params"};
+    // The script's --use-distributed-optimizer is left as it is: Megatron's
+    // own Megatron-FSDP scripts pass it beside --use-megatron-fsdp
+    // (examples' sbatch_mfsdp_deepseek_v3.sh), and the sharding is the
+    // strategy's either way.
     check_whole_group(where, s);
-    w.push_back(dropped("--use-distributed-optimizer"));
     toggle("--use-megatron-fsdp", true);
     w.push_back({"--data-parallel-sharding-strategy", true, kLevels[std::clamp(s.zero, 0, 3)]});
   } else if (s.zero == 2) {
