@@ -192,4 +192,8 @@ TEST_CASE("The search header names stated per-stage counts only where they leave
   CHECK_THAT(recompute_default_text(m, false),
              Catch::StartsWith("recompute: the config's per-stage counts [3,2] of full recompute, "
                                "rescaled to each candidate's pp"));
+  // -ar: the per-layer strategy's choice is in force, not the counts.
+  CHECK(recompute_default_text(m, false, "per-layer") ==
+        "recompute: chosen per layer by the per-layer recompute strategy (kept, selective or "
+        "full); the config's recompute setting is not used");
 }

@@ -56,8 +56,14 @@ std::string trainer_limits_text(const Model& model) {
                      fmt::join(limits, ", "), Setting("any_trainer").named());
 }
 
-std::string recompute_default_text(const Model& model, bool recompute_searched) {
+std::string recompute_default_text(const Model& model, bool recompute_searched,
+                                   const std::string& chooser) {
   const nds_strategy& stated = model.stated;
+  if (!chooser.empty())
+    return fmt::format(
+        "recompute: chosen per layer by the {} recompute strategy (kept, selective or full{}); "
+        "the config's recompute setting is not used",
+        chooser, chooser == "offload" ? ", or offloaded" : "");
   const char* mode = recompute_name(static_cast<nds_recompute_mode>(stated.recompute));
   const std::string counts =
       !stated_counts_partial(model)

@@ -22,6 +22,9 @@ std::string trainer_limits_text(const Model& model);
 // Which recompute the candidates are priced with where RECOMPUTE is not
 // searched, and where it came from: "the config's per-stage counts [8,6,...]
 // of full recompute, rescaled to each pp", "none (the config states none)".
-std::string recompute_default_text(const Model& model, bool recompute_searched);
+// `chooser`: the recompute strategy that chooses each layer's recompute
+// ("per-layer", "offload"; empty: none), which then is what is in force.
+std::string recompute_default_text(const Model& model, bool recompute_searched,
+                                   const std::string& chooser = {});
 
 }  // namespace ndsearch

@@ -104,7 +104,8 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
   if (!calibration.empty()) lines.push_back(calibration);
   lines.push_back(with_flags(trainer_limits_text(model)));
   lines.push_back(with_flags(
-      recompute_default_text(model, options.space.searched.count("recompute") != 0)));
+      recompute_default_text(model, options.space.searched.count("recompute") != 0,
+                             request.recompute.strategy)));
   lines.push_back(with_flags(searched_text(options.space)));
   lines.push_back(bounds_text(result.bounds));
   return lines;
