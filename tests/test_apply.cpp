@@ -143,10 +143,20 @@ TEST_CASE("apply writes a strategy into a TorchTitan TOML and it reads back") {
 }
 
 TEST_CASE("apply refuses what the trainer cannot run, naming the key and why") {
+  // GPipe is past Megatron-LM's stated schedules (ABI 1.11, the check
+  // `schedule`: the search does not rank it); lifted, the writer refuses it.
   const Model model = read(kConfigs + "megatron/small_gpt.sh");
   nds_strategy s = resolved(model, "tp=2,pp=2,vpp=1,schedule=gpipe");
   CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, kConfigs + "megatron/small_gpt.sh",
                                  ParseOptions{}, {s, {}, {}, {}}),
+                    Catch::Contains("breaks the check `schedule`") &&
+                        Catch::Contains("does not run schedule gpipe"));
+  ParseOptions lift;
+  lift.any_trainer = true;
+  const Model any_gpt = parse_config(test::shipped_plugins(), kConfigs + "megatron/small_gpt.sh", lift);
+  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), any_gpt,
+                                 kConfigs + "megatron/small_gpt.sh", lift,
+                                 {resolved(any_gpt, "tp=2,pp=2,vpp=1,schedule=gpipe"), {}, {}, {}}),
                     Catch::Contains("Megatron-LM runs 1F1B and interleaved 1F1B"));
   const Model titan = read(kConfigs + "torchtitan/pipeline_interleaved.toml");
   // ZeRO-1 is past TorchTitan's stated limits (the check `zero`); lifted
@@ -185,6 +195,13 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
   CHECK_THAT(all, Catch::Contains("--global-batch-size 16"));
   CHECK_THAT(all, Catch::Contains("[parallelism]\ndata_parallel_replicate_degree = 2"));
   CHECK_THAT(all, Catch::Contains("local_batch_size = 8"));  // mbs · mbn with a pipeline
+  // The overlaps the estimate assumed for a config that states none (a
+  // well-tuned Megatron-Core run, ABI 1.11 nds_applied_strategy.overlap):
+  // gradient reduce and TP comm (tp 2 with SP); no parameter all-gather
+  // overlap at zero 0, which Megatron-LM refuses without a sharded optimizer.
+  CHECK_THAT(all, Catch::Contains("--overlap-grad-reduce"));
+  CHECK_THAT(all, Catch::Contains("--tp-comm-overlap"));
+  CHECK_THAT(all, !Catch::Contains("--overlap-param-gather"));
   // The TorchTitan block is TOML (defect 8: at pp > 1 it declared
   // [parallelism] twice, around [training]): it parses, each table once.
   const auto titan = std::find_if(w.fragments.begin(), w.fragments.end(),
@@ -208,8 +225,11 @@ TEST_CASE("apply on an HF config says which trainer cannot run the strategy") {
   const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}, {}});
   REQUIRE(w.fragments.size() == 2);
   for (const ConfigFragment& f : w.fragments) {
-    if (f.parser == "megatron-args")
+    if (f.parser == "megatron-args") {
       CHECK_THAT(f.text, Catch::Contains("--use-distributed-optimizer"));
+      // Sharded: the assumed parameter all-gather overlap is written too.
+      CHECK_THAT(f.text, Catch::Contains("--overlap-param-gather"));
+    }
     if (f.parser == "torchtitan-toml") CHECK_THAT(f.refused, Catch::Contains("it has no ZeRO-1"));
   }
 }

@@ -217,6 +217,12 @@ TEST_CASE("A plugin built against the released 1.9 headers loads and reads in fu
   check_released_minor_in_full("compat_1_9", 9, "compat-1-9");
 }
 
+TEST_CASE("A plugin built against the released 1.10 headers loads and reads in full") {
+  // 1.11 appended capability bits and a field of the applied strategy only:
+  // a 1.10 hardware plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_10", 10, "compat-1-10");
+}
+
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
   uint32_t minor = 0;
   Device d = the_device("compat_newer", &minor);

@@ -7,6 +7,10 @@
 #include <unistd.h>  // close
 #include <vector>
 
+#include <ndsearch/sdk/parser.hpp>
+
+#include <cstddef>  // offsetof
+
 #include "core/hardware/device.hpp"
 #include "core/plugins/registry.hpp"
 #include "core/plugins/sample_inputs.hpp"
@@ -176,4 +180,20 @@ TEST_CASE("An SDK CP model prices a ring and refuses what it must") {
   CHECK(items[1].code == NDS_INFEASIBLE);
   CHECK(std::string(items[1].reason) == "sequence length must be divisible by 2·cp (zig-zag halves)");
   CHECK(items[1].comm_count == 0);
+}
+
+TEST_CASE("An SDK writer sees the priced overlaps only from a 1.11 host") {
+  // nds_applied_strategy.overlap (1.11): a host before 1.11 passes a struct
+  // that ends before it, and the writer must leave the config's overlap
+  // settings as they are (nullopt), not read it as 'none overlapped'.
+  nds_strategy s{};
+  nds_applied_strategy a{};
+  a.strategy = &s;
+  a.overlap = NDS_OVERLAP_GRAD_REDUCE | NDS_OVERLAP_TP_COMM;
+  a.struct_size = sizeof(a);
+  const auto now = ndsearch::sdk::AppliedStrategy::of(a);
+  REQUIRE(now.overlap.has_value());
+  CHECK(*now.overlap == (NDS_OVERLAP_GRAD_REDUCE | NDS_OVERLAP_TP_COMM));
+  a.struct_size = offsetof(nds_applied_strategy, overlap);  // a 1.10 host's struct
+  CHECK_FALSE(ndsearch::sdk::AppliedStrategy::of(a).overlap.has_value());
 }

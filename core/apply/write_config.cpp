@@ -18,6 +18,7 @@
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "core/time/trainer_settings.hpp"  // overlap_in_force
 
 namespace ndsearch {
 namespace fs = std::filesystem;
@@ -322,6 +323,7 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
   applied.global_batch = global_batch;
   applied.layer_options = s.layer_options.empty() ? nullptr : s.layer_options.data();
   applied.layer_option_count = s.layer_options.size();
+  applied.overlap = overlap_in_force(model);
 
   const LoadedPlugin* parser = parser_named(registry, model.framework);
   if (parser != nullptr && parser->abi_minor < 7 && !s.layer_options.empty())

@@ -235,6 +235,10 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BIT("capabilities.no_zero2", capabilities, NDS_NO_ZERO2),
       NDS_BIT("capabilities.no_zero1", capabilities, NDS_NO_ZERO1),
       NDS_BIT("capabilities.needs_sp_with_tp", capabilities, NDS_NEEDS_SP_WITH_TP),
+      NDS_BIT("capabilities.no_gpipe", capabilities, NDS_NO_GPIPE),
+      NDS_BIT("capabilities.no_zb_v", capabilities, NDS_NO_ZB_V),
+      NDS_BIT("capabilities.no_dualpipe", capabilities, NDS_NO_DUALPIPE),
+      NDS_BIT("capabilities.no_dualpipe_v", capabilities, NDS_NO_DUALPIPE_V),
   };
   return keys;
 }

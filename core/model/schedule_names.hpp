@@ -44,4 +44,17 @@ inline bool runs_with_vpp(nds_schedule schedule, int64_t vpp) {
   return (vpp > 1) == (schedule == NDS_SCHEDULE_INTERLEAVED);
 }
 
+// The capability bit (NDS_NO_*) a trainer sets when it does not run
+// `schedule`; 0 for 1F1B and interleaved 1F1B (NDS_CAN_INTERLEAVE says
+// that one), which no bit of this kind names.
+inline uint64_t schedule_lacked_bit(nds_schedule schedule) {
+  switch (schedule) {
+    case NDS_SCHEDULE_GPIPE: return NDS_NO_GPIPE;
+    case NDS_SCHEDULE_ZB_V: return NDS_NO_ZB_V;
+    case NDS_SCHEDULE_DUALPIPE: return NDS_NO_DUALPIPE;
+    case NDS_SCHEDULE_DUALPIPE_V: return NDS_NO_DUALPIPE_V;
+    default: return 0;
+  }
+}
+
 }  // namespace ndsearch

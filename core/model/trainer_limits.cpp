@@ -30,6 +30,10 @@ constexpr Limit kLimits[] = {
     {NDS_NEEDS_POW2_TP, true, "tp a power of two"},
     {NDS_CAN_INTERLEAVE, false, "no interleaved pipeline"},
     {NDS_CAN_EXPERT_TP, false, "no expert TP"},
+    {NDS_NO_GPIPE, true, "no GPipe"},
+    {NDS_NO_ZB_V, true, "no ZB-V"},
+    {NDS_NO_DUALPIPE, true, "no DualPipe"},
+    {NDS_NO_DUALPIPE_V, true, "no DualPipe-V"},
 };
 
 }  // namespace

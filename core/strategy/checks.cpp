@@ -139,8 +139,10 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   const bool interleaves = (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0;
-  const bool schedule_ok =
-      runs_with_vpp(s.schedule, s.vpp) && !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves);
+  const bool trainer_runs = (m.training.capabilities & schedule_lacked_bit(s.schedule)) == 0;
+  const bool schedule_ok = runs_with_vpp(s.schedule, s.vpp) &&
+                           !(s.schedule == NDS_SCHEDULE_INTERLEAVED && !interleaves) &&
+                           trainer_runs;
   if (!check("schedule", schedule_ok, [&] {
         if (s.schedule == NDS_SCHEDULE_INTERLEAVED && s.vpp == 1) return std::string("schedule interleaved needs vpp > 1");
         if ((s.schedule == NDS_SCHEDULE_1F1B || s.schedule == NDS_SCHEDULE_GPIPE) && s.vpp > 1)
@@ -149,6 +151,9 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
         if (runs_two_chunks(s.schedule) && s.vpp != 2)
           return fmt::format("schedule {} runs two chunks per rank; vpp = {} must be 2",
                              schedule_name(s.schedule), s.vpp);
+        if (!trainer_runs)
+          return fmt::format("{}'s trainer does not run schedule {}", m.framework,
+                             schedule_name(s.schedule));
         if (!schedule_ok) return fmt::format("{} cannot interleave pipeline stages; set vpp=1", m.framework);
         return std::string("the schedule fits vpp");
       }))

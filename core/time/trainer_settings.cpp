@@ -49,6 +49,10 @@ const char* recipe_name(int32_t recipe) {
 
 }  // namespace
 
+uint64_t overlap_in_force(const Model& model) {
+  return overlap_stated(model) ? model.training.overlap : kWellTunedOverlap;
+}
+
 TrainerSettings trainer_settings(const Model& model, const Device& device,
                                  const std::optional<TrainerOverheads>& overheads) {
   TrainerSettings t;
@@ -56,7 +60,7 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   // Overlap: as the config (or the overlap setting) states; a format with no trainer
   // states nothing and is taken as a well-tuned Megatron-Core run.
   t.overlap_assumed = !overlap_stated(model);
-  t.overlap = t.overlap_assumed ? kWellTunedOverlap : training.overlap;
+  t.overlap = overlap_in_force(model);
   const std::string overlap_setting =
       Setting("overlap").named();  // the provenance parse_config writes
   bool from_setting = false;

@@ -52,6 +52,12 @@ struct TrainerSettings {
 };
 
 // `overheads`: use these instead of the shipped fit (the fitter's trial values).
+// The NDS_OVERLAP_* switches a strategy of `model` is priced with: the
+// config's where it states any, else what a well-tuned Megatron-Core run
+// overlaps (every one). The one rule behind the assumptions line and what
+// apply hands the writers (nds_applied_strategy.overlap).
+uint64_t overlap_in_force(const Model& model);
+
 TrainerSettings trainer_settings(const Model& model, const Device& device,
                                  const std::optional<TrainerOverheads>& overheads = std::nullopt);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.10 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.11 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)
@@ -283,7 +283,7 @@ NDS_FROZEN(nds_builder_v1, set_int_list, 72)
 NDS_FROZEN(nds_builder_v1, set_unknown, 80)
 NDS_FROZEN(nds_builder_v1, unknown_field, 88)
 NDS_FROZEN_LAST(nds_builder_v1, unknown_field)
-NDS_FROZEN_SIZE(nds_applied_strategy, 72)
+NDS_FROZEN_SIZE(nds_applied_strategy, 80)
 NDS_FROZEN(nds_applied_strategy, struct_size, 0)
 NDS_FROZEN(nds_applied_strategy, strategy, 8)
 NDS_FROZEN(nds_applied_strategy, stage_layers, 16)
@@ -293,7 +293,8 @@ NDS_FROZEN(nds_applied_strategy, devices, 40)
 NDS_FROZEN(nds_applied_strategy, global_batch, 48)
 NDS_FROZEN(nds_applied_strategy, layer_options, 56)
 NDS_FROZEN(nds_applied_strategy, layer_option_count, 64)
-NDS_FROZEN_LAST(nds_applied_strategy, layer_option_count)
+NDS_FROZEN(nds_applied_strategy, overlap, 72)
+NDS_FROZEN_LAST(nds_applied_strategy, overlap)
 NDS_FROZEN_SIZE(nds_text_sink, 24)
 NDS_FROZEN(nds_text_sink, struct_size, 0)
 NDS_FROZEN(nds_text_sink, context, 8)

@@ -106,3 +106,23 @@ TEST_CASE("apply keeps the config's own offsets and per-stage recompute where th
   CHECK_THAT(applied("mindformers/pretrain_qwen3_32b_4k.yaml", "", "pp=2"),
              Catch::Contains("offset: 0"));
 }
+
+TEST_CASE("The search ranks only the schedules the config's trainer runs (ABI 1.11)") {
+  // Megatron-Core runs 1F1B and interleaved 1F1B only
+  // (megatron/core/pipeline_parallel/schedules.py, get_forward_backward_func):
+  // GPipe on a Megatron-LM script breaks the check `schedule`, and the
+  // header names the limit; MindSpeed adds DualPipe-V.
+  const auto gpipe = ndsearch::test::run_command(
+      kCli + " eval " + shared("megatron/train_gpt3_175b_distributed.sh") +
+      " -A nvidia-h100-sxm -d 1024 --vocab-size 51200 --strategy pp=8,vpp=1,schedule=gpipe");
+  INFO(gpipe.out << gpipe.err);
+  CHECK_THAT(gpipe.out + gpipe.err, Catch::Contains("does not run schedule gpipe"));
+  const auto megatron = ndsearch::test::run_command(
+      kCli + " search " + shared("megatron/train_gpt3_175b_distributed.sh") +
+      " -A nvidia-h100-sxm -d 1024 --vocab-size 51200 -l PP -t 1");
+  CHECK_THAT(megatron.out, Catch::Contains("no GPipe, no ZB-V, no DualPipe, no DualPipe-V"));
+  const auto mindspeed = ndsearch::test::run_command(
+      kCli + " search " + shared("mindspeed/pretrain_deepseek3_671b_4k_A3_ptd.sh") +
+      " -A A3 -l PP -t 1");
+  CHECK_THAT(mindspeed.out, Catch::Contains("no GPipe, no ZB-V, no DualPipe)"));
+}

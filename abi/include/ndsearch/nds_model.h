@@ -130,6 +130,15 @@ enum {
  * tp > 1 is not a setting it has): TorchTitan's TP plans shard the norms
  * and dropout over the sequence. */
 #define NDS_NEEDS_SP_WITH_TP (UINT64_C(1) << 7)
+/* 1.11: pipeline schedules the trainer does not run (1F1B every trainer
+ * runs; interleaved 1F1B is NDS_CAN_INTERLEAVE): the search ranks none of
+ * them. Megatron-LM has no GPipe, ZB-V or DualPipe; MindSpeed adds
+ * DualPipe-V; MindFormers and HyperParallel run GPipe and ZB-V; TorchTitan
+ * all but DualPipe. A reader before 1.11 does not know the bits. */
+#define NDS_NO_GPIPE (UINT64_C(1) << 8)
+#define NDS_NO_ZB_V (UINT64_C(1) << 9)
+#define NDS_NO_DUALPIPE (UINT64_C(1) << 10)
+#define NDS_NO_DUALPIPE_V (UINT64_C(1) << 11)
 
 /* 1.7: how the trainer splits the decoder layers over its pipeline stages
  * when the config states no split (sdk/stage_split.hpp computes each). */

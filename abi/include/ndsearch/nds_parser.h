@@ -105,6 +105,13 @@ typedef struct nds_applied_strategy {
    * then refuses a plan that is not every layer alike. */
   const int32_t* layer_options;
   size_t layer_option_count;
+  /* 1.11: the NDS_OVERLAP_* switches the strategy was priced with (the
+   * config's, or what the host assumed where it states none). A writer
+   * states those its trainer has a setting for (Megatron-LM's
+   * --overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap) where
+   * the strategy can run them; a host before 1.11 passes a shorter struct and
+   * the writer leaves the config's overlap settings as they are. */
+  uint64_t overlap;
   /* Add fields only at the end. */
 } nds_applied_strategy;
 

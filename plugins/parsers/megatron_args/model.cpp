@@ -1026,6 +1026,14 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // The distributed optimizer shards the optimizer states (zero 1), FSDP
   // everything (zero 3); nothing shards the gradients alone.
   b.set("capabilities.no_zero2", 1, caps);
+  // Schedules: Megatron-Core runs 1F1B and interleaved 1F1B
+  // (megatron/core/pipeline_parallel/schedules.py, get_forward_backward_func);
+  // MindSpeed adds DualPipe-V (--schedules-method dualpipev). Neither runs
+  // GPipe, ZB-V or DualPipe.
+  for (const char* lacked : {"capabilities.no_gpipe", "capabilities.no_zb_v", "capabilities.no_dualpipe"})
+    b.set(lacked, 1, caps);
+  b.set("capabilities.no_dualpipe_v", mindspeed ? 0 : 1,
+        mindspeed ? fallback("MindSpeed: --schedules-method dualpipev") : caps);
   // Layers that do not divide over the stages: Megatron-LM's equal middle
   // stages, the first and last the rest (--decoder-first/last-pipeline-num-
   // layers; megatron/core/transformer/transformer_block.py,

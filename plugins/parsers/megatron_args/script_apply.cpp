@@ -105,6 +105,31 @@ void check_whole_group(const std::string& where, const nds_strategy& s) {
                             std::to_string(static_cast<int64_t>(s.dp) * s.cp) + ")");
 }
 
+// The overlaps it was priced with (1.11, nds_applied_strategy.overlap), as
+// Megatron-LM's flags, each where the strategy can run it: Megatron-LM
+// refuses --overlap-param-gather without a sharded optimizer (megatron/
+// training/arguments.py, validate_args, core_v0.19.0: "only supported with
+// distributed optimizer, megatron fsdp, or dist_muon"; at zero 0 nothing is
+// gathered), and --tp-comm-overlap without sequence parallelism, which it
+// turns off at tp 1. Interleaved pipelines overlap their p2p unless
+// --no-overlap-p2p-communication. The MoE all-to-all and the CP exchange are
+// left as the script states them (no flag here prices them otherwise).
+// From a host before 1.11 (no overlap given): only the zero-0 rule.
+void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vector<Wanted>& w) {
+  const nds_strategy& s = a.strategy;
+  const bool gathers = s.zero >= 1 || megatron_fsdp;
+  if (!a.overlap) {
+    if (!gathers) w.push_back(dropped("--overlap-param-gather"));
+    return;
+  }
+  const uint64_t on = *a.overlap;
+  const auto toggle = [&](const char* flag, bool set) { w.push_back({flag, set, ""}); };
+  toggle("--overlap-grad-reduce", (on & NDS_OVERLAP_GRAD_REDUCE) != 0);
+  toggle("--overlap-param-gather", (on & NDS_OVERLAP_PARAM_GATHER) != 0 && gathers);
+  toggle("--tp-comm-overlap", (on & NDS_OVERLAP_TP_COMM) != 0 && s.tp > 1 && s.sp == 1);
+  toggle("--no-overlap-p2p-communication", (on & NDS_OVERLAP_P2P) == 0 && s.pp > 1);
+}
+
 // The flags that carry `applied`, in the order they are added to a script.
 // `megatron_fsdp`: the script runs Megatron-FSDP (--use-megatron-fsdp).
 std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
@@ -171,12 +196,8 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
   } else {
     check_whole_group(where, s);
     toggle("--use-distributed-optimizer", s.zero == 1);
-    // Megatron-LM refuses --overlap-param-gather without a sharded optimizer
-    // (megatron/training/arguments.py, validate_args, core_v0.19.0: "only
-    // supported with distributed optimizer, megatron fsdp, or dist_muon"); at
-    // zero 0 nothing is gathered.
-    if (s.zero == 0) w.push_back(dropped("--overlap-param-gather"));
   }
+  overlap_flags(a, megatron_fsdp, w);
   value("--micro-batch-size", s.mbs);
   value("--global-batch-size", a.global_batch);
   if (s.recompute == NDS_RECOMPUTE_NONE && a.layer_options.empty()) {

@@ -671,6 +671,10 @@ class MindformersParser final : public sdk::ParserPlugin {
     b.set("capabilities.interleave", 1, kDefault);
     b.set("capabilities.zero3", 1, kDefault);
     b.set("capabilities.expert_tp", 1, kDefault);
+    // pipeline_scheduler: 1f1b (interleaved with pp_interleave_num), gpipe,
+    // zero_bubble_v; no DualPipe of either kind.
+    b.set("capabilities.no_dualpipe", 1, kDefault);
+    b.set("capabilities.no_dualpipe_v", 1, kDefault);
   }
 
   static void report_unknown(const File& f, const Field& mc, sdk::Builder& b) {

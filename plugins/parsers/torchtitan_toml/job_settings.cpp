@@ -163,6 +163,10 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
   // Its TP plans always shard the norms over the sequence (SequenceParallel
   // in parallelize.py apply_tp): no TP without SP.
   b.set("capabilities.needs_sp_with_tp", 1, titan);
+  // pipeline_parallel_schedule: 1F1B, GPipe, Interleaved1F1B, ZBVZeroBubble,
+  // DualPipeV (torch.distributed.pipelining's schedules; torchtitan's
+  // distributed/pipeline_parallel.py); no DualPipe.
+  b.set("capabilities.no_dualpipe", 1, titan);
   // Its DTensor TP redistributes the norms' sequence shards to Replicate
   // before the column-parallel linears (PrepareModuleInput in apply_tp), and
   // autograd keeps what the matmul read: the gathered input, whole on each

@@ -11,6 +11,7 @@
 #include <cstddef>  // offsetof
 #include <new>      // std::bad_alloc
 
+#include <optional>
 #include <string>       // provenance text
 #include <string_view>  // values
 #include <vector>       // lists
@@ -109,6 +110,9 @@ struct AppliedStrategy {
   // 1.7: each decoder layer's nds_layer_option as priced; empty: every layer
   // runs the strategy's recompute mode.
   std::vector<int32_t> layer_options;
+  // 1.11: the NDS_OVERLAP_* switches it was priced with; nullopt from a host
+  // before 1.11 (leave the config's overlap settings as they are).
+  std::optional<uint64_t> overlap;
 
   // Reads the fields the host's struct has (a later host's extra fields are ignored).
   static AppliedStrategy of(const nds_applied_strategy& a) {
@@ -126,6 +130,7 @@ struct AppliedStrategy {
     if (has(offsetof(nds_applied_strategy, layer_option_count) + sizeof(size_t)) &&
         a.layer_options != nullptr)
       out.layer_options.assign(a.layer_options, a.layer_options + a.layer_option_count);
+    if (has(offsetof(nds_applied_strategy, overlap) + sizeof(uint64_t))) out.overlap = a.overlap;
     return out;
   }
 };
