@@ -22,6 +22,8 @@ void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
   const RunPricing p = run_pricing(catalog, request, models, run.measured);
   const StrategyEvaluation e = evaluate_strategy(registry, *p.model, p.machine, p.request);
   run.strategy = strategy_text(e.strategy);
+  for (const auto& [key, where] : e.sources)
+    if (where.starts_with("adapted:")) run.adapted.push_back(fmt::format("{}: {}", key, where));
   if (!e.valid()) {
     run.refused = e.refusal;
     return;

@@ -54,6 +54,9 @@ struct ComparedRun {
   std::optional<size_t> metric_index;               // its place in Comparison::metrics.runs
   std::optional<double> predicted_peak_bytes;       // when priced
   std::optional<double> peak_error;                 // predicted / measured peak - 1, when both
+  // The stated keys priced otherwise than the config states them, by the one
+  // rule eval and search apply ("op: adapted: dp·cp (...)").
+  std::vector<std::string> adapted;
 };
 
 

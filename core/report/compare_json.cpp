@@ -58,6 +58,7 @@ nlohmann::json compare_json(const Comparison& c) {
          {"predicted_rank", scored["predicted_rank"]},
          {"fits", run.fits},
          {"memory_miss", run.memory_miss ? json(run.memory_miss->reason) : json(nullptr)},
+         {"adapted", run.adapted},
          {"measured_peak_bytes", run.measured.peak_bytes ? json(*run.measured.peak_bytes) : json(nullptr)},
          {"predicted_peak_bytes", run.predicted_peak_bytes ? json(*run.predicted_peak_bytes) : json(nullptr)},
          {"peak_error", run.peak_error ? number_or_null(*run.peak_error) : json(nullptr)},

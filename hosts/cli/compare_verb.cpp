@@ -87,6 +87,8 @@ void print_compare_table(const json& j, const std::vector<std::string>& part_nam
                              r["predicted_rank"].is_null() ? "-" : json_text(r["predicted_rank"]),
                              r["fits"].get<bool>() ? "yes" : "no");
     if (!r["parts"].empty()) print_run_parts(r["parts"], part_names);
+    for (const json& a : r["adapted"])
+      std::cout << fmt::format("         priced with {}\n", a.get<std::string>());
     if (!r["memory_miss"].is_null())
       std::cout << fmt::format("         scored, though our memory model says it {}\n",
                                r["memory_miss"].get<std::string>());

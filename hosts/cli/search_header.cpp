@@ -106,6 +106,15 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
   lines.push_back(with_flags(
       recompute_default_text(model, options.space.searched.count("recompute") != 0,
                              request.recompute.strategy)));
+  // A stated partial sharding group: kept where it divides a row's dp·cp,
+  // else adapted to dp·cp by op_from_config, the one rule every verb applies.
+  const nds_strategy& st = model.stated;
+  if (options.space.searched.count("op") == 0 && st.op != NDS_UNKNOWN && st.dp != NDS_UNKNOWN &&
+      static_cast<int64_t>(st.op) != static_cast<int64_t>(st.dp) * (st.cp != NDS_UNKNOWN ? st.cp : 1))
+    lines.push_back(with_flags(fmt::format(
+        "op: the config's {} where it divides a row's dp·cp, else adapted to dp·cp (as eval, "
+        "explain, compare and apply do)",
+        st.op)));
   lines.push_back(with_flags(searched_text(options.space)));
   lines.push_back(bounds_text(result.bounds));
   return lines;

@@ -177,11 +177,20 @@ TEST_CASE(
   const json c = json_of("compare " + shared("hyperparallel/pretrain_qwen3_72b.yaml") +
                          " -A A2 -d 128 -b 128 --measured " + runs.string() + " --format json");
   REQUIRE(c["runs"].size() == 8);
+  size_t adapted = 0;
   for (const json& run : c["runs"]) {
     INFO(run.dump());
     CHECK(run["refused"].is_null());
     CHECK(run["predicted_s"].is_number());
+    // op 8 does not divide dp·cp at dp 4, 2 and 1 (rows 4-8): compare says
+    // so per run, as eval does.
+    if (!run["adapted"].empty()) {
+      ++adapted;
+      CHECK_THAT(run["adapted"][0].get<std::string>(),
+                 Catch::StartsWith("op: adapted: dp·cp (the config's op = 8 does not divide"));
+    }
   }
+  CHECK(adapted == 5);
   CHECK(c["priced"] == 8);
   fs::remove(runs);
 
@@ -192,4 +201,10 @@ TEST_CASE(
   CHECK(e["strategy"]["op"] == 4);
   CHECK_THAT(e["assumptions"].dump(),
              Catch::Contains("op: adapted: dp·cp (the config's op = 8 does not divide dp·cp = 4)"));
+  // And in the search's header, which applies it to every row.
+  const auto r = ndsearch::test::run_command(
+      kCli + " search " + shared("hyperparallel/pretrain_qwen3_72b.yaml") +
+      " -A A2 -d 128 -b 128 -l DP TP PP -t 1 --wide");
+  CHECK_THAT(r.out, Catch::Contains("op: the config's 8 where it divides a row's dp·cp, else "
+                                    "adapted to dp·cp"));
 }
