@@ -95,6 +95,27 @@ TEST_CASE("apply writes a strategy into a Megatron launch script and it reads ba
       CHECK(std::regex_match(d.text, std::regex(R"(\s*--recompute-[a-z-]+ [a-z0-9]+( \\)?)")));
 }
 
+TEST_CASE("A plan recomputing the first layers of every stage is Megatron's block method") {
+  // small_gpt.sh: 4 layers, pp 2: 2 per stage. Layers 0 and 2 (the first of
+  // each stage) fully recomputed is `--recompute-method block
+  // --recompute-num-layers 1` (Megatron-Core counts block layers per model
+  // chunk: transformer_block.py, _checkpointed_forward); layers 0 and 3 are
+  // not a block and are refused, naming the method.
+  const std::string config = kConfigs + "megatron/small_gpt.sh";
+  const Model model = read(config);
+  const nds_strategy s = resolved(model, "tp=2,pp=2,recompute=full");
+  const std::vector<int32_t> block{NDS_LAYER_FULL, NDS_LAYER_KEEP, NDS_LAYER_FULL, NDS_LAYER_KEEP};
+  const WrittenConfig w =
+      write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}, block, "block"});
+  CHECK_THAT(w.text, Catch::Contains("--recompute-method block"));
+  CHECK_THAT(w.text, Catch::Contains("--recompute-num-layers 1"));
+  CHECK_THAT(w.text, Catch::Contains("--recompute-granularity full"));
+  const std::vector<int32_t> scattered{NDS_LAYER_FULL, NDS_LAYER_KEEP, NDS_LAYER_KEEP, NDS_LAYER_FULL};
+  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                 {s, {}, scattered, "scattered"}),
+                    Catch::Contains("--recompute-method block"));
+}
+
 TEST_CASE("apply writes a strategy into a MindFormers YAML and it reads back") {
   // tiny_llama.yaml: dp 2, tp 2, pp 4 on 16 devices; tp 1 pp 2 makes dp 8, its offsets go to 0.
   const std::string config = kConfigs + "mindformers/tiny_llama.yaml";

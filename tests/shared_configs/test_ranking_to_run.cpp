@@ -38,8 +38,8 @@ json json_of(const std::string& args) {
 }
 
 // search --emit-config of rank 1, then eval of the written file: the same
-// step time and peak as the ranked row.
-void check_emitted_prices_as_ranked(const std::string& config, const std::string& search_flags,
+// step time and peak as the ranked row. Returns the written text.
+std::string check_emitted_prices_as_ranked(const std::string& config, const std::string& search_flags,
                                     const std::string& eval_flags) {
   const fs::path out =
       fs::temp_directory_path() /
@@ -55,7 +55,10 @@ void check_emitted_prices_as_ranked(const std::string& config, const std::string
         Approx(best["time"]["step_s"].get<double>()).epsilon(1e-9));
   CHECK(written["memory"]["peak_bytes"].get<double>() ==
         Approx(best["memory"]["peak_bytes"].get<double>()).epsilon(1e-9));
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   fs::remove(out);
+  return text;
 }
 
 }  // namespace
@@ -76,6 +79,17 @@ TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute
   check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
                                  "-A A2 -d 128 -l DP TP PP -ar -M 40GB",
                                  "-A A2 -d 128 -M 40GB --layers-from-config");
+}
+
+TEST_CASE("An -ar plan on a HyperParallel config is written as full_rec per-stage counts") {
+  // 14 GiB on 128 A3 leaves rank 1 (dp 8, tp 8, pp 16) recomputing the first
+  // layers of its early stages in full: HyperParallel's full_rec list states
+  // them (issue 33: its writer refused every per-layer plan).
+  const std::string text = check_emitted_prices_as_ranked(
+      "hyperparallel/hyper_qwen3_72b.yaml", "-A A3 -l DP TP PP -ar -M 14GB",
+      "-A A3 -M 14GB --layers-from-config");
+  CHECK_THAT(text, Catch::Contains("full_rec: [5, 4, 4, 4, 4, 4, 3, 3, 3, 2, 2, 1, 0, 0, 0, 0]"));
+  CHECK_THAT(text, Catch::Contains("activation_checkpoint: full"));
 }
 
 TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with a writer") {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <ndsearch/sdk/parser.hpp>
@@ -23,5 +24,20 @@ struct StageRecompute {
 // (a.stage_layers, else the even one: layers / (pp·vpp) each). Empty when
 // a.layer_options is (every layer runs the strategy's mode).
 std::vector<StageRecompute> recompute_per_virtual_stage(const sdk::AppliedStrategy& a);
+
+// The counts per pipeline stage of fully and of selectively recomputed
+// layers, the lists MindFormers (recompute / select_recompute) and
+// HyperParallel (full_rec / sel_rec) state, each recomputing the first
+// layers of its stage (mindformers/models/utils.py, LayerSetting). Refuses
+// (cannot_write, naming `trainer`) under virtual stages, where `writer`
+// does not write the per-chunk form, and an offloaded layer, which no list
+// states. Empty lists when every layer runs the strategy's mode.
+struct StageLists {
+  std::vector<int64_t> full, selective;
+  bool any_full() const;
+  bool any_selective() const;
+};
+StageLists per_stage_lists(const std::string& path, const sdk::AppliedStrategy& a,
+                           const std::string& trainer);
 
 }  // namespace ndsearch::plugins

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
 
+#include "plugins/common/parsing/applied_recompute.hpp"
 #include "plugins/common/parsing/yaml_apply.hpp"
 #include "plugins/common/parsing/yaml_check.hpp"
 
@@ -39,7 +40,6 @@ void legacy(const yaml::File& f, YamlEditor& e, const std::string& path,
   const nds_strategy& s = a.strategy;
   const auto shard = f.find("train.accelerator.dp_shard");
   const bool file_fsdp = shard && f.integer(*shard) > 1;
-  refuse_per_layer_recompute(path, a.layer_options, "this writer of HyperParallel's recompute");
   const std::string acc = "train.accelerator.";
   // FSDP over dp_shard where the file shards so and op divides dp; else the
   // parallel optimizer over optimizer_weight_shard_size. Both are zero 3.
@@ -74,16 +74,34 @@ void legacy(const yaml::File& f, YamlEditor& e, const std::string& path,
   if (s.pp > 1 || e.has("train.micro_batch_num"))
     e.set("train.micro_batch_num", std::to_string(s.mbn));
   e.set_if_present("train.global_batch_size", std::to_string(a.global_batch));
-  // Recompute: the mode, and full_rec / sel_rec where the file has them.
+  // Recompute: the mode, and full_rec / sel_rec where the file has them;
+  // a per-layer plan as per-stage counts of one mode (full_rec or sel_rec),
+  // which recompute the first layers of each stage as MindFormers' lists do.
   const std::string mode = "train.gradient_checkpointing.activation_checkpoint";
-  const char* name = s.recompute == NDS_RECOMPUTE_FULL        ? "full"
-                     : s.recompute == NDS_RECOMPUTE_SELECTIVE ? "selective"
-                                                              : "none";
   const std::string full = "model.config_overrides.full_rec",
                     sel = "model.config_overrides.sel_rec";
+  const StageLists lists = per_stage_lists(path, a, "HyperParallel");
+  if (lists.any_full() && lists.any_selective())
+    cannot_write(path,
+                 "a plan that recomputes some layers fully and others selectively: HyperParallel "
+                 "reads one mode's per-stage counts (full_rec, else sel_rec); rank with one "
+                 "recompute mode");
+  const int32_t in_force = lists.any_full()        ? NDS_RECOMPUTE_FULL
+                           : lists.any_selective() ? NDS_RECOMPUTE_SELECTIVE
+                           : !a.layer_options.empty() ? NDS_RECOMPUTE_NONE
+                                                      : s.recompute;
+  const char* name = in_force == NDS_RECOMPUTE_FULL        ? "full"
+                     : in_force == NDS_RECOMPUTE_SELECTIVE ? "selective"
+                                                           : "none";
   if (e.has(mode) || (!e.has(full) && !e.has(sel))) e.set(mode, name);
-  if (e.has(full)) e.set(full, e.boolean(full, s.recompute == NDS_RECOMPUTE_FULL));
-  if (e.has(sel)) e.set(sel, e.boolean(sel, s.recompute == NDS_RECOMPUTE_SELECTIVE));
+  if (lists.any_full())
+    e.set(full, yaml::flow_list(lists.full));
+  else if (e.has(full))
+    e.set(full, e.boolean(full, in_force == NDS_RECOMPUTE_FULL));
+  if (lists.any_selective())
+    e.set(sel, yaml::flow_list(lists.selective));
+  else if (e.has(sel))
+    e.set(sel, e.boolean(sel, in_force == NDS_RECOMPUTE_SELECTIVE));
   const std::string offset = "model.config_overrides.offset";
   if (!a.stage_layers.empty()) {
     // Its offsets count the MTP layers (config_overrides' mtp_depth, the

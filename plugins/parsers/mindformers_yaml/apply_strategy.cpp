@@ -24,25 +24,11 @@ void write_recompute(const std::string& path, const sdk::AppliedStrategy& a, yam
     e.set_flag_unless_default("recompute_config.select_recompute", selective, false);
     return;
   }
-  if (s.vpp != 1)
-    cannot_write(path,
-                 "per-stage recompute with pp_interleave_num > 1: write the per-chunk "
-                 "recompute lists by hand, or rank with one recompute mode");
-  std::vector<int64_t> full, selective;
-  for (const StageRecompute& stage : recompute_per_virtual_stage(a)) {
-    if (stage.offloaded > 0)
-      cannot_write(path,
-                   "an offloaded layer: MindFormers' recompute lists cannot state per-layer "
-                   "offload; rank without offloading");
-    full.push_back(stage.full), selective.push_back(stage.selective);
-  }
-  const auto any = [](const std::vector<int64_t>& v) {
-    return std::any_of(v.begin(), v.end(), [](int64_t n) { return n > 0; });
-  };
-  e.set("recompute_config.recompute",
-        any(full) ? yaml::flow_list(full) : e.boolean("recompute_config.recompute", false));
-  if (any(selective))
-    e.set("recompute_config.select_recompute", yaml::flow_list(selective));
+  const StageLists lists = per_stage_lists(path, a, "MindFormers");
+  e.set("recompute_config.recompute", lists.any_full() ? yaml::flow_list(lists.full)
+                                                       : e.boolean("recompute_config.recompute", false));
+  if (lists.any_selective())
+    e.set("recompute_config.select_recompute", yaml::flow_list(lists.selective));
   else
     e.set_flag_unless_default("recompute_config.select_recompute", false, false);
 }
