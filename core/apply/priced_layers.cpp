@@ -78,14 +78,4 @@ std::vector<int64_t> priced_stage_layers(const nds_strategy& s, const Model& mod
   return split;
 }
 
-std::vector<int64_t> applied_stage_layers(const nds_strategy& s, const Model& model) {
-  const size_t stated =
-      !model.stage_layers.empty() ? model.stage_layers.size() : model.stage_layer_offsets.size();
-  const auto pp = static_cast<size_t>(s.pp);
-  const bool fits = stated > 0 && (stated == pp || stated == pp * static_cast<size_t>(s.vpp));
-  std::vector<int64_t> split = by_virtual_stage(s, place_layers(s, model, fits));
-  clear_if_even(split);
-  return split;
-}
-
 }  // namespace ndsearch

@@ -24,15 +24,11 @@ std::vector<int32_t> priced_layer_options(const StrategyEvaluation& e, uint32_t 
 std::vector<int32_t> placed_layer_options(const nds_strategy& s, const Model& model);
 
 // The decoder layers per virtual stage (chunk·pp + rank) a resolved strategy
-// is priced with by default (placement.hpp: the default split, towers
-// counted), or `balanced` when a balanced search gave one; empty when every
+// is priced with (placement.hpp: the config's stated split where it applies,
+// else the trainer's, towers counted), or `balanced` when a balanced search
+// gave one; empty when every
 // virtual stage holds as many (the split every trainer builds alike).
 std::vector<int64_t> priced_stage_layers(const nds_strategy& s, const Model& model,
                                          const std::vector<uint32_t>& balanced);
-
-// The split `apply` writes: the config's stated split (its offsets or
-// per-stage counts) where it has the strategy's shape (pp entries, or pp·vpp),
-// the user's and so kept, else the trainer's own; empty when even.
-std::vector<int64_t> applied_stage_layers(const nds_strategy& s, const Model& model);
 
 }  // namespace ndsearch

@@ -182,7 +182,9 @@ void check_price(const PluginRegistry& registry, const Model& written_model,
   request.recompute = RecomputeSettings{};
   request.recompute.swap_optimizer = price.request.recompute.swap_optimizer;
   request.recompute.host_link_bytes_per_s = price.request.recompute.host_link_bytes_per_s;
-  request.layers_from_config = true;
+  // As eval prices it: the written split (stated where uneven, at the
+  // file's own pp and vpp) by the one placement rule.
+  request.layers_from_config = false;
   const StrategyEvaluation e = evaluate_strategy(registry, written, *price.machine, request);
   const StrategyEvaluation& ranked = *price.ranked;
   std::vector<std::string> differs;

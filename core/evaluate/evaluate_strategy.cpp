@@ -206,6 +206,11 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.assumptions = time->assumptions();
   for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));
   if (chooser) e.assumptions.push_back(chooser->assumption());
+  const bool states_split = !model.stage_layers.empty() || !model.stage_layer_offsets.empty();
+  if (stated_split_applies(e.strategy, model) || (request.layers_from_config && states_split))
+    e.assumptions.push_back(
+        "layers per stage: the config's stated split (at its own pp and vpp, where every verb "
+        "prices it)");
   // A stated key the run could not keep as stated (op_from_config) moves the estimate: say so.
   for (const auto& [key, where] : e.sources)
     if (where.starts_with("adapted:")) e.assumptions.push_back(fmt::format("{}: {}", key, where));

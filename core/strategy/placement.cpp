@@ -179,13 +179,27 @@ void spread_over_chunks(const nds_strategy& s, const std::vector<int64_t>& count
 
 }  // namespace
 
+bool stated_split_applies(const nds_strategy& s, const Model& model) {
+  const bool offsets = std::any_of(model.stage_layer_offsets.begin(),
+                                   model.stage_layer_offsets.end(), [](int64_t o) { return o != 0; });
+  if (model.stage_layers.empty() && !offsets) return false;
+  const int64_t stated_vpp = model.stated.vpp != NDS_UNKNOWN ? model.stated.vpp : 1;
+  return s.pp > 1 && s.pp == model.stated.pp && s.vpp == stated_vpp;
+}
+
 void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split) {
+  std::vector<int64_t> scratch;
+  stated_split_into(s, model, split, scratch);
+}
+
+void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split,
+                       std::vector<int64_t>& resolved) {
   if (s.schedule ==
       NDS_SCHEDULE_DUALPIPE) {  // pp stages, each on two ranks: read as one chunk per rank
     nds_strategy stages = s;
     stages.vpp = 1;
     stages.schedule = NDS_SCHEDULE_1F1B;
-    stated_split_into(stages, model, split);
+    stated_split_into(stages, model, split, resolved);
     return;
   }
   const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
@@ -204,7 +218,7 @@ void stated_split_into(const nds_strategy& s, const Model& model, std::vector<ui
   // Offsets shift the even split of the layers, which may count the MTP
   // layers (the reference's is_mtp_in_offset; MindFormers' mtp_depth and
   // HyperParallel count them): whichever total the offsets place exactly.
-  std::vector<int64_t> resolved = stated;
+  resolved.assign(stated.begin(), stated.end());
   if (!counts) {
     const int64_t shift = std::accumulate(stated.begin(), stated.end(), int64_t{0});
     const int64_t chunks_each = stated.size() == p ? v : 1;
@@ -253,9 +267,10 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
       throw UserError("E-PLACEMENT", fmt::format("a split of {} stages for pp = {}, vpp = {}",
                                                  out.forced_split.size(), p, v));
     split = out.forced_split;
-  } else if (layers_from_config &&
-             (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) {
-    stated_split_into(s, model, split);
+  } else if ((layers_from_config &&
+              (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) ||
+             stated_split_applies(s, model)) {
+    stated_split_into(s, model, split, out.scratch_offset);
   } else {
     // The split depends on (layers, pp, stages per rank) alone: the search
     // keeps it while they stay. DualPipe's two chunks are two of pp stages.

@@ -88,10 +88,21 @@ bool stated_counts_apply(const nds_strategy& s, const Model& model);
 // then leave the last chunks. Throws UserError E-PLACEMENT when the stated
 // shape does not fit the strategy; `split` may then not sum to the layers.
 void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split);
+// The same with `scratch` as working space: no allocation once it has room.
+void stated_split_into(const nds_strategy& s, const Model& model, std::vector<uint32_t>& split,
+                       std::vector<int64_t>& scratch);
 
-// Needs a strategy that passed the checks. `layers_from_config`: the config's
-// stated per-stage layer counts or offsets instead of the default split.
-// Throws UserError E-PLACEMENT when a stated split does not fit the strategy.
+// The one rule every verb places layers by (eval, explain, compare, search,
+// apply): the config's stated split (per-stage counts, or offsets not all 0)
+// where the strategy runs the config's own pp and vpp, the shape the parser
+// checked it against; elsewhere the trainer's own split. A stated offset of
+// 0 everywhere is the trainer's own split already.
+bool stated_split_applies(const nds_strategy& s, const Model& model);
+
+// Needs a strategy that passed the checks. The config's stated split where
+// stated_split_applies; `layers_from_config`: wherever the config states one,
+// spread over a stage's chunks where it is stated per stage. Throws UserError
+// E-PLACEMENT when a stated split does not fit the strategy.
 Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config);
 // The same into `out`, reusing its vectors: no allocation once they have room
 // (the search's per-candidate path).

@@ -88,13 +88,13 @@ void add_apply_verb(CLI::App& app, const PluginFlags& flags, std::function<int()
       PluginRegistry registry = PluginRegistry::load(plugin_search(flags));
       const Model model = read_model(registry, args->model);
       const nds_strategy resolved = strategy_to_apply(model, args->strategy, devices->value_or(0));
-      // The config's split where it fits the strategy, else the one the
-      // trainer builds at this pp and vpp (Megatron-Core's first/last
-      // stages, MindSpeed's padding), and the layers the config's
+      // The split it is priced with (the config's at its own pp and vpp,
+      // else the one the trainer builds: Megatron-Core's first/last stages,
+      // MindSpeed's padding), and the layers the config's
       // per-stage recompute counts recompute there, which the writer states
       // as search --emit-config does: the job, not only its keys.
       return emit_config(registry, model, args->model,
-                         {resolved, applied_stage_layers(resolved, model),
+                         {resolved, priced_stage_layers(resolved, model, {}),
                           placed_layer_options(resolved, model), {}},
                          args->out, std::cout);
     };

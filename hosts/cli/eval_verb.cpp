@@ -179,8 +179,9 @@ void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
   verb.add_option("--reserve-mem", args.request.reserve_mem,
                   "Memory to keep free beside the runtime's reserve");
   verb.add_flag("--layers-from-config", args.request.layers_from_config,
-                "Place layers as the config's stated per-stage counts or offsets instead of the "
-                "default split");
+                "Place layers as the config's stated per-stage counts or offsets whatever the "
+                "strategy's pp and vpp (by default only at the config's own, elsewhere the "
+                "trainer's split); E-PLACEMENT where they do not fit");
   add_swap_optimizer_flag(verb, args.swap_optimizer);
   verb.add_option("--cp-ulysses", args.cp_ulysses,
                   "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")

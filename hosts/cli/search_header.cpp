@@ -2,6 +2,8 @@
 #include "hosts/cli/search_header.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <ndsearch/sdk/units.hpp>
 
 #include <filesystem>
@@ -106,6 +108,14 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
   lines.push_back(with_flags(
       recompute_default_text(model, options.space.searched.count("recompute") != 0,
                              request.recompute.strategy)));
+  // The config's stated split, priced where a row runs its own pp and vpp.
+  if (!model.stage_layers.empty() ||
+      std::any_of(model.stage_layer_offsets.begin(), model.stage_layer_offsets.end(),
+                  [](int64_t o) { return o != 0; }))
+    lines.push_back(with_flags(fmt::format(
+        "layers: the config's stated split at its own pp {} and vpp {}, the trainer's own split "
+        "elsewhere",
+        model.stated.pp, model.stated.vpp != NDS_UNKNOWN ? model.stated.vpp : 1)));
   // A stated partial sharding group: kept where it divides a row's dp·cp,
   // else adapted to dp·cp by op_from_config, the one rule every verb applies.
   const nds_strategy& st = model.stated;

@@ -69,7 +69,7 @@ TEST_CASE("Qwen3-72B's per-stage recompute is written as priced (MindFormers, 12
   // YAML must carry them as a per-stage list (issue 33: it said
   // `recompute: True`, every layer, 19 % slower when priced again).
   check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
-                                 "-A A2 -d 128 -l DP TP PP", "-A A2 -d 128 --layers-from-config");
+                                 "-A A2 -d 128 -l DP TP PP", "-A A2 -d 128");
 }
 
 TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute lists") {
@@ -78,7 +78,7 @@ TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute
   // lists and prices as ranked.
   check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
                                  "-A A2 -d 128 -l DP TP PP -ar -M 40GB",
-                                 "-A A2 -d 128 -M 40GB --layers-from-config");
+                                 "-A A2 -d 128 -M 40GB");
 }
 
 TEST_CASE("An -ar plan on a HyperParallel config is written as full_rec per-stage counts") {
@@ -87,7 +87,7 @@ TEST_CASE("An -ar plan on a HyperParallel config is written as full_rec per-stag
   // them (issue 33: its writer refused every per-layer plan).
   const std::string text = check_emitted_prices_as_ranked(
       "hyperparallel/hyper_qwen3_72b.yaml", "-A A3 -l DP TP PP -ar -M 14GB",
-      "-A A3 -M 14GB --layers-from-config");
+      "-A A3 -M 14GB");
   CHECK_THAT(text, Catch::Contains("full_rec: [5, 4, 4, 4, 4, 4, 3, 3, 3, 2, 2, 1, 0, 0, 0, 0]"));
   CHECK_THAT(text, Catch::Contains("activation_checkpoint: full"));
 }
@@ -117,8 +117,28 @@ TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with 
            {"mindspeed/fast_tuner_pretrain_deepseek3_671b_4k_A3_ptd.sh", "-A A3"},
            {"examples/llama3-8b-torchtitan/llama3_8b.toml", "-A nvidia-h100-sxm -d 64 -b 64"}}) {
     INFO(config << " " << flags);
-    check_emitted_prices_as_ranked(config, flags, flags + " --layers-from-config");
+    check_emitted_prices_as_ranked(config, flags, flags);
   }
+}
+
+TEST_CASE("A config's stated offsets are priced and written at its own pp, by every verb") {
+  // pretrain_qwen3_32b_4k.yaml: 64 layers over pp 4 with offset [-1, -1, 1, 1]
+  // (15, 15, 17, 17). One rule: the stated split where a strategy runs the
+  // config's pp and vpp, the trainer's elsewhere (issue 33: search priced the
+  // even split and wrote `offset: 0`, dropping the user's offsets).
+  const json own = json_of("eval " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") +
+                           " -A A2 --format json");
+  std::vector<int64_t> layers;
+  for (const json& st : own["memory"]["stages"]) layers.push_back(st["layers"].get<int64_t>());
+  CHECK(layers == std::vector<int64_t>{15, 15, 17, 17});
+  // A search at pp 4 writes them back as they were, and prices as written.
+  const std::string text = check_emitted_prices_as_ranked(
+      "mindformers/pretrain_qwen3_32b_4k.yaml", "-A A2 -d 32 -l DP TP", "-A A2 -d 32");
+  CHECK_THAT(text, Catch::Contains("offset: [-1, -1, 1, 1]"));
+  // At pp 2 they do not apply: the trainer's even split, 32 each.
+  const json pp2 = json_of("eval " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") +
+                           " -A A2 -d 16 --strategy pp=2,dp=2,mbn=2 --format json");
+  for (const json& st : pp2["memory"]["stages"]) CHECK(st["layers"] == 32);
 }
 
 TEST_CASE("The reference's DeepSeek-V3 strategies with etp·ep past dp·tp are priced, not refused") {
