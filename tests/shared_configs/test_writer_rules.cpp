@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -119,10 +120,26 @@ TEST_CASE("The search ranks only the schedules the config's trainer runs (ABI 1.
   CHECK_THAT(gpipe.out + gpipe.err, Catch::Contains("does not run schedule gpipe"));
   const auto megatron = ndsearch::test::run_command(
       kCli + " search " + shared("megatron/train_gpt3_175b_distributed.sh") +
-      " -A nvidia-h100-sxm -d 1024 --vocab-size 51200 -l PP -t 1");
-  CHECK_THAT(megatron.out, Catch::Contains("no GPipe, no ZB-V, no DualPipe, no DualPipe-V"));
+      " -A nvidia-h100-sxm -d 1024 --vocab-size 51200 -l PP -t 1 --wide");
+  // The header wraps its lines: compare with the whitespace collapsed.
+  const auto flat = [](const std::string& t) { return std::regex_replace(t, std::regex(R"(\s+)"), " "); };
+  CHECK_THAT(flat(megatron.out), Catch::Contains("Megatron-LM core_v0.19.0 (docs/trainers.md)") &&
+                                     Catch::Contains("no GPipe, no ZB-V, no DualPipe, no DualPipe-V"));
   const auto mindspeed = ndsearch::test::run_command(
       kCli + " search " + shared("mindspeed/pretrain_deepseek3_671b_4k_A3_ptd.sh") +
-      " -A A3 -l PP -t 1");
-  CHECK_THAT(mindspeed.out, Catch::Contains("no GPipe, no ZB-V, no DualPipe)"));
+      " -A A3 -l PP -t 1 --wide");
+  CHECK_THAT(flat(mindspeed.out), Catch::Contains("MindSpeed v2.3.0_core_r0.12.1") &&
+                                      Catch::Contains("no GPipe, no ZB-V, no DualPipe)"));
+  // Each parser states its trainer's description (trainer_description.hpp).
+  const auto mindformers = ndsearch::test::run_command(
+      kCli + " search " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") + " -A A2 -l PP -t 1");
+  CHECK_THAT(flat(mindformers.out),
+             Catch::Contains("MindFormers v1.7.0 (docs/trainers.md), as mindformers-yaml reads the "
+                             "config (no ZeRO-1, no ZeRO-2, no SP with CP, tp a power of two, no "
+                             "DualPipe, no DualPipe-V)"));
+  const auto titan = ndsearch::test::run_command(
+      kCli + " search " + shared("torchtitan/llama3_8b.toml") + " -A nvidia-h100-sxm -d 8 -b 8 -l PP -t 1");
+  CHECK_THAT(flat(titan.out), Catch::Contains("TorchTitan v0.2.0 (docs/trainers.md), as "
+                                              "torchtitan-toml reads the config (no ZeRO-1, TP "
+                                              "with SP only, no DualPipe)"));
 }

@@ -23,6 +23,7 @@
 #include "plugins/common/parsing/json_lines.hpp"
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/mindspore_cp.hpp"
+#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 #include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
@@ -228,7 +229,7 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     if (auto reduce = f.find("train.mixed_precision.reduce_dtype")) b.set_string("grads_dtype", f.dtype(*reduce), f.at(*reduce));
     write_optimizer(f, f.find("train.optimizer.type"), b);
     write_memory(f, b);
-    write_capabilities(b);
+    write_capabilities(b, plugins::kHyperParallel);
 
     f.report_unknown({f.root(), "", NDS_UNKNOWN}, {"model", "data", "train", "context"}, b);
     if (auto m = f.find("model"))
@@ -392,7 +393,7 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     auto opt = f.find("optimizer._target_");
     write_optimizer(f, opt ? opt : f.find("optimizer.type"), b);
     write_memory(f, b);
-    write_capabilities(b);
+    write_capabilities(b, plugins::kHyperParallelAutoModels);
     f.report_unknown({f.root(), "", NDS_UNKNOWN},
                      {"model", "dataset", "training", "accelerator", "fsdp_config", "activation_checkpoint",
                       "optimizer", "context", "lr_scheduler", "checkpoint", "logging", "seed"}, b);
@@ -452,18 +453,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
   // expert TP (expert_tensor_parallel_degree) are available. Its parallel
   // optimizer shards the parameters with the states (zero 2), or FSDP
   // everything (zero 3): no ZeRO-1.
-  static void write_capabilities(sdk::Builder& b) {
-    b.set("capabilities.no_zero1", 1, kDefault);
-    b.set("capabilities.no_zero2", 1, kDefault);
-    b.set("capabilities.sp_with_cp", 0, kDefault);
-    b.set("capabilities.needs_pow2_tp", 1, kDefault);
-    b.set("capabilities.interleave", 1, kDefault);
-    b.set("capabilities.zero3", 1, kDefault);
-    b.set("capabilities.expert_tp", 1, kDefault);
-    // pipeline_scheduler: 1f1b (interleaved with pp_interleave_num), gpipe,
-    // zero_bubble_v; no DualPipe of either kind.
-    b.set("capabilities.no_dualpipe", 1, kDefault);
-    b.set("capabilities.no_dualpipe_v", 1, kDefault);
+  static void write_capabilities(sdk::Builder& b, const plugins::TrainerDescription& d) {
+    plugins::state_trainer(d, b);
   }
 };
 

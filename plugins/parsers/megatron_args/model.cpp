@@ -2,6 +2,7 @@
 #include "plugins/parsers/megatron_args/model.hpp"
 
 #include "plugins/common/parsing/read_limits.hpp"
+#include "plugins/common/parsing/trainer_description.hpp"
 
 #include <ndsearch/sdk/closest_name.hpp>
 
@@ -1018,22 +1019,12 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
           fallback("Transformer Engine's ring attention overlaps the KV exchange"));
   }
 
-  // What Megatron-LM and MindSpeed can do.
+  // What Megatron-LM and MindSpeed can do (trainer_description.hpp); zero 3
+  // where the script runs Megatron-FSDP or torch FSDP2, stated above.
+  const bool fsdp = megatron_fsdp.known() || torch_fsdp.known();
+  plugins::state_trainer(mindspeed ? plugins::kMindSpeed : plugins::kMegatronLM, b,
+                         fsdp ? NDS_CAN_ZERO3 : 0);
   const Where caps = fallback("Megatron-LM / MindSpeed");
-  b.set("capabilities.sp_with_cp", 1, caps);
-  b.set("capabilities.interleave", 1, caps);
-  b.set("capabilities.expert_tp", 1, caps);
-  // The distributed optimizer shards the optimizer states (zero 1), FSDP
-  // everything (zero 3); nothing shards the gradients alone.
-  b.set("capabilities.no_zero2", 1, caps);
-  // Schedules: Megatron-Core runs 1F1B and interleaved 1F1B
-  // (megatron/core/pipeline_parallel/schedules.py, get_forward_backward_func);
-  // MindSpeed adds DualPipe-V (--schedules-method dualpipev). Neither runs
-  // GPipe, ZB-V or DualPipe.
-  for (const char* lacked : {"capabilities.no_gpipe", "capabilities.no_zb_v", "capabilities.no_dualpipe"})
-    b.set(lacked, 1, caps);
-  b.set("capabilities.no_dualpipe_v", mindspeed ? 0 : 1,
-        mindspeed ? fallback("MindSpeed: --schedules-method dualpipev") : caps);
   // Layers that do not divide over the stages: Megatron-LM's equal middle
   // stages, the first and last the rest (--decoder-first/last-pipeline-num-
   // layers; megatron/core/transformer/transformer_block.py,

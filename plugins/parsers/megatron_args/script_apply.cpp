@@ -124,8 +124,10 @@ void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vecto
   }
   const uint64_t on = *a.overlap;
   const auto toggle = [&](const char* flag, bool set) { w.push_back({flag, set, ""}); };
-  toggle("--overlap-grad-reduce", (on & NDS_OVERLAP_GRAD_REDUCE) != 0);
-  toggle("--overlap-param-gather", (on & NDS_OVERLAP_PARAM_GATHER) != 0 && gathers);
+  const bool grad_reduce = (on & NDS_OVERLAP_GRAD_REDUCE) != 0;
+  toggle("--overlap-grad-reduce", grad_reduce);
+  // validate_args also asserts --overlap-grad-reduce beside it.
+  toggle("--overlap-param-gather", (on & NDS_OVERLAP_PARAM_GATHER) != 0 && gathers && grad_reduce);
   toggle("--tp-comm-overlap", (on & NDS_OVERLAP_TP_COMM) != 0 && s.tp > 1 && s.sp == 1);
   toggle("--no-overlap-p2p-communication", (on & NDS_OVERLAP_P2P) == 0 && s.pp > 1);
 }

@@ -33,12 +33,12 @@ void write_recompute(const std::string& path, const sdk::AppliedStrategy& a, yam
     e.set_flag_unless_default("recompute_config.select_recompute", false, false);
 }
 
-// The MTP layers model_config.offset counts: mtp_depth / mtp_num_layers
-// (MindFormers' own keys, counted among the last stage's layers, as the
-// parser reads them); num_nextn_predict_layers (the HF name) is not counted.
+// The MTP layers model_config.offset counts: the legacy DeepSeek-V3
+// model's mtp_depth, among the last stage's layers, as the parser reads them;
+// the mcore models' mtp_num_layers and the HF num_nextn_predict_layers are
+// outside the offsets.
 int64_t mtp_in_offset(const yaml::File& f) {
-  for (const char* key : {"model.model_config.mtp_depth", "model.model_config.mtp_num_layers"})
-    if (auto v = f.find(key)) return f.integer(*v);
+  if (auto v = f.find("model.model_config.mtp_depth")) return f.integer(*v);
   return 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/mindspore_cp.hpp"
+#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 #include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
@@ -319,8 +320,14 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (auto v = r.model("hidden_dropout")) s.hidden_dropout = std::pair{f.real(*v), f.at(*v)};
     if (auto v = r.model("attention_dropout")) s.attention_dropout = std::pair{f.real(*v), f.at(*v)};
     s.moe = read_moe(r);
-    if (auto v = r.model_int({"mtp_depth", "mtp_num_layers"})) s.mtp = *v;
-    else if (auto n = r.model_int({"num_nextn_predict_layers"})) s.mtp = *n, s.mtp_in_offset = false;
+    // The legacy DeepSeek-V3 model places its mtp_depth layers by the offsets
+    // (LayerSetting over num_layers + mtp_depth: research/deepseek3/
+    // deepseek2_model.py, v1.7.0); the mcore models' mtp_num_layers sit on
+    // the last stage outside them (multi_token_prediction.py), as the HF
+    // num_nextn_predict_layers.
+    if (auto v = r.model_int({"mtp_depth"})) s.mtp = *v;
+    else if (auto n = r.model_int({"mtp_num_layers", "num_nextn_predict_layers"}))
+      s.mtp = *n, s.mtp_in_offset = false;
     return s;
   }
 
@@ -663,19 +670,7 @@ class MindformersParser final : public sdk::ParserPlugin {
   // states: zero 3, never the states alone or with the gradients alone
   // (MindSpore's "Optimizer Parallel" guide; mindformers/trainer/
   // base_trainer.py passes parallel_optimizer_config on).
-  static void write_capabilities(sdk::Builder& b) {
-    b.set("capabilities.no_zero1", 1, kDefault);
-    b.set("capabilities.no_zero2", 1, kDefault);
-    b.set("capabilities.sp_with_cp", 0, kDefault);
-    b.set("capabilities.needs_pow2_tp", 1, kDefault);
-    b.set("capabilities.interleave", 1, kDefault);
-    b.set("capabilities.zero3", 1, kDefault);
-    b.set("capabilities.expert_tp", 1, kDefault);
-    // pipeline_scheduler: 1f1b (interleaved with pp_interleave_num), gpipe,
-    // zero_bubble_v; no DualPipe of either kind.
-    b.set("capabilities.no_dualpipe", 1, kDefault);
-    b.set("capabilities.no_dualpipe_v", 1, kDefault);
-  }
+  static void write_capabilities(sdk::Builder& b) { plugins::state_trainer(plugins::kMindFormers, b); }
 
   static void report_unknown(const File& f, const Field& mc, sdk::Builder& b) {
     f.report_unknown({f.root(), "", NDS_UNKNOWN}, kTopKeys, b);

@@ -6,6 +6,7 @@
 // degree 1, pipeline_parallel_schedule "1F1B", pipeline_parallel_microbatch_size
 // 1, context_parallel_rotate_method "allgather", activation_checkpoint.mode
 // "selective" with selective_ac_option "2", optimizer "AdamW".
+#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/parsers/torchtitan_toml/job_settings.hpp"
 
 #include <algorithm>
@@ -150,23 +151,11 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
   // TorchTitan always runs TP with sequence parallelism (parallelize_*: SequenceParallel norms).
   b.set("stated.sp", d.tp.value > 1 ? 1 : 0, torchtitan_default());
   const Where titan = torchtitan_default();
-  b.set("capabilities.sp_with_cp", 1, titan);
-  b.set("capabilities.interleave", 1, titan);
-  b.set("capabilities.zero3", 1, titan);
-  b.set("capabilities.expert_tp", 1, titan);
-  b.set("capabilities.needs_pow2_tp", 0, titan);
-  // FSDP2 (fully_shard) shards parameters, gradients and states together
-  // (zero 3; zero 2 with fsdp_reshard_after_forward = "never"); DDP shards
-  // nothing: no ZeRO-1 (torchtitan/distributed/parallel_dims.py,
-  // torchtitan/models/llama3/infra/parallelize.py apply_fsdp / apply_ddp).
-  b.set("capabilities.no_zero1", 1, titan);
-  // Its TP plans always shard the norms over the sequence (SequenceParallel
-  // in parallelize.py apply_tp): no TP without SP.
-  b.set("capabilities.needs_sp_with_tp", 1, titan);
-  // pipeline_parallel_schedule: 1F1B, GPipe, Interleaved1F1B, ZBVZeroBubble,
-  // DualPipeV (torch.distributed.pipelining's schedules; torchtitan's
-  // distributed/pipeline_parallel.py); no DualPipe.
-  b.set("capabilities.no_dualpipe", 1, titan);
+  // What it can run (trainer_description.hpp, docs/trainers.md): FSDP2 or
+  // DDP, no ZeRO-1 (parallel_dims.py; parallelize.py apply_fsdp /
+  // apply_ddp); TP always with SP (apply_tp's SequenceParallel norms); the
+  // pipelining schedules but DualPipe.
+  plugins::state_trainer(plugins::kTorchTitan, b);
   // Its DTensor TP redistributes the norms' sequence shards to Replicate
   // before the column-parallel linears (PrepareModuleInput in apply_tp), and
   // autograd keeps what the matmul read: the gathered input, whole on each
