@@ -7,6 +7,7 @@
 #include <unistd.h>  // close
 #include <vector>
 
+#include <ndsearch/sdk/model_math.hpp>
 #include <ndsearch/sdk/parser.hpp>
 
 #include <cstddef>  // offsetof
@@ -196,4 +197,16 @@ TEST_CASE("An SDK writer sees the priced overlaps only from a 1.11 host") {
   CHECK(*now.overlap == (NDS_OVERLAP_GRAD_REDUCE | NDS_OVERLAP_TP_COMM));
   a.struct_size = offsetof(nds_applied_strategy, overlap);  // a 1.10 host's struct
   CHECK_FALSE(ndsearch::sdk::AppliedStrategy::of(a).overlap.has_value());
+}
+
+TEST_CASE("Megatron's vocabulary padding is per tp: 128 x tp rows a multiple") {
+  // megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding:
+  // Qwen3's 151936 = 1187 x 128 stays at tp 1; at tp 8 the multiple is 1024
+  // and ceil(151936 / 1024) = 149 gives 152576. No rule: the stated size.
+  nds_training t{};
+  t.vocab_multiple_per_tp = 128;
+  CHECK(ndsearch::sdk::vocab_rows(151936, 151936, t, 1) == 151936);
+  CHECK(ndsearch::sdk::vocab_rows(151936, 151936, t, 8) == 152576);
+  t.vocab_multiple_per_tp = 0;
+  CHECK(ndsearch::sdk::vocab_rows(151936, 152064, t, 8) == 152064);
 }

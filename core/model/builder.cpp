@@ -192,6 +192,7 @@ const std::vector<KeyDef>& vocabulary() {
              }},
       NDS_TRAINING("swap_optimizer", Kind::flag, training.swap_optimizer, {}),
       NDS_TRAINING("master_reuses_params", Kind::flag, training.master_reuses_params, {}),
+      NDS_TRAINING("vocab_multiple_per_tp", Kind::count, training.vocab_multiple_per_tp, {}),
       NDS_TRAINING("optimizer", Kind::choice, training.optimizer,
                    {{"adam", NDS_OPTIMIZER_ADAM},
                     {"adamw", NDS_OPTIMIZER_ADAMW},

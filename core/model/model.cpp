@@ -43,6 +43,7 @@ Model::Model() {
   training.swapped_ops = 0;
   training.swap_optimizer = 0;
   training.master_reuses_params = 0;
+  training.vocab_multiple_per_tp = 0;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})

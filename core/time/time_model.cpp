@@ -195,9 +195,12 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
   const nds_strategy& s = *c.strategy;
   const double tp = s.tp, b = settings_.activation_bytes;
   const double tokens = micro_batch_tokens(s);
-  const double vocab =
+  // The rows at this tp: the trainer's padding anew where it pads per tp.
+  const double vocab = sdk::vocab_rows(
+      d(model_.main.vocab_size),
       d(model_.main.padded_vocab_size != NDS_UNKNOWN ? model_.main.padded_vocab_size
-                                                     : model_.main.vocab_size);
+                                                     : model_.main.vocab_size),
+      model_.training, s.tp);
   Work r;
   const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
   bool holds_embedding = false, holds_head = false;

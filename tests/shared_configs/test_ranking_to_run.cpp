@@ -105,6 +105,8 @@ TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with 
   //  - Qwen2-57B (MindFormers): cp 2 read back as colossalai_cp, unpriced;
   //  - Megatron-FSDP at zero 1: read back as zero 3;
   //  - MindSpeed's --moe-tp-extend-ep left at etp 2: read back as etp 1;
+  //  - Qwen3-32B RL on Megatron (no tp stated): ranked at tp 8 with the
+  //    vocabulary padded for tp 1, read back padded for tp 8;
   //  - TorchTitan: the layers per stage it builds.
   for (const auto& [config, flags] : std::vector<std::pair<std::string, std::string>>{
            {"examples/deepseek-v3-hyperparallel/deepseek_v3.yaml", "-A A3"},
@@ -114,6 +116,7 @@ TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with 
            {"mindformers/pretrain_qwen3_30b_a3b_4k.yaml", "-A A2"},
            {"mindformers/pretrain_qwen2_57b.yaml", "-A A2"},
            {"megatron/sbatch_mfsdp_deepseek_v3.sh", "-A nvidia-h100-sxm -d 256 --vocab-size 129280"},
+           {"megatron/rl_qwen3_32b.sh", "-A nvidia-h100-sxm -d 64"},
            {"mindspeed/fast_tuner_pretrain_deepseek3_671b_4k_A3_ptd.sh", "-A A3"},
            {"examples/llama3-8b-torchtitan/llama3_8b.toml", "-A nvidia-h100-sxm -d 64 -b 64"}}) {
     INFO(config << " " << flags);

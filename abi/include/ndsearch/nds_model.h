@@ -322,6 +322,12 @@ typedef struct nds_training {
    * weight costs master - parameter bytes; 0 (a writer before 1.9): a copy
    * of its own. */
   int32_t master_reuses_params;
+  /* 1.11: the trainer pads the vocabulary to a multiple of this times tp
+   * (Megatron-LM's --make-vocab-size-divisible-by, 128 by default:
+   * megatron/training/tokenizer/tokenizer.py, _vocab_size_with_padding), so
+   * each candidate's tp pads it anew from vocab_size; 0 (a writer before
+   * 1.11, or a trainer that does not pad): padded_vocab_size as stated. */
+  int64_t vocab_multiple_per_tp;
   /* Add fields only at the end. */
 } nds_training;
 

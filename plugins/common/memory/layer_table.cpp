@@ -28,6 +28,7 @@ LayerTable LayerTable::compile(const nds_model& model) {
   if (vocab == NDS_UNKNOWN)
     throw sdk::Error(NDS_INVALID_ARGUMENT, "the vocabulary size (`vocab_size`) is unknown; set it");
   t.vocab = static_cast<double>(vocab);
+  t.tokenizer_vocab = model.vocab_size != NDS_UNKNOWN ? static_cast<double>(model.vocab_size) : 0;
   t.tied_embeddings = model.tied_embeddings == 1;
   if (model.position_embedding == NDS_POSITION_LEARNED && model.max_position_embeddings != NDS_UNKNOWN)
     t.learned_positions = static_cast<double>(model.max_position_embeddings);

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <ndsearch/sdk/model_math.hpp>
+
 namespace ndsearch::plugins::memory {
 
 struct LayerTable {
@@ -20,7 +22,8 @@ struct LayerTable {
   nds_layer_block mtp{};  // the MTP block, when has_mtp
   int64_t mtp_layers = 0;
   double hidden = 0;
-  double vocab = 0;  // padded where the trainer pads, else the tokenizer's
+  double vocab = 0;  // padded where the trainer pads (at the config's tp), else the tokenizer's
+  double tokenizer_vocab = 0;  // vocab_size; 0 where only the padded size is stated
   bool tied_embeddings = false;
   double learned_positions = 0;  // max_position_embeddings when positions are learned
   bool flash_attention = true;
@@ -37,6 +40,12 @@ struct LayerTable {
 
   uint32_t layers() const { return static_cast<uint32_t>(block_of_layer.size()); }
   const nds_layer_block& block(uint32_t layer) const { return blocks[block_of_layer[layer]]; }
+
+  // The embedding's and head's rows at tensor-parallel degree `tp`: padded
+  // anew per tp where the trainer pads so (sdk::vocab_rows), else `vocab`.
+  double vocab_at(int64_t tp) const {
+    return ndsearch::sdk::vocab_rows(tokenizer_vocab, vocab, training, tp);
+  }
 };
 
 // Chunk `index` ([rank·vpp + chunk]) holds the embedding / the output head

@@ -306,8 +306,10 @@ class Activations {
       // Each MTP module: a layer, its projection's input [h; h], two norms, its own loss.
       Coefficients m = layer_coefficients(t.mtp, a->b_, lin, t.flash_attention, gathered).all;
       m.replicated += 2 * a->b_ * h + 2 * a->b_ * h;
-      m.tp_split += ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab;
       a->mtp_ = m * static_cast<double>(t.mtp_layers);
+      // Each module's own loss over the vocabulary, scaled per tp below.
+      a->mtp_loss_ = ndsearch::sdk::loss_bytes_per_logit(t.training) * t.vocab *
+                     static_cast<double>(t.mtp_layers);
     }
     return a;
   }
@@ -421,7 +423,10 @@ class Activations {
           chunk_bytes += tower_bytes(s, divisors);
         }
         if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
-          chunk_bytes += tokens * (head_.replicated / replicated_split + head_.tp_split / t + head_.whole);
+          // The logits over the vocabulary's rows at this tp.
+          const double rows = table_.vocab > 0 ? table_.vocab_at(s.tp) / table_.vocab : 1;
+          chunk_bytes += tokens * (head_.replicated / replicated_split +
+                                   (head_.tp_split + mtp_loss_) * rows / t + head_.whole);
           chunk_bytes += bytes(mtp_, NDS_RECOMPUTE_NONE);
         }
         total += chunk_bytes * c.in_flight[i] + offloaded;
@@ -441,6 +446,7 @@ class Activations {
   std::vector<Coefficients> prefix_;  // sums over layers [0, i)
   std::vector<Coefficients> selective_prefix_;  // the same, of what selective recompute keeps
   Coefficients embedding_, head_, mtp_;
+  double mtp_loss_ = 0;  // the MTP modules' losses per token and vocabulary row, before / tp
   Coefficients largest_;  // the layer with the most activations (taken undivided)
   Coefficients largest_kept_;  // what selective recompute keeps of it
   // What the trainer swaps of it (ABI 1.9), back for its backward: kept, and

@@ -187,6 +187,9 @@ class WeightsAndOptimizer {
     // hold op·tp / (ep·etp) replicas of each expert shard.
     const double op_dense = s.zero >= 1 ? s.op : 1;
     const double op_expert = s.zero >= 1 ? std::max(1.0, s.op * tp / expert_split) : 1;
+    // The vocabulary's rows at this tp (padded anew where the trainer pads per tp).
+    const double rows = table_.vocab > 0 ? table_.vocab_at(s.tp) / table_.vocab : 1;
+    const double embedding_tp = embedding_.tp_split * rows, head_tp = head_.tp_split * rows;
     const uint32_t layers = table_.layers();
     for (int32_t rank = 0; rank < s.pp; ++rank) {
       double dense = 0, expert = 0;
@@ -207,19 +210,19 @@ class WeightsAndOptimizer {
       }
       double root = 0;  // the root module's: embedding, final norm and head
       if (has_embedding) {
-        root += embedding_.tp_split / tp + embedding_.replicated;
+        root += embedding_tp / tp + embedding_.replicated;
         dense += towers_.tp_split / tp + towers_.replicated;
         linear += towers_.tp_split / tp;
       }
       if (has_head) {
         const bool table_already_here = table_.tied_embeddings && has_embedding;
-        if (!table_already_here) root += head_.tp_split / tp;
+        if (!table_already_here) root += head_tp / tp;
         root += head_.replicated;
         dense += mtp_.tp_split / tp + mtp_.replicated;
         expert += mtp_.routed / expert_split;
         linear += mtp_.tp_split / tp + mtp_.routed / expert_split;
         // MTP's copy of the embedding (a tied head already is that table).
-        if (table_.has_mtp && !has_embedding && !table_.tied_embeddings) dense += embedding_.tp_split / tp;
+        if (table_.has_mtp && !has_embedding && !table_.tied_embeddings) dense += embedding_tp / tp;
       }
       dense += root;
       const double params_shard = s.zero >= 3 ? op_dense : 1, params_shard_e = s.zero >= 3 ? op_expert : 1;

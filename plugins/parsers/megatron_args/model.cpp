@@ -569,6 +569,11 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       w.field = "--vocab-size padded to a multiple of " + std::to_string(divisible.value) + " x tp " +
                 std::to_string(tp.known() ? tp.value : 1);
       b.set("padded_vocab_size", (vocab.value + multiple - 1) / multiple * multiple, w);
+      // A candidate at another tp pads anew (ABI 1.11).
+      Where rule = divisible.where;
+      rule.field = "--make-vocab-size-divisible-by (Megatron-LM pads the vocabulary to a multiple "
+                   "of it x tp)";
+      b.set("vocab_multiple_per_tp", divisible.value, rule);
     }
   }
   const Value<int64_t> untie = r.flag({"--untie-embeddings-and-output-weights"});

@@ -6,6 +6,8 @@
 
 #include <ndsearch/nds_model.h>
 
+#include <cmath>
+
 #include <cstdint>
 
 namespace ndsearch::sdk {
@@ -123,6 +125,19 @@ inline uint64_t selective_recompute_ops(const nds_training& t) {
 // gradient in place (Megatron-Core's vocab-parallel cross entropy).
 inline double loss_bytes_per_logit(const nds_training& t) {
   return t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : 4.0;
+}
+
+// The vocabulary rows the embedding and head hold at tensor-parallel degree
+// `tp`: `vocab` (the tokenizer's) padded to a multiple of
+// nds_training.vocab_multiple_per_tp × tp where the trainer pads so (ABI
+// 1.11; Megatron-LM: megatron/training/tokenizer/tokenizer.py,
+// _vocab_size_with_padding), else `padded` (the config's padded size, or
+// the tokenizer's where it states none). `t` may be a copy zeroed past an
+// older writer's struct.
+inline double vocab_rows(double vocab, double padded, const nds_training& t, int64_t tp) {
+  if (t.vocab_multiple_per_tp <= 0 || vocab <= 0 || tp <= 0) return padded;
+  const double multiple = static_cast<double>(t.vocab_multiple_per_tp) * static_cast<double>(tp);
+  return std::ceil(vocab / multiple) * multiple;
 }
 
 // How fully sharded data parallelism holds what it gathers, for a pipeline
