@@ -105,6 +105,8 @@ TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with 
   //  - Qwen2-57B (MindFormers): cp 2 read back as colossalai_cp, unpriced;
   //  - Megatron-FSDP at zero 1: read back as zero 3;
   //  - MindSpeed's --moe-tp-extend-ep left at etp 2: read back as etp 1;
+  //  - MindSpeed Llama 3 70B: its --num-layer-list 17,20,22,21 at its own
+  //    pp 4 (the one placement rule) was dropped by the writer;
   //  - Qwen3-32B RL on Megatron (no tp stated): ranked at tp 8 with the
   //    vocabulary padded for tp 1, read back padded for tp 8;
   //  - TorchTitan: the layers per stage it builds.
@@ -117,6 +119,7 @@ TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with 
            {"mindformers/pretrain_qwen2_57b.yaml", "-A A2"},
            {"megatron/sbatch_mfsdp_deepseek_v3.sh", "-A nvidia-h100-sxm -d 256 --vocab-size 129280"},
            {"megatron/rl_qwen3_32b.sh", "-A nvidia-h100-sxm -d 64"},
+           {"mindspeed/pretrain_llama3_70b_ptd.sh", "-A A3 --vocab-size 128256"},
            {"mindspeed/fast_tuner_pretrain_deepseek3_671b_4k_A3_ptd.sh", "-A A3"},
            {"examples/llama3-8b-torchtitan/llama3_8b.toml", "-A nvidia-h100-sxm -d 64 -b 64"}}) {
     INFO(config << " " << flags);

@@ -34,12 +34,20 @@ Wanted dropped(const char* flag) {
 // virtual stages every chunk row alike, each rank's count split evenly over
 // its chunks: megatron/core/transformer/transformer_block.py,
 // get_num_layers_to_build).
+// `layer_list`: the script states MindSpeed's --num-layer-list (the layers
+// of each stage, vpp 1), which then states an uneven split as it is.
 std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStrategy& a,
-                                int64_t padded_slots) {
+                                int64_t padded_slots, bool layer_list) {
   std::vector<Wanted> out{dropped("--decoder-first-pipeline-num-layers"),
                           dropped("--decoder-last-pipeline-num-layers"),
                           dropped("--num-layer-list")};
   const auto pp = static_cast<size_t>(a.strategy.pp), vpp = static_cast<size_t>(a.strategy.vpp);
+  if (layer_list && vpp == 1 && !a.stage_layers.empty()) {
+    std::string list;
+    for (const int64_t n : a.stage_layers) list += (list.empty() ? "" : ",") + std::to_string(n);
+    out[2] = {"--num-layer-list", true, list};
+    return out;
+  }
   if (padded_slots > 0) {
     // MindSpeed's --noop-layers pad --num-layers (`padded_slots`) to a
     // multiple of the stages, the no-op layers at the end: the script's
@@ -133,10 +141,11 @@ void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vecto
 }
 
 // The flags that carry `applied`, in the order they are added to a script.
-// `megatron_fsdp`: the script runs Megatron-FSDP (--use-megatron-fsdp).
+// `megatron_fsdp`: the script runs Megatron-FSDP (--use-megatron-fsdp);
+// `layer_list`: it states MindSpeed's --num-layer-list.
 std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
                                  bool vpp_as_layers, int64_t layers, int64_t padded_slots,
-                                 bool megatron_fsdp) {
+                                 bool megatron_fsdp, bool layer_list) {
   const nds_strategy& s = a.strategy;
   std::vector<Wanted> w;
   const auto value = [&](const char* flag, int64_t v, int64_t fallback = -1) {
@@ -220,7 +229,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     w.push_back({"--recompute-num-layers", true, std::to_string(block > 0 ? block : 1)});
     toggle("--recompute-activations", false);
   }
-  for (Wanted& f : split_flags(where, a, padded_slots)) w.push_back(std::move(f));
+  for (Wanted& f : split_flags(where, a, padded_slots, layer_list)) w.push_back(std::move(f));
   return w;
 }
 
@@ -408,14 +417,15 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);
   for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
-                                       args.has({"--use-megatron-fsdp"})))
+                                       args.has({"--use-megatron-fsdp"}),
+                                       args.has({"--num-layer-list"})))
     editor.apply(w);
   return editor.text();
 }
 
 std::string megatron_flags(const sdk::AppliedStrategy& applied) {
   std::string out;
-  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false))
+  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false, false))
     if (w.present && !w.default_value)
       out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
   return out;
