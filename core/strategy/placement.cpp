@@ -179,10 +179,14 @@ void spread_over_chunks(const nds_strategy& s, const std::vector<int64_t>& count
 
 }  // namespace
 
+bool states_own_split(const Model& model) {
+  return !model.stage_layers.empty() ||
+         std::any_of(model.stage_layer_offsets.begin(), model.stage_layer_offsets.end(),
+                     [](int64_t o) { return o != 0; });
+}
+
 bool stated_split_applies(const nds_strategy& s, const Model& model) {
-  const bool offsets = std::any_of(model.stage_layer_offsets.begin(),
-                                   model.stage_layer_offsets.end(), [](int64_t o) { return o != 0; });
-  if (model.stage_layers.empty() && !offsets) return false;
+  if (!states_own_split(model)) return false;
   const int64_t stated_vpp = model.stated.vpp != NDS_UNKNOWN ? model.stated.vpp : 1;
   return s.pp > 1 && s.pp == model.stated.pp && s.vpp == stated_vpp;
 }

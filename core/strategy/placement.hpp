@@ -98,6 +98,9 @@ void stated_split_into(const nds_strategy& s, const Model& model, std::vector<ui
 // checked it against; elsewhere the trainer's own split. A stated offset of
 // 0 everywhere is the trainer's own split already.
 bool stated_split_applies(const nds_strategy& s, const Model& model);
+// Whether the config states a split of its own: per-stage counts, or offsets
+// not all 0 (which are the trainer's own split).
+bool states_own_split(const Model& model);
 
 // Needs a strategy that passed the checks. The config's stated split where
 // stated_split_applies; `layers_from_config`: wherever the config states one,

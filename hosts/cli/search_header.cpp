@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <ndsearch/sdk/units.hpp>
 
 #include <filesystem>
@@ -109,9 +108,7 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
       recompute_default_text(model, options.space.searched.count("recompute") != 0,
                              request.recompute.strategy)));
   // The config's stated split, priced where a row runs its own pp and vpp.
-  if (!model.stage_layers.empty() ||
-      std::any_of(model.stage_layer_offsets.begin(), model.stage_layer_offsets.end(),
-                  [](int64_t o) { return o != 0; }))
+  if (states_own_split(model))
     lines.push_back(with_flags(fmt::format(
         "layers: the config's stated split at its own pp {} and vpp {}, the trainer's own split "
         "elsewhere",

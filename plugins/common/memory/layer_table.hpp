@@ -41,10 +41,11 @@ struct LayerTable {
   uint32_t layers() const { return static_cast<uint32_t>(block_of_layer.size()); }
   const nds_layer_block& block(uint32_t layer) const { return blocks[block_of_layer[layer]]; }
 
-  // The embedding's and head's rows at tensor-parallel degree `tp`: padded
-  // anew per tp where the trainer pads so (sdk::vocab_rows), else `vocab`.
-  double vocab_at(int64_t tp) const {
-    return ndsearch::sdk::vocab_rows(tokenizer_vocab, vocab, training, tp);
+  // The embedding's and head's rows at tensor-parallel degree `tp` over
+  // `vocab` (the rows their coefficients were compiled with): padded anew
+  // per tp where the trainer pads so (sdk::vocab_rows), else 1.
+  double vocab_scale(int64_t tp) const {
+    return vocab > 0 ? ndsearch::sdk::vocab_rows(tokenizer_vocab, vocab, training, tp) / vocab : 1;
   }
 };
 

@@ -29,9 +29,9 @@ std::vector<StageRecompute> recompute_per_virtual_stage(const sdk::AppliedStrate
 // layers, the lists MindFormers (recompute / select_recompute) and
 // HyperParallel (full_rec / sel_rec) state, each recomputing the first
 // layers of its stage (mindformers/models/utils.py, LayerSetting). Refuses
-// (cannot_write, naming `trainer`) under virtual stages, where `writer`
-// does not write the per-chunk form, and an offloaded layer, which no list
-// states. Empty lists when every layer runs the strategy's mode.
+// (cannot_write, naming `trainer`) under virtual stages, whose per-chunk
+// form is not written, and an offloaded layer, which no list states. Empty
+// lists when every layer runs the strategy's mode.
 struct StageLists {
   std::vector<int64_t> full, selective;
   bool any_full() const;

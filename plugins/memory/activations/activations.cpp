@@ -373,6 +373,8 @@ class Activations {
       return bytes(p[end] - p[first], mode);
     };
     const uint32_t layers = table_.layers();
+    // The logits over the vocabulary's rows at this tp.
+    const double rows = table_.vocab_scale(s.tp);
     // ABI 1.3: each layer's own option; NULL (or a host before 1.3) prices the
     // first chunk_recomputed_layers of a chunk at strategy->recompute.
     const int32_t* option =
@@ -423,8 +425,6 @@ class Activations {
           chunk_bytes += tower_bytes(s, divisors);
         }
         if (ndsearch::plugins::memory::holds_head(c, i, layers)) {
-          // The logits over the vocabulary's rows at this tp.
-          const double rows = table_.vocab > 0 ? table_.vocab_at(s.tp) / table_.vocab : 1;
           chunk_bytes += tokens * (head_.replicated / replicated_split +
                                    (head_.tp_split + mtp_loss_) * rows / t + head_.whole);
           chunk_bytes += bytes(mtp_, NDS_RECOMPUTE_NONE);

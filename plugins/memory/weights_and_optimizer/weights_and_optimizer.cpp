@@ -188,7 +188,7 @@ class WeightsAndOptimizer {
     const double op_dense = s.zero >= 1 ? s.op : 1;
     const double op_expert = s.zero >= 1 ? std::max(1.0, s.op * tp / expert_split) : 1;
     // The vocabulary's rows at this tp (padded anew where the trainer pads per tp).
-    const double rows = table_.vocab > 0 ? table_.vocab_at(s.tp) / table_.vocab : 1;
+    const double rows = table_.vocab_scale(s.tp);
     const double embedding_tp = embedding_.tp_split * rows, head_tp = head_.tp_split * rows;
     const uint32_t layers = table_.layers();
     for (int32_t rank = 0; rank < s.pp; ++rank) {
