@@ -116,6 +116,39 @@ TEST_CASE("A plan recomputing the first layers of every stage is Megatron's bloc
                     Catch::Contains("--recompute-method block"));
 }
 
+TEST_CASE("MindSpeed's activation and norm recompute are written as the plan the search priced") {
+  // mindspeed_act_norm.sh: 8 layers, pp 2, the first 3 of each 4-layer
+  // stage recompute MindSpeed's ops (selective with activation,
+  // mlp_activation and norm). The first 2 of each stage is M = 2; every
+  // layer keeps the flags without M; recompute none or full turns them off,
+  // so that the written job is the one priced; 3 and 2 is no M and refused.
+  const std::string config = kConfigs + "megatron/mindspeed_act_norm.sh";
+  const Model model = read(config);
+  const nds_strategy selective = resolved(model, "pp=2,dp=4");
+  const auto layers = [](std::initializer_list<int32_t> o) { return std::vector<int32_t>(o); };
+  const int32_t S = NDS_LAYER_SELECTIVE, K = NDS_LAYER_KEEP;
+  const WrittenConfig two = write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                         {selective, {}, layers({S, S, K, K, S, S, K, K}), "two"});
+  CHECK_THAT(two.text, Catch::Contains("--recompute-activation-function-num-layers 2"));
+  CHECK_THAT(two.text, Catch::Contains("--recompute-norm-num-layers 2"));
+  CHECK(two.text.find("--recompute-granularity") == std::string::npos);
+  const RoundTrip every = round_trip(config, selective, ".sh");  // no layer options: every layer
+  CHECK(every.written.text.find("-num-layers 3") == std::string::npos);
+  CHECK(every.reread.recompute_layers.empty());
+  CHECK(every.reread.training.recompute_ops ==
+        (NDS_RECOMPUTE_OP_NORM | NDS_RECOMPUTE_OP_ACTIVATION | NDS_RECOMPUTE_OP_MLP_ACTIVATION));
+  for (const char* mode : {"none", "full"}) {
+    const RoundTrip off = round_trip(config, resolved(model, std::string("pp=2,dp=4,recompute=") + mode), ".sh");
+    INFO(mode);
+    CHECK(off.written.text.find("--recompute-activation-function") == std::string::npos);
+    CHECK(off.written.text.find("--recompute-norm") == std::string::npos);
+    check_states(off.reread, resolved(model, std::string("pp=2,dp=4,recompute=") + mode));
+  }
+  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                 {selective, {}, layers({S, S, S, K, S, S, K, K}), "uneven"}),
+                    Catch::Contains("--recompute-activation-function-num-layers"));
+}
+
 TEST_CASE("apply writes a strategy into a MindFormers YAML and it reads back") {
   // tiny_llama.yaml: dp 2, tp 2, pp 4 on 16 devices; tp 1 pp 2 makes dp 8, its offsets go to 0.
   const std::string config = kConfigs + "mindformers/tiny_llama.yaml";

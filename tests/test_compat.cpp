@@ -223,6 +223,12 @@ TEST_CASE("A plugin built against the released 1.10 headers loads and reads in f
   check_released_minor_in_full("compat_1_10", 10, "compat-1-10");
 }
 
+TEST_CASE("A plugin built against the released 1.11 headers loads and reads in full") {
+  // 1.12 appended a recompute op bit and an FSDP holding value only: a 1.11
+  // hardware plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_11", 11, "compat-1-11");
+}
+
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
   uint32_t minor = 0;
   Device d = the_device("compat_newer", &minor);

@@ -81,6 +81,14 @@ TEST_CASE("Selective recompute drops what its op set rebuilds") {
   // A dense model has no MoE layer to drop.
   CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MOE) ==
         Approx(s * h / t * 34));
+  // MindSpeed's activation-function recompute (ABI 1.12 mlp_activation): the
+  // GeLU's output, the second GEMM's 4h-wide input at 2 bytes, 8h, goes; the
+  // first GEMM's output stays to rebuild it.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP_ACTIVATION) ==
+        Approx(s * h / t * 26));
+  // The MLP whole already holds it.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_MLP | NDS_RECOMPUTE_OP_MLP_ACTIVATION) ==
+        Approx(layer_with(NDS_RECOMPUTE_OP_MLP)));
 }
 
 TEST_CASE("Selective recompute of the MoE layer drops its routed tokens, router logits and shared experts") {
@@ -129,6 +137,18 @@ TEST_CASE("Selective recompute of the MoE layer drops its routed tokens, router 
         Approx(tokens * k * 2 * f));
   // With moe, activation adds nothing: the MoE layer's tensors are gone already.
   CHECK(layer_with(NDS_RECOMPUTE_OP_MOE | NDS_RECOMPUTE_OP_ACTIVATION) ==
+        Approx(layer_with(NDS_RECOMPUTE_OP_MOE)));
+  // mlp_activation (ABI 1.12) drops the shared expert's second GEMM input,
+  // 2·1024 a token; with activation, MindSpeed's --recompute-activation-function
+  // drops the routed experts' too. Under moe it adds nothing.
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) -
+            layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP_ACTIVATION) ==
+        Approx(tokens * 2 * shared));
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) -
+            layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP_ACTIVATION |
+                       NDS_RECOMPUTE_OP_ACTIVATION) ==
+        Approx(tokens * (2 * shared + k * 2 * f)));
+  CHECK(layer_with(NDS_RECOMPUTE_OP_MOE | NDS_RECOMPUTE_OP_MLP_ACTIVATION) ==
         Approx(layer_with(NDS_RECOMPUTE_OP_MOE)));
 }
 

@@ -329,6 +329,19 @@ TEST_CASE("Selective recompute runs again the ops the config states, and their c
   CHECK(mlp_tp - none_tp == Approx((full_tp - none_tp) / 2));
   bare.training.recompute_ops = NDS_RECOMPUTE_OP_CORE_ATTENTION;
   CHECK(estimate(bare, (std::string(tp) + "selective").c_str()).parts.tp == Approx(none_tp));
+
+  // MindSpeed's activation-function recompute (mlp_activation, ABI 1.12)
+  // runs the GeLU again, a memory-bound kernel: recompute time, no GEMM
+  // FLOPs (HFU as without recompute), no TP collective repeated, and less
+  // than the whole MLP's.
+  m.training.recompute_ops = NDS_RECOMPUTE_OP_MLP_ACTIVATION;
+  const TimeEstimate act = estimate(m, "dp=16,mbs=1,recompute=selective");
+  CHECK(act.hardware_flops_per_step == Approx(plain.model_flops_per_step));
+  CHECK(act.parts.recompute > 0);
+  m.training.recompute_ops = NDS_RECOMPUTE_OP_MLP;
+  CHECK(act.parts.recompute < estimate(m, "dp=16,mbs=1,recompute=selective").parts.recompute);
+  bare.training.recompute_ops = NDS_RECOMPUTE_OP_MLP_ACTIVATION;
+  CHECK(estimate(bare, (std::string(tp) + "selective").c_str()).parts.tp == Approx(none_tp));
 }
 
 TEST_CASE("eval reports the time breakdown MFU HFU and tokens per second") {

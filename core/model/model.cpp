@@ -86,7 +86,9 @@ const std::vector<RecomputeOpName>& recompute_op_names() {
        "priced, its time not yet: no op of it is counted again)",
        NDS_RECOMPUTE_OP_ALTERNATE_MATMULS},
       {"attention", "", "the attention module (its input, Q, K, V, the core's output)",
-       NDS_RECOMPUTE_OP_ATTENTION}};
+       NDS_RECOMPUTE_OP_ATTENTION},
+      {"mlp_activation", "", "the dense MLP's and shared experts' activation",
+       NDS_RECOMPUTE_OP_MLP_ACTIVATION}};
   return names;
 }
 

@@ -126,6 +126,7 @@ const char* fsdp_holding_name(nds_fsdp_holding holding) {
     case NDS_FSDP2_RESHARD: return "fsdp2_reshard";
     case NDS_FSDP2_KEEP: return "fsdp2_keep";
     case NDS_FSDP2_KEEP_UNDER_PP: return "fsdp2_keep_under_pp";
+    case NDS_FSDP_KEEP_SHARDED_GRADS: return "keep_sharded_grads";
     default: return "layer_by_layer";
   }
 }

@@ -205,10 +205,16 @@ double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
   double s = 0;
   // The attention core (Korthikanti et al. 2022 §5, Megatron's core_attn).
   if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) s += w.forward_attention;
+  // The dense MLP whole holds its activation, the MoE layer whole its experts'.
   if (ops & NDS_RECOMPUTE_OP_MLP) s += rebuilt.dense_mlp;
-  // The MoE layer whole holds its experts' activation.
-  if (ops & NDS_RECOMPUTE_OP_MOE) s += rebuilt.moe;
-  else if (ops & NDS_RECOMPUTE_OP_ACTIVATION) s += rebuilt.expert_activation;
+  if (ops & NDS_RECOMPUTE_OP_MOE) {
+    s += rebuilt.moe;
+  } else {
+    if (ops & NDS_RECOMPUTE_OP_ACTIVATION) s += rebuilt.expert_activation;
+    if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) s += rebuilt.shared_activation;
+  }
+  if ((ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) && !(ops & NDS_RECOMPUTE_OP_MLP))
+    s += rebuilt.dense_activation;
   if (ops & NDS_RECOMPUTE_OP_NORM) s += rebuilt.norms;
   return s;
 }
@@ -300,6 +306,8 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
   rebuilt.dense_mlp += kernels_.memory(dense * b);
   rebuilt.moe += kernels_.memory((routed + shared + routed_elements) * b);
   rebuilt.expert_activation = kernels_.memory(routed * b);
+  rebuilt.dense_activation = kernels_.memory(dense * b);
+  rebuilt.shared_activation = kernels_.memory(shared * b);
 }
 
 void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,

@@ -369,9 +369,15 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // forward, and the unsharded gradients reduced once, after the last
   // backward (torch/distributed/pipelining/stage.py turns gradient sync and
   // resharding after backward off for all but the last micro-batch;
-  // MindFormers' accu_grads accumulate whole).
+  // MindFormers' accu_grads accumulate whole), or, sharded (ABI 1.12),
+  // reduce-scattered after each micro-batch's backward.
   const nds_training& t = model_.training;
-  const bool keeps = s.zero >= 3 && sdk::fsdp_holding(t.fsdp_holding, s.pp) == NDS_FSDP2_KEEP;
+  const nds_fsdp_holding holding = sdk::fsdp_holding(t.fsdp_holding, s.pp);
+  const bool keeps =
+      s.zero >= 3 && (holding == NDS_FSDP2_KEEP || holding == NDS_FSDP_KEEP_SHARDED_GRADS);
+  // Kept gathered, but each micro-batch's gradients reduce-scattered into
+  // sharded accumulators (MindSpore's gradient_accumulation_shard).
+  const bool reduces_each = s.zero >= 2 && (!keeps || holding == NDS_FSDP_KEEP_SHARDED_GRADS);
   const double grad_bytes = sdk::dtype_bytes(t.grads_dtype);
   const double param_bytes = sdk::dtype_bytes(t.params_dtype);
   const uint64_t replicas = static_cast<uint64_t>(s.dp) * s.cp;
@@ -396,7 +402,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // micro-batch's backward reduce-scatters its own (DeepSpeed ZeRO-2,
   // FSDP): mbn reductions a step, each behind its own backward.
   const double reduction = both(reduce, grad_bytes);
-  const double reductions = s.zero >= 2 && !keeps ? s.mbn : 1;
+  const double reductions = reduces_each ? s.mbn : 1;
   const double reduction_exposed = (settings_.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0
                                        ? std::max(reduction / buckets, reduction - r.backward)
                                        : reduction;

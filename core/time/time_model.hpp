@@ -201,6 +201,9 @@ class TimeModel {
     double dense_mlp = 0;  // its GEMMs and activation
     double moe = 0;        // router, experts, shared experts, their activations, the permutation
     double expert_activation = 0;  // the routed experts' activation (Megatron's moe_act)
+    // The dense MLP's and the shared experts' activation alone (ABI 1.12,
+    // NDS_RECOMPUTE_OP_MLP_ACTIVATION).
+    double dense_activation = 0, shared_activation = 0;
     double norms = 0;
   };
   // Forward passes of a layer's CP exchanges under `option`.

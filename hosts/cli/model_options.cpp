@@ -40,7 +40,7 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
       "tp, dp, param, ep, pp, cp (those on, the rest off)");
   verb.add_option("--recompute-modules", o.recompute_modules,
                   "What selective recompute drops and runs again, replacing the config's: a comma "
-                  "list of core_attention, mlp, norm, activation, moe, alternate_matmuls (or "
+                  "list of core_attention, mlp, norm, activation, mlp_activation, moe, alternate_matmuls (or "
                   "Megatron-Core's core_attn, layernorm, moe_act)");
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
   verb.add_option("--image-tokens", o.image_tokens,

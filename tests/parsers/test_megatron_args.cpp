@@ -242,6 +242,42 @@ TEST_CASE("MindSpeed's swap and reuse flags are read, each from its line") {
   CHECK(plain["swap_optimizer"] == false);
 }
 
+TEST_CASE("MindSpeed's activation-function and norm recompute are selective ops on the first layers of a chunk") {
+  // --recompute-activation-function drops each MLP's activation output (the
+  // dense MLP's and shared experts': mlp_activation, ABI 1.12; the routed
+  // experts': activation), --recompute-norm both norms' outputs; each on the
+  // first M layers of every chunk (MindSpeed's should_recompute).
+  const json j = parsed("mindspeed_act_norm.sh");
+  CHECK(j["recompute_ops"] == json::array({"norm", "activation", "mlp_activation"}));
+  CHECK(j["recompute_layers"] == json::array({3, 3}));  // M = 3 of each 4-layer stage (vpp 1)
+  CHECK(j["provenance"]["stated.recompute"] ==
+        fixture("mindspeed_act_norm.sh") + ":10: --recompute-activation-function");
+  CHECK(j["warnings"].empty());
+  // The memory they save, by hand: per token of a recomputed layer the
+  // SwiGLU output (ffn 1024 x 2 bytes) and the two norms' outputs (2 x
+  // hidden 256 x 2 bytes) = 3072 bytes; 4096 tokens a micro-batch, 3 layers,
+  // 2 micro-batches in flight on stage 0 of 2 (1F1B: p - r).
+  auto activations = [](const std::string& config) {
+    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
+                                               config + " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
+    REQUIRE(e.exit_code == 0);
+    return json::parse(e.out)["memory"]["stages"][0]["activations_bytes"].get<double>();
+  };
+  const double with_ops = activations(fixture("mindspeed_act_norm.sh"));
+  const double without = activations(fixture("mindspeed_act_norm_off.sh"));
+  CHECK(without - with_ops == Approx(3.0 * 2 * 4096 * 3072));
+}
+
+TEST_CASE("MindSpeed's activation recompute after fully recomputed layers is a warning: kept there") {
+  const json j = parsed("mindspeed_act_full.sh");
+  CHECK(j["stated_strategy"]["recompute"] == "full");
+  CHECK(j["recompute_layers"] == json::array({2, 2}));  // block 2 of each stage (vpp 1)
+  REQUIRE(j["warnings"].size() == 1);
+  CHECK_THAT(j["warnings"][0].get<std::string>(),
+             Catch::Contains("--recompute-activation-function after the fully recomputed layers (priced as kept "
+                             "there"));
+}
+
 TEST_CASE("MindSpeed's 2-D tensor parallelism is a warning saying how it is priced") {
   const json j = parsed("mindspeed_tp2d.sh");
   REQUIRE(j["warnings"].size() == 1);

@@ -102,6 +102,12 @@ enum {
  * --swap-attention moves these to the host, nds_training.swapped_ops). A
  * reader before 1.9 does not know the bit. */
 #define NDS_RECOMPUTE_OP_ATTENTION (UINT64_C(1) << 6)
+/* 1.12: the activation function's output (the second GEMM's input) of the
+ * dense MLP and of the shared experts, rebuilt from the first GEMM's kept
+ * output (MindSpeed's --recompute-activation-function, which also covers the
+ * routed experts': NDS_RECOMPUTE_OP_ACTIVATION). A reader before 1.12 does
+ * not know the bit and keeps the output. */
+#define NDS_RECOMPUTE_OP_MLP_ACTIVATION (UINT64_C(1) << 7)
 
 /* Overlap switches the config turns on (bit flags). */
 #define NDS_OVERLAP_GRAD_REDUCE (UINT64_C(1) << 0)
@@ -159,7 +165,13 @@ enum {
   NDS_FSDP2_KEEP = 2,
   /* torchtitan's rule: NDS_FSDP2_KEEP under pipeline parallelism (pp > 1),
    * else NDS_FSDP2_RESHARD. */
-  NDS_FSDP2_KEEP_UNDER_PP = 3
+  NDS_FSDP2_KEEP_UNDER_PP = 3,
+  /* 1.12: every block's gathered parameters stay from its forward to its
+   * backward, as NDS_FSDP2_KEEP, but each micro-batch's gradients are
+   * reduce-scattered into sharded accumulators (MindSpore's parallel
+   * optimizer with gradient_accumulation_shard). A reader before 1.12 does
+   * not know the value and holds layer by layer. */
+  NDS_FSDP_KEEP_SHARDED_GRADS = 4
 };
 
 typedef int32_t nds_stage_split;

@@ -121,6 +121,9 @@ struct LayerCoefficients {
   Coefficients dense_mlp;       // the dense MLP's intermediates
   Coefficients moe;             // routed tokens and intermediates, router logits, shared experts
   Coefficients expert_activation;  // the routed experts' activation outputs (in `moe`)
+  // ABI 1.12: the dense MLP's activation output (in `dense_mlp`) and the
+  // shared experts' (in `moe`), each the second GEMM's input.
+  Coefficients dense_activation, shared_activation;
   Coefficients norm_outputs;    // the QKV and MLP inputs the two norms write
   Coefficients alternate_matmuls;  // all that per-op checkpointing keeps (ABI 1.8)
   // ABI 1.9, the attention module: Q, K, V, the output projection's input,
@@ -139,8 +142,13 @@ struct LayerCoefficients {
     if (attention || (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION)) c = c - core_attention;
     if (attention) c = c - attention_rest;
     if (ops & NDS_RECOMPUTE_OP_MLP) c = c - dense_mlp;
-    if (ops & NDS_RECOMPUTE_OP_MOE) c = c - moe;
-    else if (ops & NDS_RECOMPUTE_OP_ACTIVATION) c = c - expert_activation;
+    else if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) c = c - dense_activation;
+    if (ops & NDS_RECOMPUTE_OP_MOE) {
+      c = c - moe;
+    } else {
+      if (ops & NDS_RECOMPUTE_OP_ACTIVATION) c = c - expert_activation;
+      if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) c = c - shared_activation;
+    }
     if (ops & NDS_RECOMPUTE_OP_NORM) c = c - norm_outputs;
     else if (attention) c = c - qkv_input;
     return c;
@@ -194,6 +202,7 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
   else c.per_key = k.core_attention.per_key = k.alternate_matmuls.per_key = heads * (b + mask_attention * (1 + b));
   if (l.ffn_hidden_size > 0) {
     k.dense_mlp.tp_split = mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
+    k.dense_activation.tp_split = lin * static_cast<double>(l.ffn_hidden_size);
     c.tp_split += k.dense_mlp.tp_split;
     k.alternate_matmuls.tp_split += b * static_cast<double>(l.ffn_hidden_size);  // w1's output
   }
@@ -206,9 +215,12 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
     k.moe.routed_input = routed_tokens * lin * h;
     k.expert_activation.routed = routed_tokens * lin * f;  // the second GEMM's input
   }
-  if (l.shared_experts > 0)
-    k.moe.tp_split = static_cast<double>(l.shared_experts) *
-                     mlp_intermediates(l, static_cast<double>(l.shared_expert_ffn_hidden_size), b, lin);
+  if (l.shared_experts > 0) {
+    const double shared = static_cast<double>(l.shared_experts);
+    const double f = static_cast<double>(l.shared_expert_ffn_hidden_size);
+    k.moe.tp_split = shared * mlp_intermediates(l, f, b, lin);
+    k.shared_activation.tp_split = shared * lin * f;
+  }
   c += k.moe;
   // MLA's projections and MoE layers have no per-op account yet: what they
   // keep is what they keep without recompute.

@@ -151,14 +151,17 @@ class WeightsAndOptimizer {
     const double layer = l.tp_split / tp + l.replicated + l.routed / expert_split;
     const double layer_linear = l.tp_split / tp + l.routed / expert_split;
     const nds_fsdp_holding holding = ndsearch::sdk::fsdp_holding(holding_, s.pp);
-    if (holding == NDS_FSDP2_KEEP) {
+    if (holding == NDS_FSDP2_KEEP || holding == NDS_FSDP_KEEP_SHARDED_GRADS) {
       // Every block stays gathered from its forward to its backward; with
       // several micro-batches the unsharded gradients accumulate in the
       // reduce dtype until the last (FSDP2's unsharded_accumulated_grad,
-      // torchtitan under PP: set_requires_gradient_sync off but on the last).
+      // torchtitan under PP: set_requires_gradient_sync off but on the last),
+      // unless each micro-batch's are reduce-scattered into sharded
+      // accumulators (ABI 1.12; MindSpore's gradient_accumulation_shard):
+      // then, as with one micro-batch, one layer's at a time.
       out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * (dense + expert));
       out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
-      if (s.mbn > 1) out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
+      if (s.mbn > 1 && holding == NDS_FSDP2_KEEP) out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
       else out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
       return;
     }

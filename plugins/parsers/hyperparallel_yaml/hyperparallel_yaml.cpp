@@ -191,13 +191,11 @@ class HyperParallelParser final : public sdk::ParserPlugin {
         b.set("stated.zero", 0, on_where);
       } else {
         b.set("stated.zero", 3, on_where);
-        b.set_string("fsdp_holding", "fsdp2_keep", on_where);
+        // MindSpore's parallel optimizer, as in mindformers_yaml.cpp: its
+        // accumulated gradients sharded when the config says so.
         auto grads = f.find("train.accelerator.gradient_accumulation_shard");
-        if (grads && f.boolean(*grads)) {
-          sdk::Where w = f.at(*grads);
-          w.field += " (accumulated gradients sharded: priced whole, an upper bound)";
-          b.unknown_field(w);
-        }
+        if (grads && f.boolean(*grads)) b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*grads));
+        else b.set_string("fsdp_holding", "fsdp2_keep", on_where);
         auto size = int_at(f, "train.accelerator.optimizer_weight_shard_size");
         if (size && size->value > 0) b.set("stated.op", size->value, size->where);
         else b.set("stated.op", dp * cp.value, kDefault);

@@ -47,6 +47,8 @@ constexpr FlagSpec kFlags[] = {
     {"--recompute-granularity", 1}, {"--recompute-method", 1}, {"--recompute-num-layers", 1},
     {"--recompute-activations", 0}, {"--recompute-modules", -1}, {"--moe-layer-recompute", 0},
     {"--reuse-fp32-param", 0}, {"--swap-optimizer", 0}, {"--swap-attention", 0},
+    {"--recompute-activation-function", 0}, {"--recompute-activation-function-num-layers", 1},
+    {"--recompute-norm", 0}, {"--recompute-norm-num-layers", 1},
     {"--use-flash-attn", 0}, {"--attention-backend", 1}, {"--bf16", 0}, {"--fp16", 0}, {"--fp8-format", 1},
     {"--fp8-recipe", 1}, {"--fp8-param-gather", 0}, {"--use-cp-send-recv-overlap", 0},
     {"--grad-reduce-in-bf16", 0}, {"--accumulate-allreduce-grads-in-fp32", 0}, {"--megatron-fsdp-main-grads-dtype", 1}, {"--optimizer", 1},

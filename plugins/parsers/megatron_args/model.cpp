@@ -828,12 +828,47 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     recompute = "selective";  // Megatron-LM: --recompute-activations is selective recompute
     recompute_where = activations.where;
   }
+  // MindSpeed's activation-function and norm recompute (Ascend/MindSpeed
+  // 028de58c, mindspeed/core/memory/recompute/): the activation function's
+  // output of the dense MLP, the shared and the routed experts is dropped
+  // after the second GEMM and rebuilt from the first GEMM's kept output
+  // (activation/activation_recompute_forward.py, core/transformer/
+  // transformer.py); --recompute-norm drops both norms' outputs, rebuilt
+  // from the kept residual (norm/norm_recompute_forward.py). Each applies to
+  // the first M layers of each model chunk after those fully recomputed
+  // (recompute_common.py, should_recompute; M = --recompute-*-num-layers,
+  // unset: every layer left).
+  const Value<int64_t> act_function = r.flag({"--recompute-activation-function"});
+  const Value<int64_t> norm_recompute = r.flag({"--recompute-norm"});
+  std::string mindspeed_ops;
+  Where mindspeed_where;
+  if (act_function.known()) {
+    mindspeed_ops = "activation,mlp_activation";
+    mindspeed_where = act_function.where;
+  }
+  if (norm_recompute.known()) {
+    mindspeed_ops += std::string(mindspeed_ops.empty() ? "" : ",") + "norm";
+    if (!act_function.known()) mindspeed_where = norm_recompute.where;
+  }
+  if (!mindspeed_ops.empty() && recompute == "none") {
+    recompute = "selective";
+    recompute_where = mindspeed_where;
+  } else if (!mindspeed_ops.empty() && recompute == "full") {
+    // Full recompute of the first N layers and these ops on the next: one
+    // mode a layer set here, so the layers after the full ones keep them.
+    unpriced(mindspeed_where, mindspeed_where.field +
+                                  " after the fully recomputed layers (priced as kept there: one "
+                                  "recompute mode per stage)");
+  }
   if (granularity.state == State::unknown) {
     r.put("stated.recompute", granularity);
   } else {
     b.set_string("stated.recompute", recompute, recompute_where);
   }
-  if (recompute == "selective") {
+  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && !activations.known()) {
+    // MindSpeed's ops alone: Megatron's selective modules are not on.
+    b.set_string("recompute_ops", mindspeed_ops, mindspeed_where);
+  } else if (recompute == "selective") {
     const Found modules = args.find({"--recompute-modules"});
     std::string ops;
     Where ops_where = fallback("--recompute-modules (core_attn)");
@@ -874,6 +909,11 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       }
       if (ops.find(op) == std::string::npos) ops += (ops.empty() ? "" : ",") + op;
     }
+    // With Megatron's selective modules MindSpeed's ops are on every layer
+    // (Megatron refuses --recompute-num-layers with selective).
+    for (const std::string_view op : {"activation", "mlp_activation", "norm"})
+      if (mindspeed_ops.find(op) != std::string::npos && ops.find(op) == std::string::npos)
+        ops += (ops.empty() ? "" : ",") + std::string(op);
     if (!ops.empty()) b.set_string("recompute_ops", ops, ops_where);
   } else if (r.flag({"--moe-layer-recompute"}).known()) {
     b.set_string("recompute_ops", "moe", r.flag({"--moe-layer-recompute"}).where);
@@ -955,6 +995,31 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       b.set_list("recompute_layers", per_stage, method.where);
     } else if (method.value != "block") {
       r.bad(*args.find({"--recompute-method"}).occurrence, 0, "uniform or block");
+    }
+  }
+  // MindSpeed's ops alone on the first M layers of each chunk.
+  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && pp.known() &&
+      vpp.known() && (n > 0 || !stage_layers.empty())) {
+    const Value<int64_t> act_layers = r.integer({"--recompute-activation-function-num-layers"}, 0);
+    const Value<int64_t> norm_layers = r.integer({"--recompute-norm-num-layers"}, 0);
+    // A layer count for an op that is off says nothing; unset is every layer.
+    const auto count_of = [](const Value<int64_t>& on, const Value<int64_t>& m) {
+      return !on.known() ? int64_t{-1} : m.known() ? m.value : int64_t{1} << 40;
+    };
+    const int64_t act_m = count_of(act_function, act_layers), norm_m = count_of(norm_recompute, norm_layers);
+    const int64_t m = std::max(act_m, norm_m);
+    if (act_m >= 0 && norm_m >= 0 && act_m != norm_m)
+      unpriced(act_layers.known() ? act_layers.where : norm_layers.where,
+               "--recompute-activation-function-num-layers and --recompute-norm-num-layers differ "
+               "(both ops priced on the first " + std::to_string(std::min(m, n)) + " layers of each chunk)");
+    if (m < (int64_t{1} << 40)) {
+      std::vector<int64_t> recomputed;
+      for (int64_t k = 0; k < pp.value; ++k) {
+        const int64_t count = stage_layers.empty() ? n / pp.value + (k < n % pp.value ? 1 : 0)
+                                                   : stage_layers[static_cast<size_t>(k)];
+        recomputed.push_back(std::min(m * vpp.value, count));  // M in each of the rank's vpp chunks
+      }
+      b.set_list("recompute_layers", recomputed, act_layers.known() ? act_layers.where : norm_layers.where);
     }
   }
 

@@ -25,6 +25,23 @@ struct Wanted {
 };
 
 // A flag the strategy wants gone.
+// Which of MindSpeed's activation-function and norm recompute a script
+// turns on, and whether it also states Megatron's granularity.
+struct MindSpeedRecompute {
+  bool activation = false, norm = false;
+  bool megatron_granularity = false;  // --recompute-granularity or --recompute-activations
+  bool megatron_selective = false;    // ... stating selective: its ops join Megatron's
+  // Its ops are the config's selective recompute (model.cpp's rule).
+  bool alone() const { return (activation || norm) && !megatron_granularity; }
+};
+
+// Whether the script's --recompute-granularity reads `value`.
+bool granularity_is(const Arguments& args, const char* value) {
+  const Found g = args.find({"--recompute-granularity"});
+  return g.state == Found::State::known && !g.occurrence->values.empty() &&
+         g.occurrence->values.front().text() == value;
+}
+
 Wanted dropped(const char* flag) {
   return {flag, false, ""};
 }
@@ -103,6 +120,24 @@ int64_t block_recompute_layers(const std::string& where, const sdk::AppliedStrat
   return n;
 }
 
+// The M of MindSpeed's --recompute-activation-function-num-layers (and
+// --recompute-norm-num-layers) that states a priced selective plan: its
+// first M layers of every (virtual) stage (mindspeed/core/memory/recompute/
+// recompute_common.py, should_recompute, counts per model chunk), or 0 when
+// every layer runs it. Anything else has no MindSpeed flag.
+int64_t mindspeed_recompute_layers(const std::string& where, const sdk::AppliedStrategy& a) {
+  const std::vector<StageRecompute> stages = recompute_per_virtual_stage(a);
+  int64_t m = 0;
+  for (const StageRecompute& st : stages) m = std::max(m, st.selective);
+  for (const StageRecompute& st : stages)
+    if (st.full > 0 || st.offloaded > 0 || st.selective != std::min(m, st.layers))
+      cannot_write(where,
+                   "its plan is not the first M layers of every (virtual) stage recomputing "
+                   "MindSpeed's ops, which --recompute-activation-function-num-layers and "
+                   "--recompute-norm-num-layers state: rank with one recompute mode for every layer");
+  return m;
+}
+
 // The distributed optimizer, and Megatron-FSDP below zero 3, shard over the
 // whole data-parallel group.
 void check_whole_group(const std::string& where, const nds_strategy& s) {
@@ -145,7 +180,7 @@ void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vecto
 // `layer_list`: it states MindSpeed's --num-layer-list.
 std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
                                  bool vpp_as_layers, int64_t layers, int64_t padded_slots,
-                                 bool megatron_fsdp, bool layer_list) {
+                                 bool megatron_fsdp, bool layer_list, const MindSpeedRecompute& mindspeed) {
   const nds_strategy& s = a.strategy;
   std::vector<Wanted> w;
   const auto value = [&](const char* flag, int64_t v, int64_t fallback = -1) {
@@ -211,12 +246,36 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
   overlap_flags(a, megatron_fsdp, w);
   value("--micro-batch-size", s.mbs);
   value("--global-batch-size", a.global_batch);
-  if (s.recompute == NDS_RECOMPUTE_NONE && a.layer_options.empty()) {
+  // MindSpeed's activation-function and norm recompute, as model.cpp prices
+  // them: the selective ops of a config that states no Megatron selective
+  // recompute, on the first M layers of each chunk; off otherwise, so that
+  // the written job recomputes what was priced.
+  const auto mindspeed_flags = [&](int64_t m, bool on) {
+    const std::pair<bool, std::pair<const char*, const char*>> flags[] = {
+        {mindspeed.activation, {"--recompute-activation-function", "--recompute-activation-function-num-layers"}},
+        {mindspeed.norm, {"--recompute-norm", "--recompute-norm-num-layers"}}};
+    for (const auto& [stated, names] : flags) {
+      if (!stated) continue;
+      toggle(names.first, on);
+      if (on && m > 0) value(names.second, m);
+      else w.push_back(dropped(names.second));
+    }
+  };
+  if (s.recompute == NDS_RECOMPUTE_SELECTIVE && mindspeed.alone()) {
+    const int64_t m = mindspeed_recompute_layers(where, a);
+    for (const char* f : {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
+      w.push_back(dropped(f));
+    mindspeed_flags(m, true);
+  } else if (s.recompute == NDS_RECOMPUTE_NONE && a.layer_options.empty()) {
     for (const char* f :
          {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
       w.push_back(dropped(f));
     toggle("--recompute-activations", false);
+    mindspeed_flags(0, false);
   } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && a.layer_options.empty()) {
+    // MindSpeed's ops were priced with Megatron's only where the config
+    // stated selective recompute.
+    if (!mindspeed.megatron_selective) mindspeed_flags(0, false);
     w.push_back({"--recompute-granularity", true, "selective"});
     w.push_back(dropped("--recompute-method"));
     w.push_back(dropped("--recompute-num-layers"));
@@ -228,6 +287,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     w.push_back({"--recompute-method", true, block > 0 ? "block" : "uniform"});
     w.push_back({"--recompute-num-layers", true, std::to_string(block > 0 ? block : 1)});
     toggle("--recompute-activations", false);
+    mindspeed_flags(0, false);
   }
   for (Wanted& f : split_flags(where, a, padded_slots, layer_list)) w.push_back(std::move(f));
   return w;
@@ -416,16 +476,20 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const bool vpp_as_layers = args.has({"--num-layers-per-virtual-pipeline-stage"});
   const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);
+  const MindSpeedRecompute mindspeed{
+      args.has({"--recompute-activation-function"}), args.has({"--recompute-norm"}),
+      args.has({"--recompute-granularity"}) || args.has({"--recompute-activations"}),
+      args.has({"--recompute-activations"}) || granularity_is(args, "selective")};
   for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
                                        args.has({"--use-megatron-fsdp"}),
-                                       args.has({"--num-layer-list"})))
+                                       args.has({"--num-layer-list"}), mindspeed))
     editor.apply(w);
   return editor.text();
 }
 
 std::string megatron_flags(const sdk::AppliedStrategy& applied) {
   std::string out;
-  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false, false))
+  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false, false, MindSpeedRecompute{}))
     if (w.present && !w.default_value)
       out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
   return out;
