@@ -149,6 +149,36 @@ TEST_CASE("MindSpeed's activation and norm recompute are written as the plan the
                     Catch::Contains("--recompute-activation-function-num-layers"));
 }
 
+TEST_CASE("Under MindSpeed's swap-attention, apply writes its checkpointing, or full recompute without it") {
+  // mindspeed_swap_ckpt.sh: 8 layers, pp 2, the MLP of the first layer of
+  // each stage checkpointed (selective mlp, moe) and attention swapped. Two
+  // layers a stage is --recompute-num-layers 2; none leaves the swap alone;
+  // full recompute of every layer, which MindSpeed does not run under the
+  // swap, is written without it; some layers full and others kept is refused.
+  const std::string config = kConfigs + "megatron/mindspeed_swap_ckpt.sh";
+  const Model model = read(config);
+  const nds_strategy selective = resolved(model, "pp=2,dp=4");
+  const int32_t S = NDS_LAYER_SELECTIVE, K = NDS_LAYER_KEEP, F = NDS_LAYER_FULL;
+  const WrittenConfig two = write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                         {selective, {}, {S, S, K, K, S, S, K, K}, "two"});
+  CHECK_THAT(two.text, Catch::Contains("--recompute-num-layers 2"));
+  CHECK_THAT(two.text, Catch::Contains("--swap-attention"));
+  CHECK(two.text.find("--recompute-granularity") == std::string::npos);
+  const RoundTrip none = round_trip(config, resolved(model, "pp=2,dp=4,recompute=none"), ".sh");
+  // (the flags on lines of their own; the fixture's comment names them too)
+  CHECK(none.written.text.find("    --recompute-num-layers") == std::string::npos);
+  CHECK(none.reread.training.swapped_ops == NDS_RECOMPUTE_OP_ATTENTION);
+  check_states(none.reread, resolved(model, "pp=2,dp=4,recompute=none"));
+  const nds_strategy full = resolved(model, "pp=2,dp=4,recompute=full");
+  const RoundTrip every = round_trip(config, full, ".sh");
+  CHECK(every.written.text.find("    --swap-attention") == std::string::npos);
+  CHECK_THAT(every.written.text, Catch::Contains("--recompute-method uniform"));
+  check_states(every.reread, full);
+  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                 {full, {}, {F, K, K, K, F, K, K, K}, "some"}),
+                    Catch::Contains("--swap-attention replaces full recompute"));
+}
+
 TEST_CASE("apply writes a strategy into a MindFormers YAML and it reads back") {
   // tiny_llama.yaml: dp 2, tp 2, pp 4 on 16 devices; tp 1 pp 2 makes dp 8, its offsets go to 0.
   const std::string config = kConfigs + "mindformers/tiny_llama.yaml";

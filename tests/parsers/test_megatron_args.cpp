@@ -4,7 +4,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>  // getpid
 
 #include "tests/support/run_command.hpp"
 
@@ -276,6 +280,47 @@ TEST_CASE("MindSpeed's activation recompute after fully recomputed layers is a w
   CHECK_THAT(j["warnings"][0].get<std::string>(),
              Catch::Contains("--recompute-activation-function after the fully recomputed layers (priced as kept "
                              "there"));
+}
+
+TEST_CASE("MindSpeed's swap-attention checkpointing replaces full recompute: the MLP of the first layers") {
+  // --swap-attention with --recompute-num-layers N: every layer's attention
+  // on the host, the whole MLP of the first N of each chunk checkpointed, no
+  // layer in full (swap_attention/adaptor.py): selective mlp and moe.
+  const json j = parsed("mindspeed_swap_ckpt.sh");
+  CHECK(j["stated_strategy"]["recompute"] == "selective");
+  CHECK(j["recompute_ops"] == json::array({"mlp", "moe"}));
+  CHECK(j["recompute_layers"] == json::array({1, 1}));
+  CHECK(j["swapped_ops"] == json::array({"attention"}));
+  CHECK(j["warnings"].empty());
+  // The checkpointed MLP's intermediates, by hand: SwiGLU's two up outputs
+  // and the second GEMM's input, 3 x 1024 x 2 bytes a token; 1 layer of
+  // stage 0, 2 micro-batches in flight (1F1B, p = 2), 4096 tokens each.
+  std::ifstream in(fixture("mindspeed_swap_ckpt.sh"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.erase(text.find("    --recompute-num-layers 1 \\\n"), 31);
+  const std::string swap_only = (std::filesystem::temp_directory_path() /
+                                 ("ndsearch-swap-" + std::to_string(::getpid()) + ".sh")).string();
+  std::ofstream(swap_only) << text;
+  auto activations = [](const std::string& config) {
+    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
+                                               config + " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
+    REQUIRE(e.exit_code == 0);
+    return json::parse(e.out)["memory"]["stages"][0]["activations_bytes"].get<double>();
+  };
+  const double ckpt = activations(fixture("mindspeed_swap_ckpt.sh")), swap = activations(swap_only);
+  std::filesystem::remove(swap_only);
+  CHECK(swap - ckpt == Approx(1.0 * 2 * 4096 * 3 * 1024 * 2));
+  // Under --recompute-method block only those N layers swap: one list of
+  // swapped ops cannot say so, so none is priced as swapped, and said.
+  const json block = parsed("mindspeed_swap_block.sh");
+  CHECK(block["stated_strategy"]["recompute"] == "selective");
+  CHECK(block["recompute_layers"] == json::array({1, 1}));
+  CHECK(block["swapped_ops"].empty());
+  REQUIRE(block["warnings"].size() == 1);
+  CHECK_THAT(block["warnings"][0].get<std::string>(),
+             Catch::Contains("--swap-attention with --recompute-method block (the attention of the first "
+                             "--recompute-num-layers layers of each chunk on the host: priced on the device, "
+                             "an upper bound)"));
 }
 
 TEST_CASE("MindSpeed's 2-D tensor parallelism is a warning saying how it is priced") {

@@ -700,14 +700,10 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   if (swap_optimizer.known()) b.set("swap_optimizer", 1, swap_optimizer.where);
   // --swap-attention moves what autograd saves inside each layer's
   // self_attention to the host after its forward and prefetches it when the
-  // layer's backward starts (mindspeed/core/memory/adaptive_memory/,
-  // swap_attention). Its partial MLP checkpointing of the first
-  // --recompute-num-layers layers is not priced: said where it applies.
+  // layer's backward starts (mindspeed/core/memory/swap_attention/). With
+  // --recompute-num-layers it replaces full recompute: below, with the
+  // recompute.
   const Value<int64_t> swap_attention = r.flag({"--swap-attention"});
-  if (swap_attention.known()) b.set_string("swapped_ops", "attention", swap_attention.where);
-  if (swap_attention.known() && r.integer({"--recompute-num-layers"}, 0).known())
-    unpriced(swap_attention.where,
-             "--swap-attention with --recompute-num-layers (the MLP checkpointing of those layers)");
 
   // More settings that move memory and nothing prices yet: MindSpeed's 2-D
   // TP shards activations over tp-x and tp-y, its memory-efficient MTP
@@ -850,6 +846,20 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     mindspeed_ops += std::string(mindspeed_ops.empty() ? "" : ",") + "norm";
     if (!act_function.known()) mindspeed_where = norm_recompute.where;
   }
+  // --swap-attention with --recompute-num-layers N checkpoints the whole
+  // MLP (its input kept; under MoE the router, dispatch, experts and
+  // combine) of the first N layers of each chunk, and no layer in full
+  // (swap_attention/adaptor.py, solve_prefetch_policy; the block's
+  // _checkpointed_forward is replaced: features_manager/memory/
+  // swap_attention.py): selective recompute of mlp and moe. Its attention
+  // goes to the host on every layer, but under --recompute-method block on
+  // those N alone.
+  const Value<int64_t> swap_count = r.integer({"--recompute-num-layers"}, 0);
+  const bool swap_checkpoints = swap_attention.known() && swap_count.known() && recompute != "selective";
+  if (swap_checkpoints) {
+    recompute = "selective";
+    recompute_where = swap_count.where;
+  }
   if (!mindspeed_ops.empty() && recompute == "none") {
     recompute = "selective";
     recompute_where = mindspeed_where;
@@ -865,7 +875,11 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   } else {
     b.set_string("stated.recompute", recompute, recompute_where);
   }
-  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && !activations.known()) {
+  if (swap_checkpoints) {
+    std::string ops = "mlp,moe";
+    if (!mindspeed_ops.empty()) ops += "," + mindspeed_ops;
+    b.set_string("recompute_ops", ops, swap_count.where);
+  } else if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && !activations.known()) {
     // MindSpeed's ops alone: Megatron's selective modules are not on.
     b.set_string("recompute_ops", mindspeed_ops, mindspeed_where);
   } else if (recompute == "selective") {
@@ -997,8 +1011,35 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       r.bad(*args.find({"--recompute-method"}).occurrence, 0, "uniform or block");
     }
   }
+  // Swap checkpointing's N layers of each chunk; the attention swapped on
+  // every layer, or on those N alone (block), which one list cannot say
+  // unless they are every layer: then nothing is priced as swapped (an
+  // upper bound, said).
+  if (swap_attention.known() && !swap_checkpoints) {
+    b.set_string("swapped_ops", "attention", swap_attention.where);
+  } else if (swap_checkpoints && pp.known() && vpp.known() && (n > 0 || !stage_layers.empty())) {
+    const bool uniform = method.known() && method.value == "uniform";
+    bool every_layer = true;
+    std::vector<int64_t> recomputed;
+    for (int64_t k = 0; k < pp.value; ++k) {
+      const int64_t count = stage_layers.empty() ? n / pp.value + (k < n % pp.value ? 1 : 0)
+                                                 : stage_layers[static_cast<size_t>(k)];
+      recomputed.push_back(uniform ? count : std::min(swap_count.value * vpp.value, count));
+      every_layer = every_layer && recomputed.back() == count;
+    }
+    if (!every_layer) b.set_list("recompute_layers", recomputed, swap_count.where);
+    const bool block = method.known() && method.value == "block" && granularity.known();
+    if (every_layer || !block) {
+      b.set_string("swapped_ops", "attention", swap_attention.where);
+    } else {
+      unpriced(swap_attention.where,
+               "--swap-attention with --recompute-method block (the attention of the first "
+               "--recompute-num-layers layers of each chunk on the host: priced on the device, an "
+               "upper bound)");
+    }
+  }
   // MindSpeed's ops alone on the first M layers of each chunk.
-  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && pp.known() &&
+  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && !swap_checkpoints && pp.known() &&
       vpp.known() && (n > 0 || !stage_layers.empty())) {
     const Value<int64_t> act_layers = r.integer({"--recompute-activation-function-num-layers"}, 0);
     const Value<int64_t> norm_layers = r.integer({"--recompute-norm-num-layers"}, 0);

@@ -31,6 +31,7 @@ struct MindSpeedRecompute {
   bool activation = false, norm = false;
   bool megatron_granularity = false;  // --recompute-granularity or --recompute-activations
   bool megatron_selective = false;    // ... stating selective: its ops join Megatron's
+  bool swap_attention = false;        // --swap-attention
   // Its ops are the config's selective recompute (model.cpp's rule).
   bool alone() const { return (activation || norm) && !megatron_granularity; }
 };
@@ -121,7 +122,8 @@ int64_t block_recompute_layers(const std::string& where, const sdk::AppliedStrat
 }
 
 // The M of MindSpeed's --recompute-activation-function-num-layers (and
-// --recompute-norm-num-layers) that states a priced selective plan: its
+// --recompute-norm-num-layers, and --recompute-num-layers under
+// --swap-attention) that states a priced selective plan: its
 // first M layers of every (virtual) stage (mindspeed/core/memory/recompute/
 // recompute_common.py, should_recompute, counts per model chunk), or 0 when
 // every layer runs it. Anything else has no MindSpeed flag.
@@ -133,8 +135,10 @@ int64_t mindspeed_recompute_layers(const std::string& where, const sdk::AppliedS
     if (st.full > 0 || st.offloaded > 0 || st.selective != std::min(m, st.layers))
       cannot_write(where,
                    "its plan is not the first M layers of every (virtual) stage recomputing "
-                   "MindSpeed's ops, which --recompute-activation-function-num-layers and "
-                   "--recompute-norm-num-layers state: rank with one recompute mode for every layer");
+                   "selectively, which MindSpeed's per-chunk counts state "
+                   "(--recompute-activation-function-num-layers, --recompute-norm-num-layers, "
+                   "--recompute-num-layers under --swap-attention): rank with one recompute mode "
+                   "for every layer");
   return m;
 }
 
@@ -261,7 +265,35 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
       else w.push_back(dropped(names.second));
     }
   };
-  if (s.recompute == NDS_RECOMPUTE_SELECTIVE && mindspeed.alone()) {
+  if (mindspeed.swap_attention && s.recompute == NDS_RECOMPUTE_SELECTIVE && !mindspeed.megatron_selective) {
+    // --swap-attention's checkpointing, as model.cpp prices it: the MLP of
+    // the first N layers of each chunk (--recompute-num-layers N, with no
+    // method), or of every layer (method uniform).
+    const int64_t m = mindspeed_recompute_layers(where, a);
+    if (m > 0) {
+      for (const char* f : {"--recompute-granularity", "--recompute-method"}) w.push_back(dropped(f));
+      value("--recompute-num-layers", m);
+    } else {
+      w.push_back({"--recompute-granularity", true, "full"});
+      w.push_back({"--recompute-method", true, "uniform"});
+      value("--recompute-num-layers", 1);
+    }
+    toggle("--recompute-activations", false);
+  } else if (mindspeed.swap_attention && s.recompute == NDS_RECOMPUTE_FULL) {
+    // Under --swap-attention MindSpeed recomputes no layer in full: full
+    // recompute of every layer is written without it.
+    if (!a.layer_options.empty())
+      cannot_write(where,
+                   "MindSpeed's --swap-attention replaces full recompute by its MLP checkpointing, and "
+                   "this plan recomputes some layers in full and keeps others: rank with one recompute "
+                   "mode for every layer");
+    toggle("--swap-attention", false);
+    w.push_back({"--recompute-granularity", true, "full"});
+    w.push_back({"--recompute-method", true, "uniform"});
+    value("--recompute-num-layers", 1);
+    toggle("--recompute-activations", false);
+    mindspeed_flags(0, false);
+  } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && mindspeed.alone()) {
     const int64_t m = mindspeed_recompute_layers(where, a);
     for (const char* f : {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
       w.push_back(dropped(f));
@@ -479,7 +511,8 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const MindSpeedRecompute mindspeed{
       args.has({"--recompute-activation-function"}), args.has({"--recompute-norm"}),
       args.has({"--recompute-granularity"}) || args.has({"--recompute-activations"}),
-      args.has({"--recompute-activations"}) || granularity_is(args, "selective")};
+      args.has({"--recompute-activations"}) || granularity_is(args, "selective"),
+      args.has({"--swap-attention"})};
   for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
                                        args.has({"--use-megatron-fsdp"}),
                                        args.has({"--num-layer-list"}), mindspeed))
