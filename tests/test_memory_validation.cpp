@@ -35,9 +35,10 @@ struct KnownGap {
   double bound;  // of |error|
 };
 const KnownGap kKnownGaps[] = {
-    // 405B under PP 8 (Tables 5 and 6): 10-20 % low, not yet explained. Not
-    // priced there: async TP's buffers, the pipeline's send/receive buffers
-    // and the micro-batch split torchtitan 9dec370 made (taken as 8).
+    // 405B under PP 8 (Tables 5 and 6): 10-20 % low, not yet explained
+    // (docs/validation.md says what is known: the pipeline's per-micro-batch
+    // receive buffers and kept outputs, version-dependent and not priced,
+    // would not close it).
     {"Llama 3.1 405B FSDP 8, TP 8, PP 8, 1F1B", 0.20},
     {"Llama 3.1 405B FSDP 1, TP 8, PP 8, CP 8, 256K", 0.22},
 };
