@@ -276,6 +276,42 @@ TEST_CASE("eval --calibration with gemm_efficiency 0.5 prices as the time model 
   CHECK(ndsearch::time_json(*direct.time) == b["time"]);
 }
 
+TEST_CASE("A calibration's allocator share replaces the shipped one, named in the assumptions") {
+  // The allocator pass adds share x (activations + communication buffers)
+  // of a rank (allocator_share.hpp): at 0.25 in place of the shipped share
+  // s, the peak rank grows by (0.25 - s) x those bytes, exactly (to a byte
+  // of rounding per term).
+  const fs::path file = calibration_file(with_factors("allocator_fraction = 0.25"));
+  const std::string args = fmt::format(
+      "eval {} -A {} -d 8 --seq-len 4096 -b 8 --strategy dp=8,tp=1,pp=1,mbs=1 --format json", kLlama8b, kDevice);
+  const Run plain = ndsearch_cli(args);
+  const Run calibrated = ndsearch_cli(args + " --calibration " + file.string());
+  INFO(plain.err << calibrated.err);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(calibrated.exit_code == 0);
+  const json a = json::parse(plain.out), b = json::parse(calibrated.out);
+  const json& s = a["memory"]["stages"][0];
+  const double dynamic = s["activations_bytes"].get<double>() + s["comm_buffers_bytes"].get<double>();
+  const double shipped = s["other_bytes"].get<double>() / dynamic;  // the allocator is `other` here
+  CHECK(shipped == Approx(0.073).epsilon(0.05));
+  CHECK(b["memory"]["stages"][0]["other_bytes"].get<double>() == Approx(0.25 * dynamic).margin(2));
+  CHECK(b["calibration"]["factors"]["allocator_fraction"] == 0.25);
+  CHECK(a["time"] == b["time"]);  // memory only
+  bool named = false;
+  for (const json& line : b["assumptions"])
+    named = named || line.get<std::string>() ==
+                         fmt::format("memory: the allocator holds 25.0 % of the activations and communication "
+                                     "buffers reserved beyond them (the calibration {})",
+                                     file.string());
+  CHECK(named);
+  // Out of its bounds: E-CALIBRATION naming the key.
+  const Run bad = ndsearch_cli(args + " --calibration " +
+                               calibration_file(with_factors("allocator_fraction = 0.6")).string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Matchers::Contains("`factors.allocator_fraction`"));
+  CHECK_THAT(bad.err, Catch::Matchers::Contains("outside its bounds [0, 0.5]"));
+}
+
 TEST_CASE("The table header says which calibration is applied, on top of the trainer overheads") {
   const fs::path file = calibration_file(with_factors("step_overhead_s = 0.05"));
   CHECK_THAT(ndsearch::test::unwrapped(calibrated_table(file)),

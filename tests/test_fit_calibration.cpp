@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <map>
 
+#include <unistd.h>  // getpid
+
+#include "core/calibration/calibration_file.hpp"
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
 #include "tests/fixtures_paths.hpp"
@@ -122,6 +125,63 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   req.base.calibration = fit.calibration;
   const Comparison after = compare_runs(registry, catalog, req, runs);
   CHECK(after.metrics.mape < 0.01);
+}
+
+TEST_CASE("compare --fit recovers an allocator share of 20 % from measured peaks, and writes it alone") {
+  // The same runs "measured" with our own step times (no time factor lowers
+  // their error) and the peaks our memory model gives with the allocator
+  // holding 20 % of the dynamic memory beyond it, where the shipped share is
+  // 7.3 %: the fit recovers 20 %, brings the peaks' MAPE under 0.1 %, and
+  // the file it writes states that share and neutral time factors.
+  const PluginRegistry& registry = test::shipped_plugins();
+  const DeviceCatalog& catalog = test::shipped_devices();
+  const Device& h100 = catalog.resolve("nvidia-h100-sxm");
+  CompareRequest req = request();
+  CalibrationFile truth;
+  truth.path = "truth.toml";
+  truth.device = h100.id;
+  truth.factors = identity_calibration(h100);
+  truth.factors.allocator_fraction = 0.20;
+  req.calibration = AppliedCalibration{truth, false};
+  const Comparison cluster =
+      compare_runs(registry, catalog, req, runs_measured_at(std::vector<double>(kRuns.size(), 1)));
+  std::vector<double> steps, peaks;
+  for (const ComparedRun& run : cluster.runs) {
+    REQUIRE(run.predicted_s);
+    REQUIRE(run.predicted_peak_bytes);
+    steps.push_back(*run.predicted_s);
+    peaks.push_back(*run.predicted_peak_bytes);
+  }
+  req.calibration.reset();
+  MeasuredRuns runs = runs_measured_at(steps);
+  for (size_t i = 0; i < runs.runs.size(); ++i) runs.runs[i].peak_bytes = peaks[i];
+  const Comparison before = compare_runs(registry, catalog, req, runs);
+  REQUIRE(before.priced() == kRuns.size());
+
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("ndsearch-allocator-fit-" + std::to_string(::getpid()) + ".toml");
+  const CalibrationFit fit = fit_calibration_file(registry, catalog, req, before, file);
+  CHECK_FALSE(fit.lowers_error);
+  REQUIRE(fit.allocator.value);
+  CHECK(*fit.allocator.value == Approx(0.20).epsilon(0.01));
+  CHECK(fit.allocator.shipped == Approx(0.073).epsilon(0.05));
+  CHECK(fit.allocator.lines.size() == kRuns.size());
+  CHECK(fit.allocator.mape_before > 0.02);
+  CHECK(fit.allocator.mape_after < 0.001);
+  CHECK(fit.allocator.leave_one_out_mape < 0.001);  // one factor, the truth: every fold finds it
+  REQUIRE(fit.file == file);
+  const CalibrationFile written = read_calibration(file, h100);
+  std::filesystem::remove(file);
+  REQUIRE(written.factors.allocator_fraction);
+  CHECK(*written.factors.allocator_fraction == Approx(0.20).epsilon(0.01));
+  Calibration time_only = written.factors;
+  time_only.allocator_fraction.reset();
+  CHECK(time_only.is_identity());
+
+  // Applied, the peaks match.
+  req.calibration = AppliedCalibration{written, false};
+  const Comparison after = compare_runs(registry, catalog, req, runs);
+  CHECK(after.peaks.mape < 0.001);
 }
 
 namespace {

@@ -135,6 +135,7 @@ json Planner::evaluate(const EvaluateSettings& settings) const {
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
   const auto calibration = calibration_of(settings, *machine.device);
+  apply_memory_calibration(model, calibration);
   json j = evaluation_json(evaluate_strategy(
       loaded_->registry, model, machine,
       evaluation_request(settings, calibration, swaps_optimizer(*loaded_->options))));
@@ -166,6 +167,7 @@ json Planner::compare(const CompareSettings& settings) const {
     device = &loaded_->catalog.resolve(e.device, "the device id");
     calibration = calibration_of(e, *device);
     request.base = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
+    request.calibration = calibration;
   }
   const Comparison comparison =
       compare_measured_file(loaded_->registry, loaded_->catalog, request, settings.measured);
@@ -190,6 +192,7 @@ json Planner::explain(const ExplainSettings& settings) const {
   request.rank_by_default = e.strategy.empty();
   const Machine machine = evaluation_machine(loaded_->catalog, e.device, devices);
   const auto calibration = calibration_of(e, *machine.device);
+  apply_memory_calibration(model, calibration);
   request.evaluation = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
   request.evaluation.devices = devices;
   request.space = space_request(settings.space);
@@ -215,6 +218,7 @@ void Planner::write_search(const SearchSettings& settings, std::ostream& out) co
   const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
   request.calibration =
       load_calibration(settings.calibration, *machine.device, settings.force_calibration);
+  apply_memory_calibration(model, request.calibration);
   SearchOptions options = search_options(model, machine, request);
   options.keep = settings.top;
   options.closest_misses = settings.all_misses ? 0 : 5;

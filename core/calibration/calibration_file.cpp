@@ -67,22 +67,37 @@ std::string text_field(const std::filesystem::path& file, const toml::table& tab
   return std::string(*node->value<std::string_view>());
 }
 
+// The allocator share as a factor, for its checks and its comment (it has
+// no neutral value: absent is the shipped fit).
+CalibrationFactor allocator_factor() {
+  CalibrationFactor f;
+  f.key = kAllocatorFactorKey;
+  f.words = "the allocator's share of the dynamic memory (absent: the shipped fit)";
+  f.neutral = kAllocatorShareLower;
+  f.lower = kAllocatorShareLower;
+  f.upper = kAllocatorShareUpper;
+  return f;
+}
+
 // The factor's value at `node`, checked: a number, finite, within its bounds.
 double factor_value(const std::filesystem::path& file, const toml::node& node,
                     const CalibrationFactor& factor) {
   const std::string dotted = "factors." + factor.key;
+  const std::string neutral = factor.key == kAllocatorFactorKey
+                                  ? std::string("leave it out for the shipped fit")
+                                  : fmt::format("{} is neutral", factor.neutral);
   if (!node.is_number())
     fail(file, &node, fmt::format("`{}` ({}) must be a number; {}", dotted, factor.words, kFix));
   const double value = *node.value<double>();
   if (!std::isfinite(value))
     fail(file, &node,
-         fmt::format("`{}` ({}) = {} is not finite; give a number in [{}, {}] ({} is neutral)",
-                     dotted, factor.words, value, factor.lower, factor.upper, factor.neutral));
+         fmt::format("`{}` ({}) = {} is not finite; give a number in [{}, {}] ({})", dotted,
+                     factor.words, value, factor.lower, factor.upper, neutral));
   if (value < factor.lower || value > factor.upper)
     fail(file, &node,
          fmt::format("`{}` ({}) = {} is outside its bounds [{}, {}]; give a value within them "
-                     "({} is neutral), or fit the calibration again",
-                     dotted, factor.words, value, factor.lower, factor.upper, factor.neutral));
+                     "({}), or fit the calibration again",
+                     dotted, factor.words, value, factor.lower, factor.upper, neutral));
   return value;
 }
 
@@ -158,7 +173,7 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
   out.factors = identity_calibration(device);
   const toml::table* values = subtable(file, root, "factors", "factors");
   if (values == nullptr) return out;
-  std::vector<std::string> scalar_keys{"bandwidth", "communication"}, comm_keys;
+  std::vector<std::string> scalar_keys{"bandwidth", "communication", kAllocatorFactorKey}, comm_keys;
   for (const CalibrationFactor& f : factors) {
     if (f.is_comm)
       comm_keys.push_back(f.key.substr(f.key.find('.') + 1));
@@ -172,6 +187,8 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
         f.set(out.factors, factor_value(file, *node, f));
   if (const toml::node* node = values->get("bandwidth"))
     read_bandwidth(file, *node, factors, device, out.factors);
+  if (const toml::node* node = values->get(kAllocatorFactorKey))
+    out.factors.allocator_fraction = factor_value(file, *node, allocator_factor());
   if (const toml::table* comm = subtable(file, *values, "communication", "factors.communication")) {
     only_known(file, *comm, "factors.communication.", comm_keys);
     for (const CalibrationFactor& f : factors)
@@ -227,6 +244,9 @@ std::string calibration_toml(const CalibrationFile& calibration, const Device& d
       if (f.is_level)
         out << fmt::format("# {}: {}, in [{}, {}]\n", f.key, f.words, f.lower, f.upper);
   }
+  if (calibration.factors.allocator_fraction)
+    out << fmt::format("{} = {}{}\n", kAllocatorFactorKey, *calibration.factors.allocator_fraction,
+                       comment(allocator_factor()));
   out << "\n[factors.communication]\n";
   for (const CalibrationFactor& f : factors)
     if (f.is_comm)
@@ -249,6 +269,12 @@ std::optional<AppliedCalibration> load_calibration(const std::filesystem::path& 
 
 Calibration calibration_factors_of(const std::optional<AppliedCalibration>& applied) {
   return applied ? applied->file.factors : Calibration{};
+}
+
+void apply_memory_calibration(Model& model, const std::optional<AppliedCalibration>& applied) {
+  if (!applied || !applied->file.factors.allocator_fraction) return;
+  model.allocator_fraction = applied->file.factors.allocator_fraction;
+  model.allocator_fraction_source = "the calibration " + applied->file.path.string();
 }
 
 }  // namespace ndsearch

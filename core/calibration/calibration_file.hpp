@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/hardware/device.hpp"
+#include "core/model/model.hpp"
 #include "core/time/calibration.hpp"
 
 namespace ndsearch {
@@ -61,5 +62,9 @@ std::optional<AppliedCalibration> load_calibration(const std::filesystem::path& 
 
 // The factors to price with: the identity when none is applied.
 Calibration calibration_factors_of(const std::optional<AppliedCalibration>& applied);
+
+// The calibration's allocator share, where it states one, set on `model`
+// (Model::allocator_fraction, named with the file in the assumptions).
+void apply_memory_calibration(Model& model, const std::optional<AppliedCalibration>& applied);
 
 }  // namespace ndsearch

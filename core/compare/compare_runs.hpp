@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/calibration/calibration_file.hpp"
 #include "core/compare/measured_runs.hpp"
 #include "core/compare/metrics.hpp"
 #include "core/evaluate/evaluate_strategy.hpp"
@@ -41,6 +42,9 @@ struct CompareRequest {
   std::string device;
   uint64_t devices = 0;    // 0: each run's strategy product, unless the row gives one
   EvaluationRequest base;  // strategy and devices are set per run
+  // The calibration applied (its time factors are base.calibration), for
+  // its allocator share, set on each run's model.
+  std::optional<AppliedCalibration> calibration;
 };
 
 struct ComparedRun {

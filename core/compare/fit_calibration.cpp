@@ -15,6 +15,7 @@
 #include "core/calibration/calibration_file.hpp"
 #include "core/calibration/least_squares.hpp"
 #include "core/compare/run_pricing.hpp"
+#include "core/memory/allocator_share.hpp"
 #include "core/report/fit_json.hpp"
 #include "core/support/user_error.hpp"
 #include "core/time/trainer_settings.hpp"
@@ -48,6 +49,7 @@ class RunSet {
       if (!run.metric_index) continue;
       runs_.push_back(run_pricing(catalog, request, models_, run.measured));
       measured_.push_back(run.measured.step_s);
+      peaks_.push_back(run.measured.peak_bytes.value_or(0));
       lines_.push_back(run.measured.line);
     }
   }
@@ -64,11 +66,25 @@ class RunSet {
     return e.time ? e.time->step_s / measured_[i] - 1 : kNaN;
   }
 
+  // Whether run `i` measured its peak.
+  bool has_peak(size_t i) const { return peaks_[i] > 0; }
+  int line(size_t i) const { return lines_[i]; }
+  // Its predicted peak / measured - 1 at allocator share `share` (unset: the
+  // model's own), NaN when not priced.
+  double peak_error(size_t i, std::optional<double> share) const {
+    const RunPricing& p = runs_[i];
+    Model model = *p.model;
+    if (share) model.allocator_fraction = share, model.allocator_fraction_source = "the fit being made";
+    const StrategyEvaluation e = evaluate_strategy(registry_, model, p.machine, p.request);
+    return e.valid() ? static_cast<double>(e.peak_bytes) / peaks_[i] - 1 : kNaN;
+  }
+
  private:
   const PluginRegistry& registry_;
   ModelCache models_;
   std::vector<RunPricing> runs_;
   std::vector<double> measured_;
+  std::vector<double> peaks_;  // bytes; 0: not measured
   std::vector<int> lines_;
 };
 
@@ -250,6 +266,50 @@ Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
   }
 }
 
+// The share that minimises the squared peak errors of `rows`, from the
+// shipped `start`, within the calibration file's bounds.
+double fit_share(const RunSet& runs, const std::vector<size_t>& rows, double start) {
+  const std::vector<FitFactor> factor{
+      {kAllocatorFactorKey, start, kAllocatorShareLower, kAllocatorShareUpper, 0.001}};
+  return fit_least_squares(factor, [&](const std::vector<double>& values) {
+           std::vector<double> residuals;
+           for (size_t r : rows) residuals.push_back(runs.peak_error(r, values[0]));
+           return residuals;
+         }).values[0];
+}
+
+AllocatorShareFit fit_allocator(const RunSet& runs) {
+  AllocatorShareFit out;
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (runs.has_peak(i)) rows.push_back(i), out.lines.push_back(runs.line(i));
+  out.shipped = allocator_share(runs.model()).fraction;
+  out.mape_before = out.mape_after = out.leave_one_out_mape = kNaN;
+  out.leave_one_out_errors.assign(rows.size(), kNaN);
+  if (rows.size() < 2) {
+    out.left_because = fmt::format("{} run{} measured a peak; a fit of the allocator share needs 2",
+                                   rows.size(), rows.size() == 1 ? "" : "s");
+    return out;
+  }
+  std::vector<double> before, after;
+  for (size_t r : rows) before.push_back(runs.peak_error(r, std::nullopt));
+  const double share = fit_share(runs, rows, out.shipped);
+  for (size_t r : rows) after.push_back(runs.peak_error(r, share));
+  out.mape_before = mape_of(before);
+  out.mape_after = mape_of(after);
+  if (rows.size() >= 3)
+    for (size_t k = 0; k < rows.size(); ++k) {
+      std::vector<size_t> others;
+      for (size_t r : rows)
+        if (r != rows[k]) others.push_back(r);
+      out.leave_one_out_errors[k] = runs.peak_error(rows[k], fit_share(runs, others, out.shipped));
+    }
+  out.leave_one_out_mape = mape_of(out.leave_one_out_errors);
+  if (out.mape_after < out.mape_before - kLeastGain) out.value = share;
+  else out.left_because = "the shipped share matches these peaks as well";
+  return out;
+}
+
 }  // namespace
 
 CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
@@ -302,6 +362,8 @@ CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatal
       out.leave_one_out_errors[i] = runs.error(i, fold.calibration);
     }
   out.leave_one_out_mape = mape_of(out.leave_one_out_errors);
+  out.allocator = fit_allocator(runs);
+  out.calibration.allocator_fraction = out.allocator.value;
   return out;
 }
 
@@ -309,7 +371,7 @@ CalibrationFit fit_calibration_file(const PluginRegistry& registry, const Device
                                     const CompareRequest& request, const Comparison& compared,
                                     const std::filesystem::path& file) {
   CalibrationFit fit = fit_calibration(registry, catalog, request, compared);
-  if (!fit.lowers_error) return fit;  // nothing to write: the report says why
+  if (!fit.writes()) return fit;  // nothing to write: the report says why
   const Device& device = catalog.resolve(fit.device_id, "the device id");
   CalibrationFile written;
   written.path = file;
@@ -317,7 +379,9 @@ CalibrationFit fit_calibration_file(const PluginRegistry& registry, const Device
   written.trainer = fit.trainer;
   written.fitted_on =
       fmt::format("{}, {} runs", compared.measured_file.filename().string(), fit.lines.size());
-  written.factors = fit.calibration;
+  // The time factors only where they lower the step times' error.
+  written.factors = fit.lowers_error ? fit.calibration : identity_calibration(device);
+  written.factors.allocator_fraction = fit.allocator.value;
   std::vector<std::string> comments{
       fmt::format("written by ndsearch compare, fitted on {}", compared.measured_file.string())};
   for (const std::string& line : fit_report_lines(fit)) comments.push_back(line);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,19 @@ struct FittedFactor {
   std::string left_because;  // why it stayed neutral; empty when fitted
 };
 
+// The allocator's share fitted on the runs' measured peaks (compare's
+// peak_gib / peak_bytes), by the same least squares on the peaks' relative
+// errors as ndsearch-validate fits the shipped one on published peaks.
+struct AllocatorShareFit {
+  std::vector<int> lines;         // the priced runs with a measured peak
+  double shipped = 0;             // the share the runs were priced with
+  std::optional<double> value;    // fitted (and written) when it lowers the peaks' error
+  std::string left_because;       // why not, otherwise
+  double mape_before = 0, mape_after = 0;  // of the peaks (NaN: no peak)
+  std::vector<double> leave_one_out_errors;  // NaN with fewer than 3 peaks
+  double leave_one_out_mape = 0;
+};
+
 struct CalibrationFit {
   std::filesystem::path file;  // where `compare --fit` wrote it (empty: not written)
   std::string device_id, trainer;
@@ -45,6 +59,9 @@ struct CalibrationFit {
   // at most n - 2), and their mean absolute value; NaN with fewer than 3 runs.
   std::vector<double> leave_one_out_errors;
   double leave_one_out_mape = 0;
+  AllocatorShareFit allocator;  // on the runs' measured peaks
+  // Something to write: the time factors or the allocator share lower an error.
+  bool writes() const { return lowers_error || allocator.value.has_value(); }
 };
 
 // Fits on `compared`'s priced runs (those in its metrics). Throws UserError

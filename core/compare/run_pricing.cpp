@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/compare/run_pricing.hpp"
 
+#include "core/calibration/calibration_file.hpp"
+
 namespace ndsearch {
 
 ModelCache::ModelCache(const PluginRegistry& registry, const CompareRequest& request)
@@ -18,6 +20,7 @@ Model& ModelCache::at(std::optional<int64_t> global_batch, std::optional<int64_t
     ParseOptions parse = request_.parse;
     parse.overrides = overrides;
     it = models_.emplace(key, parse_config(registry_, request_.config, parse)).first;
+    apply_memory_calibration(it->second, request_.calibration);
   }
   return it->second;
 }

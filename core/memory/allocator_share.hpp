@@ -7,8 +7,8 @@
 // are allocated once and do not fragment. One global factor per runtime,
 // fitted on the measured (reserved) peaks of validation/memory/ with the
 // documented fitter (docs/validation.md, "Memory: measured peaks"). A
-// Model may carry another (Model::allocator_fraction: the fitter's trial
-// values; a user's calibration is not wired to it yet).
+// Model may carry another (Model::allocator_fraction: the fitters' trial
+// values, or a user's calibration, apply_memory_calibration).
 #pragma once
 
 #include <ndsearch/nds_candidate.h>

@@ -36,7 +36,8 @@ bool Calibration::is_identity() const {
     if (b != 1) return false;
   for (double c : communication)
     if (c != 1) return false;
-  return gemm == 1 && attention == 1 && hbm == 1 && step_s == 0 && layer_s == 0;
+  return gemm == 1 && attention == 1 && hbm == 1 && step_s == 0 && layer_s == 0 &&
+         !allocator_fraction;
 }
 
 double CalibrationFactor::get(const Calibration& c) const {
@@ -124,6 +125,9 @@ std::string calibration_summary(const Calibration& calibration, const Device& de
     else
       text += fmt::format("{} x {:.3f}", f.words, v);
   }
+  if (calibration.allocator_fraction)
+    text += fmt::format("{}allocator share {:.1f} % of the dynamic memory", text.empty() ? "" : ", ",
+                        100 * *calibration.allocator_fraction);
   return text.empty() ? "none" : text;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// calibration.hpp: a user's correction of the time model for their own
-// cluster, fitted on their measured runs (`ndsearch compare --fit`) and
+// calibration.hpp: a user's correction of the time model (and of the
+// allocator's share of memory) for their own cluster, fitted on their measured runs (`ndsearch compare --fit`) and
 // applied with `--calibration FILE` (docs/cli.md, "Calibration").
 //
 // Every factor is physical: how much faster or slower than the device's
@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct Calibration {
   std::array<double, 5> communication{1, 1, 1, 1, 1};  // by CommPart, before the overlap
   double step_s = 0;                                   // added per step
   double layer_s = 0;                                  // added per layer and micro-batch
+  // Memory, not time: the share of the dynamic memory the allocator holds
+  // reserved beyond it (core/memory/allocator_share.hpp), fitted on the
+  // user's measured peaks; unset: the shipped fit for the trainer's runtime.
+  std::optional<double> allocator_fraction;
 
   double level_bandwidth(size_t level) const {
     return level < bandwidth.size() ? bandwidth[level] : 1.0;
@@ -57,6 +62,11 @@ struct CalibrationFactor {
   double get(const Calibration& c) const;
   void set(Calibration& c, double value) const;
 };
+
+// The allocator share's key in a calibration file ([factors]) and its
+// bounds: a share of the dynamic memory.
+inline constexpr const char* kAllocatorFactorKey = "allocator_fraction";
+inline constexpr double kAllocatorShareLower = 0, kAllocatorShareUpper = 0.5;
 
 // The factors of a calibration on `device`, in the fit's priority order
 // (docs/cli.md): the per-step overhead, the GEMM scale, the bandwidth of each

@@ -155,6 +155,7 @@ int compare(const PluginFlags& base_flags, const CompareArgs& args) {
   if (!validation && !args.eval.device.empty()) {
     device = &catalog.resolve(args.eval.device, "the device id");
     request.base = calibrated_request(args.eval, *device, calibration);
+    request.calibration = calibration;
   }
   const Comparison comparison = compare_measured_file(registry, catalog, request, args.measured);
   json j = compare_json(comparison);

@@ -152,6 +152,7 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
   const Machine machine = evaluation_machine(catalog, args.device, args.request.devices);
   std::optional<AppliedCalibration> calibration;
   const EvaluationRequest request = calibrated_request(args, *machine.device, calibration);
+  apply_memory_calibration(model, calibration);
   const StrategyEvaluation evaluation = evaluate_strategy(registry, model, machine, request);
   const int exit_code = report_refusal(evaluation);
   json j = evaluation_json(evaluation);

@@ -79,6 +79,7 @@ int explain(const PluginFlags& base_flags, ExplainArgs args) {
   const Machine machine = evaluation_machine(catalog, args.eval.device, args.eval.request.devices);
   std::optional<AppliedCalibration> calibration;
   request.evaluation = calibrated_request(args.eval, *machine.device, calibration);
+  apply_memory_calibration(model, calibration);
   request.space = args.space;
   const StrategyExplanation explanation = explain_strategy(registry, model, machine, request);
   const int exit_code = report_refusal(explanation.evaluation);

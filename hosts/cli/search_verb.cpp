@@ -151,6 +151,7 @@ int search(const PluginFlags& base_flags, const SearchArgs& args) {
 
   SearchRequest request = args.request;
   request.calibration = load_calibration(args.calibration, *machine.device);
+  apply_memory_calibration(model, request.calibration);
   SearchOptions options = search_options(model, machine, request);
   // Files list every fitting (and, with -o, every dropped) candidate; the
   // screen shows the top -t and the closest misses misses_kept says.
