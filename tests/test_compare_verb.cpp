@@ -382,7 +382,7 @@ TEST_CASE("compare's table shows each run's measured and predicted parts within 
   CHECK(c.out.find("  forward ") != std::string::npos);
 }
 
-TEST_CASE("compare scores a measured peak like a step: its error, the MAPE, and a bad peak skipped") {
+TEST_CASE("compare scores a measured peak like a step: its error and the MAPE, and a bad peak is exit 2") {
   // Issue 34: a measured peak per run (peak_gib, GiB of 2^30, or peak_bytes)
   // is compared with eval's peak for the same run: predicted / measured - 1.
   const json e = eval("dp=1,tp=1,pp=1,mbs=1", " -b 16");
@@ -390,14 +390,15 @@ TEST_CASE("compare scores a measured peak like a step: its error, the MAPE, and 
   const double peak = e["memory"]["peak_bytes"].get<double>();
   const double step = e["time"]["step_s"].get<double>();
   // Line 2 measured 1.25x less than we say (+25 %), line 3 twice as much
-  // (-50 %), in GiB; line 4's peak is not a number and is skipped.
+  // (-50 %), in GiB; line 4 leaves its peak empty: timed, not scored on memory.
   const std::string rows = fmt::format(
-      "dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{0},{1}\n1,1,1,2,{0},{2}\n1,1,1,4,{0},zero\n", step,
+      "dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{0},{1}\n1,1,1,2,{0},{2}\n1,1,1,4,{0},\n", step,
       peak / 1.25 / (1024.0 * 1024 * 1024), 2 * peak / (1024.0 * 1024 * 1024));
   const Compare c = compare(csv_file(rows));
   INFO(c.err);
   REQUIRE(c.exit_code == 0);
-  REQUIRE(c.j["runs"].size() == 2);
+  REQUIRE(c.j["runs"].size() == 3);
+  CHECK(c.j["runs"][2]["peak_error"].is_null());
   CHECK(c.j["runs"][0]["peak_error"].get<double>() == Approx(0.25).epsilon(1e-6));
   CHECK(c.j["runs"][0]["predicted_peak_bytes"].get<double>() == Approx(peak));
   // mbs 2 holds more activations than mbs 1: its own peak, against 2 x mbs 1's.
@@ -407,15 +408,23 @@ TEST_CASE("compare scores a measured peak like a step: its error, the MAPE, and 
   CHECK(c.j["peaks"]["runs"] == 2);
   CHECK(c.j["peaks"]["mape"].get<double>() ==
         Approx((0.25 + std::abs(peak2 / (2 * peak) - 1)) / 2).epsilon(1e-6));
-  REQUIRE(c.j["skipped"].size() == 1);
-  CHECK(c.j["skipped"][0]["column"] == "peak_gib");
-  CHECK_THAT(c.j["skipped"][0]["reason"].get<std::string>(), Catch::Contains("not a number"));
+  CHECK(c.j["skipped"].empty());
+  // A peak that is not a number, 0 or negative stops the file: exit 2
+  // naming it, the line, the column and the value (issue 34's bad input).
+  const std::string nan_file = csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},zero\n", step));
+  const Compare nan = compare(nan_file);
+  CHECK(nan.exit_code == 2);
+  CHECK_THAT(nan.err, Catch::Contains("E-MEASURED-CSV") && Catch::Contains(nan_file) &&
+                          Catch::Contains("line 2, column peak_gib = \"zero\": not a number"));
   // peak_bytes reads bytes; 0 and both columns at once are refused.
   const Compare bytes = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_bytes\n1,1,1,1,{},{}\n", step, peak)));
   CHECK(bytes.j["runs"][0]["peak_error"].get<double>() == Approx(0).margin(1e-9));
-  const Compare zero = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},0\n1,1,1,2,{},1\n", step, step)));
-  REQUIRE(zero.j["skipped"].size() == 1);
-  CHECK_THAT(zero.j["skipped"][0]["reason"].get<std::string>(), Catch::Contains("0 or less"));
+  for (const char* bad : {"0", "-3"}) {
+    const Compare zero =
+        compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},1\n1,1,1,2,{},{}\n", step, step, bad)));
+    CHECK(zero.exit_code == 2);
+    CHECK_THAT(zero.err, Catch::Contains(fmt::format("line 3, column peak_gib = \"{}\": a peak of 0 or less", bad)));
+  }
   const Compare both = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib,peak_bytes\n1,1,1,1,{},1,2\n", step)));
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.err, Catch::Contains("E-MEASURED-CSV") && Catch::Contains("keep one"));

@@ -162,9 +162,18 @@ MeasuredFormat detect_format(const std::vector<std::string>& names,
   return classified ? MeasuredFormat::reference_classified : MeasuredFormat::reference_simple;
 }
 
-// A cell that does not read: the reason, for the diagnostic.
+// A cell that does not read: the reason, for the diagnostic. One that
+// `stops` fails the whole file instead of skipping its row: a measured peak
+// is what a memory fit reads, and a wrong one is an error to fix, not a row
+// to lose (issue 34: exit 2 naming the file, the column and the value).
 struct CellError {
   std::string reason;
+  bool stops = false;
+};
+
+// A row's cell that stops the file (read_measured_runs reports it).
+struct StoppingCell {
+  MeasuredDiagnostic diagnostic;
 };
 
 int64_t whole_number(std::string_view text, int64_t low, int64_t high) {
@@ -193,9 +202,9 @@ double peak_bytes(std::string_view text, double unit) {
   double v = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
-    throw CellError{"not a number; a peak is GiB (peak_gib) or bytes (peak_bytes)"};
-  if (!(v > 0)) throw CellError{"a peak of 0 or less; a run that ran held memory"};
-  if (v * unit > 1.0e18) throw CellError{"a peak above an exabyte; check the column's unit"};
+    throw CellError{"not a number; a peak is GiB (peak_gib) or bytes (peak_bytes)", true};
+  if (!(v > 0)) throw CellError{"a peak of 0 or less; a run that ran held memory", true};
+  if (v * unit > 1.0e18) throw CellError{"a peak above an exabyte; check the column's unit", true};
   return v * unit;
 }
 
@@ -302,6 +311,7 @@ class RowReader {
             break;
         }
       } catch (const CellError& e) {
+        if (e.stops) throw StoppingCell{{line, h.spelled, sdk::shown(cell, kShownBytes), e.reason}};
         out.push_back({line, h.spelled, sdk::shown(cell, kShownBytes), e.reason});
         return std::nullopt;
       }
@@ -453,8 +463,15 @@ MeasuredRuns read_measured_runs(const std::filesystem::path& file) {
     }
     if (++read_rows > kMaxMeasuredRows)
       fail(file, fmt::format("more than {} runs; split the file", kMaxMeasuredRows));
-    if (auto run = rows->read(line, content, result.diagnostics))
-      result.runs.push_back(std::move(*run));
+    try {
+      if (auto run = rows->read(line, content, result.diagnostics))
+        result.runs.push_back(std::move(*run));
+    } catch (const StoppingCell& s) {
+      const MeasuredDiagnostic& d = s.diagnostic;
+      fail(file, fmt::format("line {}, column {} = \"{}\": {}; give the run's measured peak, or leave "
+                             "the cell empty",
+                             d.line, d.column, d.value, d.reason));
+    }
   }
   if (!rows) fail(file, fmt::format("empty; the first row must be a header: {}", kFormats));
   if (read_rows == 0) fail(file, "a header and no run; add one row per measured run");
