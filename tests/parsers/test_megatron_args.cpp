@@ -32,6 +32,15 @@ json parsed(const std::string& name) {
   return json::parse(r.out);
 }
 
+// Stage 0's activation bytes of `config` on 8 H100 at pp 2, dp 4, as eval prices them.
+double stage0_activations(const std::string& config) {
+  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
+                                             config + " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
+  INFO(e.err);
+  REQUIRE(e.exit_code == 0);
+  return json::parse(e.out)["memory"]["stages"][0]["activations_bytes"].get<double>();
+}
+
 bool warned(const json& m, const std::string& text) {
   for (const auto& w : m["warnings"])
     if (w.get<std::string>().find(text) != std::string::npos) return true;
@@ -261,14 +270,8 @@ TEST_CASE("MindSpeed's activation-function and norm recompute are selective ops 
   // SwiGLU output (ffn 1024 x 2 bytes) and the two norms' outputs (2 x
   // hidden 256 x 2 bytes) = 3072 bytes; 4096 tokens a micro-batch, 3 layers,
   // 2 micro-batches in flight on stage 0 of 2 (1F1B: p - r).
-  auto activations = [](const std::string& config) {
-    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
-                                               config + " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
-    REQUIRE(e.exit_code == 0);
-    return json::parse(e.out)["memory"]["stages"][0]["activations_bytes"].get<double>();
-  };
-  const double with_ops = activations(fixture("mindspeed_act_norm.sh"));
-  const double without = activations(fixture("mindspeed_act_norm_off.sh"));
+  const double with_ops = stage0_activations(fixture("mindspeed_act_norm.sh"));
+  const double without = stage0_activations(fixture("mindspeed_act_norm_off.sh"));
   CHECK(without - with_ops == Approx(3.0 * 2 * 4096 * 3072));
 }
 
@@ -301,13 +304,7 @@ TEST_CASE("MindSpeed's swap-attention checkpointing replaces full recompute: the
   const std::string swap_only = (std::filesystem::temp_directory_path() /
                                  ("ndsearch-swap-" + std::to_string(::getpid()) + ".sh")).string();
   std::ofstream(swap_only) << text;
-  auto activations = [](const std::string& config) {
-    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
-                                               config + " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
-    REQUIRE(e.exit_code == 0);
-    return json::parse(e.out)["memory"]["stages"][0]["activations_bytes"].get<double>();
-  };
-  const double ckpt = activations(fixture("mindspeed_swap_ckpt.sh")), swap = activations(swap_only);
+  const double ckpt = stage0_activations(fixture("mindspeed_swap_ckpt.sh")), swap = stage0_activations(swap_only);
   std::filesystem::remove(swap_only);
   CHECK(swap - ckpt == Approx(1.0 * 2 * 4096 * 3 * 1024 * 2));
   // Under --recompute-method block only those N layers swap: one list of
