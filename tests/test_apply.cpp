@@ -15,6 +15,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/apply/priced_layers.hpp"
 #include "core/apply/write_config.hpp"
 #include "core/explain/explain_strategy.hpp"
 #include "core/model/parse_config.hpp"
@@ -177,6 +178,24 @@ TEST_CASE("Under MindSpeed's swap-attention, apply writes its checkpointing, or 
   CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, config, ParseOptions{},
                                  {full, {}, {F, K, K, K, F, K, K, K}, "some"}),
                     Catch::Contains("--swap-attention replaces full recompute"));
+}
+
+TEST_CASE("apply keeps the embedding and loss accounting where it builds the priced split, else drops it") {
+  // account_split.sh: 14 layers, pp 4, vpp 2, the embedding and the loss
+  // accounted (1,2,2,2,2,2,2,1). Its own strategy is written unchanged; at
+  // pp 2, vpp 1 the accounting is turned off (Megatron-Core refuses it with
+  // first/last counts) and the trainer's split, 7 and 7, is what reads back.
+  const std::string config = kConfigs + "megatron/account_split.sh";
+  const Model model = read(config);
+  const nds_strategy s = resolved(model, "dp=2", 8);  // 8 GPUs: dp 2
+  const WrittenConfig own = write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                         {s, priced_stage_layers(s, model, {}), {}, {}});
+  CHECK(own.changes.empty());
+  const nds_strategy other = resolved(model, "pp=2,vpp=1,dp=4", 8);
+  const RoundTrip moved = round_trip(config, other, ".sh");
+  CHECK(moved.written.text.find("--account-for-") == std::string::npos);
+  CHECK(moved.reread.stage_layers.empty());
+  check_states(moved.reread, other);
 }
 
 TEST_CASE("apply writes a strategy into a MindFormers YAML and it reads back") {

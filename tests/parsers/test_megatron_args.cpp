@@ -320,6 +320,36 @@ TEST_CASE("MindSpeed's swap-attention checkpointing replaces full recompute: the
                              "an upper bound)"));
 }
 
+TEST_CASE("The embedding and loss accounted in the pipeline split state each virtual stage's layers") {
+  // 14 layers + the embedding + the loss = 16 slots over pp 4 x vpp 2: 2 a
+  // virtual stage (chunk·pp + rank), the first and the last one less.
+  const json j = parsed("account_split.sh");
+  CHECK(j["stage_layers"] == json::array({1, 2, 2, 2, 2, 2, 2, 1}));
+  CHECK(j["warnings"].empty());
+  // Rank 0 holds 1 + 2, rank 3 2 + 1: eval prices that split.
+  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
+                                             fixture("account_split.sh") + " -A nvidia-h100-sxm -d 8 --format json");
+  REQUIRE(e.exit_code == 0);
+  const json stages = json::parse(e.out)["memory"]["stages"];
+  CHECK(stages[0]["layers"] == 3);
+  CHECK(stages[1]["layers"] == 4);
+  CHECK(stages[3]["layers"] == 3);
+  // 13 layers + 2 = 15 slots do not divide over 8: Megatron-Core refuses it.
+  std::ifstream in(fixture("account_split.sh"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("--num-layers 14"), 15, "--num-layers 13");
+  const std::string odd = (std::filesystem::temp_directory_path() /
+                           ("ndsearch-account-" + std::to_string(::getpid()) + ".sh")).string();
+  std::ofstream(odd) << text;
+  const auto r = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                             " model --format json " + odd);
+  std::filesystem::remove(odd);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains(":10: --account-for-embedding-in-pipeline-split: --num-layers 13 with the "
+                                    "embedding and loss accounted is 15 slots, which pp·vpp = 8 virtual stages "
+                                    "do not divide"));
+}
+
 TEST_CASE("MindSpeed's 2-D tensor parallelism is a warning saying how it is priced") {
   const json j = parsed("mindspeed_tp2d.sh");
   REQUIRE(j["warnings"].size() == 1);

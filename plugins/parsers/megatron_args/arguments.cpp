@@ -40,6 +40,7 @@ constexpr FlagSpec kFlags[] = {
     {"--context-parallel-size", 1}, {"--cp-comm-type", -1}, {"--context-parallel-algo", 1},
     {"--expert-model-parallel-size", 1}, {"--expert-tensor-parallel-size", 1}, {"--sequence-parallel", 0},
     {"--num-layer-list", 1}, {"--decoder-first-pipeline-num-layers", 1}, {"--decoder-last-pipeline-num-layers", 1},
+    {"--account-for-embedding-in-pipeline-split", 0}, {"--account-for-loss-in-pipeline-split", 0},
     {"--schedules-method", 1}, {"--use-distributed-optimizer", 0}, {"--use-megatron-fsdp", 0},
     {"--use-torch-fsdp2", 0}, {"--data-parallel-sharding-strategy", 1},
     {"--micro-batch-size", 1}, {"--global-batch-size", 1},

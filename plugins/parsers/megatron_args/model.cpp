@@ -963,6 +963,33 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       }
       stage_where = first_stage.known() ? first_stage.where : last_stage.where;
     }
+  } else if (const Value<int64_t> embedding = r.flag({"--account-for-embedding-in-pipeline-split"}),
+             loss = r.flag({"--account-for-loss-in-pipeline-split"});
+             (embedding.known() || loss.known()) && pp.known() && vpp.known() && n > 0) {
+    // The embedding and the loss each take a layer's place in the split:
+    // (layers + 1 + 1) / (pp·vpp) a virtual stage, the first one less on
+    // the first virtual stage, the last on the last (Megatron-Core,
+    // transformer_block.py get_num_layers_to_build; transformer_config.py
+    // refuses counts that do not divide).
+    const int64_t slots = n + (embedding.known() ? 1 : 0) + (loss.known() ? 1 : 0);
+    const int64_t chunks = pp.value * vpp.value;
+    const Value<int64_t>& flag = embedding.known() ? embedding : loss;
+    const char* spelled = embedding.known() ? "--account-for-embedding-in-pipeline-split"
+                                            : "--account-for-loss-in-pipeline-split";
+    if (slots % chunks != 0) {
+      const Where w = args.where(*args.find({spelled}).occurrence);
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       w.file + ":" + std::to_string(w.line) + ": " + spelled + ": --num-layers " +
+                           std::to_string(n) + " with the embedding and loss accounted is " +
+                           std::to_string(slots) + " slots, which pp·vpp = " + std::to_string(chunks) +
+                           " virtual stages do not divide (Megatron-Core refuses it); fix --num-layers, "
+                           "the pipeline degrees or the flags");
+    }
+    stage_layers.assign(static_cast<size_t>(chunks), slots / chunks);  // by virtual stage: chunk·pp + rank
+    if (embedding.known()) --stage_layers.front();
+    if (loss.known()) --stage_layers.back();
+    stage_where = flag.where;
+    stage_where.field = std::string(spelled) + " (layers of each virtual stage)";
   }
   if (!stage_layers.empty() && !noop.empty()) {
     // the noop layers are counted in the stated split; they hold nothing
@@ -987,6 +1014,17 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     stage_where.field = "--noop-layers (layers left on each pipeline stage)";
   }
   if (!stage_layers.empty()) b.set_list("stage_layers", stage_layers, stage_where);
+  // The layers of each pipeline rank: the stated split folded over its
+  // virtual stages (chunk·pp + rank), else the even split.
+  std::vector<int64_t> rank_layers;
+  if (pp.known() && pp.value > 0 && (n > 0 || !stage_layers.empty())) {
+    rank_layers.assign(static_cast<size_t>(pp.value), 0);
+    for (int64_t k = 0; k < pp.value; ++k) rank_layers[static_cast<size_t>(k)] = n / pp.value + (k < n % pp.value ? 1 : 0);
+    if (!stage_layers.empty() && stage_layers.size() % static_cast<size_t>(pp.value) == 0) {
+      std::fill(rank_layers.begin(), rank_layers.end(), 0);
+      for (size_t i = 0; i < stage_layers.size(); ++i) rank_layers[i % static_cast<size_t>(pp.value)] += stage_layers[i];
+    }
+  }
 
   // Full recompute of how many layers per stage: block N recomputes the first
   // N layers of each (virtual) stage; uniform recomputes every layer.
@@ -994,10 +1032,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   const Value<int64_t> recompute_count = r.integer({"--recompute-num-layers"}, 0);
   if (recompute == "full" && method.known() && pp.known() && vpp.known() &&
       (n > 0 || !stage_layers.empty())) {
-    std::vector<int64_t> per_stage = stage_layers;
-    if (per_stage.empty()) {
-      for (int64_t k = 0; k < pp.value; ++k) per_stage.push_back(n / pp.value + (k < n % pp.value ? 1 : 0));
-    }
+    const std::vector<int64_t>& per_stage = rank_layers;
     if (method.value == "block" && recompute_count.known()) {
       std::vector<int64_t> recomputed;
       for (int64_t count : per_stage) {
@@ -1022,8 +1057,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     bool every_layer = true;
     std::vector<int64_t> recomputed;
     for (int64_t k = 0; k < pp.value; ++k) {
-      const int64_t count = stage_layers.empty() ? n / pp.value + (k < n % pp.value ? 1 : 0)
-                                                 : stage_layers[static_cast<size_t>(k)];
+      const int64_t count = rank_layers[static_cast<size_t>(k)];
       recomputed.push_back(uniform ? count : std::min(swap_count.value * vpp.value, count));
       every_layer = every_layer && recomputed.back() == count;
     }
@@ -1056,8 +1090,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     if (m < (int64_t{1} << 40)) {
       std::vector<int64_t> recomputed;
       for (int64_t k = 0; k < pp.value; ++k) {
-        const int64_t count = stage_layers.empty() ? n / pp.value + (k < n % pp.value ? 1 : 0)
-                                                   : stage_layers[static_cast<size_t>(k)];
+        const int64_t count = rank_layers[static_cast<size_t>(k)];
         recomputed.push_back(std::min(m * vpp.value, count));  // M in each of the rank's vpp chunks
       }
       b.set_list("recompute_layers", recomputed, act_layers.known() ? act_layers.where : norm_layers.where);

@@ -25,14 +25,16 @@ struct Wanted {
 };
 
 // A flag the strategy wants gone.
-// Which of MindSpeed's activation-function and norm recompute a script
-// turns on, and whether it also states Megatron's granularity.
-struct MindSpeedRecompute {
+// What a script states beside the strategy's flags that decides how they
+// are written: MindSpeed's activation-function and norm recompute, whether
+// it also states Megatron's granularity, the swap, the split's accounting.
+struct ScriptFacts {
   bool activation = false, norm = false;
   bool megatron_granularity = false;  // --recompute-granularity or --recompute-activations
   bool megatron_selective = false;    // ... stating selective: its ops join Megatron's
   bool swap_attention = false;        // --swap-attention
-  // Its ops are the config's selective recompute (model.cpp's rule).
+  bool account_embedding = false, account_loss = false;  // --account-for-*-in-pipeline-split
+  // MindSpeed's ops are the config's selective recompute (model.cpp's rule).
   bool alone() const { return (activation || norm) && !megatron_granularity; }
 };
 
@@ -55,11 +57,27 @@ Wanted dropped(const char* flag) {
 // `layer_list`: the script states MindSpeed's --num-layer-list (the layers
 // of each stage, vpp 1), which then states an uneven split as it is.
 std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStrategy& a,
-                                int64_t padded_slots, bool layer_list) {
+                                int64_t padded_slots, bool layer_list, const ScriptFacts& facts) {
   std::vector<Wanted> out{dropped("--decoder-first-pipeline-num-layers"),
                           dropped("--decoder-last-pipeline-num-layers"),
                           dropped("--num-layer-list")};
   const auto pp = static_cast<size_t>(a.strategy.pp), vpp = static_cast<size_t>(a.strategy.vpp);
+  if (facts.account_embedding || facts.account_loss) {
+    // The script's accounting of the embedding and loss (model.cpp) builds
+    // this split: kept where it is the priced one, else turned off so that
+    // the flags below state it (Megatron-Core refuses both at once).
+    const auto emb = static_cast<int64_t>(facts.account_embedding), loss = static_cast<int64_t>(facts.account_loss);
+    const auto chunks = static_cast<int64_t>(pp * vpp);
+    std::vector<int64_t> built;
+    if ((a.layers + emb + loss) % chunks == 0) {
+      built.assign(static_cast<size_t>(chunks), (a.layers + emb + loss) / chunks);
+      built.front() -= emb;
+      built.back() -= loss;
+    }
+    if (!built.empty() && a.stage_layers == built) return out;
+    out.push_back({"--account-for-embedding-in-pipeline-split", false, ""});
+    out.push_back({"--account-for-loss-in-pipeline-split", false, ""});
+  }
   if (layer_list && vpp == 1 && !a.stage_layers.empty()) {
     std::string list;
     for (const int64_t n : a.stage_layers) list += (list.empty() ? "" : ",") + std::to_string(n);
@@ -184,7 +202,7 @@ void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vecto
 // `layer_list`: it states MindSpeed's --num-layer-list.
 std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStrategy& a,
                                  bool vpp_as_layers, int64_t layers, int64_t padded_slots,
-                                 bool megatron_fsdp, bool layer_list, const MindSpeedRecompute& mindspeed) {
+                                 bool megatron_fsdp, bool layer_list, const ScriptFacts& facts) {
   const nds_strategy& s = a.strategy;
   std::vector<Wanted> w;
   const auto value = [&](const char* flag, int64_t v, int64_t fallback = -1) {
@@ -256,8 +274,8 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
   // the written job recomputes what was priced.
   const auto mindspeed_flags = [&](int64_t m, bool on) {
     const std::pair<bool, std::pair<const char*, const char*>> flags[] = {
-        {mindspeed.activation, {"--recompute-activation-function", "--recompute-activation-function-num-layers"}},
-        {mindspeed.norm, {"--recompute-norm", "--recompute-norm-num-layers"}}};
+        {facts.activation, {"--recompute-activation-function", "--recompute-activation-function-num-layers"}},
+        {facts.norm, {"--recompute-norm", "--recompute-norm-num-layers"}}};
     for (const auto& [stated, names] : flags) {
       if (!stated) continue;
       toggle(names.first, on);
@@ -265,7 +283,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
       else w.push_back(dropped(names.second));
     }
   };
-  if (mindspeed.swap_attention && s.recompute == NDS_RECOMPUTE_SELECTIVE && !mindspeed.megatron_selective) {
+  if (facts.swap_attention && s.recompute == NDS_RECOMPUTE_SELECTIVE && !facts.megatron_selective) {
     // --swap-attention's checkpointing, as model.cpp prices it: the MLP of
     // the first N layers of each chunk (--recompute-num-layers N, with no
     // method), or of every layer (method uniform).
@@ -279,7 +297,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
       value("--recompute-num-layers", 1);
     }
     toggle("--recompute-activations", false);
-  } else if (mindspeed.swap_attention && s.recompute == NDS_RECOMPUTE_FULL) {
+  } else if (facts.swap_attention && s.recompute == NDS_RECOMPUTE_FULL) {
     // Under --swap-attention MindSpeed recomputes no layer in full: full
     // recompute of every layer is written without it.
     if (!a.layer_options.empty())
@@ -293,7 +311,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     value("--recompute-num-layers", 1);
     toggle("--recompute-activations", false);
     mindspeed_flags(0, false);
-  } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && mindspeed.alone()) {
+  } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && facts.alone()) {
     const int64_t m = mindspeed_recompute_layers(where, a);
     for (const char* f : {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
       w.push_back(dropped(f));
@@ -307,7 +325,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
   } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && a.layer_options.empty()) {
     // MindSpeed's ops were priced with Megatron's only where the config
     // stated selective recompute.
-    if (!mindspeed.megatron_selective) mindspeed_flags(0, false);
+    if (!facts.megatron_selective) mindspeed_flags(0, false);
     w.push_back({"--recompute-granularity", true, "selective"});
     w.push_back(dropped("--recompute-method"));
     w.push_back(dropped("--recompute-num-layers"));
@@ -321,7 +339,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     toggle("--recompute-activations", false);
     mindspeed_flags(0, false);
   }
-  for (Wanted& f : split_flags(where, a, padded_slots, layer_list)) w.push_back(std::move(f));
+  for (Wanted& f : split_flags(where, a, padded_slots, layer_list, facts)) w.push_back(std::move(f));
   return w;
 }
 
@@ -508,21 +526,22 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const bool vpp_as_layers = args.has({"--num-layers-per-virtual-pipeline-stage"});
   const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);
-  const MindSpeedRecompute mindspeed{
+  const ScriptFacts facts{
       args.has({"--recompute-activation-function"}), args.has({"--recompute-norm"}),
       args.has({"--recompute-granularity"}) || args.has({"--recompute-activations"}),
       args.has({"--recompute-activations"}) || granularity_is(args, "selective"),
-      args.has({"--swap-attention"})};
+      args.has({"--swap-attention"}), args.has({"--account-for-embedding-in-pipeline-split"}),
+      args.has({"--account-for-loss-in-pipeline-split"})};
   for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
                                        args.has({"--use-megatron-fsdp"}),
-                                       args.has({"--num-layer-list"}), mindspeed))
+                                       args.has({"--num-layer-list"}), facts))
     editor.apply(w);
   return editor.text();
 }
 
 std::string megatron_flags(const sdk::AppliedStrategy& applied) {
   std::string out;
-  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false, false, MindSpeedRecompute{}))
+  for (const Wanted& w : wanted_flags("", applied, false, 0, 0, false, false, ScriptFacts{}))
     if (w.present && !w.default_value)
       out += "    " + w.flag + (w.value.empty() ? "" : " " + w.value) + " \\\n";
   return out;
