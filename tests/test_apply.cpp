@@ -139,7 +139,8 @@ TEST_CASE("MindSpeed's activation and norm recompute are written as the plan the
   CHECK(every.reread.training.recompute_ops ==
         (NDS_RECOMPUTE_OP_NORM | NDS_RECOMPUTE_OP_ACTIVATION | NDS_RECOMPUTE_OP_MLP_ACTIVATION));
   for (const char* mode : {"none", "full"}) {
-    const RoundTrip off = round_trip(config, resolved(model, std::string("pp=2,dp=4,recompute=") + mode), ".sh");
+    const RoundTrip off =
+        round_trip(config, resolved(model, std::string("pp=2,dp=4,recompute=") + mode), ".sh");
     INFO(mode);
     CHECK(off.written.text.find("--recompute-activation-function") == std::string::npos);
     CHECK(off.written.text.find("--recompute-norm") == std::string::npos);
@@ -150,7 +151,9 @@ TEST_CASE("MindSpeed's activation and norm recompute are written as the plan the
                     Catch::Contains("--recompute-activation-function-num-layers"));
 }
 
-TEST_CASE("Under MindSpeed's swap-attention, apply writes its checkpointing, or full recompute without it") {
+TEST_CASE(
+    "Under MindSpeed's swap-attention, apply writes its checkpointing, or full recompute without "
+    "it") {
   // mindspeed_swap_ckpt.sh: 8 layers, pp 2, the MLP of the first layer of
   // each stage checkpointed (selective mlp, moe) and attention swapped. Two
   // layers a stage is --recompute-num-layers 2; none leaves the swap alone;
@@ -180,7 +183,9 @@ TEST_CASE("Under MindSpeed's swap-attention, apply writes its checkpointing, or 
                     Catch::Contains("--swap-attention replaces full recompute"));
 }
 
-TEST_CASE("apply keeps the embedding and loss accounting where it builds the priced split, else drops it") {
+TEST_CASE(
+    "apply keeps the embedding and loss accounting where it builds the priced split, else drops "
+    "it") {
   // account_split.sh: 14 layers, pp 4, vpp 2, the embedding and the loss
   // accounted (1,2,2,2,2,2,2,1). Its own strategy is written unchanged; at
   // pp 2, vpp 1 the accounting is turned off (Megatron-Core refuses it with

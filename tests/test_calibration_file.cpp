@@ -283,7 +283,8 @@ TEST_CASE("A calibration's allocator share replaces the shipped one, named in th
   // of rounding per term).
   const fs::path file = calibration_file(with_factors("allocator_fraction = 0.25"));
   const std::string args = fmt::format(
-      "eval {} -A {} -d 8 --seq-len 4096 -b 8 --strategy dp=8,tp=1,pp=1,mbs=1 --format json", kLlama8b, kDevice);
+      "eval {} -A {} -d 8 --seq-len 4096 -b 8 --strategy dp=8,tp=1,pp=1,mbs=1 --format json",
+      kLlama8b, kDevice);
   const Run plain = ndsearch_cli(args);
   const Run calibrated = ndsearch_cli(args + " --calibration " + file.string());
   INFO(plain.err << calibrated.err);
@@ -291,7 +292,8 @@ TEST_CASE("A calibration's allocator share replaces the shipped one, named in th
   REQUIRE(calibrated.exit_code == 0);
   const json a = json::parse(plain.out), b = json::parse(calibrated.out);
   const json& s = a["memory"]["stages"][0];
-  const double dynamic = s["activations_bytes"].get<double>() + s["comm_buffers_bytes"].get<double>();
+  const double dynamic =
+      s["activations_bytes"].get<double>() + s["comm_buffers_bytes"].get<double>();
   const double shipped = s["other_bytes"].get<double>() / dynamic;  // the allocator is `other` here
   CHECK(shipped == Approx(0.073).epsilon(0.05));
   CHECK(b["memory"]["stages"][0]["other_bytes"].get<double>() == Approx(0.25 * dynamic).margin(2));
@@ -299,10 +301,12 @@ TEST_CASE("A calibration's allocator share replaces the shipped one, named in th
   CHECK(a["time"] == b["time"]);  // memory only
   bool named = false;
   for (const json& line : b["assumptions"])
-    named = named || line.get<std::string>() ==
-                         fmt::format("memory: the allocator holds 25.0 % of the activations and communication "
-                                     "buffers reserved beyond them (the calibration {})",
-                                     file.string());
+    named =
+        named || line.get<std::string>() ==
+                     fmt::format(
+                         "memory: the allocator holds 25.0 % of the activations and communication "
+                         "buffers reserved beyond them (the calibration {})",
+                         file.string());
   CHECK(named);
   // Out of its bounds: E-CALIBRATION naming the key.
   const Run bad = ndsearch_cli(args + " --calibration " +

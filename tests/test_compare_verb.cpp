@@ -382,7 +382,9 @@ TEST_CASE("compare's table shows each run's measured and predicted parts within 
   CHECK(c.out.find("  forward ") != std::string::npos);
 }
 
-TEST_CASE("compare scores a measured peak like a step: its error and the MAPE, and a bad peak is exit 2") {
+TEST_CASE(
+    "compare scores a measured peak like a step: its error and the MAPE, and a bad peak is exit "
+    "2") {
   // Issue 34: a measured peak per run (peak_gib, GiB of 2^30, or peak_bytes)
   // is compared with eval's peak for the same run: predicted / measured - 1.
   const json e = eval("dp=1,tp=1,pp=1,mbs=1", " -b 16");
@@ -391,9 +393,9 @@ TEST_CASE("compare scores a measured peak like a step: its error and the MAPE, a
   const double step = e["time"]["step_s"].get<double>();
   // Line 2 measured 1.25x less than we say (+25 %), line 3 twice as much
   // (-50 %), in GiB; line 4 leaves its peak empty: timed, not scored on memory.
-  const std::string rows = fmt::format(
-      "dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{0},{1}\n1,1,1,2,{0},{2}\n1,1,1,4,{0},\n", step,
-      peak / 1.25 / (1024.0 * 1024 * 1024), 2 * peak / (1024.0 * 1024 * 1024));
+  const std::string rows =
+      fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{0},{1}\n1,1,1,2,{0},{2}\n1,1,1,4,{0},\n",
+                  step, peak / 1.25 / (1024.0 * 1024 * 1024), 2 * peak / (1024.0 * 1024 * 1024));
   const Compare c = compare(csv_file(rows));
   INFO(c.err);
   REQUIRE(c.exit_code == 0);
@@ -411,7 +413,8 @@ TEST_CASE("compare scores a measured peak like a step: its error and the MAPE, a
   CHECK(c.j["skipped"].empty());
   // A peak that is not a number, 0 or negative stops the file: exit 2
   // naming it, the line, the column and the value (issue 34's bad input).
-  const std::string nan_file = csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},zero\n", step));
+  const std::string nan_file =
+      csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},zero\n", step));
   const Compare nan = compare(nan_file);
   CHECK(nan.exit_code == 2);
   CHECK_THAT(nan.err, Catch::Contains("E-MEASURED-CSV") && Catch::Contains(nan_file) &&
@@ -420,10 +423,11 @@ TEST_CASE("compare scores a measured peak like a step: its error and the MAPE, a
   const Compare bytes = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_bytes\n1,1,1,1,{},{}\n", step, peak)));
   CHECK(bytes.j["runs"][0]["peak_error"].get<double>() == Approx(0).margin(1e-9));
   for (const char* bad : {"0", "-3"}) {
-    const Compare zero =
-        compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},1\n1,1,1,2,{},{}\n", step, step, bad)));
+    const Compare zero = compare(csv_file(fmt::format(
+        "dp,tp,pp,mbs,step_s,peak_gib\n1,1,1,1,{},1\n1,1,1,2,{},{}\n", step, step, bad)));
     CHECK(zero.exit_code == 2);
-    CHECK_THAT(zero.err, Catch::Contains(fmt::format("line 3, column peak_gib = \"{}\": a peak of 0 or less", bad)));
+    CHECK_THAT(zero.err, Catch::Contains(fmt::format(
+                             "line 3, column peak_gib = \"{}\": a peak of 0 or less", bad)));
   }
   const Compare both = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib,peak_bytes\n1,1,1,1,{},1,2\n", step)));
   CHECK(both.exit_code == 2);

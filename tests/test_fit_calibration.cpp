@@ -127,7 +127,8 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   CHECK(after.metrics.mape < 0.01);
 }
 
-TEST_CASE("compare --fit recovers an allocator share of 20 % from measured peaks, and writes it alone") {
+TEST_CASE(
+    "compare --fit recovers an allocator share of 20 % from measured peaks, and writes it alone") {
   // The same runs "measured" with our own step times (no time factor lowers
   // their error) and the peaks our memory model gives with the allocator
   // holding 20 % of the dynamic memory beyond it, where the shipped share is
@@ -159,7 +160,8 @@ TEST_CASE("compare --fit recovers an allocator share of 20 % from measured peaks
   REQUIRE(before.priced() == kRuns.size());
 
   const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("ndsearch-allocator-fit-" + std::to_string(::getpid()) + ".toml");
+      std::filesystem::temp_directory_path() /
+      ("ndsearch-allocator-fit-" + std::to_string(::getpid()) + ".toml");
   const CalibrationFit fit = fit_calibration_file(registry, catalog, req, before, file);
   CHECK_FALSE(fit.lowers_error);
   REQUIRE(fit.allocator.value);

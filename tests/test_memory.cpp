@@ -144,9 +144,9 @@ TEST_CASE("Selective recompute of the MoE layer drops its routed tokens, router 
   CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) -
             layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP_ACTIVATION) ==
         Approx(tokens * 2 * shared));
-  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) -
-            layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP_ACTIVATION |
-                       NDS_RECOMPUTE_OP_ACTIVATION) ==
+  CHECK(layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION) - layer_with(NDS_RECOMPUTE_OP_CORE_ATTENTION |
+                                                                 NDS_RECOMPUTE_OP_MLP_ACTIVATION |
+                                                                 NDS_RECOMPUTE_OP_ACTIVATION) ==
         Approx(tokens * (2 * shared + k * 2 * f)));
   CHECK(layer_with(NDS_RECOMPUTE_OP_MOE | NDS_RECOMPUTE_OP_MLP_ACTIVATION) ==
         Approx(layer_with(NDS_RECOMPUTE_OP_MOE)));

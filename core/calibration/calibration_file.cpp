@@ -173,7 +173,8 @@ CalibrationFile parse_calibration(const std::string& text, const std::filesystem
   out.factors = identity_calibration(device);
   const toml::table* values = subtable(file, root, "factors", "factors");
   if (values == nullptr) return out;
-  std::vector<std::string> scalar_keys{"bandwidth", "communication", kAllocatorFactorKey}, comm_keys;
+  std::vector<std::string> scalar_keys{"bandwidth", "communication", kAllocatorFactorKey},
+      comm_keys;
   for (const CalibrationFactor& f : factors) {
     if (f.is_comm)
       comm_keys.push_back(f.key.substr(f.key.find('.') + 1));

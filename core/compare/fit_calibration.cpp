@@ -74,7 +74,8 @@ class RunSet {
   double peak_error(size_t i, std::optional<double> share) const {
     const RunPricing& p = runs_[i];
     Model model = *p.model;
-    if (share) model.allocator_fraction = share, model.allocator_fraction_source = "the fit being made";
+    if (share)
+      model.allocator_fraction = share, model.allocator_fraction_source = "the fit being made";
     const StrategyEvaluation e = evaluate_strategy(registry_, model, p.machine, p.request);
     return e.valid() ? static_cast<double>(e.peak_bytes) / peaks_[i] - 1 : kNaN;
   }
@@ -271,11 +272,14 @@ Fitted fit_on(const RunSet& runs, const std::vector<size_t>& rows,
 double fit_share(const RunSet& runs, const std::vector<size_t>& rows, double start) {
   const std::vector<FitFactor> factor{
       {kAllocatorFactorKey, start, kAllocatorShareLower, kAllocatorShareUpper, 0.001}};
-  return fit_least_squares(factor, [&](const std::vector<double>& values) {
-           std::vector<double> residuals;
-           for (size_t r : rows) residuals.push_back(runs.peak_error(r, values[0]));
-           return residuals;
-         }).values[0];
+  return fit_least_squares(factor,
+                           [&](const std::vector<double>& values) {
+                             std::vector<double> residuals;
+                             for (size_t r : rows)
+                               residuals.push_back(runs.peak_error(r, values[0]));
+                             return residuals;
+                           })
+      .values[0];
 }
 
 AllocatorShareFit fit_allocator(const RunSet& runs) {
@@ -305,8 +309,10 @@ AllocatorShareFit fit_allocator(const RunSet& runs) {
       out.leave_one_out_errors[k] = runs.peak_error(rows[k], fit_share(runs, others, out.shipped));
     }
   out.leave_one_out_mape = mape_of(out.leave_one_out_errors);
-  if (out.mape_after < out.mape_before - kLeastGain) out.value = share;
-  else out.left_because = "the shipped share matches these peaks as well";
+  if (out.mape_after < out.mape_before - kLeastGain)
+    out.value = share;
+  else
+    out.left_because = "the shipped share matches these peaks as well";
   return out;
 }
 

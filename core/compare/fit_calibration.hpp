@@ -37,11 +37,11 @@ struct FittedFactor {
 // peak_gib / peak_bytes), by the same least squares on the peaks' relative
 // errors as ndsearch-validate fits the shipped one on published peaks.
 struct AllocatorShareFit {
-  std::vector<int> lines;         // the priced runs with a measured peak
-  double shipped = 0;             // the share the runs were priced with
-  std::optional<double> value;    // fitted (and written) when it lowers the peaks' error
-  std::string left_because;       // why not, otherwise
-  double mape_before = 0, mape_after = 0;  // of the peaks (NaN: no peak)
+  std::vector<int> lines;                    // the priced runs with a measured peak
+  double shipped = 0;                        // the share the runs were priced with
+  std::optional<double> value;               // fitted (and written) when it lowers the peaks' error
+  std::string left_because;                  // why not, otherwise
+  double mape_before = 0, mape_after = 0;    // of the peaks (NaN: no peak)
   std::vector<double> leave_one_out_errors;  // NaN with fewer than 3 peaks
   double leave_one_out_mape = 0;
 };

@@ -468,9 +468,10 @@ MeasuredRuns read_measured_runs(const std::filesystem::path& file) {
         result.runs.push_back(std::move(*run));
     } catch (const StoppingCell& s) {
       const MeasuredDiagnostic& d = s.diagnostic;
-      fail(file, fmt::format("line {}, column {} = \"{}\": {}; give the run's measured peak, or leave "
-                             "the cell empty",
-                             d.line, d.column, d.value, d.reason));
+      fail(file,
+           fmt::format("line {}, column {} = \"{}\": {}; give the run's measured peak, or leave "
+                       "the cell empty",
+                       d.line, d.column, d.value, d.reason));
     }
   }
   if (!rows) fail(file, fmt::format("empty; the first row must be a header: {}", kFormats));

@@ -47,8 +47,10 @@ std::vector<std::string> memory_assumptions(const Model& model) {
                 "last micro-batch";
       break;
     case NDS_FSDP_KEEP_SHARDED_GRADS:
-      holding = "every block kept gathered from its forward to its backward, each micro-batch's gradients "
-                "reduce-scattered into sharded accumulators";
+      holding =
+          "every block kept gathered from its forward to its backward, each micro-batch's "
+          "gradients "
+          "reduce-scattered into sharded accumulators";
       break;
     case NDS_FSDP2_KEEP_UNDER_PP:
       holding = "under pipeline parallelism every block kept gathered, else each resharded after its forward";

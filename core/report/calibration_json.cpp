@@ -13,8 +13,9 @@ nlohmann::json calibration_json(const std::optional<AppliedCalibration>& applied
   for (const CalibrationFactor& factor : calibration_factors(device))
     factors[factor.key] = factor.get(f.factors);
   // Memory's factor: null where the file leaves the shipped share.
-  factors[kAllocatorFactorKey] =
-      f.factors.allocator_fraction ? nlohmann::json(*f.factors.allocator_fraction) : nlohmann::json(nullptr);
+  factors[kAllocatorFactorKey] = f.factors.allocator_fraction
+                                     ? nlohmann::json(*f.factors.allocator_fraction)
+                                     : nlohmann::json(nullptr);
   return {{"file", f.path.string()},
           {"device", f.device},
           {"trainer", f.trainer},

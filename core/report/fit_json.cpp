@@ -24,7 +24,8 @@ nlohmann::json allocator_json(const AllocatorShareFit& a) {
           {"left_because", a.value ? nlohmann::json(nullptr) : nlohmann::json(a.left_because)},
           {"mape_before", number_or_null(a.mape_before)},
           {"mape_after", number_or_null(a.mape_after)},
-          {"leave_one_out", {{"mape", number_or_null(a.leave_one_out_mape)}, {"errors", std::move(errors)}}}};
+          {"leave_one_out",
+           {{"mape", number_or_null(a.leave_one_out_mape)}, {"errors", std::move(errors)}}}};
 }
 
 }  // namespace
@@ -71,7 +72,8 @@ std::vector<std::string> fit_report_lines(const CalibrationFit& fit) {
     lines.push_back(
         "no calibration written: no factor lowers these runs' error; the shipped model stays");
   else if (!fit.lowers_error)
-    lines.push_back("no time factor lowers these runs' step-time error: the time model stays the shipped one");
+    lines.push_back(
+        "no time factor lowers these runs' step-time error: the time model stays the shipped one");
   for (const FittedFactor& f : fit.factors)
     lines.push_back(f.fitted
                         ? fmt::format("{} = {:.6g} (fitted, bounds [{:g}, {:g}]): {}", f.factor.key,
@@ -80,13 +82,15 @@ std::vector<std::string> fit_report_lines(const CalibrationFit& fit) {
                                       f.left_because, f.factor.words));
   const AllocatorShareFit& a = fit.allocator;
   if (a.value)
-    lines.push_back(fmt::format(
-        "allocator_fraction = {:.6g} (fitted on the {} measured peaks, the shipped {:.3g}): peak MAPE {} "
-        "before, {} after; leave-one-out {}",
-        *a.value, a.lines.size(), a.shipped, percent(a.mape_before), percent(a.mape_after),
-        percent(a.leave_one_out_mape)));
+    lines.push_back(
+        fmt::format("allocator_fraction = {:.6g} (fitted on the {} measured peaks, the shipped "
+                    "{:.3g}): peak MAPE {} "
+                    "before, {} after; leave-one-out {}",
+                    *a.value, a.lines.size(), a.shipped, percent(a.mape_before),
+                    percent(a.mape_after), percent(a.leave_one_out_mape)));
   else
-    lines.push_back(fmt::format("allocator_fraction left at the shipped {:.3g}: {}", a.shipped, a.left_because));
+    lines.push_back(fmt::format("allocator_fraction left at the shipped {:.3g}: {}", a.shipped,
+                                a.left_because));
   return lines;
 }
 

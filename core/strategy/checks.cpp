@@ -194,7 +194,8 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
   // The trainer builds its own split of the layers (nds_training.stage_split),
   // or the config's stated split applies (the placement's one rule).
   const int64_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : s.vpp;
-  const bool splits = stated_split_applies(s, m) || trainer_split_exists(m.training, layers, s.pp, per_rank);
+  const bool splits =
+      stated_split_applies(s, m) || trainer_split_exists(m.training, layers, s.pp, per_rank);
   if (!check("split", splits, [&] {
         if (splits) return std::string("the trainer splits the layers over these stages");
         return fmt::format("{} cannot split {} layers over pp = {} ranks of vpp = {} chunks ({})", m.framework,

@@ -126,8 +126,8 @@ std::string calibration_summary(const Calibration& calibration, const Device& de
       text += fmt::format("{} x {:.3f}", f.words, v);
   }
   if (calibration.allocator_fraction)
-    text += fmt::format("{}allocator share {:.1f} % of the dynamic memory", text.empty() ? "" : ", ",
-                        100 * *calibration.allocator_fraction);
+    text += fmt::format("{}allocator share {:.1f} % of the dynamic memory",
+                        text.empty() ? "" : ", ", 100 * *calibration.allocator_fraction);
   return text.empty() ? "none" : text;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // calibration.hpp: a user's correction of the time model (and of the
-// allocator's share of memory) for their own cluster, fitted on their measured runs (`ndsearch compare --fit`) and
-// applied with `--calibration FILE` (docs/cli.md, "Calibration").
+// allocator's share of memory) for their own cluster, fitted on their measured runs (`ndsearch
+// compare --fit`) and applied with `--calibration FILE` (docs/cli.md, "Calibration").
 //
 // Every factor is physical: how much faster or slower than the device's
 // figures a class of kernels or a topology level runs there, how much more

@@ -38,10 +38,11 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
       "--overlap", o.overlap,
       "What the trainer overlaps, replacing the config's settings: none, all, or a comma list of "
       "tp, dp, param, ep, pp, cp (those on, the rest off)");
-  verb.add_option("--recompute-modules", o.recompute_modules,
-                  "What selective recompute drops and runs again, replacing the config's: a comma "
-                  "list of core_attention, mlp, norm, activation, mlp_activation, moe, alternate_matmuls (or "
-                  "Megatron-Core's core_attn, layernorm, moe_act)");
+  verb.add_option(
+      "--recompute-modules", o.recompute_modules,
+      "What selective recompute drops and runs again, replacing the config's: a comma "
+      "list of core_attention, mlp, norm, activation, mlp_activation, moe, alternate_matmuls (or "
+      "Megatron-Core's core_attn, layernorm, moe_act)");
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
   verb.add_option("--image-tokens", o.image_tokens,
                   "A vision-language model's image tokens per sequence, after the tower merges its "

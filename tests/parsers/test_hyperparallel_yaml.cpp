@@ -99,12 +99,15 @@ TEST_CASE("The YAML parsers tell MindFormers and HyperParallel files apart") {
   CHECK(json::parse(r.out)["framework"] == "mindformers-yaml");
 }
 
-TEST_CASE("HyperParallel's parallel optimizer with gradient_accumulation_shard holds sharded gradients") {
+TEST_CASE(
+    "HyperParallel's parallel optimizer with gradient_accumulation_shard holds sharded gradients") {
   // As MindFormers' (mindformers_yaml.cpp): gathered weights kept to the
   // backward, each micro-batch's gradients reduce-scattered (ABI 1.12).
   const json sharded = model_json("tiny_legacy_sharded_grads");
   CHECK(sharded["stated_strategy"]["zero"] == 3);
   CHECK(sharded["fsdp_holding"] == "keep_sharded_grads");
-  CHECK_THAT(sharded["provenance"]["fsdp_holding"].get<std::string>(),
-             Catch::EndsWith("tiny_legacy_sharded_grads.yaml:24: train.accelerator.gradient_accumulation_shard"));
+  CHECK_THAT(
+      sharded["provenance"]["fsdp_holding"].get<std::string>(),
+      Catch::EndsWith(
+          "tiny_legacy_sharded_grads.yaml:24: train.accelerator.gradient_accumulation_shard"));
 }

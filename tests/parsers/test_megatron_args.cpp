@@ -34,8 +34,9 @@ json parsed(const std::string& name) {
 
 // Stage 0's activation bytes of `config` on 8 H100 at pp 2, dp 4, as eval prices them.
 double stage0_activations(const std::string& config) {
-  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
-                                             config + " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
+  const auto e = ndsearch::test::run_command(
+      "env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " + config +
+      " -A nvidia-h100-sxm --strategy pp=2,dp=4 --format json");
   INFO(e.err);
   REQUIRE(e.exit_code == 0);
   return json::parse(e.out)["memory"]["stages"][0]["activations_bytes"].get<double>();
@@ -255,7 +256,9 @@ TEST_CASE("MindSpeed's swap and reuse flags are read, each from its line") {
   CHECK(plain["swap_optimizer"] == false);
 }
 
-TEST_CASE("MindSpeed's activation-function and norm recompute are selective ops on the first layers of a chunk") {
+TEST_CASE(
+    "MindSpeed's activation-function and norm recompute are selective ops on the first layers of a "
+    "chunk") {
   // --recompute-activation-function drops each MLP's activation output (the
   // dense MLP's and shared experts': mlp_activation, ABI 1.12; the routed
   // experts': activation), --recompute-norm both norms' outputs; each on the
@@ -275,17 +278,22 @@ TEST_CASE("MindSpeed's activation-function and norm recompute are selective ops 
   CHECK(without - with_ops == Approx(3.0 * 2 * 4096 * 3072));
 }
 
-TEST_CASE("MindSpeed's activation recompute after fully recomputed layers is a warning: kept there") {
+TEST_CASE(
+    "MindSpeed's activation recompute after fully recomputed layers is a warning: kept there") {
   const json j = parsed("mindspeed_act_full.sh");
   CHECK(j["stated_strategy"]["recompute"] == "full");
   CHECK(j["recompute_layers"] == json::array({2, 2}));  // block 2 of each stage (vpp 1)
   REQUIRE(j["warnings"].size() == 1);
-  CHECK_THAT(j["warnings"][0].get<std::string>(),
-             Catch::Contains("--recompute-activation-function after the fully recomputed layers (priced as kept "
-                             "there"));
+  CHECK_THAT(
+      j["warnings"][0].get<std::string>(),
+      Catch::Contains(
+          "--recompute-activation-function after the fully recomputed layers (priced as kept "
+          "there"));
 }
 
-TEST_CASE("MindSpeed's swap-attention checkpointing replaces full recompute: the MLP of the first layers") {
+TEST_CASE(
+    "MindSpeed's swap-attention checkpointing replaces full recompute: the MLP of the first "
+    "layers") {
   // --swap-attention with --recompute-num-layers N: every layer's attention
   // on the host, the whole MLP of the first N of each chunk checkpointed, no
   // layer in full (swap_attention/adaptor.py): selective mlp and moe.
@@ -302,9 +310,11 @@ TEST_CASE("MindSpeed's swap-attention checkpointing replaces full recompute: the
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text.erase(text.find("    --recompute-num-layers 1 \\\n"), 31);
   const std::string swap_only = (std::filesystem::temp_directory_path() /
-                                 ("ndsearch-swap-" + std::to_string(::getpid()) + ".sh")).string();
+                                 ("ndsearch-swap-" + std::to_string(::getpid()) + ".sh"))
+                                    .string();
   std::ofstream(swap_only) << text;
-  const double ckpt = stage0_activations(fixture("mindspeed_swap_ckpt.sh")), swap = stage0_activations(swap_only);
+  const double ckpt = stage0_activations(fixture("mindspeed_swap_ckpt.sh")),
+               swap = stage0_activations(swap_only);
   std::filesystem::remove(swap_only);
   CHECK(swap - ckpt == Approx(1.0 * 2 * 4096 * 3 * 1024 * 2));
   // Under --recompute-method block only those N layers swap: one list of
@@ -315,20 +325,23 @@ TEST_CASE("MindSpeed's swap-attention checkpointing replaces full recompute: the
   CHECK(block["swapped_ops"].empty());
   REQUIRE(block["warnings"].size() == 1);
   CHECK_THAT(block["warnings"][0].get<std::string>(),
-             Catch::Contains("--swap-attention with --recompute-method block (the attention of the first "
-                             "--recompute-num-layers layers of each chunk on the host: priced on the device, "
-                             "an upper bound)"));
+             Catch::Contains(
+                 "--swap-attention with --recompute-method block (the attention of the first "
+                 "--recompute-num-layers layers of each chunk on the host: priced on the device, "
+                 "an upper bound)"));
 }
 
-TEST_CASE("The embedding and loss accounted in the pipeline split state each virtual stage's layers") {
+TEST_CASE(
+    "The embedding and loss accounted in the pipeline split state each virtual stage's layers") {
   // 14 layers + the embedding + the loss = 16 slots over pp 4 x vpp 2: 2 a
   // virtual stage (chunk·pp + rank), the first and the last one less.
   const json j = parsed("account_split.sh");
   CHECK(j["stage_layers"] == json::array({1, 2, 2, 2, 2, 2, 2, 1}));
   CHECK(j["warnings"].empty());
   // Rank 0 holds 1 + 2, rank 3 2 + 1: eval prices that split.
-  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
-                                             fixture("account_split.sh") + " -A nvidia-h100-sxm -d 8 --format json");
+  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                             " eval " + fixture("account_split.sh") +
+                                             " -A nvidia-h100-sxm -d 8 --format json");
   REQUIRE(e.exit_code == 0);
   const json stages = json::parse(e.out)["memory"]["stages"];
   CHECK(stages[0]["layers"] == 3);
@@ -339,15 +352,17 @@ TEST_CASE("The embedding and loss accounted in the pipeline split state each vir
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text.replace(text.find("--num-layers 14"), 15, "--num-layers 13");
   const std::string odd = (std::filesystem::temp_directory_path() /
-                           ("ndsearch-account-" + std::to_string(::getpid()) + ".sh")).string();
+                           ("ndsearch-account-" + std::to_string(::getpid()) + ".sh"))
+                              .string();
   std::ofstream(odd) << text;
   const auto r = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
                                              " model --format json " + odd);
   std::filesystem::remove(odd);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains(":10: --account-for-embedding-in-pipeline-split: --num-layers 13 with the "
-                                    "embedding and loss accounted is 15 slots, which pp·vpp = 8 virtual stages "
-                                    "do not divide"));
+  CHECK_THAT(r.err, Catch::Contains(
+                        ":10: --account-for-embedding-in-pipeline-split: --num-layers 13 with the "
+                        "embedding and loss accounted is 15 slots, which pp·vpp = 8 virtual stages "
+                        "do not divide"));
 }
 
 TEST_CASE("MindSpeed's 2-D tensor parallelism is a warning saying how it is priced") {

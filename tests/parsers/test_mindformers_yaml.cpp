@@ -82,7 +82,9 @@ TEST_CASE("A MindFormers YAML states its strategy and global batch") {
   CHECK(j["capabilities"]["sp_with_cp"] == false);  // MindSpore cannot combine SP and CP
 }
 
-TEST_CASE("gradient_accumulation_shard holds the accumulated gradients sharded and reduces each micro-batch") {
+TEST_CASE(
+    "gradient_accumulation_shard holds the accumulated gradients sharded and reduces each "
+    "micro-batch") {
   // MindSpore gives accu_grads the optimizer-sharded shape with the flag
   // (parameter_manager.cc, SetClonedTensorShapeForOptimizer) and
   // ReduceScatters each micro-batch's gradients into them: ABI 1.12's
@@ -105,8 +107,9 @@ TEST_CASE("gradient_accumulation_shard holds the accumulated gradients sharded a
   CHECK(j["fsdp_holding"] == "keep_sharded_grads");
   CHECK(j["warnings"].empty());
   auto eval = [](const std::string& config) {
-    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
-                                               " eval " + config + " -A ascend-a2 --format json");
+    const auto e =
+        ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                    " eval " + config + " -A ascend-a2 --format json");
     REQUIRE(e.exit_code == 0);
     return json::parse(e.out);
   };
@@ -114,7 +117,8 @@ TEST_CASE("gradient_accumulation_shard holds the accumulated gradients sharded a
   std::filesystem::remove(copy);
   const json& w = whole["memory"]["stages"][0];
   const json& s = sharded["memory"]["stages"][0];
-  CHECK(w["grads_bytes"].get<double>() - s["grads_bytes"].get<double>() == 2 * s["params_bytes"].get<double>());
+  CHECK(w["grads_bytes"].get<double>() - s["grads_bytes"].get<double>() ==
+        2 * s["params_bytes"].get<double>());
   CHECK(s["grads_bytes"] == s["params_bytes"]);
   // Eight reductions a step instead of one: the gradient sync costs more.
   CHECK(sharded["time"]["parts"]["dp"].get<double>() > whole["time"]["parts"]["dp"].get<double>());

@@ -142,7 +142,8 @@ struct LayerCoefficients {
     if (attention || (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION)) c = c - core_attention;
     if (attention) c = c - attention_rest;
     if (ops & NDS_RECOMPUTE_OP_MLP) c = c - dense_mlp;
-    else if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) c = c - dense_activation;
+    else if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION)
+      c = c - dense_activation;
     if (ops & NDS_RECOMPUTE_OP_MOE) {
       c = c - moe;
     } else {

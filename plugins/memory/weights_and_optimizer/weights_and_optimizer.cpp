@@ -161,7 +161,8 @@ class WeightsAndOptimizer {
       // then, as with one micro-batch, one layer's at a time.
       out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * (dense + expert));
       out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
-      if (s.mbn > 1 && holding == NDS_FSDP2_KEEP) out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
+      if (s.mbn > 1 && holding == NDS_FSDP2_KEEP)
+        out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
       else out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
       return;
     }

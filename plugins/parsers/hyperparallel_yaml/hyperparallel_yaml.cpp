@@ -194,8 +194,10 @@ class HyperParallelParser final : public sdk::ParserPlugin {
         // MindSpore's parallel optimizer, as in mindformers_yaml.cpp: its
         // accumulated gradients sharded when the config says so.
         auto grads = f.find("train.accelerator.gradient_accumulation_shard");
-        if (grads && f.boolean(*grads)) b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*grads));
-        else b.set_string("fsdp_holding", "fsdp2_keep", on_where);
+        if (grads && f.boolean(*grads))
+          b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*grads));
+        else
+          b.set_string("fsdp_holding", "fsdp2_keep", on_where);
         auto size = int_at(f, "train.accelerator.optimizer_weight_shard_size");
         if (size && size->value > 0) b.set("stated.op", size->value, size->where);
         else b.set("stated.op", dp * cp.value, kDefault);

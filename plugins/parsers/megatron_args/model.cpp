@@ -855,7 +855,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // goes to the host on every layer, but under --recompute-method block on
   // those N alone.
   const Value<int64_t> swap_count = r.integer({"--recompute-num-layers"}, 0);
-  const bool swap_checkpoints = swap_attention.known() && swap_count.known() && recompute != "selective";
+  const bool swap_checkpoints =
+      swap_attention.known() && swap_count.known() && recompute != "selective";
   if (swap_checkpoints) {
     recompute = "selective";
     recompute_where = swap_count.where;
@@ -879,7 +880,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     std::string ops = "mlp,moe";
     if (!mindspeed_ops.empty()) ops += "," + mindspeed_ops;
     b.set_string("recompute_ops", ops, swap_count.where);
-  } else if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && !activations.known()) {
+  } else if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() &&
+             !activations.known()) {
     // MindSpeed's ops alone: Megatron's selective modules are not on.
     b.set_string("recompute_ops", mindspeed_ops, mindspeed_where);
   } else if (recompute == "selective") {
@@ -978,14 +980,16 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
                                             : "--account-for-loss-in-pipeline-split";
     if (slots % chunks != 0) {
       const Where w = args.where(*args.find({spelled}).occurrence);
-      throw sdk::Error(NDS_INVALID_ARGUMENT,
-                       w.file + ":" + std::to_string(w.line) + ": " + spelled + ": --num-layers " +
-                           std::to_string(n) + " with the embedding and loss accounted is " +
-                           std::to_string(slots) + " slots, which pp·vpp = " + std::to_string(chunks) +
-                           " virtual stages do not divide (Megatron-Core refuses it); fix --num-layers, "
-                           "the pipeline degrees or the flags");
+      throw sdk::Error(
+          NDS_INVALID_ARGUMENT,
+          w.file + ":" + std::to_string(w.line) + ": " + spelled + ": --num-layers " +
+              std::to_string(n) + " with the embedding and loss accounted is " +
+              std::to_string(slots) + " slots, which pp·vpp = " + std::to_string(chunks) +
+              " virtual stages do not divide (Megatron-Core refuses it); fix --num-layers, "
+              "the pipeline degrees or the flags");
     }
-    stage_layers.assign(static_cast<size_t>(chunks), slots / chunks);  // by virtual stage: chunk·pp + rank
+    stage_layers.assign(static_cast<size_t>(chunks),
+                        slots / chunks);  // by virtual stage: chunk·pp + rank
     if (embedding.known()) --stage_layers.front();
     if (loss.known()) --stage_layers.back();
     stage_where = flag.where;
@@ -1019,10 +1023,12 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   std::vector<int64_t> rank_layers;
   if (pp.known() && pp.value > 0 && (n > 0 || !stage_layers.empty())) {
     rank_layers.assign(static_cast<size_t>(pp.value), 0);
-    for (int64_t k = 0; k < pp.value; ++k) rank_layers[static_cast<size_t>(k)] = n / pp.value + (k < n % pp.value ? 1 : 0);
+    for (int64_t k = 0; k < pp.value; ++k)
+      rank_layers[static_cast<size_t>(k)] = n / pp.value + (k < n % pp.value ? 1 : 0);
     if (!stage_layers.empty() && stage_layers.size() % static_cast<size_t>(pp.value) == 0) {
       std::fill(rank_layers.begin(), rank_layers.end(), 0);
-      for (size_t i = 0; i < stage_layers.size(); ++i) rank_layers[i % static_cast<size_t>(pp.value)] += stage_layers[i];
+      for (size_t i = 0; i < stage_layers.size(); ++i)
+        rank_layers[i % static_cast<size_t>(pp.value)] += stage_layers[i];
     }
   }
 
@@ -1073,27 +1079,30 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     }
   }
   // MindSpeed's ops alone on the first M layers of each chunk.
-  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() && !swap_checkpoints && pp.known() &&
-      vpp.known() && (n > 0 || !stage_layers.empty())) {
+  if (recompute == "selective" && !mindspeed_ops.empty() && !granularity.known() &&
+      !swap_checkpoints && pp.known() && vpp.known() && (n > 0 || !stage_layers.empty())) {
     const Value<int64_t> act_layers = r.integer({"--recompute-activation-function-num-layers"}, 0);
     const Value<int64_t> norm_layers = r.integer({"--recompute-norm-num-layers"}, 0);
     // A layer count for an op that is off says nothing; unset is every layer.
     const auto count_of = [](const Value<int64_t>& on, const Value<int64_t>& m) {
       return !on.known() ? int64_t{-1} : m.known() ? m.value : int64_t{1} << 40;
     };
-    const int64_t act_m = count_of(act_function, act_layers), norm_m = count_of(norm_recompute, norm_layers);
+    const int64_t act_m = count_of(act_function, act_layers),
+                  norm_m = count_of(norm_recompute, norm_layers);
     const int64_t m = std::max(act_m, norm_m);
     if (act_m >= 0 && norm_m >= 0 && act_m != norm_m)
       unpriced(act_layers.known() ? act_layers.where : norm_layers.where,
                "--recompute-activation-function-num-layers and --recompute-norm-num-layers differ "
-               "(both ops priced on the first " + std::to_string(std::min(m, n)) + " layers of each chunk)");
+               "(both ops priced on the first " +
+                   std::to_string(std::min(m, n)) + " layers of each chunk)");
     if (m < (int64_t{1} << 40)) {
       std::vector<int64_t> recomputed;
       for (int64_t k = 0; k < pp.value; ++k) {
         const int64_t count = rank_layers[static_cast<size_t>(k)];
         recomputed.push_back(std::min(m * vpp.value, count));  // M in each of the rank's vpp chunks
       }
-      b.set_list("recompute_layers", recomputed, act_layers.known() ? act_layers.where : norm_layers.where);
+      b.set_list("recompute_layers", recomputed,
+                 act_layers.known() ? act_layers.where : norm_layers.where);
     }
   }
 

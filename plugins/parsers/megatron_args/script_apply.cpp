@@ -66,7 +66,8 @@ std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStra
     // The script's accounting of the embedding and loss (model.cpp) builds
     // this split: kept where it is the priced one, else turned off so that
     // the flags below state it (Megatron-Core refuses both at once).
-    const auto emb = static_cast<int64_t>(facts.account_embedding), loss = static_cast<int64_t>(facts.account_loss);
+    const auto emb = static_cast<int64_t>(facts.account_embedding),
+               loss = static_cast<int64_t>(facts.account_loss);
     const auto chunks = static_cast<int64_t>(pp * vpp);
     std::vector<int64_t> built;
     if ((a.layers + emb + loss) % chunks == 0) {
@@ -274,13 +275,16 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
   // the written job recomputes what was priced.
   const auto mindspeed_flags = [&](int64_t m, bool on) {
     const std::pair<bool, std::pair<const char*, const char*>> flags[] = {
-        {facts.activation, {"--recompute-activation-function", "--recompute-activation-function-num-layers"}},
+        {facts.activation,
+         {"--recompute-activation-function", "--recompute-activation-function-num-layers"}},
         {facts.norm, {"--recompute-norm", "--recompute-norm-num-layers"}}};
     for (const auto& [stated, names] : flags) {
       if (!stated) continue;
       toggle(names.first, on);
-      if (on && m > 0) value(names.second, m);
-      else w.push_back(dropped(names.second));
+      if (on && m > 0)
+        value(names.second, m);
+      else
+        w.push_back(dropped(names.second));
     }
   };
   if (facts.swap_attention && s.recompute == NDS_RECOMPUTE_SELECTIVE && !facts.megatron_selective) {
@@ -289,7 +293,8 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     // method), or of every layer (method uniform).
     const int64_t m = mindspeed_recompute_layers(where, a);
     if (m > 0) {
-      for (const char* f : {"--recompute-granularity", "--recompute-method"}) w.push_back(dropped(f));
+      for (const char* f : {"--recompute-granularity", "--recompute-method"})
+        w.push_back(dropped(f));
       value("--recompute-num-layers", m);
     } else {
       w.push_back({"--recompute-granularity", true, "full"});
@@ -301,10 +306,11 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     // Under --swap-attention MindSpeed recomputes no layer in full: full
     // recompute of every layer is written without it.
     if (!a.layer_options.empty())
-      cannot_write(where,
-                   "MindSpeed's --swap-attention replaces full recompute by its MLP checkpointing, and "
-                   "this plan recomputes some layers in full and keeps others: rank with one recompute "
-                   "mode for every layer");
+      cannot_write(
+          where,
+          "MindSpeed's --swap-attention replaces full recompute by its MLP checkpointing, and "
+          "this plan recomputes some layers in full and keeps others: rank with one recompute "
+          "mode for every layer");
     toggle("--swap-attention", false);
     w.push_back({"--recompute-granularity", true, "full"});
     w.push_back({"--recompute-method", true, "uniform"});
@@ -313,7 +319,8 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     mindspeed_flags(0, false);
   } else if (s.recompute == NDS_RECOMPUTE_SELECTIVE && facts.alone()) {
     const int64_t m = mindspeed_recompute_layers(where, a);
-    for (const char* f : {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
+    for (const char* f :
+         {"--recompute-granularity", "--recompute-method", "--recompute-num-layers"})
       w.push_back(dropped(f));
     mindspeed_flags(m, true);
   } else if (s.recompute == NDS_RECOMPUTE_NONE && a.layer_options.empty()) {
@@ -339,7 +346,8 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     toggle("--recompute-activations", false);
     mindspeed_flags(0, false);
   }
-  for (Wanted& f : split_flags(where, a, padded_slots, layer_list, facts)) w.push_back(std::move(f));
+  for (Wanted& f : split_flags(where, a, padded_slots, layer_list, facts))
+    w.push_back(std::move(f));
   return w;
 }
 
@@ -527,14 +535,16 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);
   const ScriptFacts facts{
-      args.has({"--recompute-activation-function"}), args.has({"--recompute-norm"}),
+      args.has({"--recompute-activation-function"}),
+      args.has({"--recompute-norm"}),
       args.has({"--recompute-granularity"}) || args.has({"--recompute-activations"}),
       args.has({"--recompute-activations"}) || granularity_is(args, "selective"),
-      args.has({"--swap-attention"}), args.has({"--account-for-embedding-in-pipeline-split"}),
+      args.has({"--swap-attention"}),
+      args.has({"--account-for-embedding-in-pipeline-split"}),
       args.has({"--account-for-loss-in-pipeline-split"})};
-  for (const Wanted& w : wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
-                                       args.has({"--use-megatron-fsdp"}),
-                                       args.has({"--num-layer-list"}), facts))
+  for (const Wanted& w :
+       wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
+                    args.has({"--use-megatron-fsdp"}), args.has({"--num-layer-list"}), facts))
     editor.apply(w);
   return editor.text();
 }

@@ -544,8 +544,10 @@ class MindformersParser final : public sdk::ParserPlugin {
     // parameter the optimizer shards) and ReduceScatters each micro-batch's
     // gradients into them: 1/op of them held (ABI 1.12).
     auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
-    if (shard && f.boolean(*shard)) b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*shard));
-    else b.set_string("fsdp_holding", "fsdp2_keep", on_where);
+    if (shard && f.boolean(*shard))
+      b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*shard));
+    else
+      b.set_string("fsdp_holding", "fsdp2_keep", on_where);
     auto size = r.int_at("parallel.parallel_optimizer_config.optimizer_weight_shard_size");
     if (size && size->value > 0) b.set("stated.op", size->value, size->where);
     else b.set("stated.op", dp.value * cp.value, size ? size->where : kDefault);  // -1: the whole DP group
