@@ -124,6 +124,37 @@ TEST_CASE(
   CHECK(sharded["time"]["parts"]["dp"].get<double>() > whole["time"]["parts"]["dp"].get<double>());
 }
 
+TEST_CASE(
+    "With the parallel optimizer off, a zero-3 candidate holds gradients as the written config "
+    "will") {
+  // The search ranks zero 3 for a config with enable_parallel_optimizer
+  // False, and the writer turns it on, keeping gradient_accumulation_shard as
+  // stated (False: the accumulated gradients whole, fsdp2_keep). The holding
+  // is read from the config either way, so eval of the original at zero 3
+  // and eval of the written config price the same gradients.
+  std::ifstream in(mf("tiny_llama"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("enable_parallel_optimizer: True");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 31, "enable_parallel_optimizer: False");
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("ndsearch-po-off-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(copy) << text;
+  const json off = json::parse(model(copy.string() + " --format json").out);
+  CHECK(off["stated_strategy"]["zero"] == 0);
+  CHECK(off["fsdp_holding"] == "fsdp2_keep");
+  auto grads = [](const std::string& config, const std::string& strategy) {
+    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                               " eval " + config + " -A ascend-a2 " + strategy +
+                                               " --format json");
+    REQUIRE(e.exit_code == 0);
+    return json::parse(e.out)["memory"]["stages"][0]["grads_bytes"].get<double>();
+  };
+  // The shipped fixture has the optimizer on (zero 3, op 2): the same gradients.
+  CHECK(grads(copy.string(), "--strategy zero=3,op=2") == grads(mf("tiny_llama"), ""));
+  std::filesystem::remove(copy);
+}
+
 TEST_CASE("An mcore-style MindFormers MoE YAML counts dense then MoE layers as derived by hand") {
   // Attention: Q and O 512 x 512, K and V 512 x 128 (2 KV heads of 64):
   // 655,360, plus Qwen3's Q and K norms 2 x 64: 655,488; norms 1,024.

@@ -187,17 +187,18 @@ class HyperParallelParser final : public sdk::ParserPlugin {
       auto enabled = f.find("train.accelerator.enable_parallel_optimizer");
       const bool on = !enabled || f.boolean(*enabled);
       const sdk::Where on_where = enabled ? f.at(*enabled) : kDefault;
+      // MindSpore's parallel optimizer, as in mindformers_yaml.cpp: its
+      // accumulated gradients sharded when the config says so, stated
+      // whether or not it is on (a zero-3 candidate turns it on).
+      auto grads = f.find("train.accelerator.gradient_accumulation_shard");
+      if (grads && f.boolean(*grads))
+        b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*grads));
+      else
+        b.set_string("fsdp_holding", "fsdp2_keep", grads ? f.at(*grads) : on_where);
       if (!on) {
         b.set("stated.zero", 0, on_where);
       } else {
         b.set("stated.zero", 3, on_where);
-        // MindSpore's parallel optimizer, as in mindformers_yaml.cpp: its
-        // accumulated gradients sharded when the config says so.
-        auto grads = f.find("train.accelerator.gradient_accumulation_shard");
-        if (grads && f.boolean(*grads))
-          b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*grads));
-        else
-          b.set_string("fsdp_holding", "fsdp2_keep", on_where);
         auto size = int_at(f, "train.accelerator.optimizer_weight_shard_size");
         if (size && size->value > 0) b.set("stated.op", size->value, size->where);
         else b.set("stated.op", dp * cp.value, kDefault);

@@ -534,20 +534,22 @@ class MindformersParser final : public sdk::ParserPlugin {
     auto enabled = f.find("parallel.enable_parallel_optimizer");
     const bool on = enabled && f.boolean(*enabled);
     const sdk::Where on_where = enabled ? f.at(*enabled) : kDefault;
+    // gradient_accumulation_shard gives accu_grads the optimizer-sharded
+    // shape (parameter_manager.cc, SetClonedTensorShapeForOptimizer, for a
+    // parameter the optimizer shards) and ReduceScatters each micro-batch's
+    // gradients into them: 1/op of them held (ABI 1.12). Stated whether or
+    // not the optimizer is on: a zero-3 candidate of a config that has it
+    // off is what the writer turns it on for, holding as MindSpore does.
+    auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
+    if (shard && f.boolean(*shard))
+      b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*shard));
+    else
+      b.set_string("fsdp_holding", "fsdp2_keep", shard ? f.at(*shard) : on_where);
     if (!on) {
       b.set("stated.zero", 0, on_where);
       return;
     }
     b.set("stated.zero", 3, on_where);
-    // gradient_accumulation_shard gives accu_grads the optimizer-sharded
-    // shape (parameter_manager.cc, SetClonedTensorShapeForOptimizer, for a
-    // parameter the optimizer shards) and ReduceScatters each micro-batch's
-    // gradients into them: 1/op of them held (ABI 1.12).
-    auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
-    if (shard && f.boolean(*shard))
-      b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*shard));
-    else
-      b.set_string("fsdp_holding", "fsdp2_keep", on_where);
     auto size = r.int_at("parallel.parallel_optimizer_config.optimizer_weight_shard_size");
     if (size && size->value > 0) b.set("stated.op", size->value, size->where);
     else b.set("stated.op", dp.value * cp.value, size ? size->where : kDefault);  // -1: the whole DP group
