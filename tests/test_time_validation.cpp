@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_time_validation.cpp: the time model against the published runs of
 // validation/ (Megatron-LM 2021 Table 1 on A100, Megatron-Core's H100 table,
-// NeMo 24.07's FP8 table on H100): every row's step time within +-10 % of the
+// NeMo 24.07's FP8 table on H100, Megatron-Bridge 25.11's MoE rows on H100
+// and B200): every row's step time within +-10 % of the
 // one its published figure implies (RowResult::error, the step time's error),
 // each source's mean |error| within 6 %, every published strategy
 // fitting in memory, the search ranking each published strategy within 1.10x
@@ -44,6 +45,7 @@ struct KnownGap {
   const char* row;
   bool error;   // misses the +-10 % band (or +-15 % with its source left out)
   bool search;  // the search ranks the published strategy beyond 1.10x of its best
+  double search_bound = 1.30;  // how far beyond, at most
 };
 constexpr KnownGap kKnownGaps[] = {
     // DP-bound: 4 micro-batches hide little of the 8 GB reduce-scatter and
@@ -64,6 +66,17 @@ constexpr KnownGap kKnownGaps[] = {
     {"megatron-lm-2021-a100", "GPT 18.4B", false, true},
     {"megatron-lm-2021-a100", "GPT 39.1B", false, true},
     {"megatron-lm-2021-a100", "GPT 145.6B", false, true},
+    // The MoE rows ran one or two sequences per micro-batch; the fitted host
+    // cost per local expert is paid per micro-batch, so the search prefers
+    // 4-16 (with full recompute where memory needs it). Megatron-Bridge ran
+    // Qwen3-30B-A3B on 8 GB200 at MBS 4 at 2.6x its 8-B200 MBS 1 figure
+    // (25.11 summary: 23766 against 9299 tokens/s/GPU), as the model says,
+    // but no run measures the larger micro-batch on the same device.
+    {"megatron-bridge-2511-moe", "Qwen3-30B-A3B (H100)", false, true, 2.5},
+    {"megatron-bridge-2511-moe", "Qwen3-235B-A22B (H100)", false, true, 2.5},
+    {"megatron-bridge-2511-moe", "DeepSeek-V3 with MTP (B200)", false, true, 2.5},
+    {"megatron-bridge-2511-moe", "Qwen3-30B-A3B (B200)", false, true, 2.5},
+    {"megatron-bridge-2511-moe", "Qwen3-235B-A22B (B200)", false, true, 2.5},
 };
 
 // The sources whose mean |error| misses the 6 % today (docs/validation.md,
@@ -106,7 +119,8 @@ TEST_CASE(
     "fitting") {
   const ValidationReport& report = fresh_report();
   WARN(validation_markdown(report));
-  REQUIRE(report.rows.size() == 26);  // 10 Megatron-LM 2021 + 9 Megatron-Core H100 + 7 NeMo FP8
+  // 10 Megatron-LM 2021 + 9 Megatron-Core H100 + 7 NeMo FP8 + 5 Megatron-Bridge 25.11 MoE
+  REQUIRE(report.rows.size() == 31);
   std::map<std::string, std::pair<double, int>> by_source;
   for (size_t i = 0; i < report.rows.size(); ++i) {
     const RowResult& r = report.reports[i].result;
@@ -144,13 +158,13 @@ TEST_CASE(
     if (loose)
       WARN("known gap: " << report.rows[i].name << " published / best " << r.published_over_best
                          << ", best " << r.best_strategy);
-    CHECK(r.published_over_best <= (loose ? 1.30 : 1.10));
-    CHECK(r.best_over_published <= (loose ? 1.30 : 1.20));
+    CHECK(r.published_over_best <= (loose ? gap->search_bound : 1.10));
+    CHECK(r.best_over_published <= (loose ? gap->search_bound : 1.20));
   }
 }
 
 TEST_CASE(
-    "At most three fitted factors per device and trainer, and the shipped ones are what the fitter "
+    "At most four fitted factors per device and trainer, and the shipped ones are what the fitter "
     "finds") {
   const ValidationReport& report = fresh_report();
   for (const GroupFit& fit : report.fits) {
@@ -159,13 +173,15 @@ TEST_CASE(
     for (const FittedOverheads& f : fitted_overheads())
       if (fit.device == f.device && fit.trainer == f.trainer) shipped = &f;
     REQUIRE(shipped != nullptr);
-    // Three numbers, by the struct's shape; each as the fitter writes it (9 digits).
+    // Four numbers, by the struct's shape; each as the fitter writes it (9 digits).
     CHECK(shipped->factors.layer_s == Approx(fit.factors.layer_s).epsilon(1e-6).margin(1e-12));
     CHECK(shipped->factors.step_s == Approx(fit.factors.step_s).epsilon(1e-6).margin(1e-12));
     CHECK(shipped->factors.kernel_slowdown ==
           Approx(fit.factors.kernel_slowdown).epsilon(1e-6).margin(1e-12));
+    CHECK(shipped->factors.moe_expert_s ==
+          Approx(fit.factors.moe_expert_s).epsilon(1e-6).margin(1e-12));
   }
-  STATIC_REQUIRE(sizeof(TrainerOverheads) == 3 * sizeof(double));
+  STATIC_REQUIRE(sizeof(TrainerOverheads) == 4 * sizeof(double));
 }
 
 TEST_CASE("docs/validation.md holds the tables a fresh run prints") {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -120,25 +121,51 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
   report.reports.resize(report.rows.size());
   const PriceRow price = [&](size_t i, const TrainerOverheads& f) { return pricers[i]->price(f); };
   const std::vector<Group> groups = groups_of(report.rows, pricers);
-  for (const Group& g : groups) {
+  // Which rows have MoE layers (fit_in_stages fits them a factor of their own).
+  std::vector<bool> moe(report.rows.size());
+  for (size_t i = 0; i < moe.size(); ++i) moe[i] = pricers[i]->model().first_moe() != nullptr;
+  const auto is_moe = [&](size_t r) { return static_cast<bool>(moe[r]); };
+  // A row's error fitted on `rest` without it; NaN for an MoE row when no
+  // MoE row is left to determine the MoE factor.
+  const auto left_out_error = [&](size_t r, const std::vector<size_t>& rest,
+                                  const TrainerOverheads& factors) {
+    if (moe[r] && std::none_of(rest.begin(), rest.end(), is_moe)) return kNaN;
+    return price(r, factors).error;
+  };
+  std::vector<size_t> order(groups.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t g) { return groups[g].device == kReferenceOverheadsDevice; });
+  report.fits.resize(groups.size());
+  for (const size_t index : order) {
+    const Group& g = groups[index];
     GroupFit fit{g.device, g.trainer, g.sources, {}, 0};
     if (options.fit) {
-      const FitOutcome all = fit_overheads(g.rows, price);
+      TrainerOverheads fallback =
+          trainer_settings(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device())
+              .overheads;
+      for (size_t other = 0; other < groups.size(); ++other)
+        if (groups[other].device == kReferenceOverheadsDevice &&
+            groups[other].trainer == g.trainer &&
+            report.fits[other].device == kReferenceOverheadsDevice)
+          fallback = report.fits[other].factors;
+      const FitOutcome all = fit_in_stages(g.rows, is_moe, price, fallback);
       fit.factors = all.factors;
       fit.rms_error = all.rms_error;
       for (size_t r : g.rows) {
-        const FitOutcome loo =
-            fit_overheads(without(g.rows, [&](size_t x) { return x == r; }), price);
-        report.reports[r].leave_one_out = price(r, loo.factors).error;
+        const std::vector<size_t> rest = without(g.rows, [&](size_t x) { return x == r; });
+        const FitOutcome loo = fit_in_stages(rest, is_moe, price, fallback);
+        report.reports[r].leave_one_out = left_out_error(r, rest, loo.factors);
         report.reports[r].leave_source_out = kNaN;
       }
       if (g.sources.size() > 1)
         for (const std::string& source : g.sources) {
-          const FitOutcome loso = fit_overheads(
-              without(g.rows, [&](size_t x) { return report.rows[x].source == source; }), price);
+          const std::vector<size_t> rest =
+              without(g.rows, [&](size_t x) { return report.rows[x].source == source; });
+          const FitOutcome loso = fit_in_stages(rest, is_moe, price, fallback);
           for (size_t r : g.rows)
             if (report.rows[r].source == source)
-              report.reports[r].leave_source_out = price(r, loso.factors).error;
+              report.reports[r].leave_source_out = left_out_error(r, rest, loso.factors);
         }
       for (size_t r : g.rows) report.reports[r].result = price(r, fit.factors);
     } else {
@@ -150,7 +177,7 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
           trainer_settings(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device())
               .overheads;
     }
-    report.fits.push_back(fit);
+    report.fits[index] = fit;
   }
   if (options.search) {
     for (size_t g = 0; g < groups.size(); ++g)
@@ -209,15 +236,15 @@ std::string validation_markdown(const ValidationReport& report) {
   }
   out +=
       "\n| device | trainer | fitted on | us per layer and micro-batch | ms per step | kernel "
-      "slowdown | rms error |\n"
-      "|---|---|---|---:|---:|---:|---:|\n";
+      "slowdown | us per local expert, MoE layer and micro-batch | rms error |\n"
+      "|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const GroupFit& f : report.fits)
-    out += fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.3f} | {} |\n", f.device, f.trainer,
-                       fmt::join(f.sources, ", "), 1e6 * f.factors.layer_s, 1e3 * f.factors.step_s,
-                       f.factors.kernel_slowdown,
-                       report.fitted && !std::isnan(f.rms_error)
-                           ? fmt::format("{:.1f} %", 100 * f.rms_error)
-                           : "—");
+    out += fmt::format(
+        "| {} | {} | {} | {:.2f} | {:.2f} | {:.3f} | {:.1f} | {} |\n", f.device, f.trainer,
+        fmt::join(f.sources, ", "), 1e6 * f.factors.layer_s, 1e3 * f.factors.step_s,
+        f.factors.kernel_slowdown, 1e6 * f.factors.moe_expert_s,
+        report.fitted && !std::isnan(f.rms_error) ? fmt::format("{:.1f} %", 100 * f.rms_error)
+                                                  : "—");
   out += memory_markdown(report.memory);
   return out;
 }
@@ -227,9 +254,10 @@ std::string fitted_overheads_source(const ValidationReport& report) {
       "// Written by ndsearch-validate, its refit of validation/ (docs/validation.md); do not edit "
       "by hand.\n";
   for (const GroupFit& f : report.fits)
-    out += fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device,
-                       f.trainer, f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown,
-                       fmt::join(f.sources, ", "));
+    out +=
+        fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device,
+                    f.trainer, f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown,
+                    f.factors.moe_expert_s, fmt::join(f.sources, ", "));
   return out;
 }
 

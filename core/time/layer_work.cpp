@@ -34,15 +34,30 @@ constexpr double kDropoutHidden = 2 * 2.5;
 constexpr double kTpHiddenForward = 0.75;
 constexpr double kTpHiddenBackward = 0.50;
 
+// Whether a layer's shapes depend on its routing, so that the host waits
+// for them every micro-batch (TrainerOverheads::moe_expert_s).
+bool routing_shaped(const nds_layer_block& l) {
+  return l.experts > 0;
+}
+
+// The routed experts one device holds.
+double local_experts(const nds_layer_block& l, const nds_strategy& s) {
+  return std::max(1.0, d(l.experts) / s.ep);
+}
+
 }  // namespace
 
-void TimeModel::linear(Work& w, double tokens, double in, double out, double count,
-                       bool grouped) const {
+void TimeModel::linear(Work& w, double tokens, double in, double out, double count) const {
   const GemmRate& rate = kernels_.linear();
-  auto gemm = [&](double m, double n, double k) {
-    return grouped ? kernels_.batched_gemm(rate, m, n, k, count)
-                   : kernels_.gemm(rate, m, n, k, count);
-  };
+  // Experts' GEMMs, grouped or one after another, each run at the
+  // efficiency of its own shape: a grouped GEMM is one launch, but its
+  // tiles fill and drain per group. DeepGEMM's grouped FP8 kernels on H800
+  // (README of 2025-02, microbenchmarks: 4 groups of M = 256, N = 4096,
+  // K = 7168 at 932 TFLOP/s, 47 % of 1979; 8 groups of M = 4096 at 1288,
+  // 65 %) are what the device curve gives one group's FLOPs (48 % and
+  // 69 %), not all the groups' (63 % and 70 %). What grouping saves is
+  // host launches, in the fitted cost per MoE layer (TrainerOverheads).
+  auto gemm = [&](double m, double n, double k) { return kernels_.gemm(rate, m, n, k, count); };
   const double forward = gemm(tokens, out, in);
   // Input gradient [t, out] x [out, in], weight gradient [in, t] x [t, out].
   const double weights = gemm(in, out, tokens);
@@ -70,6 +85,7 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   const bool full = option == NDS_LAYER_FULL;
   Work w;
   w.layers = 1;
+  w.host = layer_s_ + (routing_shaped(l) ? moe_expert_s_ * local_experts(l, s) : 0);
   Rebuilt rebuilt;
   const double qk_rotated = attention_compute(w, c, l, span);
   const double routed_elements = mlp_compute(w, c, l, rebuilt, span);
@@ -248,13 +264,11 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
     // etp ranks' gathered together over each expert's 1/etp shard.
     const double routed = tokens / tp * d(l.experts_per_token) * capacity;
     const double rows = routed * s.etp, f = d(l.moe_ffn_hidden_size) / s.etp;
-    const double local_experts = std::max(1.0, experts / s.ep);
+    const double local = local_experts(l, s);
     const double before_f = w.forward, before_b = w.backward;
-    // One GEMM per local expert, or one grouped GEMM over all of them (one
-    // launch; every expert's weights read all the same).
-    const bool grouped = l.grouped_gemm == 1;
-    linear(w, rows / local_experts, h, up * f, local_experts, grouped);
-    linear(w, rows / local_experts, f, h, local_experts, grouped);
+    // One GEMM per local expert's rows, grouped or not (linear()).
+    linear(w, rows / local, h, up * f, local);
+    linear(w, rows / local, f, h, local);
     w.forward_experts += w.forward - before_f;
     w.backward_experts += w.backward - before_b;
     // Permute before the experts and unpermute after: read and write each
@@ -358,9 +372,13 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // Dispatch and combine all-to-alls of the tokens a device routes (its
     // tokens/tp share), each pass; with etp > 1 an all-gather over the etp
     // ranks before the experts and a reduce-scatter after (with or without
-    // ep). With the MoE all-to-all overlapped (DualPipe, Megatron-Core's
-    // 1F1B A2A overlap) another micro-batch's non-expert compute of the
-    // layer hides it; with one micro-batch there is no other.
+    // ep). With the MoE all-to-all overlapped (Megatron-Core's
+    // overlap_moe_expert_parallel_comm) one micro-batch's forward runs
+    // beside another's backward, layer by layer, each's dispatch and combine
+    // beside the other's compute (combined_1f1b.py): the forward's exchange
+    // hides behind a backward of the layer, the backward's behind a forward;
+    // with one micro-batch there is no other. (DualPipe's overlap is the
+    // schedule's: time_model.cpp.)
     const double routed = tokens / tp * d(l.experts_per_token) * h * b;
     double per_pass = 2 * comm(CommPart::ep, Collective::all_to_all, static_cast<uint64_t>(s.ep),
                                static_cast<uint64_t>(s.etp), routed);
@@ -373,8 +391,7 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     auto exposed = [&](double window) {
       return overlap ? std::max(0.0, per_pass - window) : per_pass;
     };
-    const double forward = exposed(w.forward - w.forward_experts),
-                 backward = exposed(w.backward - w.backward_experts);
+    const double forward = exposed(w.backward), backward = exposed(w.forward);
     w.ep += passes_forward * forward + backward;
     w.ep_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
   }

@@ -72,6 +72,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
       settings_(trainer_settings(model, device, overheads)),
       layer_s_(settings_.overheads.layer_s + calibration.layer_s),
       step_s_(settings_.overheads.step_s + calibration.step_s),
+      moe_expert_s_(settings_.overheads.moe_expert_s),
       kernels_(device_, settings_.linear_dtype, settings_.high_dtype, settings_.activation_bytes,
                1 + settings_.overheads.kernel_slowdown, calibration) {
   for (size_t i = 0; i < model.main.blocks.size(); ++i) {
@@ -261,7 +262,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       // between forward and backward as its compute is.
       const double forward = r.forward - before.forward,
                    backward = r.backward - before.backward + r.recompute - before.recompute;
-      const double busy = r.exposed() - before.exposed() + (r.layers - before.layers) * layer_s_;
+      const double busy = r.exposed() - before.exposed() + r.host - before.host;
       const double forward_share = forward + backward > 0 ? forward / (forward + backward) : 0.5;
       chunks[chunk] = {busy * forward_share, busy * (1 - forward_share),
                        r.recompute - before.recompute, 0};
@@ -488,8 +489,8 @@ double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, con
     // nothing: T_F + T_B - 2·T_W = forward + recompute + comm + (backward - W) - 2·W.
     return m * slot +
            (p - 1) * std::max(0.0, slowest.forward + slowest.recompute + slowest.tp + slowest.cp +
-                                       slowest.ep + slowest.pp + slowest.layers * layer_s_ +
-                                       slowest.backward - 3 * slowest.weight_gradients);
+                                       slowest.ep + slowest.pp + slowest.host + slowest.backward -
+                                       3 * slowest.weight_gradients);
   }
   // The first micro-batch crosses every rank, then the slowest rank sets the
   // pace: Σ_r t_r + (m - 1)·max_r t_r for 1F1B and GPipe (a flow shop of
@@ -559,7 +560,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       r.ep_hidden += r.ep * (1 - left), r.pp_hidden += r.pp * (1 - left);
       r.ep *= left, r.pp *= left;
     }
-    const double slot = r.exposed() + r.layers * layer_s_;
+    const double slot = r.exposed() + r.host;
     if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);
     if (index == 0 || rank_dp.exposed + rank_dp.optimizer > dp.exposed + dp.optimizer) dp = rank_dp;
@@ -599,12 +600,12 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       e.hidden.tp * sm_share(tp_n, 1) + e.hidden.cp * sm_share(cp_n, tp_n) +
       e.hidden.ep * sm_share(static_cast<uint64_t>(s.ep), static_cast<uint64_t>(s.etp)) +
       e.hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);
-  t.overhead = m * slowest.layers * layer_s_ + step_s_ + interference;
+  t.overhead = m * slowest.host + step_s_ + interference;
   e.step_s = t.step();
   if (!model_.submodels.empty()) {
     Work scratch;
     const Work& towers = cached_towers(c, cache, shapes, scratch);
-    e.towers_s = m * (towers.exposed() + towers.layers * layer_s_);
+    e.towers_s = m * (towers.exposed() + towers.host);
   }
 
   // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the

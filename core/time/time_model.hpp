@@ -225,9 +225,8 @@ class TimeModel {
   void cp_comm(Work& w, const nds_candidate& c, uint32_t block, double passes_forward) const;
   // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
   // the input- and weight-gradient GEMMs, and the fp8 casts of its inputs.
-  // `count` such layers (experts), as one grouped GEMM when `grouped`.
-  void linear(Work& w, double tokens, double in, double out, double count = 1,
-              bool grouped = false) const;
+  // `count` such layers (experts), each GEMM at its own shape's efficiency.
+  void linear(Work& w, double tokens, double in, double out, double count = 1) const;
   // Exposed and hidden seconds of one step's DP reduction and parameter
   // gathers, and the optimizer step, for a rank doing `r`.
   struct DataParallel {
@@ -249,6 +248,7 @@ class TimeModel {
   OptimizerSwap swap_;
   TrainerSettings settings_;
   double layer_s_ = 0, step_s_ = 0;  // the trainer's overheads plus the calibration's
+  double moe_expert_s_ = 0;          // the trainer's, per local expert (TrainerOverheads)
   Kernels kernels_;
   std::vector<std::string> assumptions_;
   std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block

@@ -19,9 +19,6 @@ constexpr uint64_t kWellTunedOverlap = NDS_OVERLAP_TP_COMM | NDS_OVERLAP_GRAD_RE
                                        NDS_OVERLAP_PARAM_GATHER | NDS_OVERLAP_MOE_A2A |
                                        NDS_OVERLAP_P2P | NDS_OVERLAP_CP;
 
-// The device whose fit stands in for a device with none of its own.
-constexpr const char* kReferenceDevice = "nvidia-h100-sxm";
-
 std::string overlap_words(uint64_t bits) {
   static const std::pair<uint64_t, const char*> kNames[] = {{NDS_OVERLAP_TP_COMM, "tp"},
                                                             {NDS_OVERLAP_GRAD_REDUCE, "dp"},
@@ -103,7 +100,7 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   } else {
     const std::string family = trainer_family(model);
     const FittedOverheads* chosen = nullptr;
-    for (const char* dev : {device.id.c_str(), kReferenceDevice})
+    for (const char* dev : {device.id.c_str(), kReferenceOverheadsDevice})
       for (const std::string& fam : {family, std::string("megatron")})
         for (const FittedOverheads& f : fitted_overheads())
           if (chosen == nullptr && dev == std::string(f.device) && fam == f.trainer) chosen = &f;
@@ -119,11 +116,18 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
     }
   }
   t.assumptions.push_back(
-      fmt::format("trainer overheads {:.1f} us per layer and micro-batch, {:.1f} ms per step, "
+      fmt::format("trainer overheads {:.1f} us per layer and micro-batch{}, {:.1f} ms per step, "
                   "kernels {:.1f} % slower "
                   "than their micro-benchmarks: {}",
-                  1e6 * t.overheads.layer_s, 1e3 * t.overheads.step_s,
-                  100 * t.overheads.kernel_slowdown, t.overheads_source));
+                  1e6 * t.overheads.layer_s,
+                  model.first_moe() != nullptr
+                      ? fmt::format(" and {:.1f} us more per routed expert a device holds in "
+                                    "each MoE layer whose shapes follow its routing (the host "
+                                    "splits, quantizes and launches per expert after waiting for "
+                                    "their token counts)",
+                                    1e6 * t.overheads.moe_expert_s)
+                      : std::string(),
+                  1e3 * t.overheads.step_s, 100 * t.overheads.kernel_slowdown, t.overheads_source));
   return t;
 }
 

@@ -27,6 +27,14 @@ struct TrainerOverheads {
   double layer_s = 0;          // per layer, per micro-batch, forward + backward
   double step_s = 0;           // per step
   double kernel_slowdown = 0;  // every kernel takes (1 + this) x its micro-benchmark time
+  // Per routed expert a device holds, per MoE layer whose shapes depend on
+  // its routing (dropless, or dropping without padding to capacity), per
+  // micro-batch, forward + backward: the host work Transformer Engine's
+  // grouped linear and the dispatcher do per expert (splitting the input by
+  // each expert's token count, which the host waits for every layer:
+  // Megatron-Core's token_dispatcher.py, d2h_event.synchronize; quantizing
+  // and launching each expert's GEMMs), which the GPU waits for.
+  double moe_expert_s = 0;
 };
 
 // A fitted set and where it applies.
@@ -39,6 +47,10 @@ struct FittedOverheads {
 
 // The shipped fits (core/time/fitted_overheads.inc, written by the fitter).
 const std::vector<FittedOverheads>& fitted_overheads();
+
+// The device whose fit stands in where a device has none of its own (and
+// whose dense factors a device with only MoE rows keeps: fit.hpp's plan).
+inline constexpr const char* kReferenceOverheadsDevice = "nvidia-h100-sxm";
 
 struct TrainerSettings {
   uint64_t overlap = 0;                  // NDS_OVERLAP_* in force

@@ -28,6 +28,9 @@ struct TimeModel::Work {
   double tp = 0, cp = 0, ep = 0, pp = 0;  // exposed communication
   double tp_hidden = 0, cp_hidden = 0, ep_hidden = 0, pp_hidden = 0;
   double layers = 0;
+  // Host seconds the GPU waits for (TrainerOverheads): per layer, and per
+  // MoE layer whose shapes depend on its routing.
+  double host = 0;
   double dense_params = 0, expert_params = 0;  // held by this rank (its shard of TP/EP)
   double fp8_params = 0;                       // of them, weights of fp8 GEMMs
   double exposed() const { return forward + backward + recompute + tp + cp + ep + pp; }
@@ -41,6 +44,7 @@ struct TimeModel::Work {
     tp_hidden += n * o.tp_hidden, cp_hidden += n * o.cp_hidden, ep_hidden += n * o.ep_hidden;
     pp_hidden += n * o.pp_hidden;
     layers += n * o.layers;
+    host += n * o.host;
     dense_params += n * o.dense_params, expert_params += n * o.expert_params,
         fp8_params += n * o.fp8_params;
   }

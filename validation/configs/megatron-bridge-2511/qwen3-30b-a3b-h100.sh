@@ -1,0 +1,38 @@
+#!/bin/bash
+# Qwen3-30B-A3B on 16 DGX-H100 GPUs, FP8 current scaling: Megatron-Bridge
+# 25.11's performance run (NVIDIA-NeMo/Megatron-Bridge v0.2.1 = 1c43b39,
+# docs/performance-summary.md:94, 5275 tokens/s/GPU: GBS 512, MBS 2, seq 4096,
+# TP 1, PP 2, VP 24, EP 8, GA 32), written as a Megatron-LM launch for
+# ndsearch's validation from the published settings:
+# - the model: Qwen/Qwen3-30B-A3B's config.json; src/megatron/bridge/models/
+#   qwen/qwen_provider.py:363-410 (48 MoE layers, 128 experts of 768, top 8,
+#   alltoall dispatcher, grouped GEMM, permute fusion, aux-loss router in bf16);
+# - the run: scripts/performance/configs/qwen3/workload_base_configs.py:233-239
+#   (MoE all-to-all overlap with delayed weight gradients, no CUDA graphs) and
+#   qwen3_llm_pretrain.py:33-47 (no recompute, router fusion, bf16 gradient
+#   reduction); utils/helpers.py (FP8-CS: hybrid format, tensorwise recipe,
+#   fp8 param gather; distributed optimizer with both overlaps);
+#   performance-summary.md:98: force-balanced routing, token-dropless.
+# The strategy is the summary's (MBS 2, VP 24, as its GA 32 implies); the
+# preset at the tag says MBS 1 and VP 12, the 25.09 preset's MBS 2 and VP 24.
+GPT_ARGS="
+    --num-layers 48 --hidden-size 2048 --num-attention-heads 32 \
+    --group-query-attention --num-query-groups 4 --kv-channels 128 \
+    --ffn-hidden-size 6144 --swiglu --normalization RMSNorm --qk-layernorm \
+    --position-embedding-type rope --disable-bias-linear \
+    --untie-embeddings-and-output-weights \
+    --seq-length 4096 --max-position-embeddings 40960 --vocab-size 151936 \
+    --num-experts 128 --moe-router-topk 8 --moe-ffn-hidden-size 768 --moe-grouped-gemm \
+    --moe-token-dispatcher-type alltoall --moe-permute-fusion --moe-router-force-load-balancing \
+    --moe-router-load-balancing-type aux_loss --moe-aux-loss-coeff 1e-3 \
+    --tensor-model-parallel-size 1 --pipeline-model-parallel-size 2 \
+    --num-virtual-stages-per-pipeline-rank 24 \
+    --expert-model-parallel-size 8 --expert-tensor-parallel-size 1 \
+    --use-distributed-optimizer --use-flash-attn \
+    --micro-batch-size 2 --global-batch-size 512 \
+    --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
+    --grad-reduce-in-bf16 \
+    --overlap-grad-reduce --overlap-param-gather --overlap-moe-expert-parallel-comm \
+    --manual-gc --manual-gc-interval 100
+"
+torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py $GPT_ARGS
