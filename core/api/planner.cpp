@@ -42,10 +42,17 @@ ParseOptions parse_options(const ModelSettings& m) {
   options.framework = m.framework;
   options.strict = m.strict;
   options.any_trainer = m.any_trainer;
-  options.overrides = {m.seq_len,    m.global_batch, m.micro_batch_size,
-                       m.vocab_size, m.image_tokens, m.images_per_sample,
-                       m.dtype,      m.fp8_recipe,   m.overlap,
-                       m.recompute_modules};
+  options.overrides = {m.seq_len,
+                       m.global_batch,
+                       m.micro_batch_size,
+                       m.vocab_size,
+                       m.image_tokens,
+                       m.images_per_sample,
+                       m.dtype,
+                       m.fp8_recipe,
+                       m.overlap,
+                       m.recompute_modules,
+                       m.routing};
   options.model_config = m.model_config;
   return options;
 }

@@ -18,6 +18,8 @@ nds_layer_block unknown_block(nds_block_kind kind, int64_t layers) {
   b.shared_expert_ffn_hidden_size = b.moe_ffn_hidden_size = NDS_UNKNOWN;
   b.capacity_factor = b.hidden_dropout = b.attention_dropout = NDS_UNKNOWN;
   b.attention_window = 0;  // every key of its sequence unless a parser says otherwise
+  b.moe_padded = 0;        // each expert gets the tokens routed to it
+  b.router_groups = b.router_group_topk = 0;  // a router not limited to groups
   return b;
 }
 
@@ -44,6 +46,9 @@ Model::Model() {
   training.swap_optimizer = 0;
   training.master_reuses_params = 0;
   training.vocab_multiple_per_tp = 0;
+  training.moe_dispatcher = NDS_MOE_DISPATCH_ALLTOALL;
+  training.expert_rank_load = nullptr;  // balanced (the host's routing input fills it)
+  training.expert_rank_load_count = 0;
   stated.struct_size = sizeof(nds_strategy);
   for (int32_t* key : {&stated.dp, &stated.tp, &stated.pp, &stated.cp, &stated.ep, &stated.etp,
                        &stated.vpp, &stated.sp, &stated.zero, &stated.op, &stated.mbs, &stated.mbn})
@@ -59,6 +64,8 @@ const std::vector<OverlapSwitch>& overlap_switches() {
        NDS_OVERLAP_PARAM_GATHER},
       {"overlap.tp_comm", "tp_comm", "tp", "the TP/SP collectives", NDS_OVERLAP_TP_COMM},
       {"overlap.moe_a2a", "moe_a2a", "ep", "the MoE all-to-all", NDS_OVERLAP_MOE_A2A},
+      {"overlap.moe_shared", "moe_shared", "ep-shared",
+       "the MoE all-to-all behind the shared experts", NDS_OVERLAP_MOE_SHARED},
       {"overlap.p2p", "p2p", "pp", "the pipeline send/recv", NDS_OVERLAP_P2P},
       {"overlap.cp", "cp", "cp", "the context-parallel KV exchange", NDS_OVERLAP_CP},
   };
@@ -191,6 +198,8 @@ const nds_model& Model::view() {
   training.recompute_layers = recompute_layers.data();
   training.recompute_layer_count = recompute_layers.size();
   training.cp_algorithm = cp_algorithm.empty() ? nullptr : cp_algorithm.c_str();
+  training.expert_rank_load = expert_rank_load.empty() ? nullptr : expert_rank_load.data();
+  training.expert_rank_load_count = expert_rank_load.size();
   view_ = part_view(main, main_blocks_);
   view_.framework = framework.c_str();
   view_.training = &training;

@@ -66,6 +66,10 @@ class Model {
   nds_training training{};  // pointers are set by view()
   nds_strategy stated{};
   std::vector<int64_t> stage_layers, stage_layer_offsets, recompute_layers;
+  // The routing's most loaded EP rank per ep (routing.hpp; empty: balanced),
+  // and what it is in words (empty: balanced).
+  std::vector<double> expert_rank_load;
+  std::string routing_words;
   std::string cp_algorithm;
   // The language-model layers the towers' work is worth (towers.hpp); 0
   // without towers or image tokens.

@@ -80,6 +80,12 @@ json block_json(const nds_layer_block& b) {
             {"attention_dropout", known_real(b.attention_dropout)}};
   // A tower's layers say whether they attend within windows (ABI 1.6).
   if (b.kind == NDS_BLOCK_ENCODER) j["attention_window"] = b.attention_window;
+  // An MoE layer's routing as the trainer runs it (ABI 1.13).
+  if (b.experts > 0) {
+    j["moe_padded"] = b.moe_padded == 1;
+    j["router_groups"] = b.router_groups;
+    j["router_group_topk"] = b.router_group_topk;
+  }
   return j;
 }
 
@@ -121,6 +127,14 @@ const char* dtype_name(nds_dtype dtype) {
     default: return nullptr;
   }
 }
+const char* moe_dispatcher_name(int32_t dispatcher) {
+  switch (dispatcher) {
+    case NDS_MOE_DISPATCH_ALLGATHER: return "allgather";
+    case NDS_MOE_DISPATCH_NODE_DEDUP: return "node_dedup";
+    default: return "alltoall";
+  }
+}
+
 const char* fsdp_holding_name(nds_fsdp_holding holding) {
   switch (holding) {
     case NDS_FSDP2_RESHARD: return "fsdp2_reshard";
@@ -232,6 +246,7 @@ json model_to_json(const Model& m) {
             {"swapped_ops", ops_names(m.training.swapped_ops)},
             {"swap_optimizer", m.training.swap_optimizer == 1},
             {"master_reuses_params", m.training.master_reuses_params == 1},
+            {"moe_dispatcher", moe_dispatcher_name(m.training.moe_dispatcher)},
             {"overlap", overlap_json(m)},
             {"optimizer_states", known(m.training.optimizer_states)},
             {"capabilities",

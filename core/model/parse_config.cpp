@@ -14,8 +14,9 @@
 #include "core/model/builder.hpp"
 #include "core/model/fast_tuner_setup.hpp"
 #include "core/model/finalize.hpp"
-#include "core/model/trainer_limits.hpp"
 #include "core/model/model_shape.hpp"
+#include "core/model/routing.hpp"
+#include "core/model/trainer_limits.hpp"
 #include "core/plugins/status.hpp"
 #include "core/support/user_error.hpp"
 
@@ -362,6 +363,7 @@ Model parse_config(const PluginRegistry& registry, const fs::path& config,
     apply_model_config(registry, model, options.model_config, options.strict);
   apply_overrides(model, options.overrides);
   finalize_model(model);
+  if (options.overrides.routing) apply_routing(model, read_routing(*options.overrides.routing));
   if (options.any_trainer) lift_trainer_limits(model);
   return model;
 }

@@ -33,6 +33,8 @@ struct TrainingOverrides {
   // --recompute-modules: a comma list of recompute_op_names() (by our name or
   // Megatron-Core's), replacing the ops the config's selective recompute rebuilds.
   std::optional<std::string> recompute_modules;
+  // --routing: balanced, zipf:S or a file of tokens per routed expert (routing.hpp).
+  std::optional<std::string> routing;
 };
 
 struct ParseOptions {

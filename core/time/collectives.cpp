@@ -102,4 +102,25 @@ double collective_seconds(const Device& device, Collective kind, uint64_t n, uin
   return steps * level.latency_s + fraction * bytes / bandwidth;
 }
 
+uint64_t group_nodes(const Device& device, uint64_t n, uint64_t stride) {
+  const size_t spanned = level_spanned(device, n, stride);
+  if (spanned == 0 || n <= 1) return 1;
+  return std::max<uint64_t>(1, n / members_below(device, spanned, n, stride));
+}
+
+double node_dedup_seconds(const Device& device, uint64_t n, uint64_t stride, double network_bytes,
+                          double node_bytes) {
+  if (n <= 1) return 0;
+  const size_t spanned = level_spanned(device, n, stride);
+  const TopologyLevel& level = device.levels[spanned];
+  if (spanned == 0)
+    return level.latency_s + node_bytes / ring_bandwidth(device, 0, n, stride, node_bytes);
+  const TopologyLevel& below = device.levels[spanned - 1];
+  const double local =
+      node_bytes / (efficiency(below, node_bytes) * below.device_bandwidth_bytes_per_s);
+  const double remote =
+      network_bytes / (efficiency(level, network_bytes) * level.device_bandwidth_bytes_per_s);
+  return level.latency_s + std::max(local, remote);
+}
+
 }  // namespace ndsearch

@@ -32,4 +32,16 @@ inline constexpr double kDefaultBusEfficiency = 0.8;
 double collective_seconds(const Device& device, Collective kind, uint64_t n, uint64_t stride,
                           double bytes);
 
+// The nodes a group of `n` devices `stride` apart spans (1 inside one node).
+uint64_t group_nodes(const Device& device, uint64_t n, uint64_t stride);
+
+// An MoE dispatch or combine that sends one copy of a token per destination
+// node over the network and forwards it to the experts inside that node over
+// the node's links (DeepEP's normal kernels, HybridEP; DeepSeek-V3 report
+// §3.2.2): each device of the group sends `network_bytes` over its NIC and
+// moves `node_bytes` over its node's links, both at once, posted together.
+// A group inside one node moves `node_bytes` over the node's links alone.
+double node_dedup_seconds(const Device& device, uint64_t n, uint64_t stride, double network_bytes,
+                          double node_bytes);
+
 }  // namespace ndsearch

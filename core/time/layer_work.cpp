@@ -5,10 +5,12 @@
 #include <ndsearch/sdk/model_math.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "core/hardware/topology.hpp"
 #include "core/time/collectives.hpp"
+#include "core/time/moe_dispatch.hpp"
 #include "core/time/time_model.hpp"
 #include "core/time/work.hpp"
 
@@ -37,7 +39,7 @@ constexpr double kTpHiddenBackward = 0.50;
 // Whether a layer's shapes depend on its routing, so that the host waits
 // for them every micro-batch (TrainerOverheads::moe_expert_s).
 bool routing_shaped(const nds_layer_block& l) {
-  return l.experts > 0;
+  return l.experts > 0 && !(l.capacity_factor > 0 && l.moe_padded == 1);
 }
 
 // The routed experts one device holds.
@@ -259,10 +261,12 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
     w.forward += kernels_.gemm(high, router_tokens, experts, h);
     w.backward += kernels_.gemm(high, router_tokens, h, experts) +
                   kernels_.gemm(high, h, experts, router_tokens);
-    const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
     // A device multiplies its tokens/tp share of the routed tokens, the
-    // etp ranks' gathered together over each expert's 1/etp shard.
-    const double routed = tokens / tp * d(l.experts_per_token) * capacity;
+    // etp ranks' gathered together over each expert's 1/etp shard; the most
+    // loaded EP rank, which sets the pace, its share times its load
+    // (sdk::routed_rank_load: the routing's hottest rank, the capacity).
+    const double routed =
+        tokens / tp * d(l.experts_per_token) * sdk::routed_rank_load(routing_, l, s.ep);
     const double rows = routed * s.etp, f = d(l.moe_ffn_hidden_size) / s.etp;
     const double local = local_experts(l, s);
     const double before_f = w.forward, before_b = w.backward;
@@ -277,8 +281,11 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
   }
   if (l.shared_experts > 0 && l.shared_expert_ffn_hidden_size > 0) {
     const double f = d(l.shared_expert_ffn_hidden_size) * d(l.shared_experts);
+    const double before_f = w.forward, before_b = w.backward;
     linear(w, tokens, h, up * f / tp);
     linear(w, tokens, f / tp, h);
+    w.forward_shared += w.forward - before_f;
+    w.backward_shared += w.backward - before_b;
   }
   // Megatron-Core's MoE layer holds its router and shared experts.
   if (l.experts > 0) rebuilt.moe = w.forward - moe_before;
@@ -302,8 +309,10 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
   // per element of each MLP's width on this device.
   const double per_width = tokens * (gated ? 3 : 2);
   const double dense = per_width * d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp;
-  const double routed =
-      l.experts > 0 ? per_width * d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp : 0;
+  const double routed = l.experts > 0
+                            ? per_width * d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp *
+                                  sdk::routed_rank_load(routing_, l, s.ep)
+                            : 0;
   const double shared = per_width * d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
                         d(std::max<int64_t>(l.shared_experts, 0)) / tp;
   elements += dense + routed + shared;
@@ -369,29 +378,54 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
   const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   if (l.experts > 0 && (s.ep > 1 || s.etp > 1)) {
-    // Dispatch and combine all-to-alls of the tokens a device routes (its
-    // tokens/tp share), each pass; with etp > 1 an all-gather over the etp
-    // ranks before the experts and a reduce-scatter after (with or without
-    // ep). With the MoE all-to-all overlapped (Megatron-Core's
-    // overlap_moe_expert_parallel_comm) one micro-batch's forward runs
-    // beside another's backward, layer by layer, each's dispatch and combine
-    // beside the other's compute (combined_1f1b.py): the forward's exchange
-    // hides behind a backward of the layer, the backward's behind a forward;
-    // with one micro-batch there is no other. (DualPipe's overlap is the
-    // schedule's: time_model.cpp.)
-    const double routed = tokens / tp * d(l.experts_per_token) * h * b;
-    double per_pass = 2 * comm(CommPart::ep, Collective::all_to_all, static_cast<uint64_t>(s.ep),
-                               static_cast<uint64_t>(s.etp), routed);
+    // Dispatch and combine of the tokens a device routes (its tokens/tp
+    // share), each pass, by the trainer's dispatcher (nds_moe_dispatcher);
+    // the most loaded EP rank receives its load times an even share
+    // (sdk::routed_rank_load) and sets the exchange's pace. With etp > 1 an
+    // all-gather over the etp ranks before the experts and a reduce-scatter
+    // after (with or without ep).
+    const uint64_t ep = static_cast<uint64_t>(s.ep), etp = static_cast<uint64_t>(s.etp);
+    const double load = sdk::routed_rank_load(routing_, l, s.ep);
+    const double copies = tokens / tp * d(l.experts_per_token);  // routed copies a device sends
+    const double routed = copies * h * b * load;
+    double per_pass = 0;
+    if (ep > 1) {
+      if (model_.training.moe_dispatcher == NDS_MOE_DISPATCH_ALLGATHER) {
+        // Every token gathered over the EP group, the outputs reduce-scattered back.
+        const double gathered = tokens / tp * h * b * d(s.ep);
+        per_pass = comm(CommPart::ep, Collective::all_gather, ep, etp, gathered) +
+                   comm(CommPart::ep, Collective::reduce_scatter, ep, etp, gathered);
+      } else if (model_.training.moe_dispatcher == NDS_MOE_DISPATCH_NODE_DEDUP) {
+        // One copy per other node a token's experts sit on over the NIC,
+        // every copy over the node's links to its expert's device.
+        const double remote = remote_nodes_per_token(l, d(group_nodes(device_, ep, etp)));
+        per_pass =
+            2 * calibration_.comm(CommPart::ep) *
+            node_dedup_seconds(device_, ep, etp, tokens / tp * remote * h * b * load, routed);
+      } else {
+        per_pass = 2 * comm(CommPart::ep, Collective::all_to_all, ep, etp, routed);
+      }
+    }
     if (s.etp > 1)
-      per_pass += comm(CommPart::ep, Collective::all_gather, static_cast<uint64_t>(s.etp), 1,
-                       routed * s.etp) +
-                  comm(CommPart::ep, Collective::reduce_scatter, static_cast<uint64_t>(s.etp), 1,
-                       routed * s.etp);
-    const bool overlap = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
-    auto exposed = [&](double window) {
-      return overlap ? std::max(0.0, per_pass - window) : per_pass;
+      per_pass += comm(CommPart::ep, Collective::all_gather, etp, 1, routed * s.etp) +
+                  comm(CommPart::ep, Collective::reduce_scatter, etp, 1, routed * s.etp);
+    // With the MoE all-to-all overlapped (Megatron-Core's
+    // overlap_moe_expert_parallel_comm) one micro-batch's forward runs beside
+    // another's backward, layer by layer, each's dispatch and combine beside
+    // the other's compute (combined_1f1b.py): the forward's exchange hides
+    // behind a backward of the layer, the backward's behind a forward; with
+    // one micro-batch there is no other. With the shared experts' overlap
+    // (--moe-shared-expert-overlap) the same micro-batch's shared experts
+    // run on another stream beside its exchange: they alone hide it.
+    // (DualPipe's overlap is the schedule's: time_model.cpp.)
+    const bool other = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
+    const bool shared = (settings_.overlap & NDS_OVERLAP_MOE_SHARED) != 0;
+    auto exposed = [&](double other_pass, double shared_pass) {
+      const double window = other ? other_pass : shared ? shared_pass : 0;
+      return std::max(0.0, per_pass - window);
     };
-    const double forward = exposed(w.backward), backward = exposed(w.forward);
+    const double forward = exposed(w.backward, w.forward_shared),
+                 backward = exposed(w.forward, w.backward_shared);
     w.ep += passes_forward * forward + backward;
     w.ep_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
   }

@@ -52,6 +52,38 @@ constexpr double kNetworkSmShare = 16.0 / 132;
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
 
+// What the estimates assume of an MoE model's layers, in words: how tokens
+// reach their experts, the routing, and what routing-shaped layers cost.
+std::string moe_assumptions(const Model& model) {
+  const nds_layer_block& l = *model.first_moe();
+  const std::string from = training_source(model, "moe_dispatcher", "");
+  const char* how =
+      model.training.moe_dispatcher == NDS_MOE_DISPATCH_ALLGATHER
+          ? "every token all-gathered over the EP group and the outputs reduce-scattered back"
+      : model.training.moe_dispatcher == NDS_MOE_DISPATCH_NODE_DEDUP
+          ? "one copy of a token per other node its experts sit on over the network, forwarded "
+            "inside the node (DeepEP, HybridEP)"
+          : "an all-to-all of every routed copy over the EP group";
+  const std::string drop =
+      l.capacity_factor > 0
+          ? fmt::format("each expert takes at most {:.2f}x an even share ({})", l.capacity_factor,
+                        l.moe_padded == 1 ? "padded to it: static shapes, no host wait"
+                                          : "tokens beyond it dropped")
+          : std::string(
+                "dropless: each expert takes what is routed to it, the layer's shapes "
+                "following the routing");
+  const std::string routing =
+      model.routing_words.empty()
+          ? fmt::format(
+                "balanced routing, every expert an even share (what force-balanced "
+                "benchmarks run; {} prices a skew)",
+                Setting("routing").named())
+          : model.routing_words;
+  return fmt::format("MoE layers: tokens reach their experts by {} ({}); {}; {}", how,
+                     from.empty() ? std::string("not stated: Megatron-Core's default") : from, drop,
+                     routing);
+}
+
 // Numbers for TimeModel::id_, across threads.
 uint64_t next_model_id() {
   static std::atomic<uint64_t> last{0};
@@ -75,6 +107,10 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
       moe_expert_s_(settings_.overheads.moe_expert_s),
       kernels_(device_, settings_.linear_dtype, settings_.high_dtype, settings_.activation_bytes,
                1 + settings_.overheads.kernel_slowdown, calibration) {
+  routing_ = model.training;
+  routing_.expert_rank_load =
+      model.expert_rank_load.empty() ? nullptr : model.expert_rank_load.data();
+  routing_.expert_rank_load_count = model.expert_rank_load.size();
   for (size_t i = 0; i < model.main.blocks.size(); ++i) {
     const nds_layer_block& b = model.main.blocks[i].c;
     if (b.kind == NDS_BLOCK_MTP) mtp_blocks_.push_back(static_cast<uint32_t>(i));
@@ -129,6 +165,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                   (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
+  if (model.first_moe() != nullptr) assumptions_.push_back(moe_assumptions(model));
   if (model.training.recompute_ops != 0) {
     const bool flag =
         training_source(model, "recompute_ops", "").rfind(Setting("recompute_modules").named(), 0) == 0;

@@ -249,6 +249,9 @@ class TimeModel {
   TrainerSettings settings_;
   double layer_s_ = 0, step_s_ = 0;  // the trainer's overheads plus the calibration's
   double moe_expert_s_ = 0;          // the trainer's, per local expert (TrainerOverheads)
+  // The model's training settings with its routing table in place (what
+  // sdk::routed_rank_load reads; Model::view() sets it only when called).
+  nds_training routing_{};
   Kernels kernels_;
   std::vector<std::string> assumptions_;
   std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block

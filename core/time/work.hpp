@@ -24,6 +24,7 @@ struct TimeModel::Work {
   double forward_experts = 0,
          backward_experts = 0;  // routed experts (what EP comm cannot hide behind)
   double forward_attention = 0, backward_attention = 0;  // the attention core
+  double forward_shared = 0, backward_shared = 0;        // the shared experts' GEMMs
   double weight_gradients = 0;            // of the backward, the weight-gradient GEMMs (ZB-V's W)
   double tp = 0, cp = 0, ep = 0, pp = 0;  // exposed communication
   double tp_hidden = 0, cp_hidden = 0, ep_hidden = 0, pp_hidden = 0;
@@ -39,6 +40,7 @@ struct TimeModel::Work {
     forward_linear += n * o.forward_linear, backward_linear += n * o.backward_linear;
     forward_experts += n * o.forward_experts, backward_experts += n * o.backward_experts;
     forward_attention += n * o.forward_attention, backward_attention += n * o.backward_attention;
+    forward_shared += n * o.forward_shared, backward_shared += n * o.backward_shared;
     weight_gradients += n * o.weight_gradients;
     tp += n * o.tp, cp += n * o.cp, ep += n * o.ep, pp += n * o.pp;
     tp_hidden += n * o.tp_hidden, cp_hidden += n * o.cp_hidden, ep_hidden += n * o.ep_hidden;

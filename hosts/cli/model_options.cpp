@@ -43,6 +43,11 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
       "What selective recompute drops and runs again, replacing the config's: a comma "
       "list of core_attention, mlp, norm, activation, mlp_activation, moe, alternate_matmuls (or "
       "Megatron-Core's core_attn, layernorm, moe_act)");
+  verb.add_option(
+      "--routing", o.routing,
+      "The MoE routing to price: balanced (the default), zipf:S (a Zipf skew, 0 <= S <= 3), or a "
+      "file of the tokens each routed expert got (router statistics, in expert order); the most "
+      "loaded EP rank sets the pace and the peak");
   verb.add_option("--vocab-size", o.vocab_size, "Vocabulary size");
   verb.add_option("--image-tokens", o.image_tokens,
                   "A vision-language model's image tokens per sequence, after the tower merges its "

@@ -26,6 +26,7 @@ constexpr std::array kFlags{
     SettingFlag{"fp8_recipe", "--fp8-recipe", ""},
     SettingFlag{"overlap", "--overlap", ""},
     SettingFlag{"recompute_modules", "--recompute-modules", "LIST"},
+    SettingFlag{"routing", "--routing", "R"},
     SettingFlag{"model_config", "--model-config", "FILE"},
     SettingFlag{"device", "-A", ""},
     SettingFlag{"devices", "-d", "N"},

@@ -60,6 +60,7 @@ void read_model(Reader& r, ModelSettings& m) {
   r.read("fp8_recipe", m.fp8_recipe);
   r.read("overlap", m.overlap);
   r.read("recompute_modules", m.recompute_modules);
+  r.read("routing", m.routing);
   r.read("model_config", m.model_config);
 }
 

@@ -117,6 +117,25 @@ enum {
 #define NDS_OVERLAP_P2P (UINT64_C(1) << 4)
 /* 1.1: the CP ring/all-to-all overlapped with the attention blocks. */
 #define NDS_OVERLAP_CP (UINT64_C(1) << 5)
+/* 1.13: the MoE all-to-all overlapped with the shared experts' compute of
+ * the same micro-batch only (Megatron-Core's --moe-shared-expert-overlap),
+ * not with another micro-batch's (NDS_OVERLAP_MOE_A2A). A reader before 1.13
+ * does not know the bit and leaves the exchange exposed. */
+#define NDS_OVERLAP_MOE_SHARED (UINT64_C(1) << 6)
+
+/* 1.13: how tokens reach their routed experts (nds_training.moe_dispatcher). */
+typedef enum nds_moe_dispatcher {
+  /* an all-to-all over the EP group of every routed copy of a token
+   * (Megatron-Core's alltoall dispatcher; what a writer before 1.13 means) */
+  NDS_MOE_DISPATCH_ALLTOALL = 0,
+  /* every token all-gathered over the EP group, the outputs reduce-scattered
+   * back (Megatron-Core's allgather dispatcher) */
+  NDS_MOE_DISPATCH_ALLGATHER = 1,
+  /* one copy of a token per destination node over the network, forwarded to
+   * the experts inside the node over its fabric (DeepEP, HybridEP: DeepSeek-V3
+   * report section 3.2.2) */
+  NDS_MOE_DISPATCH_NODE_DEDUP = 2
+} nds_moe_dispatcher;
 
 /* What the trainer can do (bit flags); the validity checks read them. */
 #define NDS_CAN_SP_WITH_CP (UINT64_C(1) << 0)
@@ -253,6 +272,18 @@ typedef struct nds_layer_block {
    * every key of its sequence (in a tower: of its image). A writer before 1.6
    * reads as 0. */
   int64_t attention_window;
+  /* 1.13: 1 when each routed expert's input is padded to its capacity
+   * (capacity_factor x an even share: Megatron-Core's
+   * --moe-pad-expert-input-to-capacity), so that the layer's shapes do not
+   * follow its routing; 0 (a writer before 1.13): each expert gets the
+   * tokens routed to it, at most its capacity where capacity_factor > 0. */
+  int32_t moe_padded;
+  /* 1.13: a group-limited router (DeepSeek-V3's node-limited routing): the
+   * routed experts in `router_groups` contiguous groups, each token's experts
+   * taken from at most `router_group_topk` of them; 0 (a writer before
+   * 1.13): from any. */
+  int64_t router_groups;
+  int64_t router_group_topk;
   /* Add fields only at the end. */
 } nds_layer_block;
 
@@ -340,6 +371,15 @@ typedef struct nds_training {
    * each candidate's tp pads it anew from vocab_size; 0 (a writer before
    * 1.11, or a trainer that does not pad): padded_vocab_size as stated. */
   int64_t vocab_multiple_per_tp;
+  /* 1.13: NDS_MOE_DISPATCH_*, how tokens reach their routed experts; a
+   * writer before 1.13 reads as NDS_MOE_DISPATCH_ALLTOALL. */
+  int32_t moe_dispatcher;
+  /* 1.13: filled by the host from its routing input (a parser leaves it
+   * NULL): entry ep (0 .. expert_rank_load_count - 1) is the routed rows the
+   * most loaded of ep expert-parallel ranks receives over an even share (>=
+   * 1, dropless); NULL, or an entry 0: balanced routing (1). */
+  const double* expert_rank_load;
+  size_t expert_rank_load_count;
   /* Add fields only at the end. */
 } nds_training;
 

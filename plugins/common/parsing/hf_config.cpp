@@ -21,7 +21,7 @@ const std::set<std::string> kIgnored = {
     "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range", "rms_norm_eps", "layer_norm_epsilon",
     "layer_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "use_cache", "output_router_logits",
     "router_aux_loss_coef", "router_z_loss_coef", "norm_topk_prob", "scoring_func", "routed_scaling_factor",
-    "topk_method", "n_group", "topk_group", "ep_size", "aux_loss_alpha", "seq_aux", "sliding_window",
+    "topk_method", "ep_size", "aux_loss_alpha", "seq_aux", "sliding_window",
     "use_sliding_window", "max_window_layers", "image_token_id", "video_token_id", "vision_start_token_id",
     "vision_end_token_id", "vision_token_id", "attn_logit_softcapping", "final_logit_softcapping",
     "summary_activation", "summary_first_dropout", "summary_proj_to_labels", "summary_type", "summary_use_proj",
@@ -199,6 +199,12 @@ void layer_block(const Reader& r, sdk::Builder& b, const Shape& s, const char* k
     const auto experts = r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"});
     b.set("experts", experts->second, r.at(experts->first));
     if (auto v = r.integer("num_experts_per_tok")) b.set("experts_per_token", *v, r.at("num_experts_per_tok"));
+    // DeepSeek-V3's node-limited routing (ABI 1.13): experts in n_group
+    // groups, each token's from at most topk_group of them.
+    if (auto g = r.integer("n_group"); g && *g > 1) {
+      b.set("router_groups", *g, r.at("n_group"));
+      if (auto k = r.integer("topk_group")) b.set("router_group_topk", *k, r.at("topk_group"));
+    }
     // Mixtral: every layer is MoE and intermediate_size is the expert's width.
     if (auto v = r.integer("moe_intermediate_size")) b.set("moe_ffn_hidden_size", *v, r.at("moe_intermediate_size"));
     else if (auto v = r.integer("intermediate_size")) b.set("moe_ffn_hidden_size", *v, r.at("intermediate_size"));
@@ -421,7 +427,7 @@ void read_hf_model(const json& config, const HfSource& source, sdk::Builder& b) 
                     "n_inner", "n_routed_experts", "num_local_experts", "num_experts", "num_experts_per_tok",
                     "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
                     "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
-                    "num_nextn_predict_layers", "vocab_size", "max_position_embeddings", "n_positions",
+                    "num_nextn_predict_layers", "n_group", "topk_group", "vocab_size", "max_position_embeddings", "n_positions",
                     "tie_word_embeddings", "attention_dropout", "attn_pdrop", "hidden_dropout", "resid_pdrop"});
   if (nested) top.report_unknown({"tie_word_embeddings"});
   if (config.contains("vision_config") && config["vision_config"].is_object()) {

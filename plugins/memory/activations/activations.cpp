@@ -68,6 +68,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "plugins/common/memory/layer_table.hpp"
@@ -208,8 +209,9 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
     k.alternate_matmuls.tp_split += b * static_cast<double>(l.ffn_hidden_size);  // w1's output
   }
   if (l.experts > 0) {
-    const double capacity = l.capacity_factor > 0 ? l.capacity_factor : 1;
-    const double routed_tokens = static_cast<double>(l.experts_per_token) * capacity;
+    // Per token of an even share; the most loaded EP rank holds its load
+    // times this (Divisors::routed_load: the routing, the capacity).
+    const double routed_tokens = static_cast<double>(l.experts_per_token);
     const double f = static_cast<double>(l.moe_ffn_hidden_size);
     k.moe.replicated = kRouterLogitBytes * static_cast<double>(l.experts);
     k.moe.routed = routed_tokens * mlp_intermediates(l, f, b, lin);
@@ -234,6 +236,9 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
 // tp with SP (else 1), the split ones by tp, the routed ones by etp.
 struct Divisors {
   double replicated = 1, tp = 1, etp = 1;
+  // The routed rows the most loaded EP rank holds over an even share
+  // (sdk::routed_rank_load): it sets the peak.
+  double routed_load = 1;
 };
 
 // Bytes of `k` (summed coefficients) for `units` tokens (or sequences, of
@@ -244,7 +249,8 @@ double coefficient_bytes(const Coefficients& k, nds_recompute_mode mode, double 
                          const Divisors& d) {
   if (mode == NDS_RECOMPUTE_FULL) return units * k.input / d.replicated;
   return units * (k.replicated / d.replicated + (k.tp_split + k.per_key * keys) / d.tp +
-                  k.routed / d.etp + k.routed_input + k.whole + (d.tp > 1 ? k.scattered / d.tp : 0));
+                  (k.routed / d.etp + k.routed_input) * d.routed_load + k.whole +
+                  (d.tp > 1 ? k.scattered / d.tp : 0));
 }
 
 // A layer option this pass knows, else KEEP (the most a layer holds).
@@ -265,6 +271,14 @@ class Activations {
   static std::unique_ptr<Activations> compile(const nds_compile_input& input) {
     auto a = std::make_unique<Activations>();
     a->table_ = LayerTable::compile(*input.model);
+    // The routing's table is the host's (ABI 1.13): kept here, for every
+    // evaluation after the input is gone.
+    nds_training& routing = a->table_.training;
+    if (routing.expert_rank_load != nullptr)
+      a->rank_load_.assign(routing.expert_rank_load,
+                           routing.expert_rank_load + routing.expert_rank_load_count);
+    routing.expert_rank_load = a->rank_load_.empty() ? nullptr : a->rank_load_.data();
+    routing.expert_rank_load_count = a->rank_load_.size();
     const LayerTable& t = a->table_;
     if (t.training.seq_len == NDS_UNKNOWN)
       throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
@@ -286,6 +300,9 @@ class Activations {
     a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
       const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
+      // The routing's load is priced by the first MoE block's capacity and
+      // padding (a model's MoE blocks share them).
+      if (t.block(i).experts > 0 && !a->moe_block_) a->moe_block_ = t.block(i);
       const Coefficients& c = k.all;
       // On the device between the layer's forward and its backward: kept
       // (less what is swapped), and under selective recompute.
@@ -375,7 +392,9 @@ class Activations {
     const double tokens = static_cast<double>(s.mbs) * seq_ / s.cp;  // per micro-batch on one rank
     // Bytes of `k` (summed coefficients) for one micro-batch.
     // Under selective, `k` is already what the op set keeps (selective_prefix_).
-    const Divisors divisors{replicated_split, t, etp};
+    const double load =
+        moe_block_ ? ndsearch::sdk::routed_rank_load(table_.training, *moe_block_, s.ep) : 1;
+    const Divisors divisors{replicated_split, t, etp, load};
     auto bytes = [&](const Coefficients& k, nds_recompute_mode mode) {
       return coefficient_bytes(k, mode, tokens, seq_, divisors);
     };
@@ -466,6 +485,8 @@ class Activations {
   // under selective recompute.
   Coefficients swapped_back_, swapped_back_selective_;
   bool swaps_ = false;  // the trainer swaps anything (nds_training.swapped_ops): else no work per rank
+  std::optional<nds_layer_block> moe_block_;  // the first MoE block (its capacity and padding)
+  std::vector<double> rank_load_;  // nds_training.expert_rank_load, copied
   bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
 
   bool rebuilds(int32_t mode) const {

@@ -210,6 +210,7 @@ struct LayerShape {
   // MoE layers
   Value<int64_t> experts, topk, moe_ffn, shared_experts, shared_ffn;
   Value<double> capacity_factor;
+  Value<int64_t> padded, router_groups, router_group_topk;  // ABI 1.13
 };
 
 void put_shape(Reader& r, const LayerShape& s, bool moe) {
@@ -241,6 +242,9 @@ void put_shape(Reader& r, const LayerShape& s, bool moe) {
   r.put("shared_experts", s.shared_experts);
   r.put("shared_expert_ffn_hidden_size", s.shared_ffn);
   r.put("capacity_factor", s.capacity_factor);
+  r.put("moe_padded", s.padded);
+  r.put("router_groups", s.router_groups);
+  r.put("router_group_topk", s.router_group_topk);
 }
 
 // --fp8-recipe, read when --fp8-format turns fp8 on (Megatron-LM reads it only
@@ -434,6 +438,20 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
     s.capacity_factor = r.real({"--moe-expert-capacity-factor"});
     if (s.capacity_factor.state == State::absent)
       s.capacity_factor = known_value(0.0, fallback("--moe-expert-capacity-factor (dropless)"));
+    // Each expert's input padded to its capacity: static shapes (Megatron-Core
+    // pads only with a capacity factor; MoE README, "token drop").
+    s.padded = r.flag({"--moe-pad-expert-input-to-capacity"});
+    if (s.padded.state == State::absent)
+      s.padded = known_value<int64_t>(0, fallback("--moe-pad-expert-input-to-capacity"));
+    // A group-limited router (DeepSeek-V3's node-limited routing): Megatron-
+    // Core's --moe-router-num-groups / --moe-router-group-topk, MindSpeed's
+    // --n-group / --topk-group.
+    s.router_groups = r.integer({"--moe-router-num-groups", "--n-group"}, 1);
+    if (s.router_groups.state == State::absent)
+      s.router_groups = known_value<int64_t>(0, fallback("--moe-router-num-groups"));
+    s.router_group_topk = r.integer({"--moe-router-group-topk", "--topk-group"}, 1);
+    if (s.router_group_topk.state == State::absent)
+      s.router_group_topk = known_value<int64_t>(0, fallback("--moe-router-group-topk"));
   }
 
   // Which layers are MoE: Megatron-LM's --moe-layer-freq (every N-th layer,
@@ -1145,9 +1163,30 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   overlap("overlap.param_gather", {"--overlap-param-gather"}, "--overlap-param-gather");
   overlap("overlap.tp_comm", {"--tp-comm-overlap"}, "--tp-comm-overlap");
   overlap("overlap.moe_a2a",
-          {"--moe-shared-expert-overlap", "--moe-alltoall-overlap-comm", "--moe-fb-overlap",
-           "--overlap-moe-expert-parallel-comm"},
+          {"--moe-alltoall-overlap-comm", "--moe-fb-overlap", "--overlap-moe-expert-parallel-comm"},
           "--overlap-moe-expert-parallel-comm");
+  // The shared experts beside the same micro-batch's exchange only (ABI 1.13).
+  overlap("overlap.moe_shared", {"--moe-shared-expert-overlap"}, "--moe-shared-expert-overlap");
+  // How tokens reach their experts (ABI 1.13): Megatron-Core's alltoall (its
+  // default; MindSpeed's alltoall_seq is the same exchange) and allgather
+  // dispatchers, and the flex dispatcher, which runs DeepEP or HybridEP
+  // (--moe-enable-deepep before Megatron-Core 0.15, --moe-flex-dispatcher-backend since).
+  const Value<std::string> dispatcher = r.text({"--moe-token-dispatcher-type"});
+  const Value<int64_t> deepep = r.flag({"--moe-enable-deepep"});
+  const Value<std::string> flex_backend = r.text({"--moe-flex-dispatcher-backend"});
+  if (deepep.known() || flex_backend.known() || (dispatcher.known() && dispatcher.value == "flex")) {
+    const sdk::Where& where = deepep.known()    ? deepep.where
+                              : flex_backend.known() ? flex_backend.where
+                                                : dispatcher.where;
+    b.set_string("moe_dispatcher", "node_dedup", where);
+  } else if (dispatcher.known() && dispatcher.value == "allgather") {
+    b.set_string("moe_dispatcher", "allgather", dispatcher.where);
+  } else if (dispatcher.known() && (dispatcher.value == "alltoall" || dispatcher.value == "alltoall_seq")) {
+    b.set_string("moe_dispatcher", "alltoall", dispatcher.where);
+  } else if (dispatcher.known()) {
+    r.bad(*args.find({"--moe-token-dispatcher-type"}).occurrence, 0,
+          "one of alltoall, alltoall_seq, allgather or flex");
+  }
   const Value<int64_t> no_p2p = r.flag({"--no-overlap-p2p-communication"});
   b.set("overlap.p2p", no_p2p.known() ? 0 : 1, no_p2p.known() ? no_p2p.where : fallback("--overlap-p2p-communication"));
   // The CP exchange. Megatron-LM runs CP through Transformer Engine, whose

@@ -161,6 +161,7 @@ struct Moe {
   double capacity = 0;
   sdk::Where capacity_where = kDefault;
   Int grouped_gemm{0, kDefault};
+  std::optional<Int> groups, group_topk;  // a group-limited router (ABI 1.13)
 };
 
 struct Shape {
@@ -363,6 +364,8 @@ class MindformersParser final : public sdk::ParserPlugin {
       m.capacity = 1.1;
       if (auto v = f.find(*mc, "capacity_factor")) m.capacity = std::max(0.0, f.real(*v)), m.capacity_where = f.at(*v);
       if (auto v = r.bool_in(mc, "use_gmm")) m.grouped_gemm = {v->first ? 1 : 0, v->second};
+      m.groups = r.int_in(mc, "n_group");
+      m.group_topk = r.int_in(mc, "topk_group");
       return m;
     }
     auto experts = r.model_int({"n_routed_experts", "num_experts"});
@@ -381,6 +384,8 @@ class MindformersParser final : public sdk::ParserPlugin {
     // Megatron-style MoE (mcore): dropless unless a capacity factor is given.
     if (auto v = r.model("moe_expert_capacity_factor")) m.capacity = std::max(0.0, f.real(*v)), m.capacity_where = f.at(*v);
     if (auto v = r.model("moe_grouped_gemm")) m.grouped_gemm = {f.boolean(*v) ? 1 : 0, f.at(*v)};
+    m.groups = r.model_int({"n_group"});
+    m.group_topk = r.model_int({"topk_group"});
     return m;
   }
 
@@ -423,6 +428,12 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (m.shared.value > 0) set_opt(b, "shared_expert_ffn_hidden_size", m.shared_ffn ? m.shared_ffn : expert);
     b.set_real("capacity_factor", m.capacity, m.capacity_where);
     b.set("grouped_gemm", m.grouped_gemm.value, m.grouped_gemm.where);
+    // DeepSeek-V3's node-limited routing: experts in n_group groups, each
+    // token's from at most topk_group of them.
+    if (m.groups && m.groups->value > 1) {
+      set_opt(b, "router_groups", m.groups);
+      set_opt(b, "router_group_topk", m.group_topk);
+    }
   }
 
   static void write_blocks(const Reader& r, const Shape& s, sdk::Builder& b) {

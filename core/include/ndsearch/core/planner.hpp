@@ -52,6 +52,9 @@ struct ModelSettings {
   // What selective recompute drops and runs again, a comma list of op names
   // (docs/cli.md, "Selective recompute's modules"), replacing the config's.
   std::optional<std::string> recompute_modules;
+  // The routing the estimates assume (docs/cli.md, "MoE routing"):
+  // "balanced" (the default), "zipf:S", or a file of tokens per routed expert.
+  std::optional<std::string> routing;
   // A vision-language model's image tokens per sequence (after the tower
   // merges its patches; part of seq_len) and the images they come from.
   std::optional<int64_t> image_tokens, images_per_sample;

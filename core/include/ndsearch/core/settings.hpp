@@ -39,6 +39,7 @@ inline constexpr SettingName kSettingNames[] = {
     {"fp8_recipe", "the fp8 recipe"},
     {"overlap", "the overlap switches"},
     {"recompute_modules", "the recompute module list"},
+    {"routing", "the routing"},
     {"model_config", "the model config"},
     // EvaluateSettings, SearchSettings, ExplainSettings
     {"device", "the device"},

@@ -148,6 +148,25 @@ inline nds_fsdp_holding fsdp_holding(nds_fsdp_holding stated, int32_t pp) {
   return stated;
 }
 
+// The routed rows the most loaded of `ep` expert-parallel ranks takes in MoE
+// layer `b`, over an even share (ABI 1.13), the one rule the time model and
+// the memory passes price the slowest EP rank by: padded to capacity
+// (moe_padded), every expert takes its capacity, capacity_factor; else the
+// routing's hottest rank (nds_training.expert_rank_load at ep; 1 where
+// balanced or not stated), at most the capacity where tokens beyond it are
+// dropped (capacity_factor > 0). A host or writer before 1.13 reads as
+// unpadded and balanced.
+inline double routed_rank_load(const nds_training& t, const nds_layer_block& b, int64_t ep) {
+  const double capacity = b.capacity_factor > 0 ? b.capacity_factor : 0;
+  const bool padded = NDS_HAS_FIELD(&b, nds_layer_block, moe_padded) && b.moe_padded == 1;
+  if (capacity > 0 && padded) return capacity;
+  double hottest = 1;
+  if (NDS_HAS_FIELD(&t, nds_training, expert_rank_load_count) && t.expert_rank_load != nullptr &&
+      ep > 0 && static_cast<size_t>(ep) < t.expert_rank_load_count && t.expert_rank_load[ep] > 0)
+    hottest = t.expert_rank_load[ep];
+  return capacity > 0 && capacity < hottest ? capacity : hottest;
+}
+
 }  // namespace ndsearch::sdk
 
 #endif  // NDSEARCH_SDK_MODEL_MATH_HPP_INCLUDED
