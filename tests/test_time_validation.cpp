@@ -93,6 +93,10 @@ constexpr KnownSourceGap kKnownSourceGaps[] = {
     {"megatron-core-h100", 0.07},
 };
 
+// How far a run kept for checking may be from its published figure (the
+// step time's error): the 25.09 MoE rows' largest is 29.1 %.
+constexpr double kCheckBound = 0.30;
+
 double mean_bound(const std::string& source) {
   for (const KnownSourceGap& g : kKnownSourceGaps)
     if (source == g.source) return g.mean_bound;
@@ -119,13 +123,23 @@ TEST_CASE(
     "fitting") {
   const ValidationReport& report = fresh_report();
   WARN(validation_markdown(report));
-  // 10 Megatron-LM 2021 + 9 Megatron-Core H100 + 7 NeMo FP8 + 5 Megatron-Bridge 25.11 MoE
-  REQUIRE(report.rows.size() == 31);
+  // 10 Megatron-LM 2021 + 9 Megatron-Core H100 + 7 NeMo FP8 + 5 Megatron-Bridge 25.11 MoE,
+  // and 5 Megatron-Bridge 25.09 MoE runs kept for checking.
+  REQUIRE(report.rows.size() == 36);
   std::map<std::string, std::pair<double, int>> by_source;
   for (size_t i = 0; i < report.rows.size(); ++i) {
     const RowResult& r = report.reports[i].result;
     INFO(report.rows[i].source << " " << report.rows[i].name << ": " << 100 * r.error << " %");
     CHECK(r.fits);
+    if (report.rows[i].kept_for_checking()) {
+      // Never fitted on: another version of the trainer (Megatron-Bridge
+      // 25.09: Megatron-Core 0.14, TE 2.7), token dropping padded to
+      // capacity, the router's own routing. They come out 13-29 % fast
+      // (docs/validation.md, "Known gaps"); held there so that they cannot
+      // get worse unseen.
+      CHECK(std::abs(r.error) <= kCheckBound);
+      continue;
+    }
     const KnownGap* gap = known_gap(report.rows[i]);
     const bool loose = gap != nullptr && gap->error;  // +-20 % of the step time
     if (loose) WARN("known gap: " << report.rows[i].name << " " << 100 * r.error << " %");
@@ -152,6 +166,7 @@ TEST_CASE(
   for (size_t i = 0; i < report.rows.size(); ++i) {
     const RowReport& r = report.reports[i];
     INFO(report.rows[i].source << " " << report.rows[i].name << ": best " << r.best_strategy);
+    if (report.rows[i].kept_for_checking()) continue;  // priced, not searched
     REQUIRE(r.searched);
     const KnownGap* gap = known_gap(report.rows[i]);
     const bool loose = gap != nullptr && gap->search;

@@ -75,7 +75,7 @@ class MemoryRowPricer {
   std::string runtime() const { return allocator_runtime(trainer_family(model_)); }
   // Fitted on: a measured reserved peak, in a file not kept for checking.
   bool fittable() const {
-    return row_->peak_bytes > 0 && row_->measures == "reserved" && !row_->source.ends_with("-check");
+    return row_->peak_bytes > 0 && row_->measures == "reserved" && !row_->kept_for_checking();
   }
 
   // At `share`, or the shipped one when unset.

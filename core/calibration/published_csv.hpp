@@ -25,6 +25,9 @@ struct PublishedRun {
   uint64_t devices = 0;
   int64_t global_batch = 0, seq_len = 0;
   std::string strategy;  // the published keys (DESIGN §8.1)
+  // A run of a file named *-check.csv: kept to check that a fit
+  // generalises (another version, trainer or size): priced, never fitted on.
+  bool kept_for_checking() const { return source.ends_with("-check"); }
 };
 
 class PublishedCsv {

@@ -21,8 +21,9 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 struct Group {
   std::string device, trainer;
-  std::vector<size_t> rows;
-  std::vector<std::string> sources;
+  std::vector<size_t> rows;          // fitted on
+  std::vector<std::string> sources;  // of `rows`
+  std::vector<size_t> checks;        // kept for checking: priced with the group's fit
 };
 
 std::vector<Group> groups_of(const std::vector<ValidationRow>& rows,
@@ -33,7 +34,11 @@ std::vector<Group> groups_of(const std::vector<ValidationRow>& rows,
     Group* g = nullptr;
     for (Group& existing : groups)
       if (existing.device == rows[i].device && existing.trainer == trainer) g = &existing;
-    if (g == nullptr) g = &groups.emplace_back(Group{rows[i].device, trainer, {}, {}});
+    if (g == nullptr) g = &groups.emplace_back(Group{rows[i].device, trainer, {}, {}, {}});
+    if (rows[i].kept_for_checking()) {
+      g->checks.push_back(i);
+      continue;
+    }
     g->rows.push_back(i);
     if (std::find(g->sources.begin(), g->sources.end(), rows[i].source) == g->sources.end())
       g->sources.push_back(rows[i].source);
@@ -140,16 +145,17 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
   for (const size_t index : order) {
     const Group& g = groups[index];
     GroupFit fit{g.device, g.trainer, g.sources, {}, 0};
+    const RowPricer& first = *pricers[g.rows.empty() ? g.checks.front() : g.rows.front()];
     if (options.fit) {
-      TrainerOverheads fallback =
-          trainer_settings(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device())
-              .overheads;
+      TrainerOverheads fallback = trainer_settings(first.model(), first.device()).overheads;
       for (size_t other = 0; other < groups.size(); ++other)
         if (groups[other].device == kReferenceOverheadsDevice &&
             groups[other].trainer == g.trainer &&
             report.fits[other].device == kReferenceOverheadsDevice)
           fallback = report.fits[other].factors;
-      const FitOutcome all = fit_in_stages(g.rows, is_moe, price, fallback);
+      // A group of checks alone keeps the fallback whole (its MoE factor too).
+      const FitOutcome all = g.rows.empty() ? FitOutcome{fallback, {}, kNaN}
+                                            : fit_in_stages(g.rows, is_moe, price, fallback);
       fit.factors = all.factors;
       fit.rms_error = all.rms_error;
       for (size_t r : g.rows) {
@@ -168,14 +174,17 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
               report.reports[r].leave_source_out = left_out_error(r, rest, loso.factors);
         }
       for (size_t r : g.rows) report.reports[r].result = price(r, fit.factors);
-    } else {
-      for (size_t r : g.rows) {
-        report.reports[r].result = pricers[r]->price(std::nullopt);
+      for (size_t r : g.checks) {
+        report.reports[r].result = price(r, fit.factors);
         report.reports[r].leave_one_out = report.reports[r].leave_source_out = kNaN;
       }
-      fit.factors =
-          trainer_settings(pricers[g.rows.front()]->model(), pricers[g.rows.front()]->device())
-              .overheads;
+    } else {
+      for (const std::vector<size_t>* rows : {&g.rows, &g.checks})
+        for (size_t r : *rows) {
+          report.reports[r].result = pricers[r]->price(std::nullopt);
+          report.reports[r].leave_one_out = report.reports[r].leave_source_out = kNaN;
+        }
+      fit.factors = trainer_settings(first.model(), first.device()).overheads;
     }
     report.fits[index] = fit;
   }
@@ -239,6 +248,7 @@ std::string validation_markdown(const ValidationReport& report) {
       "slowdown | us per local expert, MoE layer and micro-batch | rms error |\n"
       "|---|---|---|---:|---:|---:|---:|---:|\n";
   for (const GroupFit& f : report.fits)
+    if (!f.sources.empty())
     out += fmt::format(
         "| {} | {} | {} | {:.2f} | {:.2f} | {:.3f} | {:.1f} | {} |\n", f.device, f.trainer,
         fmt::join(f.sources, ", "), 1e6 * f.factors.layer_s, 1e3 * f.factors.step_s,
@@ -254,6 +264,7 @@ std::string fitted_overheads_source(const ValidationReport& report) {
       "// Written by ndsearch-validate, its refit of validation/ (docs/validation.md); do not edit "
       "by hand.\n";
   for (const GroupFit& f : report.fits)
+    if (!f.sources.empty())
     out +=
         fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device,
                     f.trainer, f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown,

@@ -1,0 +1,35 @@
+#!/bin/bash
+# Qwen3-235B-A22B on 256 DGX-H100 GPUs, token dropping: Megatron-Bridge
+# 25.09's performance run (docs/performance-summary.md as of v0.2.1, the
+# 25.09 DGX-H100 table, 1204 tokens/s/GPU: GBS 2048, MBS 1, seq 4096, TP 2,
+# PP 8, VP 4, EP 32; qwen3_235b_a22b_llm_pretrain.yaml:56-72 at v0.1.0rc4,
+# TP communication overlap on, no CUDA graphs), for checking the MoE fit on
+# another version; never fitted on.
+# Token dropping as the 25.09 performance runs set it
+# (src/megatron/bridge/training/utils/moe_token_drop.py:18-21 at v0.1.0rc4:
+# capacity factor 1.0, each expert padded to its capacity), the router's own
+# routing (no force-balancing: priced balanced, ndsearch's default), no MoE
+# all-to-all overlap; precision FP8 current scaling (the table's main figure;
+# the summary's footnote gives the other granularities in parentheses).
+GPT_ARGS="
+    --num-layers 94 --hidden-size 4096 --num-attention-heads 64 \
+    --group-query-attention --num-query-groups 4 --kv-channels 128 \
+    --ffn-hidden-size 12288 --swiglu --normalization RMSNorm --qk-layernorm \
+    --position-embedding-type rope --disable-bias-linear \
+    --untie-embeddings-and-output-weights \
+    --seq-length 4096 --max-position-embeddings 40960 --vocab-size 151936 \
+    --num-experts 128 --moe-router-topk 8 --moe-ffn-hidden-size 1536 --moe-grouped-gemm \
+    --moe-token-dispatcher-type alltoall --moe-permute-fusion --moe-expert-capacity-factor 1.0 --moe-pad-expert-input-to-capacity \
+    --moe-router-load-balancing-type aux_loss --moe-aux-loss-coeff 1e-3 \
+    --tensor-model-parallel-size 2 --pipeline-model-parallel-size 8 \
+    --num-virtual-stages-per-pipeline-rank 4 \
+    --account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split \
+    --expert-model-parallel-size 32 --expert-tensor-parallel-size 1 \
+    --sequence-parallel --use-distributed-optimizer --use-flash-attn \
+    --micro-batch-size 1 --global-batch-size 2048 \
+    --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
+    --grad-reduce-in-bf16 \
+    --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap \
+    --manual-gc --manual-gc-interval 100
+"
+torchrun --nproc_per_node 8 --nnodes 32 pretrain_gpt.py $GPT_ARGS

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Qwen3-30B-A3B on 8 DGX-B200 GPUs, token dropping: Megatron-Bridge 25.09's
+# performance run (docs/performance-summary.md as of v0.2.1, the 25.09
+# DGX-B200 table, 18066 tokens/s/GPU: GBS 512, MBS 1, seq 4096, EP 8;
+# qwen3_30b_a3b_llm_pretrain.yaml:92-109 at v0.1.0rc4: Megatron-Core's own
+# CUDA graphs of every layer, possible because padding makes the shapes
+# static), for checking the MoE fit on another version; never fitted on.
+# Token dropping as the 25.09 performance runs set it
+# (src/megatron/bridge/training/utils/moe_token_drop.py:18-21 at v0.1.0rc4:
+# capacity factor 1.0, each expert padded to its capacity), the router's own
+# routing (no force-balancing: priced balanced, ndsearch's default), no MoE
+# all-to-all overlap; precision FP8 current scaling (the table's main figure;
+# the summary's footnote gives the other granularities in parentheses).
+GPT_ARGS="
+    --num-layers 48 --hidden-size 2048 --num-attention-heads 32 \
+    --group-query-attention --num-query-groups 4 --kv-channels 128 \
+    --ffn-hidden-size 6144 --swiglu --normalization RMSNorm --qk-layernorm \
+    --position-embedding-type rope --disable-bias-linear \
+    --untie-embeddings-and-output-weights \
+    --seq-length 4096 --max-position-embeddings 40960 --vocab-size 151936 \
+    --num-experts 128 --moe-router-topk 8 --moe-ffn-hidden-size 768 --moe-grouped-gemm \
+    --moe-token-dispatcher-type alltoall --moe-permute-fusion --moe-expert-capacity-factor 1.0 --moe-pad-expert-input-to-capacity \
+    --moe-router-load-balancing-type aux_loss --moe-aux-loss-coeff 1e-3 \
+    --tensor-model-parallel-size 1 --pipeline-model-parallel-size 1 \
+    --expert-model-parallel-size 8 --expert-tensor-parallel-size 1 \
+    --use-distributed-optimizer --use-flash-attn \
+    --micro-batch-size 1 --global-batch-size 512 \
+    --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
+    --grad-reduce-in-bf16 \
+    --overlap-grad-reduce --overlap-param-gather \
+    --manual-gc --manual-gc-interval 100
+"
+torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py $GPT_ARGS
