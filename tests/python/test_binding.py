@@ -21,9 +21,9 @@ TORCHTITAN = os.path.join(EXAMPLES, "llama3-8b-torchtitan", "llama3_8b.toml")
 LLAMA70B = os.path.join(EXAMPLES, "llama-3.1-70b", "config.json")
 DEEPSEEK = os.path.join(EXAMPLES, "deepseek-v3-hyperparallel", "deepseek_v3.yaml")
 ACME = os.path.join(EXAMPLES, "devices", "acme-x1.toml")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 # A vision-language model of a few thousand parameters (tests/test_vision_towers.cpp).
-TINY_VL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs", "hf",
-                       "tiny-vl.json")
+TINY_VL = os.path.join(FIXTURES, "configs", "hf", "tiny-vl.json")
 # Run-to-run numbers of a search: its wall time and speed.
 VOLATILE = ("elapsed_s", "candidates_per_s")
 
@@ -78,6 +78,16 @@ class SameAnswersAsTheCli(unittest.TestCase):
                               strategy={"tp": 2, "pp": 1, "dp": 32, "recompute": "selective"}),
             cli_json("eval", TORCHTITAN, "-A", "nvidia-h100-sxm", "-d", "64", "--recompute-modules",
                      "core_attn,mlp", "--strategy", "tp=2,pp=1,dp=32,recompute=selective"))
+
+    def test_evaluate_with_a_routing_histogram(self):
+        # The routing keyword is --routing: the hottest EP rank of skew8.txt.
+        config = os.path.join(FIXTURES, "configs", "megatron", "moe_routing.sh")
+        histogram = os.path.join(FIXTURES, "routing", "skew8.txt")
+        self.assertEqual(
+            ndsearch.evaluate(config, device="nvidia-h100-sxm", devices=8, routing=histogram,
+                              strategy={"dp": 8, "ep": 4, "mbs": 1}),
+            cli_json("eval", config, "-A", "nvidia-h100-sxm", "-d", "8", "--routing", histogram,
+                     "--strategy", "dp=8,ep=4,mbs=1"))
 
     def test_evaluate_a_vision_language_model(self):
         answer = ndsearch.evaluate(TINY_VL, device="nvidia-h100-sxm", devices=2, global_batch=2,
