@@ -34,6 +34,15 @@ TrainerOverheads with_values(const FitPlan& plan, const std::vector<double>& v) 
   return f;
 }
 
+// The root mean square of the results' errors over every row, a row no
+// candidate prices counting as 0; NaN without rows.
+double rms_over_rows(const std::vector<RowResult>& results) {
+  if (results.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double sum = 0;
+  for (const RowResult& r : results) sum += std::isnan(r.error) ? 0 : r.error * r.error;
+  return std::sqrt(sum / static_cast<double>(results.size()));
+}
+
 }  // namespace
 
 FitOutcome fit_overheads(const std::vector<size_t>& rows, const PriceRow& price,
@@ -55,10 +64,7 @@ FitOutcome fit_overheads(const std::vector<size_t>& rows, const PriceRow& price,
   const LeastSquaresFit fit = fit_least_squares(factors, residuals);
   out.factors = with_values(plan, fit.values);
   for (size_t r : rows) out.results.push_back(price(r, out.factors));
-  // Over every row, a row no candidate prices counting as 0.
-  double sum = 0;
-  for (double r : fit.residuals) sum += std::isnan(r) ? 0 : r * r;
-  out.rms_error = std::sqrt(sum / static_cast<double>(rows.size()));
+  out.rms_error = rms_over_rows(out.results);
   return out;
 }
 
@@ -73,14 +79,8 @@ FitOutcome fit_in_stages(const std::vector<size_t>& rows, const std::function<bo
   if (!moe_rows.empty()) factors = fit_overheads(moe_rows, price, {factors, false, true}).factors;
   FitOutcome out;
   out.factors = factors;
-  double sum = 0;
-  for (size_t r : rows) {
-    out.results.push_back(price(r, factors));
-    const double e = out.results.back().error;
-    sum += std::isnan(e) ? 0 : e * e;
-  }
-  out.rms_error = rows.empty() ? std::numeric_limits<double>::quiet_NaN()
-                               : std::sqrt(sum / static_cast<double>(rows.size()));
+  for (size_t r : rows) out.results.push_back(price(r, factors));
+  out.rms_error = rms_over_rows(out.results);
   return out;
 }
 

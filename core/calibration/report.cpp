@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "core/hardware/topology.hpp"
@@ -142,22 +143,23 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
   std::stable_partition(order.begin(), order.end(),
                         [&](size_t g) { return groups[g].device == kReferenceOverheadsDevice; });
   report.fits.resize(groups.size());
+  // The reference device's fit per trainer, once made (its groups come first).
+  std::map<std::string, TrainerOverheads> reference_fits;
   for (const size_t index : order) {
     const Group& g = groups[index];
     GroupFit fit{g.device, g.trainer, g.sources, {}, 0};
     const RowPricer& first = *pricers[g.rows.empty() ? g.checks.front() : g.rows.front()];
     if (options.fit) {
-      TrainerOverheads fallback = trainer_settings(first.model(), first.device()).overheads;
-      for (size_t other = 0; other < groups.size(); ++other)
-        if (groups[other].device == kReferenceOverheadsDevice &&
-            groups[other].trainer == g.trainer &&
-            report.fits[other].device == kReferenceOverheadsDevice)
-          fallback = report.fits[other].factors;
+      const auto reference = reference_fits.find(g.trainer);
+      const TrainerOverheads fallback = reference != reference_fits.end()
+                                            ? reference->second
+                                            : trainer_settings(first.model(), first.device()).overheads;
       // A group of checks alone keeps the fallback whole (its MoE factor too).
       const FitOutcome all = g.rows.empty() ? FitOutcome{fallback, {}, kNaN}
                                             : fit_in_stages(g.rows, is_moe, price, fallback);
       fit.factors = all.factors;
       fit.rms_error = all.rms_error;
+      if (g.device == kReferenceOverheadsDevice) reference_fits[g.trainer] = fit.factors;
       for (size_t r : g.rows) {
         const std::vector<size_t> rest = without(g.rows, [&](size_t x) { return x == r; });
         const FitOutcome loo = fit_in_stages(rest, is_moe, price, fallback);
@@ -247,14 +249,15 @@ std::string validation_markdown(const ValidationReport& report) {
       "\n| device | trainer | fitted on | us per layer and micro-batch | ms per step | kernel "
       "slowdown | us per local expert, MoE layer and micro-batch | rms error |\n"
       "|---|---|---|---:|---:|---:|---:|---:|\n";
-  for (const GroupFit& f : report.fits)
-    if (!f.sources.empty())
+  for (const GroupFit& f : report.fits) {
+    if (f.sources.empty()) continue;  // checks alone: nothing fitted
     out += fmt::format(
         "| {} | {} | {} | {:.2f} | {:.2f} | {:.3f} | {:.1f} | {} |\n", f.device, f.trainer,
         fmt::join(f.sources, ", "), 1e6 * f.factors.layer_s, 1e3 * f.factors.step_s,
         f.factors.kernel_slowdown, 1e6 * f.factors.moe_expert_s,
         report.fitted && !std::isnan(f.rms_error) ? fmt::format("{:.1f} %", 100 * f.rms_error)
                                                   : "—");
+  }
   out += memory_markdown(report.memory);
   return out;
 }
@@ -263,12 +266,13 @@ std::string fitted_overheads_source(const ValidationReport& report) {
   std::string out =
       "// Written by ndsearch-validate, its refit of validation/ (docs/validation.md); do not edit "
       "by hand.\n";
-  for (const GroupFit& f : report.fits)
-    if (!f.sources.empty())
+  for (const GroupFit& f : report.fits) {
+    if (f.sources.empty()) continue;  // checks alone: nothing fitted
     out +=
         fmt::format("{{\"{}\", \"{}\", {{{:.9g}, {:.9g}, {:.9g}, {:.9g}}}, \"{}\"}},\n", f.device,
                     f.trainer, f.factors.layer_s, f.factors.step_s, f.factors.kernel_slowdown,
                     f.factors.moe_expert_s, fmt::join(f.sources, ", "));
+  }
   return out;
 }
 

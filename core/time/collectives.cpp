@@ -19,6 +19,12 @@ double efficiency(const TopologyLevel& level, double bytes) {
   return half > 0 && bytes > 0 ? plateau * bytes / (bytes + half) : plateau;
 }
 
+// Seconds for one member to move `bytes` at `level`'s per-device bandwidth,
+// at the efficiency a `message` of that size reaches.
+double level_seconds(const TopologyLevel& level, double bytes, double message) {
+  return bytes / (efficiency(level, message) * level.device_bandwidth_bytes_per_s);
+}
+
 // Latency-bound steps of one ring phase over n members; for an all-reduce
 // NCCL switches to a tree (about 2·log2 n steps) where the ring's n-1 would
 // cost more (all-gather and reduce-scatter run rings only).
@@ -86,11 +92,8 @@ double collective_seconds(const Device& device, Collective kind, uint64_t n, uin
       return level.latency_s + fraction * bytes / ring_bandwidth(device, 0, n, stride, bytes);
     const double g = static_cast<double>(members_below(device, spanned, n, stride));
     const TopologyLevel& below = device.levels[spanned - 1];
-    const double local =
-        (g - 1) / members * bytes / (efficiency(below, bytes) * below.device_bandwidth_bytes_per_s);
-    const double remote = (members - g) / members * bytes /
-                          (efficiency(level, bytes) * level.device_bandwidth_bytes_per_s);
-    return level.latency_s + std::max(local, remote);
+    return level.latency_s + std::max(level_seconds(below, (g - 1) / members * bytes, bytes),
+                                      level_seconds(level, (members - g) / members * bytes, bytes));
   }
   const double bandwidth = ring_bandwidth(device, spanned, n, stride, bytes);
   const double steps = phase_steps(n, kind == Collective::all_reduce);
@@ -115,12 +118,9 @@ double node_dedup_seconds(const Device& device, uint64_t n, uint64_t stride, dou
   const TopologyLevel& level = device.levels[spanned];
   if (spanned == 0)
     return level.latency_s + node_bytes / ring_bandwidth(device, 0, n, stride, node_bytes);
-  const TopologyLevel& below = device.levels[spanned - 1];
-  const double local =
-      node_bytes / (efficiency(below, node_bytes) * below.device_bandwidth_bytes_per_s);
-  const double remote =
-      network_bytes / (efficiency(level, network_bytes) * level.device_bandwidth_bytes_per_s);
-  return level.latency_s + std::max(local, remote);
+  return level.latency_s +
+         std::max(level_seconds(device.levels[spanned - 1], node_bytes, node_bytes),
+                  level_seconds(level, network_bytes, network_bytes));
 }
 
 }  // namespace ndsearch

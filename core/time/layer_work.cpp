@@ -5,7 +5,6 @@
 #include <ndsearch/sdk/model_math.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <tuple>
 
 #include "core/hardware/topology.hpp"
@@ -58,7 +57,8 @@ void TimeModel::linear(Work& w, double tokens, double in, double out, double cou
   // K = 7168 at 932 TFLOP/s, 47 % of 1979; 8 groups of M = 4096 at 1288,
   // 65 %) are what the device curve gives one group's FLOPs (48 % and
   // 69 %), not all the groups' (63 % and 70 %). What grouping saves is
-  // host launches, in the fitted cost per MoE layer (TrainerOverheads).
+  // host launches, in the fitted host cost per local expert
+  // (TrainerOverheads::moe_expert_s).
   auto gemm = [&](double m, double n, double k) { return kernels_.gemm(rate, m, n, k, count); };
   const double forward = gemm(tokens, out, in);
   // Input gradient [t, out] x [out, in], weight gradient [in, t] x [t, out].
