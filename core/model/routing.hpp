@@ -14,7 +14,7 @@
 
 namespace ndsearch {
 
-struct Model;
+class Model;
 
 struct Routing {
   enum class Kind { balanced, zipf, histogram };
