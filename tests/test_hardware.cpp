@@ -20,8 +20,10 @@ using ndsearch::test::run_command;
 using nlohmann::json;
 
 namespace {
-const char* kShippedIds[] = {"nvidia-a100-80g", "nvidia-h100-sxm", "nvidia-h100-gt96", "nvidia-h200",
-                             "nvidia-b200",     "amd-mi300x",      "ascend-a2",        "ascend-a3"};
+const char* kShippedIds[] = {"nvidia-a100-80g", "nvidia-h100-sxm", "nvidia-h100-gt96",
+                             "nvidia-h200",     "nvidia-b200",     "amd-mi300x",
+                             "ascend-a2",       "ascend-a2-podc",  "ascend-a3",
+                             "ascend-a2-nd",    "ascend-a3-nd"};
 
 std::string device_file(const std::string& name) {
   return std::string(NDS_TEST_FIXTURES_SOURCE) + "/devices/" + name + ".toml";
@@ -45,7 +47,7 @@ TEST_CASE("Each shipped device's JSON matches its reviewed golden file") {
   }
 }
 
-TEST_CASE("hardware --format json lists the eight shipped devices and the example TOML ones") {
+TEST_CASE("hardware --format json lists the eleven shipped devices and the example TOML ones") {
   auto r = run_command("env -u NDS_PLUGIN_PATH NDS_DEVICE_PATH=" + std::string(NDS_TEST_EXAMPLES) +
                        "/devices " + cli() + " hardware --format json");
   REQUIRE(r.exit_code == 0);
@@ -53,15 +55,16 @@ TEST_CASE("hardware --format json lists the eight shipped devices and the exampl
   CHECK(j["schema_version"] == 1);
   std::vector<std::string> ids;
   for (const json& d : j["devices"]) ids.push_back(d["id"]);
-  CHECK(ids == std::vector<std::string>{"amd-mi300x", "ascend-a2", "ascend-a3", "nvidia-a100-80g",
-                                        "nvidia-h100-sxm", "nvidia-h100-gt96", "nvidia-h200", "nvidia-b200",
-                                        "acme-x1", "h100-roce"});
+  CHECK(ids == std::vector<std::string>{"amd-mi300x", "ascend-a2", "ascend-a2-podc", "ascend-a3",
+                                        "ascend-a2-nd", "ascend-a3-nd", "nvidia-a100-80g",
+                                        "nvidia-h100-sxm", "nvidia-h100-gt96", "nvidia-h200",
+                                        "nvidia-b200", "acme-x1", "h100-roce"});
   for (const json& d : j["devices"]) {
     for (const char* key : {"id", "name", "vendor", "peak_flops", "memory_bytes", "memory_bandwidth_bytes_per_s",
                             "reserved_bytes", "levels", "host_link_bytes_per_s", "assumes", "source"})
       CHECK(d.contains(key));
   }
-  const json& roce = j["devices"][9];
+  const json& roce = j["devices"][12];
   CHECK(roce["source"] == std::string(NDS_TEST_EXAMPLES) + "/devices/h100-roce-cluster.toml");
   CHECK(roce["levels"][1]["bandwidth_bytes_per_s"] == 25e9);  // overridden: 2 x 100 Gb/s
   CHECK(roce["peak_flops"]["bf16"] == 989.4e12);              // kept from the base
@@ -70,7 +73,7 @@ TEST_CASE("hardware --format json lists the eight shipped devices and the exampl
   CHECK(roce["levels"][1]["half_bandwidth_bytes"] == 0);       // not stated: every size at the plateau
   CHECK(roce["levels"][1]["bus_efficiency"] == 0);            // not stated: the host's default
   CHECK(roce["memory_bandwidth_efficiency"] == 0.887);        // kept from the base
-  const json& acme = j["devices"][8];
+  const json& acme = j["devices"][11];
   CHECK(acme["memory_bandwidth_efficiency"] == 0.85);
   CHECK(acme["matmul_small_dim_efficiency"]["bf16"]["smallest_dim"] == json::array({64, 128, 256}));
   CHECK(acme["attention_backward_efficiency"]["bf16"]["fraction"] ==

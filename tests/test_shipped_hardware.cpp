@@ -37,7 +37,7 @@ double peak(const Device& d, const std::string& dtype) {
 }
 }  // namespace
 
-TEST_CASE("The eight shipped devices load and pass the device checks") {
+TEST_CASE("The eleven shipped devices load and pass the device checks") {
   auto devices = shipped_devices();
   std::vector<std::string> ids;
   for (const auto& [id, d] : devices) {
@@ -46,8 +46,10 @@ TEST_CASE("The eight shipped devices load and pass the device checks") {
     CHECK(device_problems(d).empty());
     CHECK_FALSE(d.assumes.empty());
   }
-  CHECK(ids == std::vector<std::string>{"amd-mi300x", "ascend-a2", "ascend-a3", "nvidia-a100-80g",
-                                        "nvidia-b200", "nvidia-h100-gt96", "nvidia-h100-sxm", "nvidia-h200"});
+  CHECK(ids == std::vector<std::string>{"amd-mi300x", "ascend-a2", "ascend-a2-nd", "ascend-a2-podc",
+                                        "ascend-a3", "ascend-a3-nd", "nvidia-a100-80g",
+                                        "nvidia-b200", "nvidia-h100-gt96", "nvidia-h100-sxm",
+                                        "nvidia-h200"});
 }
 
 TEST_CASE("NVIDIA figures are the data sheets' dense ones") {
@@ -84,17 +86,21 @@ TEST_CASE("MI300X is a mesh of 7 Infinity Fabric links per GPU") {
   CHECK(fabric.device_bandwidth_bytes_per_s == 7 * fabric.link_bandwidth_bytes_per_s);
 }
 
-TEST_CASE("Ascend levels are the reference's: A2 8 per node and A3 16 per node then 24 nodes") {
+TEST_CASE("The reference's Ascend levels: A2 8 per node and A3 16 per node then 24 nodes") {
   auto devices = shipped_devices();
-  const Device& a2 = devices.at("ascend-a2");
+  const Device& a2 = devices.at("ascend-a2-nd");
   REQUIRE(a2.levels.size() == 2);
   CHECK(a2.levels[0].group_devices == 8);
+  CHECK(a2.levels[0].device_bandwidth_bytes_per_s == 50e9);
   CHECK(a2.levels[1].group_devices == 0);
-  const Device& a3 = devices.at("ascend-a3");
+  CHECK(peak(a2, "bf16") == 313e12);
+  const Device& a3 = devices.at("ascend-a3-nd");
   REQUIRE(a3.levels.size() == 3);
   CHECK(a3.levels[0].group_devices == 16);
   CHECK(a3.levels[1].group_devices == 16 * 24);
+  CHECK(a3.levels[1].device_bandwidth_bytes_per_s == 25e9);
   CHECK(a3.levels[2].group_devices == 0);
+  CHECK(peak(a3, "bf16") == 376e12);
   // 64 GB dies whose MindSpore budget is 58 GiB (the reference's max_device_memory).
   CHECK(a3.memory_bytes - a3.reserved_bytes == 58 * GiB);
 }
@@ -217,8 +223,15 @@ TEST_CASE("Memory bandwidth efficiency is the STREAM triad over the data sheet's
   CHECK(devices.at("nvidia-h200").memory_bandwidth_efficiency == Approx(4.15 / 4.8).epsilon(1e-3));
   CHECK(devices.at("nvidia-a100-80g").memory_bandwidth_efficiency ==
         Approx(1.70 / 2.039).epsilon(1e-3));
-  // No STREAM figure found for B200, MI300X or Ascend: 0, the host's default.
-  for (const char* id : {"nvidia-b200", "amd-mi300x", "ascend-a2", "ascend-a3"})
+  // Ascend: torch.exp on a 910B moves 642 GB/s of input, 1284 read + write,
+  // of 1.6 TB/s (gameofdimension/limulidae); a memory-bound MLA kernel on a
+  // 910C die 1346 of 1600 GB/s (CloudMatrix384, Table 9).
+  for (const char* id : {"ascend-a2", "ascend-a2-podc"})
+    CHECK(devices.at(id).memory_bandwidth_efficiency == Approx(2 * 642.0 / 1600).epsilon(5e-3));
+  CHECK(devices.at("ascend-a3").memory_bandwidth_efficiency == Approx(1346.0 / 1600).epsilon(5e-3));
+  // No STREAM figure found for B200 or MI300X, none in the reference's
+  // figures: 0, the host's default.
+  for (const char* id : {"nvidia-b200", "amd-mi300x", "ascend-a2-nd", "ascend-a3-nd"})
     CHECK(devices.at(id).memory_bandwidth_efficiency == 0);
 }
 
@@ -244,8 +257,17 @@ TEST_CASE("Level bus efficiencies and NVLS speedups are nccl-tests bus bandwidth
   const Device& b200 = devices.at("nvidia-b200");
   CHECK(b200.levels.at(0).bus_efficiency == Approx(682.2 / 900).epsilon(1e-3));
   CHECK(b200.levels.at(0).all_reduce_speedup == Approx(838.0 / 682.2).epsilon(3e-3));
-  // AMD and Ascend cite no bus bandwidth: the host's default.
-  for (const char* id : {"amd-mi300x", "ascend-a2", "ascend-a3"})
+  // A2's HCCS: an 8-NPU all-gather at 149 GB/s of algorithm bandwidth is
+  // 149 x 7/8 = 130 busbw, an all-reduce at 72 is 72 x 2 x 7/8 = 126, of
+  // 196 (limulidae): 0.65. RoCE: 22.6 of 25 GB/s device to device (HIXL).
+  for (const char* id : {"ascend-a2", "ascend-a2-podc"}) {
+    CHECK(devices.at(id).levels.at(0).bus_efficiency == Approx(128.0 / 196).epsilon(0.01));
+    CHECK(devices.at(id).levels.at(1).bus_efficiency == Approx(22.6 / 25).epsilon(0.01));
+  }
+  // A3's unified bus: a die reads another at 164-167 of 196 GB/s (Table 1).
+  CHECK(devices.at("ascend-a3").levels.at(1).bus_efficiency == Approx(165.0 / 196).epsilon(0.01));
+  // AMD and the reference's figures cite no bus bandwidth: the host's default.
+  for (const char* id : {"amd-mi300x", "ascend-a2-nd", "ascend-a3-nd"})
     for (const TopologyLevel& l : devices.at(id).levels) CHECK(l.bus_efficiency == 0);
 }
 
@@ -280,6 +302,45 @@ TEST_CASE("Half-bandwidth message sizes reproduce the all-reduce tables by size"
   for (const char* id : {"nvidia-a100-80g", "nvidia-h100-sxm", "nvidia-h200", "nvidia-b200"})
     CHECK(devices.at(id).levels.at(1).half_bandwidth_bytes == 0);
   // AMD and Ascend cite no table by size: every size at the plateau.
-  for (const char* id : {"amd-mi300x", "ascend-a2", "ascend-a3"})
+  for (const char* id :
+       {"amd-mi300x", "ascend-a2", "ascend-a2-podc", "ascend-a3", "ascend-a2-nd", "ascend-a3-nd"})
     for (const TopologyLevel& l : devices.at(id).levels) CHECK(l.half_bandwidth_bytes == 0);
+}
+
+TEST_CASE("Ascend figures are the published ones") {
+  auto devices = shipped_devices();
+  // bf16: cube cores x 1.8 GHz x 16^3 MACs x 2 (Ascend910B2.ini; msmodeling's
+  // 294.9 and 353.9 TFLOP/s); fp16: the marketed 313 and 376.
+  const Device& a2 = devices.at("ascend-a2");
+  CHECK(peak(a2, "bf16") == Approx(20 * 1.8e9 * 8192));  // 294.9e12, the 910B3
+  CHECK(peak(a2, "fp16") == 313e12);
+  const Device& podc = devices.at("ascend-a2-podc");
+  CHECK(peak(podc, "bf16") == Approx(24 * 1.8e9 * 8192));  // 353.9e12
+  CHECK(peak(podc, "fp16") == 376e12);
+  // GEMMs: best 322.5 of 353.9 (mamf-finder, 910B2C) = 0.91 at large sizes.
+  CHECK(peak_entry(podc, "bf16").matmul_efficiency.y.back() == Approx(0.91).epsilon(0.01));
+  for (const Device* d : {&a2, &podc}) {
+    CHECK(d->memory_bytes == 64 * GiB);
+    CHECK(d->memory_bandwidth_bytes_per_s == 1.6e12);
+    // HCCS: a full mesh of 8, 7 links of 28 GB/s (56 both ways) = 196 GB/s.
+    REQUIRE(d->levels.size() == 2);
+    CHECK(d->levels[0].link_kind == NDS_LINK_MESH);
+    CHECK(d->levels[0].group_devices == 8);
+    CHECK(d->levels[0].link_bandwidth_bytes_per_s == 28e9);
+    CHECK(d->levels[0].device_bandwidth_bytes_per_s == 196e9);
+    // One 200 GbE RoCE port per NPU: 25 GB/s.
+    CHECK(d->levels[1].device_bandwidth_bytes_per_s == 25e9);
+  }
+  // A3: a 910C die (24 cube cores, the 910B's peaks), two a package on a
+  // 270 GB/s link, 768 dies on the unified bus at 7 x 224 Gb/s = 196 GB/s,
+  // 200 Gb/s RDMA a die beyond (CloudMatrix384 v2 §3).
+  const Device& a3 = devices.at("ascend-a3");
+  CHECK(peak(a3, "bf16") == Approx(24 * 1.8e9 * 8192));
+  REQUIRE(a3.levels.size() == 3);
+  CHECK(a3.levels[0].group_devices == 2);
+  CHECK(a3.levels[0].device_bandwidth_bytes_per_s == 270e9);
+  CHECK(a3.levels[1].group_devices == 768);
+  CHECK(a3.levels[1].device_bandwidth_bytes_per_s == Approx(7 * 224e9 / 8));
+  CHECK(a3.levels[2].device_bandwidth_bytes_per_s == 25e9);
+  CHECK(a3.memory_bytes - a3.reserved_bytes == 58 * GiB);
 }

@@ -18,13 +18,14 @@ const DeviceCatalog& shipped() { return test::shipped_devices(); }
 }  // namespace
 
 TEST_CASE("Pipeline bound of the reference: A2 8 per node and A3 16 per node then 24 nodes") {
-  // §3.7: best = max over n = N, N/2, ... > 1 of n / devices_below(level holding n).
-  const Device& a2 = shipped().resolve("A2");
+  // §3.7: best = max over n = N, N/2, ... > 1 of n / devices_below(level holding n),
+  // on the reference's own levels.
+  const Device& a2 = shipped().resolve("ascend-a2-nd");
   CHECK(pipeline_bound(a2, 16) == 8);     // n=16: 16/8 = 2; n=8: 8/1 = 8
   CHECK(pipeline_bound(a2, 64) == 8);
   CHECK(pipeline_bound(a2, 128) == 16);   // n=128: 128/8
   CHECK(pipeline_bound(a2, 1024) == 128); // n=1024: 1024/8
-  const Device& a3 = shipped().resolve("A3");
+  const Device& a3 = shipped().resolve("ascend-a3-nd");
   CHECK(pipeline_bound(a3, 128) == 16);   // n=128: 128/16 = 8; n=16: 16/1 = 16
   CHECK(pipeline_bound(a3, 1024) == 16);  // n=1024: 1024/384 = 2; n=16: 16
   CHECK(pipeline_bound(a3, 1) == 1);
@@ -36,7 +37,7 @@ TEST_CASE("A group spans the innermost level whose size is at least k times its 
   CHECK(level_spanned(h100, 2, 4) == 0);   // 2 ranks 4 apart: still within 8
   CHECK(level_spanned(h100, 64, 8) == 1);  // dp 64, stride 8: 512 devices, across nodes
   CHECK(level_spanned(h100, 3, 3) == 1);   // 9 devices: more than a node
-  const Device& a3 = shipped().resolve("ascend-a3");
+  const Device& a3 = shipped().resolve("ascend-a3-nd");
   CHECK(level_spanned(a3, 16, 1) == 0);
   CHECK(level_spanned(a3, 24, 16) == 1);   // 384 devices: one super-node
   CHECK(level_spanned(a3, 25, 16) == 2);

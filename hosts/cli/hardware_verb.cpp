@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <ndsearch/sdk/units.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "core/hardware/device_catalog.hpp"
@@ -36,13 +37,22 @@ double peak(const Device& d, const char* dtype) {
 }
 
 void print_table(const std::vector<Device>& devices) {
-  std::cout << fmt::format("{:<18} {:<32} {:>12} {:>8} {:>9}  {:<44} {}\n", "ID", "NAME",
-                           "BF16 TFLOP/s", "HBM GiB", "HBM TB/s", "LEVELS (devices, kind, GB/s per device)",
-                           "SOURCE");
+  // Columns as wide as their longest entry, so that no name or level list
+  // pushes the rest of its row out of line.
+  size_t id_width = 2, name_width = 4, levels_width = 40;
   for (const Device& d : devices) {
-    std::cout << fmt::format("{:<18} {:<32} {:>12.1f} {:>8.1f} {:>9.2f}  {:<44} {}\n", d.id, d.name,
-                             peak(d, "bf16") / 1e12, static_cast<double>(d.memory_bytes) / kGiB,
-                             d.memory_bandwidth_bytes_per_s / 1e12, levels_text(d), d.source);
+    id_width = std::max(id_width, d.id.size());
+    name_width = std::max(name_width, d.name.size());
+    levels_width = std::max(levels_width, levels_text(d).size());
+  }
+  std::cout << fmt::format("{:<{}} {:<{}} {:>12} {:>8} {:>9}  {:<{}} {}\n", "ID", id_width, "NAME",
+                           name_width, "BF16 TFLOP/s", "HBM GiB", "HBM TB/s",
+                           "LEVELS (devices, kind, GB/s per device)", levels_width, "SOURCE");
+  for (const Device& d : devices) {
+    std::cout << fmt::format(
+        "{:<{}} {:<{}} {:>12.1f} {:>8.1f} {:>9.2f}  {:<{}} {}\n", d.id, id_width, d.name,
+        name_width, peak(d, "bf16") / 1e12, static_cast<double>(d.memory_bytes) / kGiB,
+        d.memory_bandwidth_bytes_per_s / 1e12, levels_text(d), levels_width, d.source);
   }
 }
 

@@ -1,39 +1,67 @@
 // SPDX-License-Identifier: Apache-2.0
-// a3.cpp: Ascend A3 (Atlas A3 super-node, Ascend 910C), one die per device.
-#include "plugins/common/gemm_efficiency.hpp"
+// ascend_a3.cpp: one die of an Ascend 910C in a CloudMatrix384 super-node
+// (Atlas A3), from the published description: Zuo et al., "Serving Large
+// Language Models on Huawei CloudMatrix384", arXiv 2506.12708 v2 (§3, Fig.
+// 2-4, Table 1; v3 removed most figures), and Huawei's Ascend/msmodeling
+// tensor_cast/device.py @1e5a50b (ATLAS_800_A3_752T_128G_DIE).
 #include "plugins/common/devices/ascend.hpp"
 
 namespace ndsearch::plugins::ascend {
 
+namespace {
+// Two dies share a package over a 270 GB/s (per direction) on-package link
+// (§3.3.1, Fig. 3). HCCL's default bus share for it: no measurement.
+constexpr double kDieLinkBytesPerS = 270.0e9;
+// The unified bus: 7 x 224 Gb/s per die, 196 GB/s per direction (§3.3.1),
+// the same to every die of the 384-NPU (768-die) super-node through two
+// tiers of non-blocking switches (§3.2). A die reads from another at
+// 164-167 GB/s, across or inside a node (Table 1): 0.84.
+constexpr double kUbBytesPerS = 196.0e9;
+constexpr double kUbBusEfficiency = 0.84;
+constexpr uint32_t kSuperNodeDies = 2 * 384;
+// RDMA between super-nodes: 200 Gb/s per die (§3.2).
+constexpr double kRdmaBytesPerS = 25.0e9;
+// A die writes to host memory over the unified bus at 107-110 GB/s and reads
+// at 147-151 (Table 1): the slower direction.
+constexpr double kHostLinkBytesPerS = 107.0e9;
+// Each die's HBM: 1.6 TB/s (§3.3.1: 3.2 TB/s a package); a memory-bound MLA
+// kernel reaches 1346 GB/s of it, 0.84 (Table 9).
+constexpr double kMemoryBandwidthEfficiency = 0.84;
+}  // namespace
+
 sdk::Device a3() {
-  // 376 TFLOP/s fp16/bf16 per die (CloudMatrix384 paper, arXiv 2506.12708:
-  // "each die 376 TFLOPS@FP16"); no fp8 on the 910 series.
-  constexpr double kPeak = 376.0e12;
   sdk::Device d;
   d.id = "ascend-a3";
-  d.name = "Huawei Ascend A3 (one 910C die)";
+  d.name = "Huawei Ascend 910C die (CloudMatrix384, Atlas A3)";
   d.vendor = "Huawei";
-  d.memory_bytes = kMemoryBytes;               // 128 GB per package, 64 per die
-  d.memory_bandwidth_bytes_per_s = 1.6e12;     // 3.2 TB/s per package (CloudMatrix384)
+  d.memory_bytes = kMemoryBytes;  // 128 GB a package, 64 a die (§3.3.1)
+  d.memory_bandwidth_bytes_per_s = 1.6e12;
+  d.memory_bandwidth_efficiency = kMemoryBandwidthEfficiency;
   d.reserved_bytes = kReservedBytes;
-  // 6.92 GiB/s: the slowest die of a 2-node job (reference §4, A3).
-  d.host_link_bytes_per_s = 6.92 * (1 << 30);
-  d.peaks = {
-      {"bf16", kPeak, gemm_efficiency_curve(kPeak, kBestFraction, kGemmFixedCostS)},
-      {"fp16", kPeak, gemm_efficiency_curve(kPeak, kBestFraction, kGemmFixedCostS)},
-  };
-  // The reference's A3 levels (§4): 16 dies per node at 200 GB/s, 24 nodes
-  // per super-node (384 dies) at 25 GB/s, then the network at 10 GB/s; they
-  // reproduce its pipeline bound (§3.7). The 200 GB/s matches the paper's
-  // 7 x 224 Gb/s UB links per die (196e9 bytes/s per direction).
-  d.levels = {
-      {16, NDS_LINK_SWITCH, 200.0e9, 200.0e9, kInsideLatencyS, "UB inside a 16-die node"},
-      {16 * 24, NDS_LINK_SWITCH, 25.0e9, 25.0e9, kInsideLatencyS, "UB across a 24-node super-node"},
-      {0, NDS_LINK_SWITCH, 10.0e9, 10.0e9, kNetworkLatencyS, "RoCE between super-nodes"},
-  };
+  d.host_link_bytes_per_s = kHostLinkBytesPerS;
+  // Each die has 24 cube cores (§3.3.1), the 910B's: msmodeling models the
+  // die with the 24-core 910B's 353.9 TFLOP/s bf16 and 376 fp16.
+  d.peaks = cube_peaks(24);
+  sdk::TopologyLevel package{2,
+                             NDS_LINK_SWITCH,
+                             kDieLinkBytesPerS,
+                             kDieLinkBytesPerS,
+                             kInsideLatencyS,
+                             "the package's die-to-die link"};
+  sdk::TopologyLevel ub{kSuperNodeDies,  NDS_LINK_SWITCH,
+                        kUbBytesPerS,    kUbBytesPerS,
+                        kInsideLatencyS, "unified bus across the 384-NPU super-node"};
+  ub.bus_efficiency = kUbBusEfficiency;
+  sdk::TopologyLevel rdma{0,
+                          NDS_LINK_SWITCH,
+                          kRdmaBytesPerS,
+                          kRdmaBytesPerS,
+                          kNetworkLatencyS,
+                          "RDMA between super-nodes, 200 Gb/s a die"};
+  d.levels = {package, ub, rdma};
   d.assumes =
-      "Atlas A3 super-node: 16 dies per node on UB (200 GB/s per die), 24 nodes per "
-      "super-node (25 GB/s per die), RoCE beyond (10 GB/s per die); the reference's figures";
+      "CloudMatrix384 super-node (arXiv 2506.12708 v2): two dies a package on a 270 GB/s link, "
+      "768 dies on the unified bus at 196 GB/s a die per direction, 200 Gb/s RDMA a die beyond";
   return d;
 }
 

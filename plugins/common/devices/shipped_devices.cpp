@@ -11,7 +11,9 @@ std::vector<sdk::Device> nvidia_devices() {
           nvidia::b200()};
 }
 std::vector<sdk::Device> amd_devices() { return {amd::mi300x()}; }
-std::vector<sdk::Device> ascend_devices() { return {ascend::a2(), ascend::a3()}; }
+std::vector<sdk::Device> ascend_devices() {
+  return {ascend::a2(), ascend::a2_podc(), ascend::a3(), ascend::a2_nd(), ascend::a3_nd()};
+}
 
 namespace {
 std::vector<sdk::Device> all_shipped() {

@@ -14,4 +14,5 @@ class Ascend final : public ndsearch::sdk::HardwarePlugin {
 };
 }  // namespace
 
-NDS_SDK_MODULE(Ascend, "ascend", "1.0.0", "Huawei Ascend A2 (910B) and A3 (910C die)")
+NDS_SDK_MODULE(Ascend, "ascend", "1.1.0",
+               "Huawei Ascend A2 (910B: Atlas 800T A2, Atlas 900 A2 PoDc) and A3 (910C die)")
