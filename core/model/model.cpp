@@ -110,6 +110,11 @@ std::string trainer_family(const Model& model) {
   if (model.framework == "torchtitan-toml") return "torchtitan";
   if (model.framework == "mindformers-yaml" || model.framework == "hyperparallel-yaml")
     return "mindspore";
+  // MindSpeed runs Megatron-Core's code on torch_npu with kernels and
+  // overlaps of its own (MC2): a family of its own, told by the trainer
+  // description its parser states (the capability keys' provenance).
+  if (training_source(model, "capabilities.interleave", "").rfind("default:MindSpeed ", 0) == 0)
+    return "mindspeed";
   return "megatron";
 }
 

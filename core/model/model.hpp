@@ -142,8 +142,8 @@ const std::vector<RecomputeOpName>& recompute_op_names();
 // ", " in bit order, as the assumptions say them.
 std::string recompute_ops_words(uint64_t ops);
 
-// The trainer family of a model's parser ("megatron" for Megatron-LM,
-// MindSpeed and formats without a trainer, "torchtitan", "mindspore").
+// The trainer family of a model's parser ("megatron" for Megatron-LM and
+// formats without a trainer, "mindspeed", "torchtitan", "mindspore").
 std::string trainer_family(const Model& model);
 
 // Where the config stated the training setting `key` (its provenance), else

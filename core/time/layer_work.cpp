@@ -35,6 +35,23 @@ constexpr double kDropoutHidden = 2 * 2.5;
 constexpr double kTpHiddenForward = 0.75;
 constexpr double kTpHiddenBackward = 0.50;
 
+// MindSpeed's MC2 (mindspeed_llm v1.0.RC3.0 31100602, core/tensor_parallel/
+// ascend_turbo/mc2_linears_seq_parallel.py) fuses the forward's all-gather
+// into the column-parallel GEMM (npu_all_gather_base_mm) and the
+// reduce-scatter into the row-parallel one (npu_mm_reduce_scatter_base);
+// the kernels pipeline the GEMM of one rank's block with the exchange of the
+// next (CANN's MC2 best practice: T = max(T_mm, T_comm) + the first tile).
+// The gathered GEMM starts on the local block, so its exchange can hide
+// whole; the reduce-scatter's last of tp - 1 steps follows the last GEMM
+// block: of a pair of equal collectives, 1 / (2 (tp - 1)) stays exposed. In
+// the backward the row-parallel GEMM fuses its all-gather the same way and
+// the column-parallel one overlaps its all-gather with the input-gradient
+// GEMM and its reduce-scatter with the weight-gradient GEMM (async, as
+// Megatron's): nothing exposed but what the GEMMs do not cover.
+double mc2_hidden_forward(uint64_t tp) {
+  return 1 - 0.5 / static_cast<double>(tp - 1);
+}
+
 // Whether a layer's shapes depend on its routing, so that the host waits
 // for them every micro-batch (TrainerOverheads::moe_expert_s).
 bool routing_shaped(const nds_layer_block& l) {
@@ -362,8 +379,10 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     auto exposed = [&](double window, double most_hidden) {
       return overlap ? std::max(per_pass * (1 - most_hidden), per_pass - window) : per_pass;
     };
-    const double forward = exposed(w.forward_linear, kTpHiddenForward);
-    const double backward = exposed(w.backward_linear, kTpHiddenBackward);
+    const double forward = exposed(
+        w.forward_linear, settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n) : kTpHiddenForward);
+    const double backward =
+        exposed(w.backward_linear, settings_.tp_overlap_fused ? 1.0 : kTpHiddenBackward);
     // Forward passes, each pair of collectives counted with its own.
     const double passes_forward = (attention_passes + (pairs - 1) * mlp_passes) / pairs;
     w.tp += passes_forward * forward + backward;

@@ -60,14 +60,30 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   t.overlap = overlap_in_force(model);
   const std::string overlap_setting =
       Setting("overlap").named();  // the provenance parse_config writes
-  bool from_setting = false;
-  for (const auto& [key, where] : model.training_provenance)
-    if (key.rfind("overlap.", 0) == 0 && where.rfind(overlap_setting, 0) == 0) from_setting = true;
-  t.assumptions.push_back(fmt::format("overlap {}{}", overlap_words(t.overlap),
-                                      t.overlap_assumed ? " (the config states no overlap setting: "
-                                                          "assumed a well-tuned Megatron-Core run)"
-                                      : from_setting    ? " (as " + overlap_setting + " state)"
-                                                        : " (as the config states)"));
+  bool from_setting = false, from_default = false;
+  for (const auto& [key, where] : model.training_provenance) {
+    if (key.rfind("overlap.", 0) != 0) continue;
+    if (where.rfind(overlap_setting, 0) == 0) from_setting = true;
+    if (where.rfind("default:", 0) == 0) from_default = true;
+  }
+  t.assumptions.push_back(fmt::format(
+      "overlap {}{}", overlap_words(t.overlap),
+      t.overlap_assumed ? " (the config states no overlap setting: "
+                          "assumed a well-tuned Megatron-Core run)"
+      : from_setting    ? " (as " + overlap_setting + " state)"
+      : from_default    ? " (as the config states, its trainer's defaults where it states none)"
+                        : " (as the config states)"));
+  // MindSpeed overlaps the TP collectives by MC2, fused into the GEMMs
+  // (layer_work.cpp prices it), where Megatron uses TE's userbuffers.
+  t.tp_overlap_fused =
+      (t.overlap & NDS_OVERLAP_TP_COMM) != 0 && trainer_family(model) == "mindspeed";
+  if (t.tp_overlap_fused)
+    t.assumptions.push_back(
+        "TP overlap: MindSpeed's MC2 runs each sequence-parallel all-gather and reduce-scatter "
+        "inside its GEMM, tile by tile (forward: the reduce-scatter's last step exposed; "
+        "backward: hidden behind the GEMMs); MindSpeed-LLM 1.0.RC3 to 2.3.0 turn --use-mc2 off "
+        "in validate_args unless that line is removed, as their README says for its measurements: "
+        "priced as on");
   // Precision: an fp8 recipe runs the linear layers' GEMMs in fp8 and keeps
   // attention, the output head, the router, the activations and every
   // collective in bf16 (Transformer Engine; DeepSeek-V3 report §3.3.1).
@@ -100,17 +116,17 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   } else {
     const std::string family = trainer_family(model);
     const FittedOverheads* chosen = nullptr;
-    for (const char* dev : {device.id.c_str(), kReferenceOverheadsDevice})
+    for (const char* dev : {overheads_device(device.id), kReferenceOverheadsDevice})
       for (const std::string& fam : {family, std::string("megatron")})
         for (const FittedOverheads& f : fitted_overheads())
           if (chosen == nullptr && dev == std::string(f.device) && fam == f.trainer) chosen = &f;
     if (chosen != nullptr) {
       t.overheads = chosen->factors;
-      t.overheads_source = fmt::format("fitted for {} on {} ({}){}", chosen->trainer,
-                                       chosen->device, chosen->fitted_on,
-                                       chosen->device == device.id && chosen->trainer == family
-                                           ? ""
-                                           : "; no fit of this device and trainer of its own");
+      t.overheads_source = fmt::format(
+          "fitted for {} on {} ({}){}", chosen->trainer, chosen->device, chosen->fitted_on,
+          chosen->device == std::string(overheads_device(device.id)) && chosen->trainer == family
+              ? ""
+              : "; no fit of this device and trainer of its own");
     } else {
       t.overheads_source = "none fitted";
     }

@@ -48,6 +48,14 @@ struct FittedOverheads {
 // The shipped fits (core/time/fitted_overheads.inc, written by the fitter).
 const std::vector<FittedOverheads>& fitted_overheads();
 
+// The device whose trainer fit a device shares: variants of one device
+// that run the same software and differ in figures the model prices (the
+// Atlas 900 A2 PoDc's 24-core 910B against the Atlas 800T A2's 20-core
+// one) are fitted on their rows together, under the first's id.
+inline const char* overheads_device(const std::string& device_id) {
+  return device_id == "ascend-a2-podc" ? "ascend-a2" : device_id.c_str();
+}
+
 // The device whose fit stands in where a device has none of its own (and
 // whose dense factors a device with only MoE rows keeps: fit.hpp's plan).
 inline constexpr const char* kReferenceOverheadsDevice = "nvidia-h100-sxm";
@@ -55,6 +63,7 @@ inline constexpr const char* kReferenceOverheadsDevice = "nvidia-h100-sxm";
 struct TrainerSettings {
   uint64_t overlap = 0;                  // NDS_OVERLAP_* in force
   bool overlap_assumed = false;          // nothing stated: a well-tuned Megatron-Core run
+  bool tp_overlap_fused = false;         // TP overlap by MindSpeed's MC2 (fused into the GEMMs)
   int32_t fp8_recipe = 0;                // NDS_FP8_*
   std::string linear_dtype, high_dtype;  // dtype keys of the linear GEMMs and of the rest
   double activation_bytes = 2;

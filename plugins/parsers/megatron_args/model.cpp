@@ -362,7 +362,10 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
     s.qk_norm = qk_layernorm.state == State::absent ? known_value<int64_t>(0, fallback("--qk-layernorm"))
                                                      : qk_layernorm;
   }
-  const Value<int64_t> swiglu = r.flag({"--swiglu"});
+  // Gated MLPs: SwiGLU, and MindSpeed-LLM's --geglu and --gelu-tanh, which
+  // set gated_linear_unit with a GELU (modellink/core/transformer/mlp.py at
+  // v1.0.RC3.0): the same three matrices, priced as one gated kind.
+  const Value<int64_t> swiglu = r.flag({"--swiglu", "--geglu", "--gelu-tanh"});
   s.ffn = swiglu.state == State::absent ? known_value<std::string>("gelu", fallback("--swiglu"))
                                         : Value<std::string>{swiglu.state, "swiglu", swiglu.where, swiglu.why};
   s.ffn_hidden = r.integer({"--ffn-hidden-size"}, 1);
@@ -601,6 +604,16 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.set("tied_embeddings", untie.known() ? 0 : 1,
           untie.known() ? untie.where : fallback("--untie-embeddings-and-output-weights"));
   }
+  // A MindSpeed script is known by flags Megatron-LM does not have
+  // (MindSpeed's and MindSpeed-LLM's arguments).
+  const bool mindspeed =
+      args.find({"--context-parallel-algo", "--use-fused-ring-attention-update", "--use-mc2",
+                 "--use-ascend-mc2", "--use-fused-rmsnorm", "--use-fused-swiglu",
+                 "--use-fused-rotary-pos-emb", "--use-ascend-coc", "--reuse-fp32-param",
+                 "--moe-tp-extend-ep", "--num-layer-list", "--embed-layernorm", "--geglu",
+                 "--gelu-tanh", "--post-norm", "--swap-attention", "--use-cp-send-recv-overlap",
+                 "--recompute-activation-function", "--noop-layers"})
+          .state != State::absent;
   const Value<std::string> position = r.text({"--position-embedding-type"});
   const Value<int64_t> rotary = r.flag({"--use-rotary-position-embeddings"});
   const Value<int64_t> no_position = r.flag({"--no-position-embedding"});
@@ -609,8 +622,12 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     std::string kind;
     if (p == "learned_absolute") kind = "learned";
     if (p == "rope" || p == "yarn" || p == "mrope") kind = "rope";
-    if (p == "none" || p == "relative") kind = "none";
-    if (kind.empty()) r.bad(*args.find({"--position-embedding-type"}).occurrence, 0, "learned_absolute, rope, yarn, mrope, relative or none");
+    // MindSpeed's ALiBi adds a per-head bias to the scores inside the
+    // attention kernel: no parameters, no work beyond the attention's.
+    if (p == "none" || p == "relative" || p == "alibi") kind = "none";
+    if (kind.empty())
+      r.bad(*args.find({"--position-embedding-type"}).occurrence, 0,
+            "learned_absolute, rope, yarn, mrope, relative, alibi or none");
     b.set_string("position_embedding", kind, position.where);
   } else if (position.state == State::unknown) {
     r.put("position_embedding", position);
@@ -630,6 +647,11 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     // auto picks flash or fused (cuDNN) attention; both avoid the s² scores.
     const bool fused = backend.value == "flash" || backend.value == "fused" || backend.value == "auto";
     b.set("flash_attention", fused ? 1 : 0, backend.where);
+  } else if (mindspeed) {
+    // MindSpeed runs FlashAttentionScore only under --use-flash-attn
+    // (mindspeed/docs/features/flash-attention.md); without it, Megatron's
+    // unfused core attention.
+    b.set("flash_attention", 0, fallback("--use-flash-attn (MindSpeed: off)"));
   } else {
     b.set("flash_attention", 1, fallback("--attention-backend (auto)"));
   }
@@ -1161,7 +1183,18 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   };
   overlap("overlap.grad_reduce", {"--overlap-grad-reduce"}, "--overlap-grad-reduce");
   overlap("overlap.param_gather", {"--overlap-param-gather"}, "--overlap-param-gather");
-  overlap("overlap.tp_comm", {"--tp-comm-overlap"}, "--tp-comm-overlap");
+  // MindSpeed overlaps the TP collectives by MC2 (--use-mc2; --use-ascend-mc2
+  // in later releases): each sequence-parallel linear's all-gather or
+  // reduce-scatter runs inside its GEMM (time_model's TP overlap prices it as
+  // the trainer runs it). MindSpeed refuses it without sequence parallelism
+  // (mindspeed features_manager/tensor_parallel/mc2.py, validate_args); at
+  // tp 1 there is nothing to fuse.
+  overlap("overlap.tp_comm", {"--tp-comm-overlap", "--use-mc2", "--use-ascend-mc2"},
+          "--tp-comm-overlap");
+  const Value<int64_t> mc2 = r.flag({"--use-mc2", "--use-ascend-mc2"});
+  if (mc2.known() && tp.known() && tp.value > 1 && !sp.known())
+    unpriced(mc2.where,
+             "--use-mc2 without --sequence-parallel (MindSpeed refuses it); priced without MC2");
   overlap("overlap.moe_a2a",
           {"--moe-alltoall-overlap-comm", "--moe-fb-overlap", "--overlap-moe-expert-parallel-comm"},
           "--overlap-moe-expert-parallel-comm");
@@ -1195,11 +1228,6 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // only with --use-cp-send-recv-overlap (off by default); a MindSpeed script
   // is known by flags Megatron-LM does not have.
   const Value<int64_t> cp_overlap = r.flag({"--use-cp-send-recv-overlap"});
-  const bool mindspeed =
-      args.find({"--context-parallel-algo", "--use-fused-ring-attention-update",
-                 "--use-fused-rmsnorm", "--use-fused-swiglu", "--use-fused-rotary-pos-emb",
-                 "--use-ascend-coc", "--reuse-fp32-param", "--moe-tp-extend-ep"})
-          .state != State::absent;
   if (cp_overlap.state == State::unknown) {
     r.put("overlap.cp", cp_overlap);
   } else if (cp_overlap.known()) {
