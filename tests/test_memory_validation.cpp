@@ -35,12 +35,15 @@ struct KnownGap {
   double bound;  // of |error|
 };
 const KnownGap kKnownGaps[] = {
-    // 405B under PP 8 (Tables 5 and 6): 10-20 % low, not yet explained
+    // 405B under PP 8 (Tables 5 and 6): 14-24 % low, not yet explained
     // (docs/validation.md says what is known: the pipeline's per-micro-batch
     // receive buffers and kept outputs, version-dependent and not priced,
-    // would not close it).
-    {"Llama 3.1 405B FSDP 8, TP 8, PP 8, 1F1B", 0.20},
-    {"Llama 3.1 405B FSDP 1, TP 8, PP 8, CP 8, 256K", 0.22},
+    // would not close it). 2.9 GiB more of it since the sharded gradients
+    // stopped counting on top of the unsharded accumulators they are made
+    // from (FSDP2's foreach_reduce frees each as it reduces it).
+    {"Llama 3.1 405B FSDP 8, TP 8, PP 8, 1F1B", 0.22},
+    {"Llama 3.1 405B FSDP 2, TP 8, PP 8, CP 4, 128K", 0.17},
+    {"Llama 3.1 405B FSDP 1, TP 8, PP 8, CP 8, 256K", 0.24},
 };
 
 const KnownGap* known_gap(const MemoryRow& row) {

@@ -82,13 +82,14 @@ TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute
 }
 
 TEST_CASE("An -ar plan on a HyperParallel config is written as full_rec per-stage counts") {
-  // 14 GiB on 128 A3 leaves rank 1 (dp 8, tp 8, pp 16) recomputing the first
-  // layers of its early stages in full: HyperParallel's full_rec list states
-  // them (issue 33: its writer refused every per-layer plan).
-  const std::string text = check_emitted_prices_as_ranked(
-      "hyperparallel/hyper_qwen3_72b.yaml", "-A A3 -l DP TP PP -ar -M 14GB",
-      "-A A3 -M 14GB");
-  CHECK_THAT(text, Catch::Contains("full_rec: [5, 4, 4, 4, 4, 4, 3, 3, 3, 2, 2, 1, 0, 0, 0, 0]"));
+  // 14 GiB on 128 of the reference's A3 leaves rank 1 (dp 8, tp 8, pp 16)
+  // recomputing the first layers of its early stages in full: HyperParallel's
+  // full_rec list states them (issue 33: its writer refused every per-layer
+  // plan).
+  const std::string text = check_emitted_prices_as_ranked("hyperparallel/hyper_qwen3_72b.yaml",
+                                                          "-A ascend-a3-nd -l DP TP PP -ar -M 14GB",
+                                                          "-A ascend-a3-nd -M 14GB");
+  CHECK_THAT(text, Catch::Contains("full_rec: [5, 4, 4, 4, 4, 3, 3, 3, 2, 2, 1, 0, 0, 0, 0, 0]"));
   CHECK_THAT(text, Catch::Contains("activation_checkpoint: full"));
 }
 

@@ -139,6 +139,14 @@ class WeightsAndOptimizer {
     return c;
   }
 
+  // ZeRO-3/FSDP keeping each micro-batch's gradients unsharded until the
+  // last (FSDP2 with reshard_after_forward off, MindSpore's accu_grads
+  // without gradient_accumulation_shard).
+  bool accumulates_unsharded(const nds_strategy& s) const noexcept {
+    return s.zero >= 3 && s.mbn > 1 &&
+           ndsearch::sdk::fsdp_holding(holding_, s.pp) == NDS_FSDP2_KEEP;
+  }
+
   // What ZeRO-3/FSDP holds gathered on `rank` (nds_training.fsdp_holding):
   // `root` (the root module's), `dense`, `expert` and `linear` are the rank's
   // local parameters as TP and EP x ETP shard them, before the data-parallel
@@ -161,7 +169,7 @@ class WeightsAndOptimizer {
       // then, as with one micro-batch, one layer's at a time.
       out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * (dense + expert));
       out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
-      if (s.mbn > 1 && holding == NDS_FSDP2_KEEP)
+      if (accumulates_unsharded(s))
         out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
       else out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
       return;
@@ -234,7 +242,15 @@ class WeightsAndOptimizer {
       out.add(rank, NDS_MEMORY_PARAMS, param_bytes_ * (dense / params_shard + expert / params_shard_e));
       // ZeRO-3/FSDP: the fp8 copies exist only for the gathered layers (below).
       if (s.zero < 3) out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
-      out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense / grads_shard + expert / grads_shard_e));
+      // Where the unsharded gradients accumulate over the micro-batches
+      // (add_gathered), the sharded ones are what the last micro-batch's
+      // reduce-scatters make of them: FSDP2 frees each block's unsharded
+      // accumulator as it reduces it (foreach_reduce), MindSpore reduces its
+      // accu_grads at the step, when the activations are gone. Never both
+      // whole at once: the accumulators are the gradients held.
+      if (!accumulates_unsharded(s))
+        out.add(rank, NDS_MEMORY_GRADS,
+                grad_bytes_ * (dense / grads_shard + expert / grads_shard_e));
       const double main_params = dense / op_dense + expert / op_expert;
       if (!swap_optimizer_) out.add(rank, NDS_MEMORY_OPTIMIZER, (master_bytes_ + state_bytes_) * main_params);
       const double widened = widened_grad_bytes_ * main_params;

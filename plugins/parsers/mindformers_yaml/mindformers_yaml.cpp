@@ -248,6 +248,7 @@ class MindformersParser final : public sdk::ParserPlugin {
     write_schedule(f, vp, b);
     write_batch(r, pc, pp, dp, b);
     write_optimizer_parallel(r, dp, cp, b);
+    write_overlaps(r, tp, pp, b);
     write_recompute(f, b);
     write_stage_layers(r, shape, pp, vp, b);
     std::optional<Field> algo = pc ? f.find(*pc, "context_parallel_algo") : std::nullopt;
@@ -579,6 +580,42 @@ class MindformersParser final : public sdk::ParserPlugin {
       return sum;
     }
     return f.integers(field);
+  }
+
+  // What MindSpore 2.4 overlaps for MindFormers v1.3 in graph mode, where
+  // a config sets no parallel_speed_up_json (every overlap switch of it off:
+  // matmul_grad_comm_overlap, enable_grad_comm_opt,
+  // enable_opt_shard_comm_opt). A TP collective "depends on the previous
+  // calculation result and cannot be overlapped" (MindSpore's multi-copy
+  // parallel guide, r2.4.0) unless the micro-batch is split into copies, one
+  // copy's exchange beside another's compute: fine_grain_interleave > 1
+  // with model parallel (llama_interleave.py, the layer's rows in chunks) or
+  // micro_batch_interleave_num > 1 (nn.MicroBatchInterleaved), priced as
+  // chunked TP overlap. The gradient reduction runs after the last
+  // micro-batch's backward (pipeline_scheduler.cc) and pipeline send/receive
+  // between micro-batches, neither overlapped. Under a pipeline with whole
+  // accu_grads the parallel optimizer's all-gathers are issued once a step
+  // beside the wait for the first receive (overlap_opt_shard_in_pipeline.cc):
+  // hidden; otherwise they run before the forward.
+  static void write_overlaps(const Reader& r, const Int& tp, const Int& pp, sdk::Builder& b) {
+    const File& f = r.f_;
+    auto grain = r.model_int({"fine_grain_interleave"});
+    auto copies = r.int_at("micro_batch_interleave_num");
+    sdk::Where none = kDefault;
+    none.field = "MindSpore 2.4 graph mode: no parallel_speed_up_json overlap";
+    const bool split_grain = grain && grain->value > 1 && tp.value > 1;
+    const bool split_copies = copies && copies->value > 1;
+    b.set("overlap.tp_comm", split_grain || split_copies ? 1 : 0,
+          split_grain    ? grain->where
+          : split_copies ? copies->where
+                         : none);
+    auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
+    const bool whole_accu = !(shard && f.boolean(*shard));
+    b.set("overlap.param_gather", pp.value > 1 && whole_accu ? 1 : 0,
+          pp.value > 1 && whole_accu ? pp.where : none);
+    for (const char* key : {"overlap.grad_reduce", "overlap.p2p", "overlap.moe_a2a",
+                            "overlap.moe_shared", "overlap.cp"})
+      b.set(key, 0, none);
   }
 
   static void write_recompute(const File& f, sdk::Builder& b) {
