@@ -32,10 +32,11 @@ std::vector<Group> groups_of(const std::vector<ValidationRow>& rows,
   std::vector<Group> groups;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string trainer = trainer_family(pricers[i]->model());
+    const std::string device = overheads_device(rows[i].device);
     Group* g = nullptr;
     for (Group& existing : groups)
-      if (existing.device == rows[i].device && existing.trainer == trainer) g = &existing;
-    if (g == nullptr) g = &groups.emplace_back(Group{rows[i].device, trainer, {}, {}, {}});
+      if (existing.device == device && existing.trainer == trainer) g = &existing;
+    if (g == nullptr) g = &groups.emplace_back(Group{device, trainer, {}, {}, {}});
     if (rows[i].kept_for_checking()) {
       g->checks.push_back(i);
       continue;

@@ -105,8 +105,7 @@ double measured_step_s(const RowResult& result) {
 RowPricer::RowPricer(const PluginRegistry& registry, const DeviceCatalog& devices,
                      const ValidationRow& row)
     : registry_(registry), row_(row), device_(devices.resolve(row.device, row.source + " device")) {
-  ParseOptions options;
-  options.framework = "megatron-args";
+  ParseOptions options;  // the framework detected from the config, as every verb does
   options.overrides.seq_len = row.seq_len;
   options.overrides.global_batch = row.global_batch;
   model_ = parse_config(registry, row.config, options);

@@ -1,0 +1,46 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row ChatGLM3 6B 8K (Mcore, cluster 1x8): 4611 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/mcore/chatglm3/pretrain_chatglm3_6B_8K.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
+    --use-mcore-models \
+    --transformer-impl local \
+    --tensor-model-parallel-size 1 \
+    --pipeline-model-parallel-size 2 \
+    --sequence-parallel \
+    --num-layers 28 \
+    --hidden-size 4096 \
+    --ffn-hidden-size 13696 \
+    --num-attention-heads 32 \
+    --seq-length 8192 \
+    --micro-batch-size 1 \
+    --global-batch-size 128 \
+    --max-position-embeddings 8192 \
+    --padded-vocab-size 65024 \
+    --make-vocab-size-divisible-by 1 \
+    --group-query-attention \
+    --num-query-groups 2 \
+    --disable-bias-linear \
+    --add-qkv-bias \
+    --position-embedding-type rope \
+    --no-rope-fusion \
+    --use-glm-rope \
+    --rotary-percent 0.5 \
+    --normalization RMSNorm \
+    --use-fused-rmsnorm \
+    --swiglu \
+    --use-fused-swiglu \
+    --use-flash-attn \
+    --use-distributed-optimizer \
+    --tokenizer-type PretrainedFromHF \
+    --untie-embeddings-and-output-weights \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --no-gradient-accumulation-fusion \
+    --fp16 \
+    --overlap-grad-reduce \
+    --overlap-param-gather

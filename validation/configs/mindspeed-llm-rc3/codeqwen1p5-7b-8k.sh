@@ -1,0 +1,45 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row CodeQwen1.5 7B 8K (Mcore, cluster 1x8): 3146 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/mcore/qwen15/pretrain_codeqwen_7b_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
+    --use-mcore-models \
+    --tensor-model-parallel-size 2 \
+    --pipeline-model-parallel-size 1 \
+    --sequence-parallel \
+    --num-layers 32 \
+    --hidden-size 4096 \
+    --ffn-hidden-size 13440 \
+    --num-attention-heads 32 \
+    --group-query-attention \
+    --num-query-groups 4 \
+    --rotary-base 1000000 \
+    --padded-vocab-size 92416 \
+    --add-qkv-bias \
+    --disable-bias-linear \
+    --make-vocab-size-divisible-by 1 \
+    --untie-embeddings-and-output-weights \
+    --position-embedding-type rope \
+    --normalization RMSNorm \
+    --swiglu \
+    --tokenizer-type PretrainedFromHF \
+    --seq-length 8192 \
+    --max-position-embeddings 8192 \
+    --micro-batch-size 1 \
+    --global-batch-size 256 \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --no-gradient-accumulation-fusion \
+    --bf16 \
+    --use-flash-attn \
+    --use-fused-rmsnorm \
+    --use-fused-rotary-pos-emb \
+    --use-rotary-position-embeddings \
+    --use-fused-swiglu \
+    --use-mc2 \
+    --use-distributed-optimizer \
+    --overlap-grad-reduce

@@ -1,0 +1,49 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row Gemma2 27B 8K (Mcore, cluster 2x8): 827 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/mcore/gemma2/pretrain_gemma2_27b_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
+    --tensor-model-parallel-size 8 \
+    --pipeline-model-parallel-size 2 \
+    --sequence-parallel \
+    --use-mcore-models \
+    --use-mc2 \
+    --use-fused-rmsnorm \
+    --use-fused-rotary-pos-emb \
+    --gelu-tanh \
+    --post-norm \
+    --query-pre-attn-scalar 144 \
+    --output-logit-softcapping 30.0 \
+    --interleave-sliding-window 4096 \
+    --num-layers 46 \
+    --num-layer-list 20,26 \
+    --hidden-size 4608 \
+    --ffn-hidden-size 36864 \
+    --num-attention-heads 32 \
+    --tokenizer-type PretrainedFromHF \
+    --seq-length 8192 \
+    --max-position-embeddings 8192 \
+    --micro-batch-size 1 \
+    --global-batch-size 64 \
+    --kv-channels 128 \
+    --group-query-attention \
+    --num-query-groups 16 \
+    --make-vocab-size-divisible-by 1 \
+    --disable-bias-linear \
+    --position-embedding-type rope \
+    --normalization RMSNorm \
+    --add-rmsnorm-offset \
+    --norm-epsilon 1e-06 \
+    --input-embeds-norm \
+    --use-flash-attn \
+    --use-distributed-optimizer \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --tokenizer-padding-side left \
+    --no-gradient-accumulation-fusion \
+    --vocab-size 256000 \
+    --bf16

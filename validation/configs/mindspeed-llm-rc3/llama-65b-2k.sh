@@ -1,0 +1,37 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row LLaMA 65B 2K (Legacy, cluster 4x8): 348 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/llama/pretrain_llama_65b_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# --vocab-size 32000: the LLaMA tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
+# script reads from the tokenizer files it names.
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
+    --tensor-model-parallel-size 8 \
+    --pipeline-model-parallel-size 4 \
+    --sequence-parallel \
+    --num-layers 80 \
+    --hidden-size 8192 \
+    --ffn-hidden-size 22016 \
+    --num-attention-heads 64 \
+    --tokenizer-type Llama2Tokenizer \
+    --seq-length 2048 \
+    --max-position-embeddings 2048 \
+    --micro-batch-size 2 \
+    --global-batch-size 128 \
+    --make-vocab-size-divisible-by 1 \
+    --position-embedding-type rope \
+    --normalization RMSNorm \
+    --use-fused-rmsnorm \
+    --use-flash-attn \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --no-gradient-accumulation-fusion \
+    --untie-embeddings-and-output-weights \
+    --disable-bias-linear \
+    --use-distributed-optimizer \
+    --swiglu \
+    --bf16 \
+    --vocab-size 32000

@@ -1,0 +1,38 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row Qwen 72B 8K (Legacy, cluster 16x8): 285 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/qwen/pretrain_qwen_72b_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# --vocab-size 152064: the Qwen-72B tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
+# script reads from the tokenizer files it names.
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py \
+    --tensor-model-parallel-size 8 \
+    --pipeline-model-parallel-size 8 \
+    --sequence-parallel \
+    --num-layers 80 \
+    --hidden-size 8192 \
+    --ffn-hidden-size 24576 \
+    --num-attention-heads 64 \
+    --tokenizer-type PretrainedFromHF \
+    --seq-length 8192 \
+    --max-position-embeddings 32768 \
+    --micro-batch-size 1 \
+    --global-batch-size 512 \
+    --make-vocab-size-divisible-by 64 \
+    --untie-embeddings-and-output-weights \
+    --disable-bias-linear \
+    --position-embedding-type rope \
+    --normalization RMSNorm \
+    --use-fused-rmsnorm \
+    --swiglu \
+    --use-flash-attn \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --add-qkv-bias \
+    --rotary-base 1000000 \
+    --no-gradient-accumulation-fusion \
+    --bf16 \
+    --vocab-size 152064

@@ -1,0 +1,43 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row Qwen1.5 1.8B 8K (Mcore, cluster 1x8): 12603 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/mcore/qwen15/pretrain_qwen15_1point8b_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
+    --use-mcore-models \
+    --tensor-model-parallel-size 1 \
+    --pipeline-model-parallel-size 1 \
+    --sequence-parallel \
+    --num-layers 24 \
+    --hidden-size 2048 \
+    --ffn-hidden-size 5504 \
+    --num-attention-heads 16 \
+    --tokenizer-type PretrainedFromHF \
+    --seq-length 8192 \
+    --max-position-embeddings 32768 \
+    --micro-batch-size 1 \
+    --global-batch-size 64 \
+    --make-vocab-size-divisible-by 1 \
+    --padded-vocab-size 151936 \
+    --rotary-base 1000000 \
+    --untie-embeddings-and-output-weights \
+    --disable-bias-linear \
+    --position-embedding-type rope \
+    --normalization RMSNorm \
+    --use-fused-rmsnorm \
+    --swiglu \
+    --use-distributed-optimizer \
+    --use-flash-attn \
+    --use-fused-rotary-pos-emb \
+    --use-rotary-position-embeddings \
+    --use-fused-swiglu \
+    --use-mc2 \
+    --overlap-grad-reduce \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --add-qkv-bias \
+    --no-gradient-accumulation-fusion \
+    --bf16

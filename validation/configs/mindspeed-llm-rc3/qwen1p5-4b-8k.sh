@@ -1,0 +1,41 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row Qwen1.5 4B 8K (Mcore, cluster 1x8): 5221 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/mcore/qwen15/pretrain_qwen15_4b_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
+    --use-mcore-models \
+    --tensor-model-parallel-size 1 \
+    --pipeline-model-parallel-size 2 \
+    --sequence-parallel \
+    --num-layers 40 \
+    --hidden-size 2560 \
+    --ffn-hidden-size 6912 \
+    --num-attention-heads 20 \
+    --tokenizer-type PretrainedFromHF \
+    --seq-length 8192 \
+    --max-position-embeddings 32768 \
+    --micro-batch-size 1 \
+    --global-batch-size 64 \
+    --make-vocab-size-divisible-by 1 \
+    --untie-embeddings-and-output-weights \
+    --disable-bias-linear \
+    --position-embedding-type rope \
+    --normalization RMSNorm \
+    --swiglu \
+    --use-flash-attn \
+    --use-distributed-optimizer \
+    --use-fused-rmsnorm \
+    --use-fused-rotary-pos-emb \
+    --use-rotary-position-embeddings \
+    --use-fused-swiglu \
+    --use-mc2 \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --add-qkv-bias \
+    --no-gradient-accumulation-fusion \
+    --padded-vocab-size 151936 \
+    --bf16

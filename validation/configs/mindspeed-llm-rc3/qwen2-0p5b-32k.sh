@@ -1,0 +1,50 @@
+#!/bin/bash
+# MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
+# table, row Qwen2 0.5B 32K (Mcore, cluster 1x8): 11338 tokens/s per NPU on Atlas 900 A2 PoDc,
+# measured with MC2 on (README line 91). Its launch script at that commit is
+# examples/mcore/qwen2/pretrain_qwen2_0point5b_32K_ptd.sh; these are that script's training arguments (paths,
+# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# Written for ndsearch's validation from the published facts of the run.
+
+torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
+    --use-mcore-models \
+    --tensor-model-parallel-size 1 \
+    --pipeline-model-parallel-size 1 \
+    --context-parallel-size 2 \
+    --context-parallel-algo megatron_cp_algo \
+    --sequence-parallel \
+    --use-distributed-optimizer \
+    --tokenizer-type PretrainedFromHF \
+    --seq-length 32768 \
+    --max-position-embeddings 32768 \
+    --micro-batch-size 1 \
+    --global-batch-size 16 \
+    --group-query-attention \
+    --num-query-groups 2 \
+    --num-layers 24 \
+    --hidden-size 896 \
+    --ffn-hidden-size 4864 \
+    --num-attention-heads 14 \
+    --rotary-base 1000000 \
+    --normalization RMSNorm \
+    --norm-epsilon 1e-06 \
+    --swiglu \
+    --add-qkv-bias \
+    --disable-bias-linear \
+    --make-vocab-size-divisible-by 1 \
+    --padded-vocab-size 151936 \
+    --position-embedding-type rope \
+    --use-fused-rmsnorm \
+    --use-fused-rotary-pos-emb \
+    --use-rotary-position-embeddings \
+    --use-fused-swiglu \
+    --use-mc2 \
+    --overlap-grad-reduce \
+    --use-flash-attn \
+    --no-masked-softmax-fusion \
+    --attention-softmax-in-fp32 \
+    --no-gradient-accumulation-fusion \
+    --rope-scaling-factor 8 \
+    --rope-scaling-original-max-position-embeddings 4096 \
+    --rope-scaling-type yarn \
+    --bf16
