@@ -3,18 +3,20 @@
 # table, row Aquila2 34B 4K (Legacy, cluster 2x8): 854 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/aquila2/pretrain_aquila2_34b_ptd_16p.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 100008: the Aquila2 tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
+    --attention-dropout 0.0 \
     --attention-softmax-in-fp32 \
     --bf16 \
     --disable-bias-linear \
     --ffn-hidden-size 24576 \
     --global-batch-size 1024 \
     --group-query-attention \
+    --hidden-dropout 0.0 \
     --hidden-size 6144 \
     --make-vocab-size-divisible-by 1 \
     --max-position-embeddings 4096 \

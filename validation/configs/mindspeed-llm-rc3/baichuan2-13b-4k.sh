@@ -3,7 +3,7 @@
 # table, row Baichuan2 13B 4K (Mcore, cluster 1x8): 1754 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/baichuan2/pretrain_baichuan2_13b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 125696: the Baichuan2 tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -27,7 +27,9 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --untie-embeddings-and-output-weights \
     --no-gradient-accumulation-fusion \
     --make-vocab-size-divisible-by 32 \
+    --attention-dropout 0.0 \
     --position-embedding-type alibi \
+    --hidden-dropout 0.0 \
     --norm-epsilon 1e-6 \
     --normalization RMSNorm \
     --use-fused-rmsnorm \

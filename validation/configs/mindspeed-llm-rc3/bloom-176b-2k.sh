@@ -3,7 +3,7 @@
 # table, row Bloom 176B 2K (Legacy, cluster 12x8): 100 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/bloom/pretrain_bloom_176b.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 250880: the BLOOM tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -24,6 +24,7 @@ torchrun --nproc_per_node 8 --nnodes 12 pretrain_gpt.py \
     --make-vocab-size-divisible-by 1 \
     --attention-softmax-in-fp32 \
     --apply-query-key-layer-scaling \
+    --hidden-dropout 0.0 \
     --position-embedding-type alibi \
     --normalization LayerNorm \
     --no-masked-softmax-fusion \

@@ -3,7 +3,7 @@
 # table, row Bloom 7B1 2K (Legacy, cluster 1x8): 2034 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/bloom/pretrain_bloom_ptd_7B.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
@@ -23,6 +23,8 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --make-vocab-size-divisible-by 1 \
     --attention-softmax-in-fp32 \
     --apply-query-key-layer-scaling \
+    --hidden-dropout 0.0 \
+    --attention-dropout 0.0 \
     --position-embedding-type alibi \
     --normalization LayerNorm \
     --no-gradient-accumulation-fusion \

@@ -3,7 +3,7 @@
 # table, row ChatGLM3 6B 64K (Mcore, cluster 2x8): 1724 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/chatglm3/pretrain_chatglm3_6B_64K.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
@@ -42,6 +42,8 @@ torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
     --no-create-attention-mask-in-dataloader \
     --tokenizer-type PretrainedFromHF \
     --untie-embeddings-and-output-weights \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --no-masked-softmax-fusion \
     --attention-softmax-in-fp32 \
     --no-gradient-accumulation-fusion \

@@ -3,7 +3,7 @@
 # table, row CodeQwen1.5 7B 8K (Mcore, cluster 1x8): 3146 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/qwen15/pretrain_codeqwen_7b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
@@ -31,6 +31,8 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --max-position-embeddings 8192 \
     --micro-batch-size 1 \
     --global-batch-size 256 \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --no-masked-softmax-fusion \
     --attention-softmax-in-fp32 \
     --no-gradient-accumulation-fusion \

@@ -3,7 +3,7 @@
 # table, row GLM4 9B 32K (Mcore, cluster 2x8): 1482 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/glm4/pretrain_glm4_9b_32k_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
@@ -44,6 +44,8 @@ torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
     --tokenizer-type PretrainedFromHF \
     --norm-epsilon 1.5625e-07 \
     --untie-embeddings-and-output-weights \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --no-masked-softmax-fusion \
     --no-create-attention-mask-in-dataloader \
     --attention-softmax-in-fp32 \

@@ -3,7 +3,7 @@
 # table, row GPT3 175B 2K (Legacy, cluster 16x8): 153 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/gpt3/pretrain_gpt3_175B_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 50257: the GPT-2 BPE tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -27,6 +27,8 @@ torchrun --nproc_per_node 8 --nnodes 16 pretrain_gpt.py \
     --no-masked-softmax-fusion \
     --no-bias-gelu-fusion \
     --attention-softmax-in-fp32 \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --use-flash-attn \
     --overlap-grad-reduce \
     --use-mc2 \

@@ -3,7 +3,7 @@
 # table, row Grok1 8x5B 8K (Mcore, cluster 4x8): 1082 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/grok1/pretrain_grok1_40b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
@@ -15,6 +15,8 @@ torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
     --hidden-size 6144 \
     --ffn-hidden-size 32768 \
     --num-attention-heads 48 \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --normalization RMSNorm \
     --use-fused-rmsnorm \
     --position-embedding-type rope \

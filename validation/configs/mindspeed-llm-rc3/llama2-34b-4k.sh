@@ -3,7 +3,7 @@
 # table, row LLaMA2 34B 4K (Mcore, cluster 2x8): 810 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/llama2/pretrain_llama2_34B_ptd_16p.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 32000: the Llama 2 tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -29,6 +29,8 @@ torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
     --rotary-base 1000000 \
     --untie-embeddings-and-output-weights \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --normalization RMSNorm \
     --use-fused-rmsnorm \

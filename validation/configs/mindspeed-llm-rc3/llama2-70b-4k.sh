@@ -3,7 +3,7 @@
 # table, row LLaMA2 70B 4K (Mcore, cluster 4x8): 439 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/llama2/pretrain_llama2_70b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 32000: the Llama 2 tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -27,6 +27,8 @@ torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
     --global-batch-size 1024 \
     --make-vocab-size-divisible-by 1 \
     --untie-embeddings-and-output-weights \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --normalization RMSNorm \
     --use-fused-rmsnorm \

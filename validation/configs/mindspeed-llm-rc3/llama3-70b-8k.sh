@@ -3,7 +3,7 @@
 # table, row LLaMA3 70B 8K (Mcore, cluster 8x8): 353 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/llama3/pretrain_llama3_70b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 128256: the Llama 3 tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -33,6 +33,8 @@ torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
     --make-vocab-size-divisible-by 16032 \
     --untie-embeddings-and-output-weights \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --rotary-base 500000 \
     --normalization RMSNorm \

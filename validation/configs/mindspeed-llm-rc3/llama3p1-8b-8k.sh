@@ -3,7 +3,7 @@
 # table, row LLaMA3.1 8B 8K (Mcore, cluster 1x8): 2280 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/llama31/pretrain_llama31_8b_8k_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
@@ -36,6 +36,8 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --padded-vocab-size 128256 \
     --untie-embeddings-and-output-weights \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --rotary-base 500000 \
     --normalization RMSNorm \

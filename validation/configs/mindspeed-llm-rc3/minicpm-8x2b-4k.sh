@@ -3,7 +3,7 @@
 # table, row MiniCPM 8x2B 4K (Mcore, cluster 1x8): 2981 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/minicpm/pretrain_minicpm_8x2b.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
@@ -31,6 +31,8 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --global-batch-size 128 \
     --make-vocab-size-divisible-by 1 \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --normalization RMSNorm \
     --norm-epsilon 1e-5 \

@@ -3,7 +3,7 @@
 # table, row Mixtral 8x22B 32K (Mcore, cluster 8x8): 239 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/mixtral/pretrain_mixtral_8x22b_32k_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py \
@@ -22,6 +22,8 @@ torchrun --nproc_per_node 8 --nnodes 8 pretrain_gpt.py \
     --hidden-size 6144 \
     --ffn-hidden-size 16384 \
     --num-attention-heads 48 \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --normalization RMSNorm \
     --position-embedding-type rope \
     --swiglu \

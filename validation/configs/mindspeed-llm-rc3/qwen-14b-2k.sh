@@ -3,7 +3,7 @@
 # table, row Qwen 14B 2K (Legacy, cluster 1x8): 1560 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/qwen/pretrain_qwen_14b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 152064: the Qwen-14B tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -24,6 +24,8 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --make-vocab-size-divisible-by 32 \
     --untie-embeddings-and-output-weights \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --normalization RMSNorm \
     --use-fused-rmsnorm \

@@ -3,7 +3,7 @@
 # table, row Qwen1.5 14B 8K (Mcore, cluster 1x8): 1760 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/qwen15/pretrain_qwen15_14b_ptd.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
@@ -26,6 +26,8 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --rotary-base 1000000 \
     --untie-embeddings-and-output-weights \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --normalization RMSNorm \
     --swiglu \

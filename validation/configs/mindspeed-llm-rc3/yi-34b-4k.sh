@@ -3,7 +3,7 @@
 # table, row Yi 34B 4K (Mcore, cluster 2x8): 855 tokens/s per NPU on Atlas 900 A2 PoDc,
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/yi/pretrain_yi_34b_ptd_16p.sh; these are that script's training arguments (paths,
-# logging and learning-rate schedule left out: they cost nothing ndsearch prices).
+# logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 64000: the Yi tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
 # Written for ndsearch's validation from the published facts of the run.
@@ -25,6 +25,8 @@ torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \
     --make-vocab-size-divisible-by 1 \
     --untie-embeddings-and-output-weights \
     --disable-bias-linear \
+    --attention-dropout 0.0 \
+    --hidden-dropout 0.0 \
     --position-embedding-type rope \
     --normalization RMSNorm \
     --use-fused-rmsnorm \
