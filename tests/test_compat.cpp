@@ -60,13 +60,13 @@ void check_1_1_fields_but_last(const Device& d) {
   CHECK(d.peaks[0].attention_forward_efficiency.y == std::vector<double>{0.4, 0.6});
   CHECK(d.levels[0].bus_efficiency == 0.75);
   CHECK(d.levels[0].all_reduce_speedup == 1.25);
+  CHECK(d.memory_bandwidth_efficiency == 0.9);  // the last of nds_device until 1.14
 }
 
 // What it sets in the last field of each struct 1.1 grew.
 void check_1_1_last_fields(const Device& d) {
   CHECK(d.peaks[0].attention_backward_efficiency.x == std::vector<double>{1024, 8192});
   CHECK(d.levels[0].half_bandwidth_bytes == 4.0e6);
-  CHECK(d.memory_bandwidth_efficiency == 0.9);
 }
 }  // namespace
 
@@ -81,6 +81,8 @@ TEST_CASE("A plugin built against the current headers reads in full") {
   CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
   check_1_1_fields_but_last(d);
   check_1_1_last_fields(d);
+  CHECK(d.figure_sources ==
+        "peak bf16: the compatibility fixture's");  // 1.14, the last of nds_device
   CHECK(d.levels[1].bus_efficiency == 0);        // not set: the host's default
   CHECK(d.levels[1].half_bandwidth_bytes == 0);  // not set: every size at the plateau
 }
@@ -94,7 +96,7 @@ TEST_CASE("A plugin built before the last field of each struct loads with defaul
   check_1_1_fields_but_last(d);
   CHECK(d.peaks[0].attention_backward_efficiency.x.empty());  // the last of nds_dtype_peak: absent
   CHECK(d.levels[0].half_bandwidth_bytes == 0);               // the last of nds_topology_level
-  CHECK(d.memory_bandwidth_efficiency == 0);                  // the last of nds_device
+  CHECK(d.figure_sources.empty());                            // the last of nds_device
 }
 
 TEST_CASE(
@@ -236,6 +238,13 @@ TEST_CASE("A plugin built against the released 1.12 headers loads and reads in f
   check_released_minor_in_full("compat_1_12", 12, "compat-1-12");
 }
 
+TEST_CASE("A plugin built against the released 1.13 headers loads, and states no figure sources") {
+  // 1.14 appended figure_sources to the device: a 1.13 plugin's device ends
+  // before it, which reads as none stated.
+  check_released_minor_in_full("compat_1_13", 13, "compat-1-13");
+  CHECK(the_device("compat_1_13").figure_sources.empty());
+}
+
 TEST_CASE("A plugin built for a newer minor loads and the fields it added are ignored") {
   uint32_t minor = 0;
   Device d = the_device("compat_newer", &minor);
@@ -243,5 +252,5 @@ TEST_CASE("A plugin built for a newer minor loads and the fields it added are ig
   check_common_figures(d);
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);
-  CHECK(d.memory_bandwidth_efficiency == 0.9);
+  CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
 }

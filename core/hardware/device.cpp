@@ -129,6 +129,8 @@ Device copy_device(const nds_device& d, std::string_view source) {
   if (device.source.empty()) device.source = std::string(source);
   if (NDS_HAS_FIELD(&d, nds_device, memory_bandwidth_efficiency))  // 1.1; absent: 0
     device.memory_bandwidth_efficiency = d.memory_bandwidth_efficiency;
+  if (NDS_HAS_FIELD(&d, nds_device, figure_sources))  // 1.14; absent: none stated
+    device.figure_sources = text(d.figure_sources);
   return device;
 }
 

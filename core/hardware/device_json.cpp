@@ -45,6 +45,7 @@ nlohmann::json device_to_json(const Device& d) {
           {"memory_bytes", d.memory_bytes},
           {"memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s},
           {"memory_bandwidth_efficiency", d.memory_bandwidth_efficiency},
+          {"figure_sources", d.figure_sources},
           {"reserved_bytes", d.reserved_bytes},
           {"levels", levels},
           {"host_link_bytes_per_s", d.host_link_bytes_per_s},

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <sstream>
+#include <string>
 
 #include "core/hardware/device_catalog.hpp"
 #include "core/report/documents.hpp"
@@ -105,6 +107,15 @@ void print_device(const Device& d) {
   std::cout << fmt::format("  host link       {:g} GB/s per direction\n", d.host_link_bytes_per_s / 1e9);
   std::cout << fmt::format("  assumes         {}\n", d.assumes);
   std::cout << fmt::format("  source          {}\n", d.source);
+  // Where each figure comes from, as the plugin states it (ABI 1.14), a
+  // line each.
+  std::istringstream lines(d.figure_sources);
+  bool first = true;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    std::cout << fmt::format("  {:<15} {}\n", first ? "figures from" : "", line);
+    first = false;
+  }
 }
 
 int show_hardware(const PluginFlags& flags, const std::string& id, const std::string& format) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.13 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.14 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)
@@ -104,7 +104,7 @@ NDS_FROZEN(nds_topology_level, bus_efficiency, 48)
 NDS_FROZEN(nds_topology_level, all_reduce_speedup, 56)
 NDS_FROZEN(nds_topology_level, half_bandwidth_bytes, 64)
 NDS_FROZEN_LAST(nds_topology_level, half_bandwidth_bytes)
-NDS_FROZEN_SIZE(nds_device, 136)
+NDS_FROZEN_SIZE(nds_device, 144)
 NDS_FROZEN(nds_device, struct_size, 0)
 NDS_FROZEN(nds_device, id, 8)
 NDS_FROZEN(nds_device, name, 16)
@@ -122,7 +122,8 @@ NDS_FROZEN(nds_device, level_elem_size, 104)
 NDS_FROZEN(nds_device, assumes, 112)
 NDS_FROZEN(nds_device, source, 120)
 NDS_FROZEN(nds_device, memory_bandwidth_efficiency, 128)
-NDS_FROZEN_LAST(nds_device, memory_bandwidth_efficiency)
+NDS_FROZEN(nds_device, figure_sources, 136)
+NDS_FROZEN_LAST(nds_device, figure_sources)
 NDS_FROZEN_SIZE(nds_gemm_query, 56)
 NDS_FROZEN(nds_gemm_query, struct_size, 0)
 NDS_FROZEN(nds_gemm_query, device, 8)

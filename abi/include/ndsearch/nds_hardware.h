@@ -105,6 +105,10 @@ typedef struct nds_device {
   /* 1.1: achieved fraction (0, 1] of memory_bandwidth_bytes_per_s (STREAM
    * triad); 0 = the host's default, 0.85. */
   double memory_bandwidth_efficiency;
+  /* 1.14: where each figure comes from, one line per figure or group of
+   * figures ("peak bf16: cores x clock x ... (source)"), for `ndsearch
+   * hardware ID`; NULL or "" = not stated (a writer before 1.14). */
+  const char* figure_sources;
   /* Add fields only at the end. */
 } nds_device;
 

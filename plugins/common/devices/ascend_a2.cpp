@@ -3,6 +3,8 @@
 // the Atlas 800T A2 server and the Atlas 900 A2 PoDc cluster. Huawei
 // publishes no data sheet text we could read for either; each figure below
 // names the published source it comes from (docs/ascend.md lists them).
+#include <string>
+
 #include "plugins/common/gemm_efficiency.hpp"
 #include "plugins/common/devices/ascend.hpp"
 
@@ -72,6 +74,31 @@ std::vector<sdk::TopologyLevel> a2_levels() {
   return {hccs, roce};
 }
 
+// Where each figure of an A2 node comes from (`ndsearch hardware ID`).
+std::string a2_sources(int cores) {
+  const std::string peaks =
+      cores == 24 ? "peak bf16 353.9, fp16 376 TFLOP/s: 24 cube cores x 1.8 GHz x 8192 FLOP a "
+                    "cycle (CANN's Ascend910B2.ini; Huawei's Ascend/msmodeling "
+                    "tensor_cast/device.py, ATLAS_800_A2_376T_64G)\n"
+                  : "peak bf16 294.9, fp16 313 TFLOP/s: 20 cube cores x 1.8 GHz x 8192 FLOP a "
+                    "cycle (CANN's Ascend910B3; Huawei's Ascend/msmodeling tensor_cast/device.py, "
+                    "ATLAS_800_A2_313T_64G)\n";
+  return peaks +
+         "GEMMs 0.91 of peak at best, 20 us a GEMM: mamf-finder on an Ascend910B2C, 322.5 of 353.9 "
+         "TFLOP/s and two smaller shapes (gameofdimension/gpu_benchmark)\n"
+         "HBM 64 GB at 1.6 TB/s (msmodeling's A2 profiles), 0.80 achieved: torch.exp moves 642 "
+         "GB/s of input (gameofdimension/limulidae)\n"
+         "HCCS: a full mesh of 8 (Huawei's PyTorch training migration guide), 7 links of 28 GB/s "
+         "a direction, 196 GB/s an NPU (msmodeling), 0.65 of it for 8-NPU all-gathers and "
+         "all-reduces (limulidae)\n"
+         "RoCE: one 200 GbE port an NPU, 25 GB/s (msmodeling; CloudMatrix384 paper v2 §4.1), "
+         "0.90 of it device to device (Huawei's HIXL A2 benchmark)\n"
+         "host link 17 GB/s: HIXL's A2 benchmark, 17-20 GB/s host to device and back\n"
+         "latencies 10 us in a node, 20 us between nodes: the reference system's HCCL figures (no "
+         "benchmark publishes one)\n"
+         "6 GiB reserved: the driver's ~2.7 GiB and HCCL's buffers (CANN HCCL_BUFFSIZE)";
+}
+
 sdk::Device a2_node(int cores) {
   sdk::Device d;
   d.vendor = "Huawei";
@@ -84,6 +111,7 @@ sdk::Device a2_node(int cores) {
   d.host_link_bytes_per_s = kHostLinkBytesPerS;
   d.peaks = cube_peaks(cores);
   d.levels = a2_levels();
+  d.figure_sources = a2_sources(cores);
   return d;
 }
 }  // namespace
@@ -120,6 +148,10 @@ sdk::Device a2_podc() {
   sdk::Device d = a2_node(24);
   d.id = "ascend-a2-podc";
   d.name = "Huawei Atlas 900 A2 PoDc (Ascend 910B, 24 AI cores)";
+  d.figure_sources +=
+      "\nthe 24-core part: inferred (no source names the PoDc's NPU) from MindFormers' Llama 2 "
+      "card v1.3.0, which measures the same configs 1.15-1.20x faster on it than on the Atlas "
+      "800T A2, the ratio of 24 to 20 cores";
   d.assumes =
       "Atlas 900 A2 PoDc node with the 24-core 910B (353.9 TFLOP/s bf16; the part is inferred, "
       "no source names it): 8 NPUs in an HCCS full mesh (28 GB/s a link, 196 GB/s an NPU, per "

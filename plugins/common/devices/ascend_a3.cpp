@@ -59,6 +59,19 @@ sdk::Device a3() {
                           kNetworkLatencyS,
                           "RDMA between super-nodes, 200 Gb/s a die"};
   d.levels = {package, ub, rdma};
+  d.figure_sources =
+      "peak bf16 353.9, fp16 376 TFLOP/s a die: 24 cube cores a die (CloudMatrix384 paper, arXiv "
+      "2506.12708 v2 §3.3.1) at the 910B's 1.8 GHz x 8192 FLOP a cycle (Huawei's "
+      "Ascend/msmodeling, ATLAS_800_A3_752T_128G_DIE)\n"
+      "GEMMs: the 910B's curve (mamf-finder, 0.91 at best; the paper's INT8 GEMMs reach 77-83 %)\n"
+      "HBM 64 GB at 1.6 TB/s a die (§3.3.1: 128 GB, 3.2 TB/s a package), 0.84 achieved: a "
+      "memory-bound MLA kernel at 1346 GB/s (Table 9)\n"
+      "die-to-die link 270 GB/s a direction (§3.3.1)\n"
+      "unified bus: 7 x 224 Gb/s = 196 GB/s a die a direction to any of 768 dies (§3.2-3.3), "
+      "0.84 of it read die to die across or inside a node (Table 1: 164-167 GB/s)\n"
+      "RDMA between super-nodes: 200 Gb/s a die (§3.2)\n"
+      "host link 107 GB/s: a die writing host memory over the unified bus (Table 1)\n"
+      "latencies 10 us on the bus, 20 us over RDMA: the reference system's HCCL figures";
   d.assumes =
       "CloudMatrix384 super-node (arXiv 2506.12708 v2): two dies a package on a 270 GB/s link, "
       "768 dies on the unified bus at 196 GB/s a die per direction, 200 Gb/s RDMA a die beyond";

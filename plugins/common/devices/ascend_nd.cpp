@@ -41,6 +41,8 @@ sdk::Device a2_nd() {
   d.assumes =
       "the reference's A2: 313 TFLOP/s, GEMMs at 70 % of it, 8 NPUs per node at 50 GB/s, "
       "10 GB/s between nodes (the reference system's figures, no vendor's: docs/ascend.md)";
+  d.figure_sources =
+      "every figure: the reference system's (SAPP ND), kept to reproduce its answers";
   return d;
 }
 
@@ -65,6 +67,8 @@ sdk::Device a3_nd() {
       "the reference's A3: 376 TFLOP/s a die, GEMMs at 70 % of it, 16 dies per node at "
       "200 GB/s, 24 nodes per super-node at 25 GB/s, 10 GB/s beyond (the reference system's "
       "figures, no vendor's: docs/ascend.md)";
+  d.figure_sources =
+      "every figure: the reference system's (SAPP ND), kept to reproduce its answers";
   return d;
 }
 

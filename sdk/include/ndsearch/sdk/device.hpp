@@ -53,6 +53,9 @@ struct Device {
   std::string assumes;
   std::string source;  // a device file, say; empty: the plugin's id
   double memory_bandwidth_efficiency = 0;  // ABI 1.1: STREAM triad fraction; 0 = absent
+  // ABI 1.14: where each figure comes from, a line per figure or group of
+  // figures ("peak bf16: cores x clock x ... (source)"); empty = not stated.
+  std::string figure_sources;
 };
 
 }  // namespace ndsearch::sdk

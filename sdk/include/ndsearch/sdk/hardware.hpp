@@ -70,6 +70,7 @@ class DeviceTable {
     c.assumes = d.assumes.c_str();
     c.source = d.source.c_str();
     c.memory_bandwidth_efficiency = d.memory_bandwidth_efficiency;
+    c.figure_sources = d.figure_sources.c_str();
     pointers_.push_back(&c);
   }
   const nds_device* const* data() const noexcept { return pointers_.data(); }
