@@ -194,3 +194,21 @@ TEST_CASE(
           1.05 * ranking[0]["time"]["step_s"].get<double>());
   }
 }
+
+TEST_CASE("A MindSpeed script's rank 1 is written with MC2, never Megatron's TP overlap flag") {
+  // MindSpeed has no Transformer Engine userbuffers: its TP overlap is the
+  // script's --use-mc2, kept where the written strategy runs tp > 1 with
+  // sequence parallelism (Qwen2 7B's rank 1: tp 4).
+  const std::string out = temp_file("emitted.sh", "");
+  std::filesystem::remove(out);
+  const auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " search " + kScripts +
+                             "qwen2-7b-4k.sh -A ascend-a2-podc -t 1 --emit-config " + out);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string written = read(out);
+  std::filesystem::remove(out);
+  CHECK_THAT(written, Catch::Contains("--tensor-model-parallel-size 4"));
+  CHECK_THAT(written, Catch::Contains("--sequence-parallel"));
+  CHECK_THAT(written, Catch::Contains("--use-mc2"));
+  CHECK(written.find("--tp-comm-overlap") == std::string::npos);
+}

@@ -34,6 +34,9 @@ struct ScriptFacts {
   bool megatron_selective = false;    // ... stating selective: its ops join Megatron's
   bool swap_attention = false;        // --swap-attention
   bool account_embedding = false, account_loss = false;  // --account-for-*-in-pipeline-split
+  // How the script overlaps TP: MindSpeed's MC2 flag where it names one
+  // (MindSpeed has no Transformer Engine userbuffers), else Megatron's.
+  const char* tp_overlap_flag = "--tp-comm-overlap";
   // MindSpeed's ops are the config's selective recompute (model.cpp's rule).
   bool alone() const { return (activation || norm) && !megatron_granularity; }
 };
@@ -181,7 +184,8 @@ void check_whole_group(const std::string& where, const nds_strategy& s) {
 // --no-overlap-p2p-communication. The MoE all-to-all and the CP exchange are
 // left as the script states them (no flag here prices them otherwise).
 // From a host before 1.11 (no overlap given): only the zero-0 rule.
-void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vector<Wanted>& w) {
+void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, const char* tp_overlap_flag,
+                   std::vector<Wanted>& w) {
   const nds_strategy& s = a.strategy;
   const bool gathers = s.zero >= 1 || megatron_fsdp;
   if (!a.overlap) {
@@ -194,7 +198,9 @@ void overlap_flags(const sdk::AppliedStrategy& a, bool megatron_fsdp, std::vecto
   toggle("--overlap-grad-reduce", grad_reduce);
   // validate_args also asserts --overlap-grad-reduce beside it.
   toggle("--overlap-param-gather", (on & NDS_OVERLAP_PARAM_GATHER) != 0 && gathers && grad_reduce);
-  toggle("--tp-comm-overlap", (on & NDS_OVERLAP_TP_COMM) != 0 && s.tp > 1 && s.sp == 1);
+  // MC2 too needs tp > 1 with sequence parallelism (MindSpeed refuses it
+  // otherwise: mc2.py, validate_args).
+  toggle(tp_overlap_flag, (on & NDS_OVERLAP_TP_COMM) != 0 && s.tp > 1 && s.sp == 1);
   toggle("--no-overlap-p2p-communication", (on & NDS_OVERLAP_P2P) == 0 && s.pp > 1);
 }
 
@@ -266,7 +272,7 @@ std::vector<Wanted> wanted_flags(const std::string& where, const sdk::AppliedStr
     check_whole_group(where, s);
     toggle("--use-distributed-optimizer", s.zero == 1);
   }
-  overlap_flags(a, megatron_fsdp, w);
+  overlap_flags(a, megatron_fsdp, facts.tp_overlap_flag, w);
   value("--micro-batch-size", s.mbs);
   value("--global-batch-size", a.global_batch);
   // MindSpeed's activation-function and norm recompute, as model.cpp prices
@@ -541,7 +547,10 @@ std::string apply_to_script(const std::string& path, const std::string& text,
       args.has({"--recompute-activations"}) || granularity_is(args, "selective"),
       args.has({"--swap-attention"}),
       args.has({"--account-for-embedding-in-pipeline-split"}),
-      args.has({"--account-for-loss-in-pipeline-split"})};
+      args.has({"--account-for-loss-in-pipeline-split"}),
+      args.has({"--use-ascend-mc2"}) ? "--use-ascend-mc2"
+      : args.has({"--use-mc2"})      ? "--use-mc2"
+                                     : "--tp-comm-overlap"};
   for (const Wanted& w :
        wanted_flags(path, applied, vpp_as_layers, n, padded_slots,
                     args.has({"--use-megatron-fsdp"}), args.has({"--num-layer-list"}), facts))
