@@ -20,18 +20,29 @@ std::vector<sdk::DtypePeak> nd_peaks(double peak) {
       {"fp16", peak, gemm_efficiency_curve(peak, kNdBestFraction, kNdGemmFixedCostS)},
   };
 }
-}  // namespace
 
-sdk::Device a2_nd() {
+// What the reference's two devices share: a 64 GB die at 1.6 TB/s, the
+// 70 % GEMM curve over `peak`.
+sdk::Device nd_device(const char* id, const char* name, double peak, double host_link) {
   sdk::Device d;
-  d.id = "ascend-a2-nd";
-  d.name = "Huawei Ascend A2 as the reference describes it";
+  d.id = id;
+  d.name = name;
   d.vendor = "Huawei";
   d.memory_bytes = kMemoryBytes;
   d.memory_bandwidth_bytes_per_s = 1.6e12;
   d.reserved_bytes = kReservedBytes;
-  d.host_link_bytes_per_s = 16.0 * (1 << 30);  // 16.0 GiB/s (reference §4, A2)
-  d.peaks = nd_peaks(313.0e12);
+  d.host_link_bytes_per_s = host_link;
+  d.peaks = nd_peaks(peak);
+  d.figure_sources =
+      "every figure: the reference system's (SAPP ND), kept to reproduce its answers";
+  return d;
+}
+}  // namespace
+
+sdk::Device a2_nd() {
+  // 16.0 GiB/s to the host (the reference's A2).
+  sdk::Device d = nd_device("ascend-a2-nd", "Huawei Ascend A2 as the reference describes it",
+                            313.0e12, 16.0 * (1 << 30));
   // 8 NPUs per node at 50 GB/s, then the network at 10 GB/s: the levels that
   // reproduce the reference's pipeline bound (§3.7).
   d.levels = {
@@ -41,21 +52,13 @@ sdk::Device a2_nd() {
   d.assumes =
       "the reference's A2: 313 TFLOP/s, GEMMs at 70 % of it, 8 NPUs per node at 50 GB/s, "
       "10 GB/s between nodes (the reference system's figures, no vendor's: docs/ascend.md)";
-  d.figure_sources =
-      "every figure: the reference system's (SAPP ND), kept to reproduce its answers";
   return d;
 }
 
 sdk::Device a3_nd() {
-  sdk::Device d;
-  d.id = "ascend-a3-nd";
-  d.name = "Huawei Ascend A3 die as the reference describes it";
-  d.vendor = "Huawei";
-  d.memory_bytes = kMemoryBytes;
-  d.memory_bandwidth_bytes_per_s = 1.6e12;
-  d.reserved_bytes = kReservedBytes;
-  d.host_link_bytes_per_s = 6.92 * (1 << 30);  // the slowest die of a 2-node job (§4, A3)
-  d.peaks = nd_peaks(376.0e12);
+  // 6.92 GiB/s to the host: the slowest die of a 2-node job (the reference's A3).
+  sdk::Device d = nd_device("ascend-a3-nd", "Huawei Ascend A3 die as the reference describes it",
+                            376.0e12, 6.92 * (1 << 30));
   // 16 dies per node at 200 GB/s, 24 nodes per super-node (384 dies) at
   // 25 GB/s, then the network at 10 GB/s (§4; the pipeline bound of §3.7).
   d.levels = {
@@ -67,8 +70,6 @@ sdk::Device a3_nd() {
       "the reference's A3: 376 TFLOP/s a die, GEMMs at 70 % of it, 16 dies per node at "
       "200 GB/s, 24 nodes per super-node at 25 GB/s, 10 GB/s beyond (the reference system's "
       "figures, no vendor's: docs/ascend.md)";
-  d.figure_sources =
-      "every figure: the reference system's (SAPP ND), kept to reproduce its answers";
   return d;
 }
 
