@@ -212,3 +212,32 @@ TEST_CASE("A MindSpeed script's rank 1 is written with MC2, never Megatron's TP 
   CHECK_THAT(written, Catch::Contains("--use-mc2"));
   CHECK(written.find("--tp-comm-overlap") == std::string::npos);
 }
+
+TEST_CASE(
+    "pp_interleave_num without pipeline_interleave is priced as MindFormers runs it, and said") {
+  // MindFormers reads pp_interleave_num only with
+  // parallel.pipeline_config.pipeline_interleave on (LayerSetting): without
+  // it, plain 1F1B. A warning, an error under --strict; with it, interleaved.
+  const std::string fixture =
+      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/tiny_llama.yaml";
+  const std::string text = std::regex_replace(read(fixture), std::regex("(\n    num_layers:)"),
+                                              "\n    pp_interleave_num: 2$1");
+  const std::string alone = temp_file("interleave_alone.yaml", text);
+  const json m = run_json("model", alone);
+  CHECK(m["stated_strategy"]["vpp"] == 1);
+  CHECK(m["stated_strategy"]["schedule"] == "1f1b");
+  CHECK_THAT(m["warnings"].dump(),
+             Catch::Contains("without parallel.pipeline_config.pipeline_interleave"));
+  const auto strict =
+      run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + alone + " --strict");
+  std::filesystem::remove(alone);
+  CHECK(strict.exit_code == 2);
+  const std::string both = temp_file(
+      "interleave_on.yaml",
+      std::regex_replace(text, std::regex("\nparallel:\n"),
+                         "\nparallel:\n  pipeline_config:\n    pipeline_interleave: True\n"));
+  const json on = run_json("model", both);
+  std::filesystem::remove(both);
+  CHECK(on["stated_strategy"]["vpp"] == 2);
+  CHECK(on["warnings"].empty());
+}

@@ -243,7 +243,19 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (auto sp = r.bool_in(pc, "use_seq_parallel")) b.set("stated.sp", sp->first ? 1 : 0, sp->second);
     else b.set("stated.sp", 0, kDefault);
     auto vpp = r.model_int({"pp_interleave_num"});
-    const Int vp = vpp ? Int{std::max<int64_t>(1, vpp->value), vpp->where} : Int{1, kDefault};
+    Int vp = vpp ? Int{std::max<int64_t>(1, vpp->value), vpp->where} : Int{1, kDefault};
+    // pp_interleave_num is read only with pipeline_interleave on; without it
+    // MindFormers runs plain 1F1B (models/utils.py, LayerSetting): priced so,
+    // and said (an error under --strict: the settings contradict each other).
+    auto interleave = f.find("parallel.pipeline_config.pipeline_interleave");
+    if (vp.value > 1 && !(interleave && f.boolean(*interleave))) {
+      sdk::Where w = vp.where;
+      w.field = "model_config.pp_interleave_num " + std::to_string(vp.value) +
+                " without parallel.pipeline_config.pipeline_interleave: MindFormers runs no "
+                "interleaving then; priced with vpp 1";
+      b.unknown_field(w);
+      vp = Int{1, w};
+    }
     b.set("stated.vpp", vp.value, vp.where);
     write_schedule(f, vp, b);
     write_batch(r, pc, pp, dp, b);
