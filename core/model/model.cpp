@@ -112,10 +112,18 @@ std::string trainer_family(const Model& model) {
     return "mindspore";
   // MindSpeed runs Megatron-Core's code on torch_npu with kernels and
   // overlaps of its own (MC2): a family of its own, told by the trainer
-  // description its parser states (the capability keys' provenance).
-  if (training_source(model, "capabilities.interleave", "").rfind("default:MindSpeed ", 0) == 0)
-    return "mindspeed";
+  // description its parser states.
+  if (described_trainer(model).rfind("MindSpeed ", 0) == 0) return "mindspeed";
   return "megatron";
+}
+
+std::string described_trainer(const Model& model) {
+  // The parser states its description as the default every capability key
+  // takes (plugins' state_trainer): "default:<name> <release> (docs/trainers.md)".
+  const std::string from = training_source(model, "capabilities.interleave", "");
+  return from.rfind("default:", 0) == 0 && from.find("docs/trainers.md") != std::string::npos
+             ? from.substr(8)
+             : std::string();
 }
 
 std::string training_source(const Model& model, const char* key, const std::string& otherwise) {

@@ -146,6 +146,11 @@ std::string recompute_ops_words(uint64_t ops);
 // formats without a trainer, "mindspeed", "torchtitan", "mindspore").
 std::string trainer_family(const Model& model);
 
+// The trainer description the config's parser states ("MindSpeed
+// v2.3.0_core_r0.12.1 (docs/trainers.md)"), read from the capability keys'
+// provenance; empty where it states none (a Hugging Face config).
+std::string described_trainer(const Model& model);
+
 // Where the config stated the training setting `key` (its provenance), else
 // `otherwise`.
 std::string training_source(const Model& model, const char* key, const std::string& otherwise);

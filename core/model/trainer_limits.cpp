@@ -56,13 +56,11 @@ std::string trainer_limits_text(const Model& model) {
         "trainer limits: none ({} states none: a Hugging Face config names no "
         "trainer): the whole space is searched",
         model.framework);
-  // The parser's trainer description (docs/trainers.md) where it states one:
-  // its capability keys carry it as their provenance.
-  const std::string from = training_source(model, "capabilities.interleave", "");
+  // The parser's trainer description (docs/trainers.md) where it states one.
+  const std::string trainer = described_trainer(model);
   const std::string described =
-      from.rfind("default:", 0) == 0 && from.find("docs/trainers.md") != std::string::npos
-          ? fmt::format("{}, as {} reads the config", from.substr(8), model.framework)
-          : model.framework + "'s";
+      !trainer.empty() ? fmt::format("{}, as {} reads the config", trainer, model.framework)
+                       : model.framework + "'s";
   return fmt::format("trainer limits: {} ({}); {} lifts them", described,
                      fmt::join(limits, ", "), Setting("any_trainer").named());
 }
