@@ -553,6 +553,13 @@ class MindformersParser final : public sdk::ParserPlugin {
   // parameter_manager.cc, SetClonedTensorShapeForOptimizer): FSDP2's
   // holding with reshard_after_forward off, fsdp2_keep. The reference
   // prices it as its ZeRO 2, 3 with gradient sharding (§2.3).
+  // gradient_accumulation_shard, where the config states it: whether the
+  // parallel optimizer's accu_grads are held sharded (write_optimizer_parallel)
+  // or whole (and then what write_overlaps hides).
+  static std::optional<Field> accumulation_shard(const File& f) {
+    return f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
+  }
+
   static void write_optimizer_parallel(const Reader& r, const Int& dp, const Int& cp, sdk::Builder& b) {
     const File& f = r.f_;
     auto enabled = f.find("parallel.enable_parallel_optimizer");
@@ -564,7 +571,7 @@ class MindformersParser final : public sdk::ParserPlugin {
     // gradients into them: 1/op of them held (ABI 1.12). Stated whether or
     // not the optimizer is on: a zero-3 candidate of a config that has it
     // off is what the writer turns it on for, holding as MindSpore does.
-    auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
+    auto shard = accumulation_shard(f);
     if (shard && f.boolean(*shard))
       b.set_string("fsdp_holding", "keep_sharded_grads", f.at(*shard));
     else
@@ -621,7 +628,7 @@ class MindformersParser final : public sdk::ParserPlugin {
           split_grain    ? grain->where
           : split_copies ? copies->where
                          : none);
-    auto shard = f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
+    auto shard = accumulation_shard(f);
     const bool whole_accu = !(shard && f.boolean(*shard));
     b.set("overlap.param_gather", pp.value > 1 && whole_accu ? 1 : 0,
           pp.value > 1 && whole_accu ? pp.where : none);
