@@ -3,7 +3,6 @@
 // MindSpeed's MC2 derived by hand, MindSpeed-LLM's model flags, MindSpore's
 // overlap defaults, and the search ranking MindSpeed's published TP8 + MC2
 // layouts of large models at its top.
-#include <unistd.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +16,7 @@
 
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_csv.hpp"
 
 using ndsearch::test::cli;
 using ndsearch::test::run_command;
@@ -34,27 +34,18 @@ std::string read(const std::string& path) {
   return text.str();
 }
 
-// `text` written to a fresh temporary file (removed by the caller).
-std::string temp_file(const std::string& name, const std::string& text) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("ndsearch-ascend-" + std::to_string(::getpid()) + "-" + name);
-  std::ofstream(path) << text;
-  return path.string();
+// `text` in a fresh temporary file ending in `suffix` (removed by the caller).
+std::string temp_file(const std::string& suffix, const std::string& text) {
+  return ndsearch::test::temp_file("ndsearch-ascend", suffix, text).string();
 }
 
-// A copy of `script` without the lines matching `drop`, or with `add` as
-// its last argument.
-std::string variant(const std::string& script, const std::string& drop,
-                    const std::string& add = "") {
+// A copy of `script` without the lines that contain `drop`.
+std::string without_lines(const std::string& script, const std::string& drop) {
   std::string out;
   std::istringstream in(read(kScripts + script));
   for (std::string line; std::getline(in, line);)
-    if (drop.empty() || line.find(drop) == std::string::npos) out += line + "\n";
-  if (!add.empty()) {
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-    out += " \\\n    " + add + "\n";
-  }
-  return temp_file(script, out);
+    if (line.find(drop) == std::string::npos) out += line + "\n";
+  return temp_file(".sh", out);
 }
 
 json run_json(const std::string& verb, const std::string& args) {
@@ -76,7 +67,7 @@ TEST_CASE(
   // passes expose it: 2C. With MC2 the forward exposes the reduce-scatter's
   // last of tp - 1 = 7 steps, C / 14, and the backward nothing (the GEMMs of
   // this model are longer than its exchanges): C / 14 of 2C, 1/28.
-  const std::string without = variant("llama2-70b-4k.sh", "--use-mc2");
+  const std::string without = without_lines("llama2-70b-4k.sh", "--use-mc2");
   const json off = run_json("eval", without + " -A ascend-a2-podc");
   std::filesystem::remove(without);
   const json on = run_json("eval", kScripts + "llama2-70b-4k.sh -A ascend-a2-podc");
@@ -94,7 +85,7 @@ TEST_CASE(
 TEST_CASE(
     "MC2 without sequence parallelism is priced without it and said, an error under "
     "--strict") {
-  const std::string script = variant("llama2-70b-4k.sh", "--sequence-parallel");
+  const std::string script = without_lines("llama2-70b-4k.sh", "--sequence-parallel");
   const auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + script);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out + r.err,
@@ -147,14 +138,14 @@ TEST_CASE(
   // Fine-grained interleaving (two copies of the layer's rows) hides TP.
   std::string text = read(fixture);
   const std::string grained =
-      temp_file("grained.yaml", std::regex_replace(text, std::regex("(\n    num_layers:)"),
-                                                   "\n    fine_grain_interleave: 2$1"));
+      temp_file(".yaml", std::regex_replace(text, std::regex("(\n    num_layers:)"),
+                                            "\n    fine_grain_interleave: 2$1"));
   CHECK(run_json("model", grained)["overlap"]["tp_comm"] == true);
   std::filesystem::remove(grained);
   // Sharded accu_grads reduce every micro-batch: the gathers stay exposed.
-  const std::string sharded = temp_file(
-      "sharded.yaml", std::regex_replace(text, std::regex("gradient_accumulation_shard: False"),
-                                         "gradient_accumulation_shard: True"));
+  const std::string sharded =
+      temp_file(".yaml", std::regex_replace(text, std::regex("gradient_accumulation_shard: False"),
+                                            "gradient_accumulation_shard: True"));
   CHECK(run_json("model", sharded)["overlap"]["param_gather"] == false);
   std::filesystem::remove(sharded);
 }
@@ -199,7 +190,7 @@ TEST_CASE("A MindSpeed script's rank 1 is written with MC2, never Megatron's TP 
   // MindSpeed has no Transformer Engine userbuffers: its TP overlap is the
   // script's --use-mc2, kept where the written strategy runs tp > 1 with
   // sequence parallelism (Qwen2 7B's rank 1: tp 4).
-  const std::string out = temp_file("emitted.sh", "");
+  const std::string out = temp_file(".sh", "");
   std::filesystem::remove(out);
   const auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " search " + kScripts +
                              "qwen2-7b-4k.sh -A ascend-a2-podc -t 1 --emit-config " + out);
@@ -222,7 +213,7 @@ TEST_CASE(
       std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/tiny_llama.yaml";
   const std::string text = std::regex_replace(read(fixture), std::regex("(\n    num_layers:)"),
                                               "\n    pp_interleave_num: 2$1");
-  const std::string alone = temp_file("interleave_alone.yaml", text);
+  const std::string alone = temp_file(".yaml", text);
   const json m = run_json("model", alone);
   CHECK(m["stated_strategy"]["vpp"] == 1);
   CHECK(m["stated_strategy"]["schedule"] == "1f1b");
@@ -233,7 +224,7 @@ TEST_CASE(
   std::filesystem::remove(alone);
   CHECK(strict.exit_code == 2);
   const std::string both = temp_file(
-      "interleave_on.yaml",
+      ".yaml",
       std::regex_replace(text, std::regex("\nparallel:\n"),
                          "\nparallel:\n  pipeline_config:\n    pipeline_interleave: True\n"));
   const json on = run_json("model", both);
