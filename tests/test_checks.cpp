@@ -45,6 +45,29 @@ TEST_CASE("A trainer that cannot combine SP and CP refuses sp with cp") {
   CHECK(failed(megatron, "tp=2,cp=2,sp=1", 8, 2).empty());
 }
 
+TEST_CASE(
+    "A trainer without CP beside a sliding window refuses cp above 1 only where a layer has one") {
+  // MindSpeed-LLM's argument checks refuse --sliding-window with CP.
+  Model windowed = model_with({"capabilities.sp_with_cp", "capabilities.no_cp_with_window"});
+  const Model whole = windowed;
+  windowed.main.blocks[0].c.attention_window = 1025;
+  CHECK(failed(windowed, "cp=2", 2, 1) == std::vector<std::string>{"cp-window"});
+  CHECK(failed(windowed, "cp=1,dp=2", 2, 2).empty());
+  CHECK(failed(whole, "cp=2", 2, 1).empty());
+  // A trainer that states no such limit runs it.
+  Model megatron = model_with({"capabilities.sp_with_cp"});
+  megatron.main.blocks[0].c.attention_window = 1025;
+  CHECK(failed(megatron, "cp=2", 2, 1).empty());
+  // The refusal names the trainer's config, the window and the fix.
+  const nds_strategy s = resolve_strategy(parse_strategy("cp=2"), windowed, 2, 1);
+  for (const CheckOutcome& c : run_checks(s, windowed, 2, 1))
+    if (c.id == "cp-window")
+      CHECK(c.message ==
+            "mindformers-yaml runs no context parallelism with sliding-window attention (cp = 2, a "
+            "window of "
+            "1025 keys); set cp=1");
+}
+
 TEST_CASE("A trainer that needs a power-of-two TP refuses tp 6 but not tp 4") {
   Model m = model_with({"capabilities.needs_pow2_tp"});
   m.main.blocks[0].c.heads = m.main.blocks[0].c.kv_heads = 24;  // tp 6 divides the heads

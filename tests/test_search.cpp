@@ -378,8 +378,9 @@ TEST_CASE("explain shows every check, and with -l the strategy's rank and why th
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const json e = json::parse(r.out);
-  // DESIGN §8.2's checks, DualPipe's and the trainer's sp-tp, split, zero and etp, in order.
-  REQUIRE(e["checks"].size() == 17);
+  // DESIGN §8.2's checks, DualPipe's and the trainer's cp-window, sp-tp, split, zero and etp, in
+  // order.
+  REQUIRE(e["checks"].size() == 18);
   CHECK(e["checks"][0]["id"] == "degrees");
   for (const json& c : e["checks"]) CHECK(c["passed"] == true);
   // Its rank is its place in the search's ranking with the same flags.

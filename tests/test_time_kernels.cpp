@@ -40,7 +40,7 @@ using test::Fields;
 // vocab `vocab`, with `extra` training settings (overlaps, precision) on top
 // of bf16 and fp32 gradients.
 Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields& extra,
-            int64_t ffn = 0, int64_t vocab = 32000) {
+            int64_t ffn = 0, int64_t vocab = 32000, int64_t window = 0) {
   Model m;
   m.file = "test";
   m.framework = "megatron-args";
@@ -53,6 +53,7 @@ Model llama(int64_t layers, int64_t h, int64_t seq, int64_t batch, const Fields&
   set("ffn", std::string("swiglu"));
   set("ffn_hidden_size", ffn > 0 ? ffn : h * 7 / 2);
   set("norm", std::string("rmsnorm"));
+  if (window > 0) set("attention_window", window);
   REQUIRE(b.end_block() == nullptr);
   set("vocab_size", vocab);
   set("position_embedding", std::string("rope"));
@@ -288,6 +289,43 @@ TEST_CASE("Long context: 128K with CP 16 is less efficient than 8K, as Meta meas
   // With attention counted over the full s² (DESIGN §8.7) 128K would look
   // better: half of its FLOPs are the attention the kernel skips.
   CHECK(e128.mfu > e128.mfu_causal * 1.3);
+}
+
+TEST_CASE(
+    "A sliding window prices the band of keys its kernel computes, and MFU counts that band") {
+  // 2 layers of 4096 (32 heads of 128) at 32K, windows of 4096 keys, one
+  // device, 2 sequences of one micro-batch each: only the attention core
+  // differs. A windowed layer's scores: a causal 4096 x 4096 block (the
+  // first 4096 queries) and a full (32768 - 4096) x 4096 block, in all
+  // 32768·4096 - 4096²/2 = 125.8 M scores per head against 32768²/2 =
+  // 536.9 M with every key.
+  const int64_t seq = 32768, window = 4096;
+  const Model full = llama(2, 4096, seq, 2, kNoOverlap);
+  const Model banded = llama(2, 4096, seq, 2, kNoOverlap, 0, 32000, window);
+  const char* s = "tp=1,pp=1,mbs=1,zero=1";
+  const TimeEstimate e_full = estimate(full, s, 1, h100()), e_band = estimate(banded, s, 1, h100());
+  const Kernels k(h100(), "bf16", "bf16", 2);
+  const double heads = 32, passes = 2 * 2;  // 2 layers x 2 micro-batches
+  for (const Pass pass : {Pass::forward, Pass::backward}) {
+    const double causal = k.attention(pass, seq, seq, 128, 128, heads, true);
+    const double band = k.attention(pass, window, window, 128, 128, heads, true) +
+                        k.attention(pass, seq - window, window, 128, 128, heads, false);
+    const double saved = passes * (causal - band);
+    if (pass == Pass::forward)
+      CHECK(e_full.parts.forward - e_band.parts.forward == Approx(saved).epsilon(1e-6));
+    else
+      CHECK(e_full.parts.backward - e_band.parts.backward == Approx(saved).epsilon(1e-6));
+  }
+  // Model FLOPs (DESIGN §8.7) count 12·keys·h_attn per token and layer:
+  // seq keys, or the window's. Over 2 x 32768 tokens and 2 layers the
+  // difference is 2·32768 · 2 · 12 · (32768 - 4096) · 4096 = 1.85e17.
+  const double tokens = 2.0 * seq;
+  CHECK(e_full.model_flops_per_step - e_band.model_flops_per_step ==
+        Approx(tokens * 2 * 12 * (seq - window) * 4096.0));
+  // Counted causally: half of every key, or the band's mean keys per query,
+  // 4096 - 4096²/65536 = 3840.
+  CHECK(e_full.model_flops_causal_per_step - e_band.model_flops_causal_per_step ==
+        Approx(tokens * 2 * 12 * (seq / 2.0 - 3840) * 4096.0));
 }
 
 TEST_CASE("MFU falls with fewer micro-batches per replica at fixed model parallelism") {

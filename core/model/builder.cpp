@@ -249,6 +249,7 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BIT("capabilities.no_zb_v", capabilities, NDS_NO_ZB_V),
       NDS_BIT("capabilities.no_dualpipe", capabilities, NDS_NO_DUALPIPE),
       NDS_BIT("capabilities.no_dualpipe_v", capabilities, NDS_NO_DUALPIPE_V),
+      NDS_BIT("capabilities.no_cp_with_window", capabilities, NDS_NO_CP_WITH_WINDOW),
   };
   return keys;
 }

@@ -78,8 +78,10 @@ json block_json(const nds_layer_block& b) {
             {"qkv_bias", flag(b.qkv_bias)},
             {"hidden_dropout", known_real(b.hidden_dropout)},
             {"attention_dropout", known_real(b.attention_dropout)}};
-  // A tower's layers say whether they attend within windows (ABI 1.6).
-  if (b.kind == NDS_BLOCK_ENCODER) j["attention_window"] = b.attention_window;
+  // A tower's layers say whether they attend within windows (ABI 1.6); a
+  // decoder's when they do (sliding-window attention).
+  if (b.kind == NDS_BLOCK_ENCODER || b.attention_window > 0)
+    j["attention_window"] = b.attention_window;
   // An MoE layer's routing as the trainer runs it (ABI 1.13).
   if (b.experts > 0) {
     j["moe_padded"] = b.moe_padded == 1;
@@ -257,7 +259,8 @@ json model_to_json(const Model& m) {
               {"expert_tp", (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0},
               {"zero2", (m.training.capabilities & NDS_NO_ZERO2) == 0},
               {"zero1", (m.training.capabilities & NDS_NO_ZERO1) == 0},
-              {"needs_sp_with_tp", (m.training.capabilities & NDS_NEEDS_SP_WITH_TP) != 0}}}};
+              {"needs_sp_with_tp", (m.training.capabilities & NDS_NEEDS_SP_WITH_TP) != 0},
+              {"cp_with_window", (m.training.capabilities & NDS_NO_CP_WITH_WINDOW) == 0}}}};
   json blocks = json::array();
   for (const ModelBlock& b : m.main.blocks) blocks.push_back(block_json(b.c));
   j["blocks"] = blocks;

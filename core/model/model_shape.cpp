@@ -210,7 +210,8 @@ void fill_training_settings(Model& training, const Model& shape) {
       {"capabilities.expert_tp", NDS_CAN_EXPERT_TP},
       {"capabilities.no_zero2", NDS_NO_ZERO2},
       {"capabilities.no_zero1", NDS_NO_ZERO1},
-      {"capabilities.needs_sp_with_tp", NDS_NEEDS_SP_WITH_TP}};
+      {"capabilities.needs_sp_with_tp", NDS_NEEDS_SP_WITH_TP},
+      {"capabilities.no_cp_with_window", NDS_NO_CP_WITH_WINDOW}};
   for (const auto& [key, bit] : kCapabilities) {
     if (training.training_provenance.count(key) != 0 || shape.training_provenance.count(key) == 0)
       continue;

@@ -34,6 +34,7 @@ constexpr Limit kLimits[] = {
     {NDS_NO_ZB_V, true, "no ZB-V"},
     {NDS_NO_DUALPIPE, true, "no DualPipe"},
     {NDS_NO_DUALPIPE_V, true, "no DualPipe-V"},
+    {NDS_NO_CP_WITH_WINDOW, true, "no CP with a sliding window"},
 };
 
 }  // namespace

@@ -64,11 +64,12 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
     return;
 
   const nds_layer_block* bad_heads = nullptr;
-  int64_t experts = 0;
+  int64_t experts = 0, window = 0;
   for (const ModelBlock& b : m.main.blocks) {
     if (b.c.kind != NDS_BLOCK_DECODER) continue;
     if (b.c.heads % s.tp != 0 || b.c.kv_heads % s.tp != 0) bad_heads = &b.c;
     experts = std::max<int64_t>(experts, b.c.experts);
+    window = std::max<int64_t>(window, b.c.attention_window);
   }
   if (!check("tp-heads", bad_heads == nullptr, [&] {
         return bad_heads == nullptr ? fmt::format("tp = {} divides the heads", s.tp)
@@ -109,6 +110,17 @@ void walk_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_
         return fmt::format("{} cannot combine sequence parallelism with context parallelism (sp = 1 with cp = {}); "
                            "set sp=0 or cp=1",
                            m.framework, s.cp);
+      }))
+    return;
+
+  const bool cp_window_ok =
+      s.cp == 1 || window == 0 || (m.training.capabilities & NDS_NO_CP_WITH_WINDOW) == 0;
+  if (!check("cp-window", cp_window_ok, [&] {
+        if (cp_window_ok) return std::string("context parallelism runs with the model's attention");
+        return fmt::format(
+            "{} runs no context parallelism with sliding-window attention (cp = {}, a window of {} "
+            "keys); set cp=1",
+            m.framework, s.cp, window);
       }))
     return;
 

@@ -15,7 +15,7 @@
 namespace ndsearch {
 
 struct CheckOutcome {
-  // "degrees", "devices", "tp-heads", "ep", "cp-seq", "sp-cp", "tp-pow2",
+  // "degrees", "devices", "tp-heads", "ep", "cp-seq", "cp-window", "sp-cp", "tp-pow2",
   // "vpp", "schedule", "dualpipe", "layers", "global-batch", "op", "zero", "etp"
   std::string id;
   bool passed = false;

@@ -182,6 +182,25 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c, const nds_l
       const double scores = tokens * seq * heads / tp * b;
       softmax = kernels_.memory(scores * (2 + dropout));
       softmax_backward = kernels_.memory(scores * (3 + dropout));
+    } else if (const double window = d(l.attention_window); window > 0 && window < seq) {
+      // Sliding-window attention in a fused kernel that skips the key blocks
+      // outside the band (FlashAttention's window_size, Ascend's
+      // FlashAttentionScore pre_tokens): each of the first `window` queries
+      // sees the keys before it (a causal window x window block), each later
+      // one `window` keys (a full block of (seq - window) x window), in all
+      // seq·window - window²/2 scores instead of seq²/2. Under CP the band's
+      // scores are shared evenly by the ranks (a zig-zag ring or Ulysses'
+      // all-to-all both balance them), as one full block each of seq/cp
+      // queries by the band's mean keys per query.
+      for (const Pass pass : {Pass::forward, Pass::backward}) {
+        const double t =
+            s.cp > 1 ? kernels_.attention(pass, seq / s.cp, window - window * window / (2 * seq),
+                                          qk_dim, v_dim, instances, false)
+                     : kernels_.attention(pass, window, window, qk_dim, v_dim, instances, true) +
+                           kernels_.attention(pass, seq - window, window, qk_dim, v_dim, instances,
+                                              false);
+        (pass == Pass::forward ? forward : backward) = t;
+      }
     } else if (s.cp > 1) {
       // Zig-zag ring attention (docs/cp.md): each device's s/cp queries meet
       // its own causal block and cp-1 half-masked blocks of the others.

@@ -24,6 +24,12 @@ namespace {
 
 using timing::d;
 
+// The keys each query of layer `l` attends to as DESIGN §8.7 counts them:
+// every key of the sequence, or of the layer's window.
+double attention_keys(const nds_layer_block& l, double seq) {
+  return l.attention_window > 0 ? std::min(d(l.attention_window), seq) : seq;
+}
+
 // What a layer computes under its option: an offloaded layer as a kept one.
 nds_layer_option compute_option(int32_t option) {
   return option == NDS_LAYER_SELECTIVE || option == NDS_LAYER_FULL ? option : NDS_LAYER_KEEP;
@@ -92,6 +98,15 @@ uint64_t next_model_id() {
 
 }  // namespace
 
+void TimeModel::add_attention_keys(const nds_layer_block& l, double seq, double layers) {
+  // Both sums weigh the keys per query by the attention's width: the counted
+  // keys, and those the causal mask leaves (half of them, or the band's mean
+  // keys per query, window - window²/2s).
+  const double keys = attention_keys(l, seq), width = layers * d(l.heads * l.head_dim);
+  attention_keys_ += keys * width;
+  attention_keys_causal_ += (keys < seq ? keys - keys * keys / (2 * seq) : seq / 2) * width;
+}
+
 TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                      const std::optional<TrainerOverheads>& overheads,
                      const Calibration& calibration, const OptimizerSwap& swap)
@@ -132,11 +147,12 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     const nds_layer_block* l = layer_block_[i];
     const sdk::LayerParameters p = sdk::layer_parameters(*l);
     active_params_ += p.active();
-    attention_width_ += d(l->heads * l->head_dim);
+    add_attention_keys(*l, seq, 1);
     // What HFU counts again per token when the layer is recomputed: a forward
     // is 2 FLOPs per parameter, the attention core 4·s·h_attn (scores and
-    // values, full s^2 as DESIGN §8.7 counts it); selective only its ops'.
-    const double core = 4 * seq * d(l->heads * l->head_dim);
+    // values, full s^2 as DESIGN §8.7 counts it, a window's keys where the
+    // layer has one); selective only its ops'.
+    const double core = 4 * attention_keys(*l, seq) * d(l->heads * l->head_dim);
     double selective = 0;
     if (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION) selective += core;
     if (selective_ops_ & NDS_RECOMPUTE_OP_MLP) selective += 2 * p.dense_mlp;
@@ -153,7 +169,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     const nds_layer_block& b = model.main.blocks[i].c;
     const double h = d(b.hidden_size), layers = d(b.layers);
     active_params_ += layers * (sdk::layer_parameters(b).active() + 2 * h * h);
-    attention_width_ += layers * d(b.heads * b.head_dim);
+    add_attention_keys(b, seq, layers);
     mtp_heads_ += layers;
   }
   // An fp8 GEMM's input is cast from the activation dtype with a transposed
@@ -658,9 +674,9 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   // forward's FLOPs: towers.hpp), beside the language model's.
   const double sequences = tokens / d(model_.training.seq_len);
   e.tower_flops_per_step = sequences * 3 * tower_flops_per_sequence_;
-  e.model_flops_per_step = tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) +
-                                     12 * d(model_.training.seq_len) * attention_width_) +
-                           e.tower_flops_per_step;
+  e.model_flops_per_step =
+      tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) + 12 * attention_keys_) +
+      e.tower_flops_per_step;
   // HFU adds what recomputation runs again: full recompute a forward of the
   // recomputed layers, selective the forward of its ops (the attention core's
   // 4·s·h_attn, the MLP's or MoE layer's 2 per parameter), each layer counted
@@ -694,7 +710,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       e.step_s * static_cast<double>(devices) * kernels_.linear().peak_flops_per_s;
   e.mfu = capacity > 0 ? e.model_flops_per_step / capacity : 0;
   e.model_flops_causal_per_step =
-      e.model_flops_per_step - tokens * 6 * d(model_.training.seq_len) * attention_width_;
+      e.model_flops_per_step - tokens * 12 * (attention_keys_ - attention_keys_causal_);
   e.mfu_causal = capacity > 0 ? e.model_flops_causal_per_step / capacity : 0;
   e.hfu = capacity > 0 ? e.hardware_flops_per_step / capacity : 0;
   e.tokens_per_s = e.step_s > 0 ? tokens / e.step_s : 0;

@@ -257,7 +257,13 @@ class TimeModel {
   std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block
   std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
   std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
-  double active_params_ = 0, attention_width_ = 0;  // summed over the decoder and MTP layers
+  // Summed over the decoder and MTP layers: active parameters, and the
+  // attention's keys per query times its width (heads x head dim), as
+  // DESIGN §8.7 counts them (every key of the sequence, or of a layer's
+  // window) and under the causal mask (half of them, or the band's mean).
+  double active_params_ = 0, attention_keys_ = 0, attention_keys_causal_ = 0;
+  void add_attention_keys(const nds_layer_block& l, double seq, double layers);
+
   // Selective recompute's ops (NDS_RECOMPUTE_OP_*; none stated: the attention
   // core), and per decoder layer the FLOPs per token full and selective
   // recompute run again, summed over the layers before it.

@@ -11,6 +11,7 @@
 #include <unistd.h>  // getpid
 
 #include "tests/support/run_command.hpp"
+#include "tests/support/temp_csv.hpp"
 
 namespace {
 
@@ -20,9 +21,13 @@ std::string fixture(const std::string& name) {
   return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/" + name;
 }
 
+ndsearch::test::CommandResult model_at(const std::string& path, const std::string& extra = "") {
+  return ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                     " model --format json " + extra + " " + path);
+}
+
 ndsearch::test::CommandResult model(const std::string& name, const std::string& extra = "") {
-  return ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " model --format json " +
-                                     extra + " " + fixture(name));
+  return model_at(fixture(name), extra);
 }
 
 json parsed(const std::string& name) {
@@ -383,4 +388,75 @@ TEST_CASE("MindSpeed's ring overlaps its send and receive only with --use-cp-sen
   CHECK(on["overlap"]["cp"] == true);
   CHECK(on["provenance"]["overlap.cp"] ==
         fixture("mindspeed_cp_overlap.json") + ":11: use_cp_send_recv_overlap");
+}
+
+namespace {
+
+// An 8-layer GPT launch with `extra` arguments, as eval and model read it.
+ndsearch::test::CommandResult windowed(const std::string& extra) {
+  const std::string script =
+      ndsearch::test::temp_file(
+          "ndsearch-window", ".sh",
+          "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 256 "
+          "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+          "--vocab-size 1000 --micro-batch-size 1 --global-batch-size 8 --bf16 --use-flash-attn " +
+              extra + "\n")
+          .string();
+  auto r = model_at(script);
+  std::filesystem::remove(script);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Sliding windows: MindSpeed-LLM's on every layer, Megatron's where its skip frequency says") {
+  // --sliding-window W is FlashAttentionScore's pre_tokens: the query and the
+  // W keys before it, W + 1 in all, on every layer.
+  auto every = windowed("--sliding-window 255");
+  INFO(every.err);
+  REQUIRE(every.exit_code == 0);
+  const json all = json::parse(every.out);
+  REQUIRE(all["blocks"].size() == 1);
+  CHECK(all["blocks"][0]["attention_window"] == 256);
+  // --window-size 255,0 keeps the same 256 keys; --window-attn-skip-freq 4
+  // keeps layers 4 and 8 (1-based) whole: blocks of 3, 1, 3, 1 layers.
+  auto skipped = windowed("--window-size 255,0 --window-attn-skip-freq 4");
+  INFO(skipped.err);
+  REQUIRE(skipped.exit_code == 0);
+  const json blocks = json::parse(skipped.out)["blocks"];
+  REQUIRE(blocks.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(blocks[i]["layers"] == (i % 2 == 0 ? 3 : 1));
+    CHECK(blocks[i].contains("attention_window") == (i % 2 == 0));
+  }
+  // A list: 1 for a windowed layer, 0 for a whole one.
+  auto listed = windowed("--window-size '(255, 0)' --window-attn-skip-freq '[0]*2+[1]*6'");
+  INFO(listed.err);
+  REQUIRE(listed.exit_code == 0);
+  const json two = json::parse(listed.out)["blocks"];
+  REQUIRE(two.size() == 2);
+  CHECK(two[0]["layers"] == 2);
+  CHECK_FALSE(two[0].contains("attention_window"));
+  CHECK(two[1]["attention_window"] == 256);
+  // Left -1 is every key before the query: no window.
+  auto unbounded = windowed("--window-size -1,0");
+  REQUIRE(unbounded.exit_code == 0);
+  CHECK_FALSE(json::parse(unbounded.out)["blocks"][0].contains("attention_window"));
+}
+
+TEST_CASE("A window the trainer would not read is refused with its flag and line") {
+  const auto one = windowed("--window-size 256");
+  CHECK(one.exit_code == 2);
+  CHECK_THAT(one.err, Catch::Contains("--window-size '256': expected two whole numbers"));
+  const auto both = windowed("--window-size 255,0 --sliding-window 255");
+  CHECK(both.exit_code == 2);
+  CHECK_THAT(both.err,
+             Catch::Contains("--window-size and --sliding-window both set the attention window"));
+  const auto short_list = windowed("--window-size 255,0 --window-attn-skip-freq '[1,0]*3'");
+  CHECK(short_list.exit_code == 2);
+  CHECK_THAT(short_list.err, Catch::Contains("8 entries (it has 6)"));
+  const auto zero = windowed("--sliding-window 0");
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("--sliding-window '0'"));
 }

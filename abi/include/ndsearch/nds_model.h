@@ -164,6 +164,11 @@ typedef enum nds_moe_dispatcher {
 #define NDS_NO_ZB_V (UINT64_C(1) << 9)
 #define NDS_NO_DUALPIPE (UINT64_C(1) << 10)
 #define NDS_NO_DUALPIPE_V (UINT64_C(1) << 11)
+/* 1.15: the trainer runs no context parallelism in a model with
+ * sliding-window attention (MindSpeed-LLM refuses it in its argument
+ * checks): the search ranks no cp > 1 for a model with a windowed decoder
+ * layer. A reader before 1.15 does not know the bit. */
+#define NDS_NO_CP_WITH_WINDOW (UINT64_C(1) << 12)
 
 /* 1.7: how the trainer splits the decoder layers over its pipeline stages
  * when the config states no split (sdk/stage_split.hpp computes each). */

@@ -22,6 +22,7 @@ constexpr CapabilityKey kKeys[] = {
     {NDS_NO_ZB_V, "capabilities.no_zb_v"},
     {NDS_NO_DUALPIPE, "capabilities.no_dualpipe"},
     {NDS_NO_DUALPIPE_V, "capabilities.no_dualpipe_v"},
+    {NDS_NO_CP_WITH_WINDOW, "capabilities.no_cp_with_window"},
 };
 
 }  // namespace

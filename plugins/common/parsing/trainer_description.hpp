@@ -28,10 +28,11 @@ inline constexpr TrainerDescription kMegatronLM{
     "Megatron-LM", "core_v0.19.0",
     NDS_CAN_SP_WITH_CP | NDS_CAN_INTERLEAVE | NDS_CAN_EXPERT_TP | NDS_NO_ZERO2 | NDS_NO_GPIPE |
         NDS_NO_ZB_V | NDS_NO_DUALPIPE | NDS_NO_DUALPIPE_V};
-// MindSpeed: Megatron-Core's, with DualPipe-V (--schedules-method dualpipev).
+// MindSpeed: Megatron-Core's, with DualPipe-V (--schedules-method dualpipev);
+// MindSpeed-LLM refuses CP with --sliding-window (_validate_cp).
 inline constexpr TrainerDescription kMindSpeed{
     "MindSpeed", "v2.3.0_core_r0.12.1",
-    kMegatronLM.capabilities & ~NDS_NO_DUALPIPE_V};
+    (kMegatronLM.capabilities & ~NDS_NO_DUALPIPE_V) | NDS_NO_CP_WITH_WINDOW};
 // MindFormers on MindSpore: the parallel optimizer shards parameters with
 // the states (zero 3, no ZeRO-1/2), no SP with CP, tp a power of two;
 // 1f1b (interleaved), gpipe, zero_bubble_v.

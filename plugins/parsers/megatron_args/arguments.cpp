@@ -123,6 +123,13 @@ constexpr FlagSpec kFlags[] = {
     {"--output-multiplier-scale", 1}, {"--query-pre-attn-scalar", 1}, {"--scale-depth", 1},
     {"--scale-emb", 1}, {"--shape-order", 1}, {"--skip-bias-add", 0}, {"--sparse-mode", 1},
     {"--square-alibi-mask", 0}, {"--tokenizer-padding-side", 1}, {"--use-glm-rope", 0},
+    // Sliding-window attention (model.cpp, read_windows).
+    {"--sliding-window", 1}, {"--window-size", 1}, {"--window-attn-skip-freq", 1},
+    // MindSpeed-LLM's Gemma 2 windows (v1.0.RC3.0 transformer_layer.py): a
+    // mask on every other layer, over the same causal FlashAttentionScore
+    // band (pre_tokens unchanged), so the kernel does the work it would do
+    // without it.
+    {"--interleave-sliding-window", 1},
 };
 
 const FlagSpec* spec(std::string_view flag) {

@@ -323,6 +323,85 @@ std::optional<std::vector<int64_t>> layer_pattern(const std::string& expression)
   return pattern;
 }
 
+// Sliding-window attention: the keys each query of a windowed layer attends
+// to (0: no layer is windowed) and, per layer, whether it is. MindSpeed-LLM's
+// --sliding-window W sets FlashAttentionScore's pre_tokens to W
+// (modellink/core/transformer/dot_product_attention.py at v1.0.RC3.0): the
+// query and the W keys before it. Megatron-Core's --window-size L,R keeps the
+// L keys before the query (R, after it, is cut by the causal mask) on every
+// layer but those --window-attn-skip-freq keeps whole: every N-th (1-based
+// layer number % N == 0) or, as a list, 0 for a whole layer and 1 for a
+// windowed one (is_layer_window_attention, megatron/core/transformer/utils.py).
+namespace {
+
+struct Windows {
+  Value<int64_t> keys;
+  std::vector<int64_t> windowed;  // per layer, 0/1
+};
+
+Windows read_windows(Reader& r, const Arguments& args, int64_t layers) {
+  const std::string& file = args.file();
+  auto unknowable = [&](const char* flag, const std::string& why) {
+    return sdk::Error(NDS_INVALID_ARGUMENT, file + ": " + flag + " cannot be known (" + why +
+                                                "); give it a value in the script");
+  };
+  Windows w;
+  w.windowed.assign(static_cast<size_t>(layers), 0);
+  const Value<int64_t> sliding = r.integer({"--sliding-window"}, 1);
+  const Value<std::string> size = r.text({"--window-size"});
+  if (sliding.state == State::unknown) throw unknowable("--sliding-window", sliding.why);
+  if (size.state == State::unknown) throw unknowable("--window-size", size.why);
+  if (sliding.known() && size.known()) {
+    throw sdk::Error(
+        NDS_INVALID_ARGUMENT,
+        file + ":" + std::to_string(size.where.line) +
+            ": --window-size and --sliding-window both set the attention window; keep one");
+  }
+  if (sliding.known()) {
+    w.keys = known_value<int64_t>(sliding.value + 1, sliding.where);
+  } else if (size.known()) {
+    std::string text;
+    for (char c : size.value)
+      if (c != '(' && c != ')' && c != '"' && c != '\'' &&
+          !std::isspace(static_cast<unsigned char>(c)))
+        text += c;
+    const auto pair = number_list(text);
+    const Occurrence& o = *args.find({"--window-size"}).occurrence;
+    if (!pair || pair->size() != 2)
+      r.bad(o, 0, "two whole numbers, left and right, such as 4096,0");
+    if (pair->front() < 0) return w;  // -1: every key before the query
+    w.keys = known_value<int64_t>(pair->front() + 1, size.where);
+  } else {
+    return w;
+  }
+  const Value<std::string> skip = r.text({"--window-attn-skip-freq"});
+  if (skip.state == State::unknown) throw unknowable("--window-attn-skip-freq", skip.why);
+  int64_t every = 0;  // 0: every layer windowed
+  std::optional<std::vector<int64_t>> pattern;
+  if (skip.known()) {
+    const Occurrence& o = *args.find({"--window-attn-skip-freq"}).occurrence;
+    if (!whole_number(trim(skip.value), every)) {
+      pattern = layer_pattern(skip.value);
+      if (!pattern) r.bad(o, 0, "an integer or a Python list expression such as [1,1,1,0]*8");
+      if (static_cast<int64_t>(pattern->size()) != layers) {
+        r.bad(o, 0,
+              "a list of --num-layers = " + std::to_string(layers) + " entries (it has " +
+                  std::to_string(pattern->size()) + ")");
+      }
+    } else if (every < 1) {
+      r.bad(o, 0, "a layer frequency of at least 1");
+    }
+  }
+  for (int64_t i = 0; i < layers; ++i) {
+    const bool windowed =
+        pattern ? (*pattern)[static_cast<size_t>(i)] != 0 : every == 0 || (i + 1) % every != 0;
+    w.windowed[static_cast<size_t>(i)] = windowed ? 1 : 0;
+  }
+  return w;
+}
+
+}  // namespace
+
 // The decoder (and MTP) blocks of `layers` layers, as the arguments shape
 // them; returns the layer count, with MindSpeed's --noop-layers in `noop`.
 int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t>& layers,
@@ -511,17 +590,24 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
   // Blocks: runs of dense or MoE layers, noop layers left out.
   Where layers_where = layers.where;
   if (!noop.empty()) layers_where.field = "--num-layers minus --noop-layers";
-  std::vector<std::pair<int64_t, int64_t>> runs;  // (is_moe, count)
+  const Windows windows = read_windows(r, args, n);
+  struct Run {
+    int64_t moe, windowed, count;
+  };
+  std::vector<Run> runs;
   for (int64_t i = 0; i < n; ++i) {
     if (noop.count(i) != 0) continue;
-    const int64_t kind = moe_layer[static_cast<size_t>(i)];
-    if (runs.empty() || runs.back().first != kind) runs.emplace_back(kind, 0);
-    ++runs.back().second;
+    const int64_t moe = moe_layer[static_cast<size_t>(i)],
+                  windowed = windows.windowed[static_cast<size_t>(i)];
+    if (runs.empty() || runs.back().moe != moe || runs.back().windowed != windowed)
+      runs.push_back({moe, windowed, 0});
+    ++runs.back().count;
   }
   if (runs.empty()) throw sdk::Error(NDS_INVALID_ARGUMENT, file + ": every layer is in --noop-layers; no layer remains");
-  for (const auto& [kind, count] : runs) {
-    b.begin_block("decoder", count, layers_where);
-    put_shape(r, s, kind == 1);
+  for (const Run& run : runs) {
+    b.begin_block("decoder", run.count, layers_where);
+    put_shape(r, s, run.moe == 1);
+    if (run.windowed == 1) r.put("attention_window", windows.keys);
     b.end_block();
   }
   const Value<int64_t> mtp = r.integer({"--mtp-num-layers"});
