@@ -1,7 +1,8 @@
 #!/bin/bash
 # MindSpeed-LLM v1.0.RC3.0 (Ascend/MindSpeed-LLM, commit 31100602), README.md "预训练集群性能与线性度"
 # table, row LLaMA 33B 2K (Legacy, cluster 4x8): 621 tokens/s per NPU on Atlas 900 A2 PoDc,
-# measured with MC2 on (README line 91). Its launch script at that commit is
+# measured without MC2 (README line 91 says the table ran it, but this number was set on 2024-02-07,
+# before MindSpeed-LLM had --use-mc2: 2024-04-26, 791677c1). Its launch script at that commit is
 # examples/llama/pretrain_llama_33B_ptd_32p.sh; these are that script's training arguments (paths,
 # logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 32000: the LLaMA tokenizer's vocabulary (its Hugging Face config's vocab_size), which the

@@ -6,6 +6,9 @@
 # logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
 # --vocab-size 128256: the Llama 3 tokenizer's vocabulary (its Hugging Face config's vocab_size), which the
 # script reads from the tokenizer files it names.
+# --use-mc2: the README measured its rows with MC2 on (line 91); this row's number was set on
+# 2024-09-12 (git blame of its line), after MindSpeed-LLM gained --use-mc2 (2024-04-26, 791677c1),
+# and the script leaves the flag to its acceleration section, which says how to turn it on.
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
@@ -44,4 +47,5 @@ torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py \
     --attention-softmax-in-fp32 \
     --no-gradient-accumulation-fusion \
     --bf16 \
-    --vocab-size 128256
+    --vocab-size 128256 \
+    --use-mc2

@@ -4,6 +4,9 @@
 # measured with MC2 on (README line 91). Its launch script at that commit is
 # examples/mcore/qwen2/pretrain_qwen2_7b_32K_ptd.sh; these are that script's training arguments (paths,
 # logging, optimizer hyper-parameters and learning-rate schedule left out: they cost nothing ndsearch prices).
+# --use-mc2: the README measured its rows with MC2 on (line 91); this row's number was set on
+# 2024-08-31 (git blame of its line), after MindSpeed-LLM gained --use-mc2 (2024-04-26, 791677c1),
+# and the script leaves the flag to its acceleration section, which says how to turn it on.
 # Written for ndsearch's validation from the published facts of the run.
 
 torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
@@ -44,4 +47,5 @@ torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py \
     --num-query-groups 4 \
     --rope-scaling-factor 8 \
     --rope-scaling-original-max-position-embeddings 4096 \
-    --rope-scaling-type yarn
+    --rope-scaling-type yarn \
+    --use-mc2
