@@ -232,3 +232,46 @@ TEST_CASE(
   CHECK(on["stated_strategy"]["vpp"] == 2);
   CHECK(on["warnings"].empty());
 }
+
+TEST_CASE(
+    "Every Ascend device prices with the A2's trainer fits, and a device file's base passes them "
+    "on") {
+  // No published A3 run to fit on: the A3, the PoDc and the reference's
+  // devices name ascend-a2's fits (nds_device.overheads_of, ABI 1.15), so a
+  // MindSpeed script on them is priced with MindSpeed's Ascend factors, not
+  // H100 Megatron's.
+  const std::string script = kScripts + "llama2-70b-4k.sh";
+  for (const char* device : {"ascend-a2-podc", "ascend-a3", "ascend-a2-nd", "ascend-a3-nd"}) {
+    INFO(device);
+    CHECK(run_json("hardware", device)["overheads_of"] == "ascend-a2");
+    bool fitted = false, borrowed = false;
+    const json priced = run_json("eval", script + " -A " + device);
+    for (const json& a : priced["assumptions"]) {
+      const std::string text = a.get<std::string>();
+      fitted = fitted || text.find("fitted for mindspeed on ascend-a2 (mindspeed-llm-rc3-a2)") !=
+                             std::string::npos;
+      borrowed = borrowed || text.find("no fit of this device") != std::string::npos;
+    }
+    CHECK(fitted);
+    CHECK_FALSE(borrowed);
+  }
+  CHECK(run_json("hardware", "nvidia-h100-sxm")["overheads_of"] == "nvidia-h100-sxm");
+  // A variant of the PoDc shares what the PoDc shares; another shipped
+  // device can be named; an id that is not shipped is refused by key.
+  const std::string variant =
+      temp_file(".toml", "id = \"podc-mycluster\"\nbase = \"ascend-a2-podc\"\n");
+  CHECK(run_json("hardware", "podc-mycluster --device-file " + variant)["overheads_of"] ==
+        "ascend-a2");
+  const std::string named = temp_file(
+      ".toml", "id = \"h100-like\"\nbase = \"ascend-a2\"\noverheads_of = \"nvidia-h100-sxm\"\n");
+  CHECK(run_json("hardware", "h100-like --device-file " + named)["overheads_of"] ==
+        "nvidia-h100-sxm");
+  const std::string unknown =
+      temp_file(".toml", "id = \"x\"\nbase = \"ascend-a2\"\noverheads_of = \"ascend-z9\"\n");
+  const auto refused =
+      run_command("env -u NDS_PLUGIN_PATH " + cli() + " hardware x --device-file " + unknown);
+  for (const std::string& f : {variant, named, unknown}) std::filesystem::remove(f);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err,
+             Catch::Contains("`overheads_of` = \"ascend-z9\" is not a shipped device"));
+}

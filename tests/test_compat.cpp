@@ -81,8 +81,8 @@ TEST_CASE("A plugin built against the current headers reads in full") {
   CHECK(d.source == "compat-current");  // a NULL source reads as the plugin's id
   check_1_1_fields_but_last(d);
   check_1_1_last_fields(d);
-  CHECK(d.figure_sources ==
-        "peak bf16: the compatibility fixture's");  // 1.14, the last of nds_device
+  CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");  // 1.14
+  CHECK(d.overheads_of == "nvidia-h100-sxm");    // 1.15, the last of nds_device
   CHECK(d.levels[1].bus_efficiency == 0);        // not set: the host's default
   CHECK(d.levels[1].half_bandwidth_bytes == 0);  // not set: every size at the plateau
 }
@@ -96,7 +96,8 @@ TEST_CASE("A plugin built before the last field of each struct loads with defaul
   check_1_1_fields_but_last(d);
   CHECK(d.peaks[0].attention_backward_efficiency.x.empty());  // the last of nds_dtype_peak: absent
   CHECK(d.levels[0].half_bandwidth_bytes == 0);               // the last of nds_topology_level
-  CHECK(d.figure_sources.empty());                            // the last of nds_device
+  CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");  // 1.14
+  CHECK(d.overheads_of.empty());                                        // the last of nds_device
 }
 
 TEST_CASE(
@@ -253,11 +254,15 @@ TEST_CASE("A plugin built for a newer minor loads and the fields it added are ig
   check_1_0_trailing_fields(d);
   check_1_1_fields_but_last(d);
   CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
+  CHECK(d.overheads_of == "nvidia-h100-sxm");
 }
 
-TEST_CASE("A plugin built against the released 1.14 headers loads and reads in full") {
-  // 1.15 appended a capability bit only: a 1.14 hardware plugin's tables are
-  // the current ones, figure sources included.
+TEST_CASE(
+    "A plugin built against the released 1.14 headers loads, and shares no other device's fits") {
+  // 1.15 appended overheads_of to the device: a 1.14 plugin's device ends
+  // before it, which reads as its own fits; its figure sources are read.
   check_released_minor_in_full("compat_1_14", 14, "compat-1-14");
-  CHECK(the_device("compat_1_14").figure_sources == "peak bf16: the compatibility fixture's");
+  const Device d = the_device("compat_1_14");
+  CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
+  CHECK(d.overheads_of.empty());
 }

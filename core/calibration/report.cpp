@@ -32,7 +32,7 @@ std::vector<Group> groups_of(const std::vector<ValidationRow>& rows,
   std::vector<Group> groups;
   for (size_t i = 0; i < rows.size(); ++i) {
     const std::string trainer = trainer_family(pricers[i]->model());
-    const std::string device = overheads_device(rows[i].device);
+    const std::string device = overheads_device(pricers[i]->device());
     Group* g = nullptr;
     for (Group& existing : groups)
       if (existing.device == device && existing.trainer == trainer) g = &existing;

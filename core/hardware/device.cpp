@@ -131,6 +131,8 @@ Device copy_device(const nds_device& d, std::string_view source) {
     device.memory_bandwidth_efficiency = d.memory_bandwidth_efficiency;
   if (NDS_HAS_FIELD(&d, nds_device, figure_sources))  // 1.14; absent: none stated
     device.figure_sources = text(d.figure_sources);
+  if (NDS_HAS_FIELD(&d, nds_device, overheads_of))  // 1.15; absent: its own fits
+    device.overheads_of = text(d.overheads_of);
   return device;
 }
 

@@ -15,7 +15,8 @@ namespace ndsearch {
 // memory_bandwidth_efficiency, reserved_bytes, levels [{devices, kind,
 // link_bandwidth_bytes_per_s, bandwidth_bytes_per_s, latency_s, name,
 // bus_efficiency, all_reduce_speedup, half_bandwidth_bytes}], host_link_bytes_per_s,
-// assumes, source, figure_sources}.
+// assumes, source, figure_sources, overheads_of (the device whose trainer fits
+// it shares: its own id unless it states another)}.
 // An efficiency of 0 and an absent curve mean "the host's default" (nds_hardware.h).
 nlohmann::json device_to_json(const Device& device);
 

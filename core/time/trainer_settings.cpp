@@ -116,15 +116,16 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   } else {
     const std::string family = trainer_family(model);
     const FittedOverheads* chosen = nullptr;
-    for (const char* dev : {overheads_device(device.id), kReferenceOverheadsDevice})
+    for (const std::string& dev :
+         {overheads_device(device), std::string(kReferenceOverheadsDevice)})
       for (const std::string& fam : {family, std::string("megatron")})
         for (const FittedOverheads& f : fitted_overheads())
-          if (chosen == nullptr && dev == std::string(f.device) && fam == f.trainer) chosen = &f;
+          if (chosen == nullptr && dev == f.device && fam == f.trainer) chosen = &f;
     if (chosen != nullptr) {
       t.overheads = chosen->factors;
       t.overheads_source = fmt::format(
           "fitted for {} on {} ({}){}", chosen->trainer, chosen->device, chosen->fitted_on,
-          chosen->device == std::string(overheads_device(device.id)) && chosen->trainer == family
+          chosen->device == overheads_device(device) && chosen->trainer == family
               ? ""
               : "; no fit of this device and trainer of its own");
     } else {

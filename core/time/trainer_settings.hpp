@@ -48,12 +48,12 @@ struct FittedOverheads {
 // The shipped fits (core/time/fitted_overheads.inc, written by the fitter).
 const std::vector<FittedOverheads>& fitted_overheads();
 
-// The device whose trainer fit a device shares: variants of one device
-// that run the same software and differ in figures the model prices (the
-// Atlas 900 A2 PoDc's 24-core 910B against the Atlas 800T A2's 20-core
-// one) are fitted on their rows together, under the first's id.
-inline const char* overheads_device(const std::string& device_id) {
-  return device_id == "ascend-a2-podc" ? "ascend-a2" : device_id.c_str();
+// The device whose trainer fit a device shares, as the device states it
+// (ABI 1.15 overheads_of; its own id where it states none): variants of one
+// device that run the same software and differ in figures the model prices
+// are fitted on their rows together, under the id they name.
+inline const std::string& overheads_device(const Device& device) {
+  return device.overheads_of.empty() ? device.id : device.overheads_of;
 }
 
 // The device whose fit stands in where a device has none of its own (and

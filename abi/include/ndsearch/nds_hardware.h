@@ -109,6 +109,12 @@ typedef struct nds_device {
    * figures ("peak bf16: cores x clock x ... (source)"), for `ndsearch
    * hardware ID`; NULL or "" = not stated (a writer before 1.14). */
   const char* figure_sources;
+  /* 1.15: the id of the device whose fitted trainer overheads this one
+   * shares: a variant that runs the same software on the same kind of cores
+   * and differs in figures the model prices apart (the Atlas 900 A2 PoDc's
+   * 24-core 910B shares the Atlas 800T A2's fits); NULL or "" = its own id
+   * (a writer before 1.15). */
+  const char* overheads_of;
   /* Add fields only at the end. */
 } nds_device;
 

@@ -148,6 +148,9 @@ sdk::Device a2_podc() {
   sdk::Device d = a2_node(24);
   d.id = "ascend-a2-podc";
   d.name = "Huawei Atlas 900 A2 PoDc (Ascend 910B, 24 AI cores)";
+  // The same NPU family and software as the Atlas 800T A2: one trainer fit,
+  // on both's rows (docs/ascend.md).
+  d.overheads_of = "ascend-a2";
   d.figure_sources +=
       "\nthe 24-core part: inferred (no source names the PoDc's NPU) from MindFormers' Llama 2 "
       "card v1.3.0, which measures the same configs 1.15-1.20x faster on it than on the Atlas "

@@ -33,6 +33,11 @@ sdk::Device a3() {
   sdk::Device d;
   d.id = "ascend-a3";
   d.name = "Huawei Ascend 910C die (CloudMatrix384, Atlas A3)";
+  // No published A3 run to fit on: each die is the 910B's 24 cube cores
+  // under the same CANN and torch_npu or MindSpore, so the A2's trainer fits
+  // (host costs per layer and step, kernels against their micro-benchmarks)
+  // stand in rather than H100's (docs/ascend.md).
+  d.overheads_of = "ascend-a2";
   d.vendor = "Huawei";
   d.memory_bytes = kMemoryBytes;  // 128 GB a package, 64 a die (§3.3.1)
   d.memory_bandwidth_bytes_per_s = 1.6e12;

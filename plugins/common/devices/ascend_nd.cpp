@@ -35,6 +35,8 @@ sdk::Device nd_device(const char* id, const char* name, double peak, double host
   d.peaks = nd_peaks(peak);
   d.figure_sources =
       "every figure: the reference system's (SAPP ND), kept to reproduce its answers";
+  // The reference's figures describe the same NPUs: the A2's trainer fits.
+  d.overheads_of = "ascend-a2";
   return d;
 }
 }  // namespace

@@ -209,12 +209,13 @@ class Reader {
               << ": not valid TOML: " << e.description();
       throw DeviceFileError(message.str());
     }
-    only_known(root,
-               {"id", "base", "name", "vendor", "memory_gib", "reserved_gib",
-                "memory_bandwidth_gb_per_s", "memory_bandwidth_efficiency", "host_link_gb_per_s",
-                "assumes", "peak_tflops", "matmul_efficiency", "matmul_small_dim_efficiency",
-                "attention_forward_efficiency", "attention_backward_efficiency", "levels"},
-               "");
+    only_known(
+        root,
+        {"id", "base", "name", "vendor", "memory_gib", "reserved_gib", "memory_bandwidth_gb_per_s",
+         "memory_bandwidth_efficiency", "host_link_gb_per_s", "assumes", "overheads_of",
+         "peak_tflops", "matmul_efficiency", "matmul_small_dim_efficiency",
+         "attention_forward_efficiency", "attention_backward_efficiency", "levels"},
+        "");
     sdk::Device d;
     const std::optional<std::string> base = text(root, "base", "");
     if (base) {
@@ -241,6 +242,21 @@ class Reader {
     if (base && *id == *base)
       fail(root.get("id"), "`id` = \"" + *id + "\" is the id of its base; name the variant (e.g. \"" + *id + "-mycluster\")");
     d.id = *id;
+    // A variant of a shipped device shares its trainer fits (ABI 1.15) unless
+    // it names another shipped device's.
+    if (base && d.overheads_of.empty()) d.overheads_of = *base;
+    if (auto v = text(root, "overheads_of", "")) {
+      if (!shipped_device(*v)) {
+        std::string known;
+        for (const std::string& shipped : shipped_device_ids())
+          known += (known.empty() ? "" : ", ") + shipped;
+        fail(root.get("overheads_of"),
+             "`overheads_of` = \"" + *v +
+                 "\" is not a shipped device, whose trainer fits it would share; use one of: " +
+                 known);
+      }
+      d.overheads_of = *v;
+    }
     if (auto v = text(root, "name", "")) d.name = *v;
     if (auto v = text(root, "vendor", "")) d.vendor = *v;
     if (auto v = text(root, "assumes", "")) d.assumes = *v;

@@ -56,6 +56,9 @@ struct Device {
   // ABI 1.14: where each figure comes from, a line per figure or group of
   // figures ("peak bf16: cores x clock x ... (source)"); empty = not stated.
   std::string figure_sources;
+  // ABI 1.15: the device whose fitted trainer overheads this one shares;
+  // empty = its own.
+  std::string overheads_of;
 };
 
 }  // namespace ndsearch::sdk

@@ -71,6 +71,7 @@ class DeviceTable {
     c.source = d.source.c_str();
     c.memory_bandwidth_efficiency = d.memory_bandwidth_efficiency;
     c.figure_sources = d.figure_sources.c_str();
+    c.overheads_of = d.overheads_of.c_str();
     pointers_.push_back(&c);
   }
   const nds_device* const* data() const noexcept { return pointers_.data(); }
