@@ -181,8 +181,12 @@ TEST_CASE("DualPipe and DualPipe-V idle (stages/2 - 1)·(F&B + B - 3W) and hide 
   CHECK(v.parts.pp == 0);
   // Both hold every layer's work once per micro-batch: DualPipe's two stages
   // per rank at half the micro-batches each do what a 1F1B rank's one stage
-  // does at all of them (the middle ranks; rank 0 holds both ends).
-  CHECK(dual.parts.forward == Approx(one.parts.forward).epsilon(0.2));
+  // does at all of them. The parts are the slowest rank's: 1F1B's last,
+  // which runs the output head and the loss for every micro-batch, where
+  // DualPipe's rank 0 runs them for the half going its way: DualPipe's is
+  // lighter, by less than the head's share.
+  CHECK(dual.parts.forward < one.parts.forward);
+  CHECK(dual.parts.forward > 0.7 * one.parts.forward);
   // The same tokens: DualPipe's two copies do not count twice in the FLOPs.
   CHECK(dual.hardware_flops_per_step == Approx(one.hardware_flops_per_step));
 }

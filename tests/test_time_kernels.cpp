@@ -264,6 +264,27 @@ TEST_CASE("The trainer's fitted overheads add per layer, per step and to every k
   CHECK(slow.parts.backward == Approx(1.25 * base.parts.backward));
 }
 
+TEST_CASE("The loss moves the bytes a logit its trainer's cross entropy moves") {
+  // 2 layers of 4096, vocab 32000, one device, 2 sequences of 4096 tokens:
+  // 2 micro-batches of 4096 x 32000 logits. Unstated, Megatron-Core's fused
+  // cross entropy moves 22 bytes a logit forward and 6 backward; Megatron-LM's
+  // unfused one 38 and 14: 16 and 8 more bytes for each of 2 x 4096 x 32000
+  // logits, at the device's achieved HBM bandwidth.
+  const Model fused = llama(2, 4096, 4096, 2, kNoOverlap);
+  const Model unfused =
+      llama(2, 4096, 4096, 2,
+            {{"loss_forward_bytes_per_logit", 38.0}, {"loss_backward_bytes_per_logit", 14.0}});
+  const char* s = "tp=1,pp=1,mbs=1,zero=1";
+  const TimeEstimate f = estimate(fused, s, 1, h100()), u = estimate(unfused, s, 1, h100());
+  const Kernels k(h100(), "bf16", "bf16", 2);
+  const double logits = 2.0 * 4096 * 32000;
+  CHECK(u.parts.forward - f.parts.forward == Approx(2 * k.memory(4096.0 * 32000 * 16)));
+  CHECK(u.parts.backward - f.parts.backward == Approx(2 * k.memory(4096.0 * 32000 * 8)));
+  // Memory-bound: 16 bytes of 8.4e9 bytes moved more at about 3 TB/s.
+  CHECK(u.parts.forward - f.parts.forward ==
+        Approx(logits * 16 / (3.35e12 * h100().memory_bandwidth_efficiency)).epsilon(0.05));
+}
+
 TEST_CASE("Long context: 128K with CP 16 is less efficient than 8K, as Meta measured for Llama 3") {
   // Llama 3 405B's shape (126 layers of 16384, 128 heads, 8 KV heads, SwiGLU
   // 53248) on 16384 H100 (Dubey et al. 2024, Table 4: 8K at TP 8, PP 16,

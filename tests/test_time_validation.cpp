@@ -85,8 +85,7 @@ constexpr KnownGap kKnownGaps[] = {
     // band FlashAttentionScore computes, a quarter of the causal scores, it
     // comes out 18 % fast; priced as full causal attention it was 19 % slow.
     {"mindspeed-llm-rc3-a2", "Mistral 7B 32K (Mcore)", true, false, 1.30, 0.20},
-    // Gemma's soft-capping, post-norms and the unfused tanh GELU not priced.
-    {"mindspeed-llm-rc3-a2", "Gemma 2B 8K (Mcore)", true, false, 1.30, 0.20},
+    // Gemma 2's soft-capping, post-norms and the unfused tanh GELU not priced.
     {"mindspeed-llm-rc3-a2", "Gemma2 9B 8K (Mcore)", true, false, 1.30, 0.25},
     // The same compute and layout as Qwen1.5 7B 8K (-10 %), published 19-23 %
     // slower (an earlier release of the table's rows).
@@ -105,6 +104,8 @@ constexpr KnownGap kKnownGaps[] = {
     {"mindspeed-llm-rc3-a2", "DeepSeek-V2 60B 8K (Mcore)", true, false, 1.30, 0.30},
     {"mindspeed-llm-rc3-a2", "MiniCPM 8x2B 4K (Mcore)", true, false, 1.30, 0.30},
     {"mindspeed-llm-rc3-a2", "Mixtral 8x22B 32K (Mcore)", true, false, 1.30, 0.20},
+    // GPT-3 175B over 128 NPUs, pp 16 x vpp 3 at 2K: not understood yet.
+    {"mindspeed-llm-rc3-a2", "GPT3 175B 2K (Legacy)", true, false, 1.30, 0.20},
     // MindFormers' 7B fine-tune YAML: one micro-batch a step, fp32 weights:
     // the parallel optimizer's exchanges at the step priced too slow.
     {"mindformers-v1.3.0-a2", "Llama 2 7B finetune YAML (800T A2)", true, false, 1.30, 0.25},
@@ -137,14 +138,11 @@ struct KnownSourceGap {
   double mean_bound;
 };
 constexpr KnownSourceGap kKnownSourceGaps[] = {
-    // GPT 32B's +18.8 % step-time error (the known gap above) lifts the mean
-    // of the other eight rows, 4.7 %, to 6.3 % (5.8 % when the error was the
+    // GPT 32B's +17.1 % step-time error (the known gap above) lifts the mean
+    // of the other eight rows, 5.0 %, to 6.4 % (5.8 % when the error was the
     // MFU's, -16.9 % for GPT 32B: the step time's error is the larger where
     // the model is slow).
     {"megatron-core-h100", 0.07},
-    // The rows above beyond +-15 % lift the mean of MindSpeed-LLM's table to
-    // 10.1 % (issue 36 asks 10 %).
-    {"mindspeed-llm-rc3-a2", 0.105},
 };
 
 // How far a run kept for checking may be from its published figure (the

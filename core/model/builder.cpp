@@ -189,6 +189,10 @@ const std::vector<KeyDef>& vocabulary() {
                     {"fsdp2_keep_under_pp", NDS_FSDP2_KEEP_UNDER_PP},
                     {"keep_sharded_grads", NDS_FSDP_KEEP_SHARDED_GRADS}}),
       NDS_TRAINING("loss_bytes_per_logit", Kind::real, training.loss_bytes_per_logit, {}),
+      NDS_TRAINING("loss_forward_bytes_per_logit", Kind::real,
+                   training.loss_forward_bytes_per_logit, {}),
+      NDS_TRAINING("loss_backward_bytes_per_logit", Kind::real,
+                   training.loss_backward_bytes_per_logit, {}),
       NDS_TRAINING("tp_keeps_gathered_inputs", Kind::flag, training.tp_keeps_gathered_inputs, {}),
       KeyDef{"swapped_ops", Scope::training, Kind::ops, kRecomputeOps,
              [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {

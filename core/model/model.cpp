@@ -41,6 +41,8 @@ Model::Model() {
   training.stage_split_edge_layers = 0;
   training.fsdp_holding = NDS_FSDP_LAYER_BY_LAYER;
   training.loss_bytes_per_logit = 0;
+  training.loss_forward_bytes_per_logit = 0;  // a fused cross entropy's, sdk::loss_traffic
+  training.loss_backward_bytes_per_logit = 0;
   training.tp_keeps_gathered_inputs = 0;
   training.swapped_ops = 0;
   training.swap_optimizer = 0;

@@ -35,13 +35,6 @@ nds_layer_option compute_option(int32_t option) {
   return option == NDS_LAYER_SELECTIVE || option == NDS_LAYER_FULL ? option : NDS_LAYER_KEEP;
 }
 
-// Megatron-LM's vocabulary-parallel cross entropy, per logit: the forward
-// reads the bf16 logits twice (max, then exp-sum) and keeps the fp32
-// softmax (2 + 2 + 4 bytes); the backward reads it and writes the bf16
-// gradient (4 + 2).
-constexpr double kCrossEntropyForwardBytes = 8;
-constexpr double kCrossEntropyBackwardBytes = 6;
-
 // A collective hidden behind compute still takes SMs from it: NCCL's
 // userbuffer all-gather and reduce-scatter run on 4-5 SMs over NVLink alone
 // and on 16 when they also cross InfiniBand (Megatron-Core's
@@ -296,10 +289,12 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       const GemmRate& high = kernels_.high();
       const double v = vocab / tp;
       Work head;
-      head.forward = kernels_.gemm(high, tokens, v, h) +
-                     kernels_.memory(tokens * v * kCrossEntropyForwardBytes);
+      // The loss's passes over the logits as the trainer runs them
+      // (sdk::loss_traffic).
+      const sdk::LossTraffic loss = sdk::loss_traffic(model_.training);
+      head.forward = kernels_.gemm(high, tokens, v, h) + kernels_.memory(tokens * v * loss.forward);
       head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
-                      kernels_.memory(tokens * v * kCrossEntropyBackwardBytes);
+                      kernels_.memory(tokens * v * loss.backward);
       r.add(head, 1);
       // The MTP modules follow the last layer on its rank (Megatron's and
       // MindSpeed's placement): each a layer, its projection and the head again.

@@ -393,10 +393,10 @@ TEST_CASE("MindSpeed's ring overlaps its send and receive only with --use-cp-sen
 namespace {
 
 // An 8-layer GPT launch with `extra` arguments, as eval and model read it.
-ndsearch::test::CommandResult windowed(const std::string& extra) {
+ndsearch::test::CommandResult launched(const std::string& extra) {
   const std::string script =
       ndsearch::test::temp_file(
-          "ndsearch-window", ".sh",
+          "ndsearch-launch", ".sh",
           "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 256 "
           "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
           "--vocab-size 1000 --micro-batch-size 1 --global-batch-size 8 --bf16 --use-flash-attn " +
@@ -413,7 +413,7 @@ TEST_CASE(
     "Sliding windows: MindSpeed-LLM's on every layer, Megatron's where its skip frequency says") {
   // --sliding-window W is FlashAttentionScore's pre_tokens: the query and the
   // W keys before it, W + 1 in all, on every layer.
-  auto every = windowed("--sliding-window 255");
+  auto every = launched("--sliding-window 255");
   INFO(every.err);
   REQUIRE(every.exit_code == 0);
   const json all = json::parse(every.out);
@@ -421,7 +421,7 @@ TEST_CASE(
   CHECK(all["blocks"][0]["attention_window"] == 256);
   // --window-size 255,0 keeps the same 256 keys; --window-attn-skip-freq 4
   // keeps layers 4 and 8 (1-based) whole: blocks of 3, 1, 3, 1 layers.
-  auto skipped = windowed("--window-size 255,0 --window-attn-skip-freq 4");
+  auto skipped = launched("--window-size 255,0 --window-attn-skip-freq 4");
   INFO(skipped.err);
   REQUIRE(skipped.exit_code == 0);
   const json blocks = json::parse(skipped.out)["blocks"];
@@ -431,7 +431,7 @@ TEST_CASE(
     CHECK(blocks[i].contains("attention_window") == (i % 2 == 0));
   }
   // A list: 1 for a windowed layer, 0 for a whole one.
-  auto listed = windowed("--window-size '(255, 0)' --window-attn-skip-freq '[0]*2+[1]*6'");
+  auto listed = launched("--window-size '(255, 0)' --window-attn-skip-freq '[0]*2+[1]*6'");
   INFO(listed.err);
   REQUIRE(listed.exit_code == 0);
   const json two = json::parse(listed.out)["blocks"];
@@ -440,23 +440,44 @@ TEST_CASE(
   CHECK_FALSE(two[0].contains("attention_window"));
   CHECK(two[1]["attention_window"] == 256);
   // Left -1 is every key before the query: no window.
-  auto unbounded = windowed("--window-size -1,0");
+  auto unbounded = launched("--window-size -1,0");
   REQUIRE(unbounded.exit_code == 0);
   CHECK_FALSE(json::parse(unbounded.out)["blocks"][0].contains("attention_window"));
 }
 
 TEST_CASE("A window the trainer would not read is refused with its flag and line") {
-  const auto one = windowed("--window-size 256");
+  const auto one = launched("--window-size 256");
   CHECK(one.exit_code == 2);
   CHECK_THAT(one.err, Catch::Contains("--window-size '256': expected two whole numbers"));
-  const auto both = windowed("--window-size 255,0 --sliding-window 255");
+  const auto both = launched("--window-size 255,0 --sliding-window 255");
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.err,
              Catch::Contains("--window-size and --sliding-window both set the attention window"));
-  const auto short_list = windowed("--window-size 255,0 --window-attn-skip-freq '[1,0]*3'");
+  const auto short_list = launched("--window-size 255,0 --window-attn-skip-freq '[1,0]*3'");
   CHECK(short_list.exit_code == 2);
   CHECK_THAT(short_list.err, Catch::Contains("8 entries (it has 6)"));
-  const auto zero = windowed("--sliding-window 0");
+  const auto zero = launched("--sliding-window 0");
   CHECK(zero.exit_code == 2);
   CHECK_THAT(zero.err, Catch::Contains("--sliding-window '0'"));
+}
+
+TEST_CASE("The loss moves what Megatron-LM's cross entropy moves, fused or not") {
+  // Unfused by default (cross_entropy.py): the cast, max, subtraction,
+  // exponential, sum and division, 38 bytes a logit; the in-place scaling and
+  // the cast back, 14. --cross-entropy-loss-fusion: three fused kernels and
+  // one backward, 22 and 6.
+  auto plain = launched("");
+  REQUIRE(plain.exit_code == 0);
+  const json unfused = json::parse(plain.out)["loss_traffic_bytes_per_logit"];
+  CHECK(unfused["forward"] == 38);
+  CHECK(unfused["backward"] == 14);
+  auto with = launched("--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
+  REQUIRE(with.exit_code == 0);
+  const json fused = json::parse(with.out);
+  CHECK(fused["loss_traffic_bytes_per_logit"]["forward"] == 22);
+  CHECK(fused["loss_traffic_bytes_per_logit"]["backward"] == 6);
+  CHECK_FALSE(warned(fused, "cross-entropy"));
+  const auto bad = launched("--cross-entropy-loss-fusion --cross-entropy-fusion-impl fast");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--cross-entropy-fusion-impl 'fast': expected native or te"));
 }

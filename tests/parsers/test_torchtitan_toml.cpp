@@ -354,7 +354,16 @@ TEST_CASE("A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan
     auto r = model(file.string() + " --format json");
     INFO(tail << r.err);
     REQUIRE(r.exit_code == 0);
-    return json::parse(r.out)["loss_bytes_per_logit"].get<double>();
+    const json j = json::parse(r.out);
+    // Its traffic (ABI 1.15): eager, the cast (2 + 4) and log_softmax's three
+    // reads and one write (3 x 4 + 4), 22; backward nll's gradient (4),
+    // log_softmax's four passes (4 x 4) and the cast back (4 + 2), 26.
+    // Compiled: the bf16 logits read twice forward (2 + 2), once with the
+    // bf16 gradient written backward (2 + 2).
+    const bool compiled = j["loss_bytes_per_logit"] == 4;
+    CHECK(j["loss_traffic_bytes_per_logit"]["forward"] == (compiled ? 4 : 22));
+    CHECK(j["loss_traffic_bytes_per_logit"]["backward"] == (compiled ? 4 : 26));
+    return j["loss_bytes_per_logit"].get<double>();
   };
   CHECK(bytes_of("") == 12);
   CHECK(bytes_of("[compile]\nenable = false\n") == 12);

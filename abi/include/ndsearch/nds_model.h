@@ -385,6 +385,13 @@ typedef struct nds_training {
    * 1, dropless); NULL, or an entry 0: balanced routing (1). */
   const double* expert_rank_load;
   size_t expert_rank_load_count;
+  /* 1.15: bytes the loss moves per vocabulary entry and token, forward and
+   * backward: the cross entropy's casts, reductions and elementwise passes
+   * over the logits as the trainer runs them (Megatron-LM's unfused
+   * vocab-parallel cross entropy on fp32 logits: 38 and 14); 0 (a writer
+   * before 1.15): a fused cross entropy's 8 and 6. */
+  double loss_forward_bytes_per_logit;
+  double loss_backward_bytes_per_logit;
   /* Add fields only at the end. */
 } nds_training;
 

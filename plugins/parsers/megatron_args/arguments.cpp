@@ -69,7 +69,7 @@ constexpr FlagSpec kFlags[] = {
     {"--adam-beta1", 1}, {"--adam-beta2", 1}, {"--adam-eps", 1}, {"--apply-layernorm-1p", 0},
     {"--attention-softmax-in-fp32", 0}, {"--auto-detect-ckpt-format", 0}, {"--beta-fast", 1}, {"--beta-slow", 1},
     {"--calculate-per-token-loss", 0}, {"--ckpt-format", 1}, {"--clip-grad", 1}, {"--coc-fused-kernel", 0},
-    {"--cross-entropy-loss-fusion", 0}, {"--data-cache-path", 1}, {"--data-path", -1}, {"--decoupled-lr", 1},
+    {"--cross-entropy-loss-fusion", 0}, {"--cross-entropy-fusion-impl", 1}, {"--data-cache-path", 1}, {"--data-path", -1}, {"--decoupled-lr", 1},
     {"--decoupled-min-lr", 1}, {"--disable-gloo-group", 0}, {"--dist-ckpt-strictness", 1},
     {"--distributed-backend", 1}, {"--distributed-timeout-minutes", 1}, {"--empty-unused-memory-level", 1},
     {"--enable-experimental", 0}, {"--enable-hf2mg-convert", 0}, {"--eval-interval", 1}, {"--eval-iters", 1},

@@ -267,6 +267,41 @@ void fp8_recipe(Reader& r) {
   r.put("fp8_recipe", ours);
 }
 
+// The bytes the loss moves per logit (ABI 1.15). Megatron-LM's default,
+// unfused vocab-parallel cross entropy (megatron/core/tensor_parallel/
+// cross_entropy.py, core_v0.6.0 to today) casts the bf16 logits to fp32
+// (2 + 4), takes their max (4), subtracts it (4 + 4), exponentiates in place
+// (4 + 4), sums (4) and divides in place (4 + 4): 38 forward; its backward
+// scales the kept softmax in place (4 + 4) and autograd casts the gradient
+// back to bf16 (4 + 2): 14. --cross-entropy-loss-fusion runs the same steps
+// as three fused kernels (megatron/core/fusions/fused_cross_entropy.py) and
+// one backward: the host's default, 22 and 6 (sdk::loss_traffic);
+// --cross-entropy-fusion-impl te (Transformer Engine's kernel) is priced as
+// that.
+void loss_traffic(Reader& r) {
+  const Value<int64_t> fused = r.flag({"--cross-entropy-loss-fusion"});
+  if (fused.state == State::unknown) {
+    const Value<double> unknown{State::unknown, 0, fused.where, fused.why};
+    r.put("loss_forward_bytes_per_logit", unknown);
+    r.put("loss_backward_bytes_per_logit", unknown);
+    return;
+  }
+  const Value<std::string> impl = r.text({"--cross-entropy-fusion-impl"});
+  if (impl.known() && impl.value != "native" && impl.value != "te")
+    r.bad(*r.args().find({"--cross-entropy-fusion-impl"}).occurrence, 0, "native or te");
+  if (fused.known()) {
+    Where w = fused.where;
+    w.field += " (fused: 22 and 6 bytes a logit)";
+    r.builder().set_real("loss_forward_bytes_per_logit", 22, w);
+    r.builder().set_real("loss_backward_bytes_per_logit", 6, w);
+    return;
+  }
+  const Where w = trainer_default(r.args().file(),
+                                  "--cross-entropy-loss-fusion (off: 38 and 14 bytes a logit)");
+  r.builder().set_real("loss_forward_bytes_per_logit", 38, w);
+  r.builder().set_real("loss_backward_bytes_per_logit", 14, w);
+}
+
 // Comma- or space-separated whole numbers ("61,62,63", "17,20,22,21").
 std::optional<std::vector<int64_t>> number_list(const std::string& text) {
   std::vector<int64_t> values;
@@ -768,6 +803,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     r.put("params_dtype", known_value<std::string>("fp8", fp8_params.where));
   else
     r.put("params_dtype", params_dtype);
+  loss_traffic(r);
   if (fp8.known()) {
     b.set_string("compute_dtype", "fp8", fp8.where);
     fp8_recipe(r);

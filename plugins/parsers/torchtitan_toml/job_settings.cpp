@@ -428,14 +428,27 @@ void recompute(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builde
 // The loss. Eager, cross_entropy on the logits cast to fp32, not fused
 // (train.py, 2024-12; components/loss.py cross_entropy_loss since):
 // log_softmax keeps its fp32 output (4 bytes a logit) and its backward holds
-// that, the gradient it receives and the one it returns, all fp32: 12.
+// that, the gradient it receives and the one it returns, all fp32: 12. Its
+// traffic (ABI 1.15): the cast (2 + 4) and log_softmax reading its input for
+// the max, the sum and the output it writes (3 x 4 + 4): 22 forward;
+// nll_loss's fp32 gradient (4), log_softmax's backward reading it for the sum
+// and the output, with its own output, and writing its gradient (4 x 4), the
+// cast back to bf16 (4 + 2): 26 backward.
 // Compiled (torch.compile(loss_fn) in components/loss.py whenever the model
 // is compiled, pytorch/torchtitan#1033, bbb1b616e, 2025-04-02; since
 // pytorch/torchtitan#1608, 2025-08-20, when compile.components names "loss",
 // which it does by default), inductor fuses the cast, the softmax and its
 // backward: the bf16 logits kept for the backward and the bf16 gradient it
-// returns, 4, as Megatron-Core's fused loss. torchtitan 9dec370 (2024-12)
-// compiled the blocks only; in today's spelling components = ["model"].
+// returns, 4, as Megatron-Core's fused loss; its forward reads the bf16
+// logits for the max and the sum (2 + 2), its backward reads them and
+// writes the gradient (2 + 2). torchtitan 9dec370 (2024-12) compiled the
+// blocks only; in today's spelling components = ["model"].
+void state_loss(sdk::Builder& b, bool compiled, const sdk::Where& w) {
+  b.set_real("loss_bytes_per_logit", compiled ? 4.0 : 12.0, w);
+  b.set_real("loss_forward_bytes_per_logit", compiled ? 4.0 : 22.0, w);
+  b.set_real("loss_backward_bytes_per_logit", compiled ? 4.0 : 26.0, w);
+}
+
 void loss(const JobFile& job, sdk::Builder& b) {
   const char* enable_field = "compile.enable";
   const char* components_field = "compile.components";
@@ -443,25 +456,28 @@ void loss(const JobFile& job, sdk::Builder& b) {
   if (job.flag(enable_field).value_or(false)) {
     const auto components = job.texts(components_field);
     if (!components) {
-      b.set_real("loss_bytes_per_logit", 4.0,
-                 job.derived(enable_field, "compile.components defaults to [\"model\", \"loss\"]: the loss "
-                                           "compiled, fused"));
+      state_loss(b, true,
+                 job.derived(enable_field,
+                             "compile.components defaults to [\"model\", \"loss\"]: the loss "
+                             "compiled, fused"));
       return;
     }
     for (const std::string& c : *components)
       if (c != "model" && c != "loss") job.fail(components_field, "expected a list of \"model\" and \"loss\"");
     const bool compiled = std::find(components->begin(), components->end(), "loss") != components->end();
-    b.set_real("loss_bytes_per_logit", compiled ? 4.0 : 12.0,
-               job.derived(components_field, compiled ? "the loss compiled, fused" : "the loss eager, in fp32"));
+    state_loss(b, compiled,
+               job.derived(components_field,
+                           compiled ? "the loss compiled, fused" : "the loss eager, in fp32"));
     return;
   }
   if (job.flag(old_field).value_or(false)) {
-    b.set_real("loss_bytes_per_logit", 4.0,
-               job.derived(old_field, "torchtitan from 2025-04 to 2025-08 compiled the loss with the model, "
-                                      "fused; 9dec370 and before did not"));
+    state_loss(b, true,
+               job.derived(old_field,
+                           "torchtitan from 2025-04 to 2025-08 compiled the loss with the model, "
+                           "fused; 9dec370 and before did not"));
     return;
   }
-  b.set_real("loss_bytes_per_logit", 12.0, torchtitan_default());
+  state_loss(b, false, torchtitan_default());
 }
 
 void context_and_overlap(const JobFile& job, sdk::Builder& b) {

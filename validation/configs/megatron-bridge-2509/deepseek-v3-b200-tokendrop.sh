@@ -12,6 +12,8 @@
 # routing (no force-balancing: priced balanced, ndsearch's default), no MoE
 # all-to-all overlap; precision FP8 current scaling (the table's main figure;
 # the summary's footnote gives the other granularities in parentheses).
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 61 --hidden-size 7168 --num-attention-heads 128 \
     --multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 \
@@ -36,6 +38,7 @@ GPT_ARGS="
     --recompute-granularity selective --recompute-modules mla_up_proj \
     --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 1 --global-batch-size 2048 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-param-gather \

@@ -11,6 +11,8 @@
 # routing (no force-balancing: priced balanced, ndsearch's default), no MoE
 # all-to-all overlap; precision FP8 current scaling (the table's main figure;
 # the summary's footnote gives the other granularities in parentheses).
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 94 --hidden-size 4096 --num-attention-heads 64 \
     --group-query-attention --num-query-groups 4 --kv-channels 128 \
@@ -27,6 +29,7 @@ GPT_ARGS="
     --expert-model-parallel-size 32 --expert-tensor-parallel-size 1 \
     --sequence-parallel --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 1 --global-batch-size 2048 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap \

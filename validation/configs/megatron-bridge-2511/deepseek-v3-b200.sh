@@ -17,6 +17,8 @@
 #   gradient reduction, both DP overlaps); utils/helpers.py (FP8-MX: e4m3,
 #   mxfp8 recipe, fp8 param gather); performance-summary.md:98:
 #   force-balanced routing, token-dropless.
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 61 --hidden-size 7168 --num-attention-heads 128 \
     --multi-latent-attention --q-lora-rank 1536 --kv-lora-rank 512 \
@@ -41,6 +43,7 @@ GPT_ARGS="
     --recompute-granularity selective --recompute-modules mla_up_proj \
     --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 1 --global-batch-size 2048 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format e4m3 --fp8-recipe mxfp8 --fp8-param-gather \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-param-gather \

@@ -16,6 +16,8 @@
 # Megatron-Bridge accounts the embedding and the loss in the pipeline split
 # (recipes/qwen/qwen3_moe.py:160-161): 96 slots over 16 virtual stages, 6
 # each, the first and the last 5 layers.
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 94 --hidden-size 4096 --num-attention-heads 64 \
     --group-query-attention --num-query-groups 4 --kv-channels 128 \
@@ -32,6 +34,7 @@ GPT_ARGS="
     --expert-model-parallel-size 8 --expert-tensor-parallel-size 1 \
     --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 1 --global-batch-size 1024 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format e4m3 --fp8-recipe mxfp8 \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-moe-expert-parallel-comm \

@@ -17,6 +17,8 @@
 # Megatron-Bridge accounts the embedding and the loss in the pipeline split
 # (src/megatron/bridge/recipes/qwen/qwen3_moe.py:160-161): 96 slots over 32
 # virtual stages, 3 each, the first and the last 2 layers.
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 94 --hidden-size 4096 --num-attention-heads 64 \
     --group-query-attention --num-query-groups 4 --kv-channels 128 \
@@ -33,6 +35,7 @@ GPT_ARGS="
     --expert-model-parallel-size 32 --expert-tensor-parallel-size 1 \
     --sequence-parallel --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 1 --global-batch-size 2048 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-param-gather --overlap-moe-expert-parallel-comm \

@@ -13,6 +13,8 @@
 #   reduction); utils/helpers.py (FP8-MX: e4m3, mxfp8 recipe, fp8 param
 #   gather; distributed optimizer with both overlaps);
 #   performance-summary.md:98: force-balanced routing, token-dropless.
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 48 --hidden-size 2048 --num-attention-heads 32 \
     --group-query-attention --num-query-groups 4 --kv-channels 128 \
@@ -27,6 +29,7 @@ GPT_ARGS="
     --expert-model-parallel-size 8 --expert-tensor-parallel-size 1 \
     --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 1 --global-batch-size 512 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format e4m3 --fp8-recipe mxfp8 --fp8-param-gather \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-param-gather \

@@ -15,6 +15,8 @@
 #   performance-summary.md:98: force-balanced routing, token-dropless.
 # The strategy is the summary's (MBS 2, VP 24, as its GA 32 implies); the
 # preset at the tag says MBS 1 and VP 12, the 25.09 preset's MBS 2 and VP 24.
+# The loss: Megatron-Bridge's GPTModelProvider fuses the cross entropy
+# (cross_entropy_loss_fusion = True, src/megatron/bridge/models/gpt_provider.py).
 GPT_ARGS="
     --num-layers 48 --hidden-size 2048 --num-attention-heads 32 \
     --group-query-attention --num-query-groups 4 --kv-channels 128 \
@@ -30,6 +32,7 @@ GPT_ARGS="
     --expert-model-parallel-size 8 --expert-tensor-parallel-size 1 \
     --use-distributed-optimizer --use-flash-attn \
     --micro-batch-size 2 --global-batch-size 512 \
+    --cross-entropy-loss-fusion \
     --bf16 --fp8-format hybrid --fp8-recipe tensorwise --fp8-param-gather \
     --grad-reduce-in-bf16 \
     --overlap-grad-reduce --overlap-param-gather --overlap-moe-expert-parallel-comm \

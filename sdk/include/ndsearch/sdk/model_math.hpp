@@ -127,6 +127,22 @@ inline double loss_bytes_per_logit(const nds_training& t) {
   return t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : 4.0;
 }
 
+// The bytes the loss moves per vocabulary entry and token, forward and
+// backward (nds_training.loss_*_bytes_per_logit, ABI 1.15): the config's
+// trainer's, else a fused cross entropy's: Megatron-Core's with
+// --cross-entropy-loss-fusion (megatron/core/fusions/fused_cross_entropy.py),
+// three fused kernels forward: the cast of the bf16 logits to fp32 (2 + 4),
+// the subtraction of the max with the exponential (4 + 4), the division
+// (4 + 4); one backward that scales the kept softmax and writes the bf16
+// gradient (4 + 2).
+struct LossTraffic {
+  double forward, backward;
+};
+inline LossTraffic loss_traffic(const nds_training& t) {
+  return {t.loss_forward_bytes_per_logit > 0 ? t.loss_forward_bytes_per_logit : 22.0,
+          t.loss_backward_bytes_per_logit > 0 ? t.loss_backward_bytes_per_logit : 6.0};
+}
+
 // The vocabulary rows the embedding and head hold at tensor-parallel degree
 // `tp`: `vocab` (the tokenizer's) padded to a multiple of
 // nds_training.vocab_multiple_per_tp × tp where the trainer pads so (ABI
