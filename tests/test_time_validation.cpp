@@ -85,7 +85,7 @@ constexpr KnownGap kKnownGaps[] = {
     // band FlashAttentionScore computes, a quarter of the causal scores, it
     // comes out 18 % fast; priced as full causal attention it was 19 % slow.
     {"mindspeed-llm-rc3-a2", "Mistral 7B 32K (Mcore)", true, false, 1.30, 0.20},
-    // Gemma 2's soft-capping, post-norms and the unfused tanh GELU not priced.
+    // Gemma 2's post-norms and the unfused tanh GELU not priced.
     {"mindspeed-llm-rc3-a2", "Gemma2 9B 8K (Mcore)", true, false, 1.30, 0.25},
     // The same compute and layout as Qwen1.5 7B 8K (-10 %), published 19-23 %
     // slower (an earlier release of the table's rows).

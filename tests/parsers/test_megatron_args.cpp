@@ -477,6 +477,19 @@ TEST_CASE("The loss moves what Megatron-LM's cross entropy moves, fused or not")
   CHECK(fused["loss_traffic_bytes_per_logit"]["forward"] == 22);
   CHECK(fused["loss_traffic_bytes_per_logit"]["backward"] == 6);
   CHECK_FALSE(warned(fused, "cross-entropy"));
+  // Gemma 2's soft-capped logits (MindSpeed-LLM): divide, tanh, multiply on
+  // the bf16 logits, 3 x (2 + 2) = 12 more; backward 4 + 6 + 4 = 14 more.
+  auto capped = launched("--output-logit-softcapping 30.0");
+  REQUIRE(capped.exit_code == 0);
+  const json soft = json::parse(capped.out);
+  CHECK(soft["loss_traffic_bytes_per_logit"]["forward"] == 38 + 12);
+  CHECK(soft["loss_traffic_bytes_per_logit"]["backward"] == 14 + 14);
+  // MindSpeed-LLM's tanh GELU: gated as priced, its eight ops said.
+  auto tanh = launched("--gelu-tanh");
+  REQUIRE(tanh.exit_code == 0);
+  const json gelu = json::parse(tanh.out);
+  CHECK(gelu["blocks"][0]["ffn"] == "swiglu");
+  CHECK(warned(gelu, "--gelu-tanh (priced as one fused gated activation"));
   const auto bad = launched("--cross-entropy-loss-fusion --cross-entropy-fusion-impl fast");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--cross-entropy-fusion-impl 'fast': expected native or te"));

@@ -130,6 +130,8 @@ constexpr FlagSpec kFlags[] = {
     // band (pre_tokens unchanged), so the kernel does the work it would do
     // without it.
     {"--interleave-sliding-window", 1},
+    // Gemma 2's soft-capped logits (model.cpp, loss_traffic).
+    {"--output-logit-softcapping", 1},
 };
 
 const FlagSpec* spec(std::string_view flag) {

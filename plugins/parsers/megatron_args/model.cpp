@@ -277,7 +277,10 @@ void fp8_recipe(Reader& r) {
 // as three fused kernels (megatron/core/fusions/fused_cross_entropy.py) and
 // one backward: the host's default, 22 and 6 (sdk::loss_traffic);
 // --cross-entropy-fusion-impl te (Transformer Engine's kernel) is priced as
-// that.
+// that. MindSpeed-LLM's --output-logit-softcapping (Gemma 2) divides the bf16
+// logits by the cap, takes tanh and multiplies back before the loss, three
+// passes (2 + 2 each): 12 more forward; their backward 4 + 6 + 4: 14 more
+// (modellink/core/models/gpt/gpt_model.py at v1.0.RC3.0).
 void loss_traffic(Reader& r) {
   const Value<int64_t> fused = r.flag({"--cross-entropy-loss-fusion"});
   if (fused.state == State::unknown) {
@@ -289,17 +292,25 @@ void loss_traffic(Reader& r) {
   const Value<std::string> impl = r.text({"--cross-entropy-fusion-impl"});
   if (impl.known() && impl.value != "native" && impl.value != "te")
     r.bad(*r.args().find({"--cross-entropy-fusion-impl"}).occurrence, 0, "native or te");
-  if (fused.known()) {
-    Where w = fused.where;
-    w.field += " (fused: 22 and 6 bytes a logit)";
-    r.builder().set_real("loss_forward_bytes_per_logit", 22, w);
-    r.builder().set_real("loss_backward_bytes_per_logit", 6, w);
+  Where w =
+      fused.known() ? fused.where : trainer_default(r.args().file(), "--cross-entropy-loss-fusion");
+  w.field += fused.known() ? " (fused: 22 and 6 bytes a logit)" : " (off: 38 and 14 bytes a logit)";
+  double forward = fused.known() ? 22 : 38, backward = fused.known() ? 6 : 14;
+  const Value<double> cap = r.real({"--output-logit-softcapping"});
+  if (cap.state == State::unknown) {
+    const Value<double> unknown{State::unknown, 0, cap.where, cap.why};
+    r.put("loss_forward_bytes_per_logit", unknown);
+    r.put("loss_backward_bytes_per_logit", unknown);
     return;
   }
-  const Where w = trainer_default(r.args().file(),
-                                  "--cross-entropy-loss-fusion (off: 38 and 14 bytes a logit)");
-  r.builder().set_real("loss_forward_bytes_per_logit", 38, w);
-  r.builder().set_real("loss_backward_bytes_per_logit", 14, w);
+  if (cap.known() && cap.value > 0) {
+    forward += 12;
+    backward += 14;
+    w = cap.where;
+    w.field += " (the soft-capped logits' three passes: 12 and 14 bytes a logit more)";
+  }
+  r.builder().set_real("loss_forward_bytes_per_logit", forward, w);
+  r.builder().set_real("loss_backward_bytes_per_logit", backward, w);
 }
 
 // Comma- or space-separated whole numbers ("61,62,63", "17,20,22,21").
@@ -867,11 +878,16 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // recompute.
   const Value<int64_t> swap_attention = r.flag({"--swap-attention"});
 
-  // More settings that move memory and nothing prices yet: MindSpeed's 2-D
+  // More settings that move cost and nothing prices yet: MindSpeed's 2-D
   // TP shards activations over tp-x and tp-y, its memory-efficient MTP
-  // logits keep less than the MTP's full loss.
+  // logits keep less than the MTP's full loss, MindSpeed-LLM's tanh GELU
+  // runs as eight elementwise ops (modellink/core/transformer/mlp.py,
+  // gelu_tanh_approximation), not one kernel.
   for (const auto& [flag, priced_as] :
        {std::pair{"--tp-2d", "priced as 1-D tensor parallelism over the same devices"},
+        std::pair{"--gelu-tanh",
+                  "priced as one fused gated activation; MindSpeed-LLM 1.0.RC3 writes it as eight "
+                  "elementwise ops (mlp.py)"},
         std::pair{"--mtp-mem-efficient-logits", "priced as the MTP layers' full logits"}}) {
     const Value<int64_t> v = r.flag({flag});
     if (v.known()) unpriced(v.where, std::string(flag) + " (" + priced_as + ")");
