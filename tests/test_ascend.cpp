@@ -275,3 +275,49 @@ TEST_CASE(
   CHECK_THAT(refused.err,
              Catch::Contains("`overheads_of` = \"ascend-z9\" is not a shipped device"));
 }
+
+TEST_CASE(
+    "What MindSpeed-LLM's argument checks refuse is a warning naming the pricing, an error under "
+    "--strict") {
+  // A MindSpeed script (known by --use-fused-rmsnorm) of 4 layers on 8 NPUs,
+  // with what modellink/arguments.py at v1.0.RC3.0 refuses.
+  const std::string base =
+      "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 --hidden-size 256 "
+      "--num-attention-heads 8 --seq-length 4096 --max-position-embeddings 4096 --vocab-size 1000 "
+      "--micro-batch-size 1 --global-batch-size 8 --use-fused-rmsnorm --use-flash-attn ";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--bf16 --position-embedding-type alibi --sliding-window 1024",
+       "--sliding-window with ALiBi (MindSpeed-LLM refuses it)"},
+      {"--bf16 --context-parallel-size 2",
+       "--context-parallel-size above 1 without --use-mcore-models"},
+      {"--bf16 --use-mcore-models --num-experts 8 --moe-grouped-gemm --use-mc2 "
+       "--tensor-model-parallel-size 2 --sequence-parallel",
+       "--moe-grouped-gemm with --use-mc2 in a MoE model"},
+      {"--bf16 --num-experts 8", "--num-experts without --use-mcore-models"},
+      {"--bf16 --recompute-activation-function --recompute-granularity full --recompute-method "
+       "uniform --recompute-num-layers 1",
+       "--recompute-activation-function with selective recompute or --recompute-method uniform"},
+      {"--fp16 --reuse-fp32-param", "--reuse-fp32-param without --bf16"},
+  };
+  for (const auto& [extra, says] : refused) {
+    INFO(extra);
+    const std::string script = temp_file(".sh", base + extra + "\n");
+    const auto warned = run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + script);
+    const auto strict =
+        run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + script + " --strict");
+    std::filesystem::remove(script);
+    CHECK(warned.exit_code == 0);
+    CHECK_THAT(warned.out + warned.err, Catch::Contains(says));
+    CHECK(strict.exit_code == 2);
+    CHECK_THAT(strict.err, Catch::Contains("E-PARSE-UNKNOWN-FIELD"));
+  }
+  // What it runs is not refused: MoE in an Mcore model with grouped GEMM
+  // and no MC2, CP in an Mcore model.
+  const std::string fine = temp_file(".sh", base +
+                                                "--bf16 --use-mcore-models --num-experts 8 "
+                                                "--moe-grouped-gemm --context-parallel-size 2\n");
+  const auto ok = run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + fine + " --strict");
+  std::filesystem::remove(fine);
+  INFO(ok.err);
+  CHECK(ok.exit_code == 0);
+}

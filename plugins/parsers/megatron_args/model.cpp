@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/megatron_args/model.hpp"
+#include "plugins/parsers/megatron_args/mindspeed_refusals.hpp"
 
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/trainer_description.hpp"
@@ -1382,6 +1383,7 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   const bool fsdp = megatron_fsdp.known() || torch_fsdp.known();
   plugins::state_trainer(mindspeed ? plugins::kMindSpeed : plugins::kMegatronLM, b,
                          fsdp ? NDS_CAN_ZERO3 : 0);
+  if (mindspeed) report_mindspeed_refusals(args, b);
   const Where caps = fallback("Megatron-LM / MindSpeed");
   // Layers that do not divide over the stages: Megatron-LM's equal middle
   // stages, the first and last the rest (--decoder-first/last-pipeline-num-
