@@ -283,13 +283,14 @@ void fp8_recipe(Reader& r) {
 // passes (2 + 2 each): 12 more forward; their backward 4 + 6 + 4: 14 more
 // (modellink/core/models/gpt/gpt_model.py at v1.0.RC3.0).
 void loss_traffic(Reader& r) {
-  const Value<int64_t> fused = r.flag({"--cross-entropy-loss-fusion"});
-  if (fused.state == State::unknown) {
-    const Value<double> unknown{State::unknown, 0, fused.where, fused.why};
+  // A flag the script sets in a branch it cannot resolve: both unknown.
+  auto unknowable = [&](const Where& where, const std::string& why) {
+    const Value<double> unknown{State::unknown, 0, where, why};
     r.put("loss_forward_bytes_per_logit", unknown);
     r.put("loss_backward_bytes_per_logit", unknown);
-    return;
-  }
+  };
+  const Value<int64_t> fused = r.flag({"--cross-entropy-loss-fusion"});
+  if (fused.state == State::unknown) return unknowable(fused.where, fused.why);
   const Value<std::string> impl = r.text({"--cross-entropy-fusion-impl"});
   if (impl.known() && impl.value != "native" && impl.value != "te")
     r.bad(*r.args().find({"--cross-entropy-fusion-impl"}).occurrence, 0, "native or te");
@@ -298,12 +299,7 @@ void loss_traffic(Reader& r) {
   w.field += fused.known() ? " (fused: 22 and 6 bytes a logit)" : " (off: 38 and 14 bytes a logit)";
   double forward = fused.known() ? 22 : 38, backward = fused.known() ? 6 : 14;
   const Value<double> cap = r.real({"--output-logit-softcapping"});
-  if (cap.state == State::unknown) {
-    const Value<double> unknown{State::unknown, 0, cap.where, cap.why};
-    r.put("loss_forward_bytes_per_logit", unknown);
-    r.put("loss_backward_bytes_per_logit", unknown);
-    return;
-  }
+  if (cap.state == State::unknown) return unknowable(cap.where, cap.why);
   if (cap.known() && cap.value > 0) {
     forward += 12;
     backward += 14;
