@@ -60,12 +60,12 @@ TEST_CASE(
   CHECK(failed(megatron, "cp=2", 2, 1).empty());
   // The refusal names the trainer's config, the window and the fix.
   const nds_strategy s = resolve_strategy(parse_strategy("cp=2"), windowed, 2, 1);
+  std::string message;
   for (const CheckOutcome& c : run_checks(s, windowed, 2, 1))
-    if (c.id == "cp-window")
-      CHECK(c.message ==
-            "mindformers-yaml runs no context parallelism with sliding-window attention (cp = 2, a "
-            "window of "
-            "1025 keys); set cp=1");
+    if (c.id == "cp-window") message = c.message;
+  CHECK(message ==
+        "mindformers-yaml runs no context parallelism with sliding-window attention (cp = 2, a "
+        "window of 1025 keys); set cp=1");
 }
 
 TEST_CASE("A trainer that needs a power-of-two TP refuses tp 6 but not tp 4") {

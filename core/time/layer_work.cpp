@@ -188,13 +188,13 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c, const nds_l
       // FlashAttentionScore pre_tokens): each of the first `window` queries
       // sees the keys before it (a causal window x window block), each later
       // one `window` keys (a full block of (seq - window) x window), in all
-      // seq·window - window²/2 scores instead of seq²/2. Under CP the band's
-      // scores are shared evenly by the ranks (a zig-zag ring or Ulysses'
-      // all-to-all both balance them), as one full block each of seq/cp
-      // queries by the band's mean keys per query.
+      // seq·window - window²/2 scores instead of seq²/2. Under CP (the
+      // all-to-all or all-gather exchanges that take a window: Transformer
+      // Engine refuses one over its ring) each rank takes an even share, as
+      // one full block of seq/cp queries by the band's mean keys per query.
       for (const Pass pass : {Pass::forward, Pass::backward}) {
         const double t =
-            s.cp > 1 ? kernels_.attention(pass, seq / s.cp, window - window * window / (2 * seq),
+            s.cp > 1 ? kernels_.attention(pass, seq / s.cp, sdk::band_mean_keys(window, seq),
                                           qk_dim, v_dim, instances, false)
                      : kernels_.attention(pass, window, window, qk_dim, v_dim, instances, true) +
                            kernels_.attention(pass, seq - window, window, qk_dim, v_dim, instances,

@@ -97,7 +97,7 @@ void TimeModel::add_attention_keys(const nds_layer_block& l, double seq, double 
   // keys per query, window - window²/2s).
   const double keys = attention_keys(l, seq), width = layers * d(l.heads * l.head_dim);
   attention_keys_ += keys * width;
-  attention_keys_causal_ += (keys < seq ? keys - keys * keys / (2 * seq) : seq / 2) * width;
+  attention_keys_causal_ += (keys < seq ? sdk::band_mean_keys(keys, seq) : seq / 2) * width;
 }
 
 TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,

@@ -439,6 +439,12 @@ TEST_CASE(
   CHECK(two[0]["layers"] == 2);
   CHECK_FALSE(two[0].contains("attention_window"));
   CHECK(two[1]["attention_window"] == 256);
+  // Transformer Engine takes a window under CP over its a2a or all_gather
+  // exchange only: the ring (p2p, the default) cannot run one.
+  CHECK(all["capabilities"]["cp_with_window"] == false);
+  auto a2a = launched("--window-size 255,0 --cp-comm-type a2a");
+  REQUIRE(a2a.exit_code == 0);
+  CHECK(json::parse(a2a.out)["capabilities"]["cp_with_window"] == true);
   // Left -1 is every key before the query: no window.
   auto unbounded = launched("--window-size -1,0");
   REQUIRE(unbounded.exit_code == 0);
@@ -468,22 +474,22 @@ TEST_CASE("The loss moves what Megatron-LM's cross entropy moves, fused or not")
   // one backward, 22 and 6.
   auto plain = launched("");
   REQUIRE(plain.exit_code == 0);
-  const json unfused = json::parse(plain.out)["loss_traffic_bytes_per_logit"];
-  CHECK(unfused["forward"] == 38);
-  CHECK(unfused["backward"] == 14);
+  const json unfused = json::parse(plain.out);
+  CHECK(unfused["loss_forward_bytes_per_logit"] == 38);
+  CHECK(unfused["loss_backward_bytes_per_logit"] == 14);
   auto with = launched("--cross-entropy-loss-fusion --cross-entropy-fusion-impl te");
   REQUIRE(with.exit_code == 0);
   const json fused = json::parse(with.out);
-  CHECK(fused["loss_traffic_bytes_per_logit"]["forward"] == 22);
-  CHECK(fused["loss_traffic_bytes_per_logit"]["backward"] == 6);
+  CHECK(fused["loss_forward_bytes_per_logit"] == 22);
+  CHECK(fused["loss_backward_bytes_per_logit"] == 6);
   CHECK_FALSE(warned(fused, "cross-entropy"));
   // Gemma 2's soft-capped logits (MindSpeed-LLM): divide, tanh, multiply on
   // the bf16 logits, 3 x (2 + 2) = 12 more; backward 4 + 6 + 4 = 14 more.
   auto capped = launched("--output-logit-softcapping 30.0");
   REQUIRE(capped.exit_code == 0);
   const json soft = json::parse(capped.out);
-  CHECK(soft["loss_traffic_bytes_per_logit"]["forward"] == 38 + 12);
-  CHECK(soft["loss_traffic_bytes_per_logit"]["backward"] == 14 + 14);
+  CHECK(soft["loss_forward_bytes_per_logit"] == 38 + 12);
+  CHECK(soft["loss_backward_bytes_per_logit"] == 14 + 14);
   // MindSpeed-LLM's tanh GELU: gated as priced, its eight ops said.
   auto tanh = launched("--gelu-tanh");
   REQUIRE(tanh.exit_code == 0);

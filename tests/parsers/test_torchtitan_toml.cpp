@@ -361,8 +361,8 @@ TEST_CASE("A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan
     // Compiled: the bf16 logits read twice forward (2 + 2), once with the
     // bf16 gradient written backward (2 + 2).
     const bool compiled = j["loss_bytes_per_logit"] == 4;
-    CHECK(j["loss_traffic_bytes_per_logit"]["forward"] == (compiled ? 4 : 22));
-    CHECK(j["loss_traffic_bytes_per_logit"]["backward"] == (compiled ? 4 : 26));
+    CHECK(j["loss_forward_bytes_per_logit"] == (compiled ? 4 : 22));
+    CHECK(j["loss_backward_bytes_per_logit"] == (compiled ? 4 : 26));
     return j["loss_bytes_per_logit"].get<double>();
   };
   CHECK(bytes_of("") == 12);

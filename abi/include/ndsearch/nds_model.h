@@ -273,9 +273,10 @@ typedef struct nds_layer_block {
   double hidden_dropout;
   double attention_dropout;
   /* 1.6: keys each query attends to when the layer attends within windows
-   * (Qwen2.5-VL's vision tower: (window_size / patch_size)^2 patches); 0 =
-   * every key of its sequence (in a tower: of its image). A writer before 1.6
-   * reads as 0. */
+   * (Qwen2.5-VL's vision tower: (window_size / patch_size)^2 patches); 1.15:
+   * in a decoder layer, a sliding window: the query and the keys before it,
+   * priced as the band a fused kernel computes; 0 = every key of its
+   * sequence (in a tower: of its image). A writer before 1.6 reads as 0. */
   int64_t attention_window;
   /* 1.13: 1 when each routed expert's input is padded to its capacity
    * (capacity_factor x an even share: Megatron-Core's
@@ -389,7 +390,7 @@ typedef struct nds_training {
    * backward: the cross entropy's casts, reductions and elementwise passes
    * over the logits as the trainer runs them (Megatron-LM's unfused
    * vocab-parallel cross entropy on fp32 logits: 38 and 14); 0 (a writer
-   * before 1.15): a fused cross entropy's 8 and 6. */
+   * before 1.15): a fused cross entropy's 22 and 6. */
   double loss_forward_bytes_per_logit;
   double loss_backward_bytes_per_logit;
   /* Add fields only at the end. */

@@ -19,6 +19,13 @@
 namespace ndsearch::plugins::toml_device {
 namespace {
 
+// The shipped devices' ids, comma-separated, for an error that names them.
+std::string shipped_ids_text() {
+  std::string known;
+  for (const std::string& id : shipped_device_ids()) known += (known.empty() ? "" : ", ") + id;
+  return known;
+}
+
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 // 1 PiB per device, the memory budget's own limit (core/memory/budget.cpp):
 // above it llround(v * kGiB) leaves int64 and every model would "fit".
@@ -220,11 +227,9 @@ class Reader {
     const std::optional<std::string> base = text(root, "base", "");
     if (base) {
       std::optional<sdk::Device> shipped = shipped_device(*base);
-      if (!shipped) {
-        std::string known;
-        for (const std::string& id : shipped_device_ids()) known += (known.empty() ? "" : ", ") + id;
-        fail(root.get("base"), "`base` = \"" + *base + "\" is not a shipped device; use one of: " + known);
-      }
+      if (!shipped)
+        fail(root.get("base"), "`base` = \"" + *base +
+                                   "\" is not a shipped device; use one of: " + shipped_ids_text());
       d = std::move(*shipped);
     }
     const std::optional<std::string> id = text(root, "id", "");
@@ -246,15 +251,11 @@ class Reader {
     // it names another shipped device's.
     if (base && d.overheads_of.empty()) d.overheads_of = *base;
     if (auto v = text(root, "overheads_of", "")) {
-      if (!shipped_device(*v)) {
-        std::string known;
-        for (const std::string& shipped : shipped_device_ids())
-          known += (known.empty() ? "" : ", ") + shipped;
+      if (!shipped_device(*v))
         fail(root.get("overheads_of"),
              "`overheads_of` = \"" + *v +
                  "\" is not a shipped device, whose trainer fits it would share; use one of: " +
-                 known);
-      }
+                 shipped_ids_text());
       d.overheads_of = *v;
     }
     if (auto v = text(root, "name", "")) d.name = *v;

@@ -6,6 +6,7 @@
 #include "plugins/common/parsing/trainer_description.hpp"
 
 #include <ndsearch/sdk/closest_name.hpp>
+#include <ndsearch/sdk/model_math.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -297,14 +298,16 @@ void loss_traffic(Reader& r) {
   Where w =
       fused.known() ? fused.where : trainer_default(r.args().file(), "--cross-entropy-loss-fusion");
   w.field += fused.known() ? " (fused: 22 and 6 bytes a logit)" : " (off: 38 and 14 bytes a logit)";
-  double forward = fused.known() ? 22 : 38, backward = fused.known() ? 6 : 14;
+  double forward = fused.known() ? sdk::kFusedLossTraffic.forward : 38;
+  double backward = fused.known() ? sdk::kFusedLossTraffic.backward : 14;
   const Value<double> cap = r.real({"--output-logit-softcapping"});
   if (cap.state == State::unknown) return unknowable(cap.where, cap.why);
   if (cap.known() && cap.value > 0) {
     forward += 12;
     backward += 14;
+    const std::string base = w.field;
     w = cap.where;
-    w.field += " (the soft-capped logits' three passes: 12 and 14 bytes a logit more)";
+    w.field += " (the soft-capped logits' three passes, 12 and 14 bytes a logit, on " + base + ")";
   }
   r.builder().set_real("loss_forward_bytes_per_logit", forward, w);
   r.builder().set_real("loss_backward_bytes_per_logit", backward, w);
@@ -390,7 +393,9 @@ Windows read_windows(Reader& r, const Arguments& args, int64_t layers) {
   };
   Windows w;
   w.windowed.assign(static_cast<size_t>(layers), 0);
-  const Value<int64_t> sliding = r.integer({"--sliding-window"}, 1);
+  // At most INT64_MAX - 1 keys before the query, so that the query's own
+  // key can be added; the core's limit on a window refuses what is too long.
+  const Value<int64_t> sliding = r.integer({"--sliding-window"}, 1, INT64_MAX - 1);
   const Value<std::string> size = r.text({"--window-size"});
   if (sliding.state == State::unknown) throw unknowable("--sliding-window", sliding.why);
   if (size.state == State::unknown) throw unknowable("--window-size", size.why);
@@ -413,6 +418,7 @@ Windows read_windows(Reader& r, const Arguments& args, int64_t layers) {
     if (!pair || pair->size() != 2)
       r.bad(o, 0, "two whole numbers, left and right, such as 4096,0");
     if (pair->front() < 0) return w;  // -1: every key before the query
+    if (pair->front() == INT64_MAX) r.bad(o, 0, "a left window below 2^63 - 1", NDS_OUT_OF_RANGE);
     w.keys = known_value<int64_t>(pair->front() + 1, size.where);
   } else {
     return w;
@@ -1293,19 +1299,25 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // Context-parallel algorithm.
   const Value<std::string> cp_comm = r.text({"--cp-comm-type"});
   const Value<std::string> cp_algo = r.text({"--context-parallel-algo"});
+  std::string cp_name = "ring";
+  Where cp_where = fallback("--cp-comm-type (p2p)");
   if (cp_algo.known()) {
     const std::string& a = cp_algo.value;
-    const std::string name = a == "megatron_cp_algo" ? "ring" : a == "ulysses_cp_algo" ? "ulysses"
-                             : a == "hybrid_cp_algo" ? "hybrid" : a;
-    b.set_string("cp_algorithm", name, cp_algo.where);
+    cp_name = a == "megatron_cp_algo"  ? "ring"
+              : a == "ulysses_cp_algo" ? "ulysses"
+              : a == "hybrid_cp_algo"  ? "hybrid"
+                                       : a;
+    cp_where = cp_algo.where;
   } else if (cp_comm.known()) {
     const std::string& a = cp_comm.value;
-    const std::string name = a == "p2p" ? "ring" : a == "a2a" ? "ulysses" : a == "allgather" ? "allgather-kv"
-                             : a == "a2a+p2p" ? "hybrid" : a;
-    b.set_string("cp_algorithm", name, cp_comm.where);
-  } else {
-    b.set_string("cp_algorithm", "ring", fallback("--cp-comm-type (p2p)"));
+    cp_name = a == "p2p"         ? "ring"
+              : a == "a2a"       ? "ulysses"
+              : a == "allgather" ? "allgather-kv"
+              : a == "a2a+p2p"   ? "hybrid"
+                                 : a;
+    cp_where = cp_comm.where;
   }
+  b.set_string("cp_algorithm", cp_name, cp_where);
 
   // Overlaps.
   auto overlap = [&](const char* key, std::initializer_list<const char*> flags, const char* field) {
@@ -1378,7 +1390,17 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // where the script runs Megatron-FSDP or torch FSDP2, stated above.
   const bool fsdp = megatron_fsdp.known() || torch_fsdp.known();
   plugins::state_trainer(mindspeed ? plugins::kMindSpeed : plugins::kMegatronLM, b,
-                         fsdp ? NDS_CAN_ZERO3 : 0);
+                         (fsdp ? NDS_CAN_ZERO3 : 0) | (mindspeed ? 0 : NDS_NO_CP_WITH_WINDOW));
+  // Megatron-LM runs CP through Transformer Engine, which takes a sliding
+  // window only over its a2a or all_gather exchanges (context_parallel.py,
+  // attn_forward_func_with_cp: "Context parallelism does not support sliding
+  // window attention with cp_comm_type"): with p2p (the ring) or a2a+p2p it
+  // cannot run one.
+  if (!mindspeed) {
+    Where w = cp_where;
+    w.field += " (Transformer Engine: no sliding window over a ring)";
+    b.set("capabilities.no_cp_with_window", cp_name == "ring" || cp_name == "hybrid" ? 1 : 0, w);
+  }
   if (mindspeed) report_mindspeed_refusals(args, b);
   const Where caps = fallback("Megatron-LM / MindSpeed");
   // Layers that do not divide over the stages: Megatron-LM's equal middle

@@ -135,12 +135,28 @@ inline double loss_bytes_per_logit(const nds_training& t) {
 // the subtraction of the max with the exponential (4 + 4), the division
 // (4 + 4); one backward that scales the kept softmax and writes the bf16
 // gradient (4 + 2).
+// A host before 1.15 states neither.
 struct LossTraffic {
   double forward, backward;
 };
+inline constexpr LossTraffic kFusedLossTraffic{22.0, 6.0};
 inline LossTraffic loss_traffic(const nds_training& t) {
-  return {t.loss_forward_bytes_per_logit > 0 ? t.loss_forward_bytes_per_logit : 22.0,
-          t.loss_backward_bytes_per_logit > 0 ? t.loss_backward_bytes_per_logit : 6.0};
+  LossTraffic l = kFusedLossTraffic;
+  if (NDS_HAS_FIELD(&t, nds_training, loss_forward_bytes_per_logit) &&
+      t.loss_forward_bytes_per_logit > 0)
+    l.forward = t.loss_forward_bytes_per_logit;
+  if (NDS_HAS_FIELD(&t, nds_training, loss_backward_bytes_per_logit) &&
+      t.loss_backward_bytes_per_logit > 0)
+    l.backward = t.loss_backward_bytes_per_logit;
+  return l;
+}
+
+// The mean keys a query of a sliding window of `window` keys attends to
+// under the causal mask over `seq` tokens: the first `window` queries see
+// the keys before them, the rest `window` each, seq·window - window²/2 in
+// all.
+inline double band_mean_keys(double window, double seq) {
+  return window - window * window / (2 * seq);
 }
 
 // The vocabulary rows the embedding and head hold at tensor-parallel degree
