@@ -23,6 +23,14 @@ using sdk::TopologyLevel;
 // Throws UserError E-HARDWARE-TABLE when a required field is missing.
 Device copy_device(const nds_device& device, std::string_view plugin_id);
 
+// The device whose fitted trainer overheads a device shares, as the device
+// states it (ABI 1.15 overheads_of; its own id where it states none):
+// variants of one device that run the same software and differ in figures
+// the model prices are fitted on their rows together, under the id they name.
+inline const std::string& overheads_device(const Device& device) {
+  return device.overheads_of.empty() ? device.id : device.overheads_of;
+}
+
 // What is wrong with a device's figures (empty when nothing): non-positive
 // capacities, unknown dtype keys, curves out of order, levels that do not grow.
 std::vector<std::string> device_problems(const Device& device);

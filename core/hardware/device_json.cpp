@@ -46,7 +46,7 @@ nlohmann::json device_to_json(const Device& d) {
           {"memory_bandwidth_bytes_per_s", d.memory_bandwidth_bytes_per_s},
           {"memory_bandwidth_efficiency", d.memory_bandwidth_efficiency},
           {"figure_sources", d.figure_sources},
-          {"overheads_of", d.overheads_of.empty() ? d.id : d.overheads_of},
+          {"overheads_of", overheads_device(d)},
           {"reserved_bytes", d.reserved_bytes},
           {"levels", levels},
           {"host_link_bytes_per_s", d.host_link_bytes_per_s},

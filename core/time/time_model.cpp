@@ -289,12 +289,11 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
       const GemmRate& high = kernels_.high();
       const double v = vocab / tp;
       Work head;
-      // The loss's passes over the logits as the trainer runs them
-      // (sdk::loss_traffic).
-      const sdk::LossTraffic loss = sdk::loss_traffic(model_.training);
-      head.forward = kernels_.gemm(high, tokens, v, h) + kernels_.memory(tokens * v * loss.forward);
+      // The loss's passes over the logits as the trainer runs them.
+      head.forward =
+          kernels_.gemm(high, tokens, v, h) + kernels_.memory(tokens * v * settings_.loss.forward);
       head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
-                      kernels_.memory(tokens * v * loss.backward);
+                      kernels_.memory(tokens * v * settings_.loss.backward);
       r.add(head, 1);
       // The MTP modules follow the last layer on its rank (Megatron's and
       // MindSpeed's placement): each a layer, its projection and the head again.

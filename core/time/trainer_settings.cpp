@@ -109,11 +109,11 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
                         recipe_name(t.fp8_recipe), dtype_name(activation))
           : fmt::format("precision: {} GEMMs and activations", dtype_name(compute)));
   // The loss's passes over the logits (sdk::loss_traffic): where they come from.
-  const sdk::LossTraffic loss = sdk::loss_traffic(training);
+  t.loss = sdk::loss_traffic(training);
   const auto loss_from = model.training_provenance.find("loss_forward_bytes_per_logit");
   t.assumptions.push_back(fmt::format(
       "loss: the cross entropy moves {:g} bytes a logit forward and {:g} backward ({})",
-      loss.forward, loss.backward,
+      t.loss.forward, t.loss.backward,
       loss_from != model.training_provenance.end()
           ? loss_from->second
           : std::string("a fused cross entropy's, Megatron-Core's: the config states none")));

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <ndsearch/sdk/model_math.hpp>
+
 #include "core/hardware/device.hpp"
 #include "core/model/model.hpp"
 
@@ -48,14 +50,6 @@ struct FittedOverheads {
 // The shipped fits (core/time/fitted_overheads.inc, written by the fitter).
 const std::vector<FittedOverheads>& fitted_overheads();
 
-// The device whose trainer fit a device shares, as the device states it
-// (ABI 1.15 overheads_of; its own id where it states none): variants of one
-// device that run the same software and differ in figures the model prices
-// are fitted on their rows together, under the id they name.
-inline const std::string& overheads_device(const Device& device) {
-  return device.overheads_of.empty() ? device.id : device.overheads_of;
-}
-
 // The device whose fit stands in where a device has none of its own (and
 // whose dense factors a device with only MoE rows keeps: fit.hpp's plan).
 inline constexpr const char* kReferenceOverheadsDevice = "nvidia-h100-sxm";
@@ -67,6 +61,7 @@ struct TrainerSettings {
   int32_t fp8_recipe = 0;                // NDS_FP8_*
   std::string linear_dtype, high_dtype;  // dtype keys of the linear GEMMs and of the rest
   double activation_bytes = 2;
+  sdk::LossTraffic loss;  // bytes the loss moves a logit (sdk::loss_traffic)
   TrainerOverheads overheads;
   std::string overheads_source;          // which fit, or why none
   std::vector<std::string> assumptions;  // every assumption that moves the estimate, in words

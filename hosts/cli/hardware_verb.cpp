@@ -107,8 +107,9 @@ void print_device(const Device& d) {
   std::cout << fmt::format("  host link       {:g} GB/s per direction\n", d.host_link_bytes_per_s / 1e9);
   std::cout << fmt::format("  assumes         {}\n", d.assumes);
   std::cout << fmt::format("  source          {}\n", d.source);
-  if (!d.overheads_of.empty() && d.overheads_of != d.id)
-    std::cout << fmt::format("  trainer fits    {}'s (the device shares them)\n", d.overheads_of);
+  if (overheads_device(d) != d.id)
+    std::cout << fmt::format("  trainer fits    {}'s (the device shares them)\n",
+                             overheads_device(d));
   // Where each figure comes from, as the plugin states it (ABI 1.14), a
   // line each.
   std::istringstream lines(d.figure_sources);

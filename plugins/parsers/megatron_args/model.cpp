@@ -78,6 +78,15 @@ class Reader {
                   via + ": expected " + expected + "; fix the value of " + o.flag);
   }
 
+  // NDS_INVALID_ARGUMENT for a flag the script sets to what cannot be known
+  // without running it (`why`), where a value is needed; `fix` says how.
+  [[noreturn]] void unknowable(const char* flag, const Where& where, const std::string& why,
+                               const std::string& fix = {}) const {
+    throw sdk::Error(NDS_INVALID_ARGUMENT, args_.file() + ":" + std::to_string(where.line) + ": " +
+                                               flag + " cannot be known (" + why + ")" +
+                                               (fix.empty() ? std::string() : "; " + fix));
+  }
+
   // The unknown value of `flag`: why it cannot be known.
   static std::string unknown_value_why(const Occurrence& o) {
     for (const Word& v : o.values)
@@ -285,13 +294,13 @@ void fp8_recipe(Reader& r) {
 // (modellink/core/models/gpt/gpt_model.py at v1.0.RC3.0).
 void loss_traffic(Reader& r) {
   // A flag the script sets in a branch it cannot resolve: both unknown.
-  auto unknowable = [&](const Where& where, const std::string& why) {
+  auto unknown_traffic = [&](const Where& where, const std::string& why) {
     const Value<double> unknown{State::unknown, 0, where, why};
     r.put("loss_forward_bytes_per_logit", unknown);
     r.put("loss_backward_bytes_per_logit", unknown);
   };
   const Value<int64_t> fused = r.flag({"--cross-entropy-loss-fusion"});
-  if (fused.state == State::unknown) return unknowable(fused.where, fused.why);
+  if (fused.state == State::unknown) return unknown_traffic(fused.where, fused.why);
   const Value<std::string> impl = r.text({"--cross-entropy-fusion-impl"});
   if (impl.known() && impl.value != "native" && impl.value != "te")
     r.bad(*r.args().find({"--cross-entropy-fusion-impl"}).occurrence, 0, "native or te");
@@ -301,7 +310,7 @@ void loss_traffic(Reader& r) {
   double forward = fused.known() ? sdk::kFusedLossTraffic.forward : 38;
   double backward = fused.known() ? sdk::kFusedLossTraffic.backward : 14;
   const Value<double> cap = r.real({"--output-logit-softcapping"});
-  if (cap.state == State::unknown) return unknowable(cap.where, cap.why);
+  if (cap.state == State::unknown) return unknown_traffic(cap.where, cap.why);
   if (cap.known() && cap.value > 0) {
     forward += 12;
     backward += 14;
@@ -387,9 +396,8 @@ struct Windows {
 
 Windows read_windows(Reader& r, const Arguments& args, int64_t layers) {
   const std::string& file = args.file();
-  auto unknowable = [&](const char* flag, const std::string& why) {
-    return sdk::Error(NDS_INVALID_ARGUMENT, file + ": " + flag + " cannot be known (" + why +
-                                                "); give it a value in the script");
+  auto unknowable = [&](const char* flag, const auto& v) {
+    r.unknowable(flag, v.where, v.why, "give it a value in the script");
   };
   Windows w;
   w.windowed.assign(static_cast<size_t>(layers), 0);
@@ -397,8 +405,8 @@ Windows read_windows(Reader& r, const Arguments& args, int64_t layers) {
   // key can be added; the core's limit on a window refuses what is too long.
   const Value<int64_t> sliding = r.integer({"--sliding-window"}, 1, INT64_MAX - 1);
   const Value<std::string> size = r.text({"--window-size"});
-  if (sliding.state == State::unknown) throw unknowable("--sliding-window", sliding.why);
-  if (size.state == State::unknown) throw unknowable("--window-size", size.why);
+  if (sliding.state == State::unknown) unknowable("--sliding-window", sliding);
+  if (size.state == State::unknown) unknowable("--window-size", size);
   if (sliding.known() && size.known()) {
     throw sdk::Error(
         NDS_INVALID_ARGUMENT,
@@ -424,7 +432,7 @@ Windows read_windows(Reader& r, const Arguments& args, int64_t layers) {
     return w;
   }
   const Value<std::string> skip = r.text({"--window-attn-skip-freq"});
-  if (skip.state == State::unknown) throw unknowable("--window-attn-skip-freq", skip.why);
+  if (skip.state == State::unknown) unknowable("--window-attn-skip-freq", skip);
   int64_t every = 0;  // 0: every layer windowed
   std::optional<std::vector<int64_t>> pattern;
   if (skip.known()) {
@@ -623,10 +631,7 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
   }
   // MindSpeed's --noop-layers: identity layers that only fill pipeline stages.
   const Value<std::string> noop_text = r.text({"--noop-layers"});
-  if (noop_text.state == State::unknown) {
-    throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(noop_text.where.line) +
-                                               ": --noop-layers cannot be known (" + noop_text.why + ")");
-  }
+  if (noop_text.state == State::unknown) r.unknowable("--noop-layers", noop_text.where, noop_text.why);
   if (noop_text.known()) {
     auto list = number_list(noop_text.value);
     const Occurrence& o = *args.find({"--noop-layers"}).occurrence;
@@ -660,10 +665,8 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
     b.end_block();
   }
   const Value<int64_t> mtp = r.integer({"--mtp-num-layers"});
-  if (mtp.state == State::unknown) {
-    throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(mtp.where.line) + ": --mtp-num-layers cannot be known (" +
-                                               mtp.why + "); give it a number in the script");
-  }
+  if (mtp.state == State::unknown)
+    r.unknowable("--mtp-num-layers", mtp.where, mtp.why, "give it a number in the script");
   if (mtp.known() && mtp.value > 0) {
     b.begin_block("mtp", mtp.value, mtp.where);
     put_shape(r, s, has_moe);
@@ -679,11 +682,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
 
   // ---- Layers ------------------------------------------------------------------
   const Value<int64_t> layers = r.integer({"--num-layers"}, 1, kMaxCountRead);
-  if (layers.state == State::unknown) {
-    throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(layers.where.line) +
-                                               ": --num-layers cannot be known (" + layers.why +
-                                               "); give --num-layers a number in the script");
-  }
+  if (layers.state == State::unknown)
+    r.unknowable("--num-layers", layers.where, layers.why, "give --num-layers a number in the script");
   // Without --num-layers the arguments state no model (the core says so, or
   // takes the shape from a model config): the training settings still read.
   std::set<int64_t> noop;
