@@ -631,7 +631,8 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
   }
   // MindSpeed's --noop-layers: identity layers that only fill pipeline stages.
   const Value<std::string> noop_text = r.text({"--noop-layers"});
-  if (noop_text.state == State::unknown) r.unknowable("--noop-layers", noop_text.where, noop_text.why);
+  if (noop_text.state == State::unknown)
+    r.unknowable("--noop-layers", noop_text.where, noop_text.why);
   if (noop_text.known()) {
     auto list = number_list(noop_text.value);
     const Occurrence& o = *args.find({"--noop-layers"}).occurrence;
@@ -683,7 +684,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // ---- Layers ------------------------------------------------------------------
   const Value<int64_t> layers = r.integer({"--num-layers"}, 1, kMaxCountRead);
   if (layers.state == State::unknown)
-    r.unknowable("--num-layers", layers.where, layers.why, "give --num-layers a number in the script");
+    r.unknowable("--num-layers", layers.where, layers.why,
+                 "give --num-layers a number in the script");
   // Without --num-layers the arguments state no model (the core says so, or
   // takes the shape from a model config): the training settings still read.
   std::set<int64_t> noop;
