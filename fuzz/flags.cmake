@@ -9,21 +9,10 @@ if(NDS_SANITIZE)
   message(FATAL_ERROR "NDS_FUZZ=ON brings its own sanitizers; leave NDS_SANITIZE off")
 endif()
 
-# The plugins are shared libraries linked with -z defs: they resolve the
-# sanitizer and coverage symbols from ASan's shared runtime, which the
-# harnesses load too (one runtime per process), found through an rpath.
-execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-x86_64.so
-                OUTPUT_VARIABLE _nds_asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
-if(NOT EXISTS "${_nds_asan_runtime}")
-  message(FATAL_ERROR "NDS_FUZZ=ON: clang's ASan runtime was not found (${_nds_asan_runtime}); "
-                      "install libclang-rt-14-dev (scripts/setup.sh)")
-endif()
-get_filename_component(NDS_FUZZ_RUNTIME_DIR "${_nds_asan_runtime}" DIRECTORY)
+include(cmake/ClangAsanRuntime.cmake)  # the shared runtime the plugins resolve against
 
 add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
                     -fno-omit-frame-pointer -gline-tables-only)
-add_link_options(-fsanitize=address,undefined -shared-libasan
-                 "LINKER:-rpath,${NDS_FUZZ_RUNTIME_DIR}")
 
 # scripts/fuzz.sh configures CMAKE_BUILD_TYPE=Fuzz: optimised, with assertions
 # kept (Release drops them) and line tables for the sanitizers' stacks.

@@ -16,7 +16,7 @@ packages=(
   abigail-tools                  # abidw/abidiff: the ABI check
   libeigen3-dev                  # least squares of the trainer-overhead fitter (core/calibration)
   libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
-  clang libclang-rt-14-dev       # the fuzz build: clang, libFuzzer and its ASan runtime (scripts/fuzz.sh)
+  clang libclang-rt-14-dev       # the sanitizer and fuzz builds: clang, libFuzzer and its ASan runtime
   python3-dev pybind11-dev       # the Python binding (hosts/python, docs/python.md) and its tests
   help2man groff-base            # the man page ndsearch.1 (from --help) and its test's rendering
   libjs-chart.js                 # Chart.js, inlined into the HTML report (docs/report.md)

@@ -16,6 +16,7 @@
 
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/sanitized.hpp"
 
 using Catch::Contains;
 using ndsearch::test::cli;
@@ -26,17 +27,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;  // ASan reserves terabytes of address space: no ulimit -v
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+// ASan reserves terabytes of address space: no ulimit -v under it.
+constexpr bool kSanitized = ndsearch::test::kAddressSanitized;
 
 constexpr long kOneGiBInKiB = 1024L * 1024;
 

@@ -16,6 +16,7 @@
 
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/sanitized.hpp"
 
 namespace fs = std::filesystem;
 using ndsearch::test::CommandResult;
@@ -53,17 +54,9 @@ struct Timed {
 // 1 GiB address-space limit: a hang exits 124 and a blow-up fails to
 // allocate. The -O0 sanitizer build runs the 64 MiB expansions in 3 s alone
 // and past 5 s on a loaded 2-core machine (2026-12-04): its guard is 20 s.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kHangGuardS = 20;
-#else
-constexpr int kHangGuardS = 5;
-#endif
+constexpr int kHangGuardS = ndsearch::test::kAddressSanitized ? 20 : 5;
 Timed model(const std::string& args, const std::string& env = "") {
-#if defined(__SANITIZE_ADDRESS__)
-  const std::string limit;
-#else
-  const std::string limit = "ulimit -v 1048576; ";
-#endif
+  const std::string limit = ndsearch::test::kAddressSanitized ? "" : "ulimit -v 1048576; ";
   const auto start = std::chrono::steady_clock::now();
   Timed t;
   t.r = ndsearch::test::run_command(limit + "env -u NDS_PLUGIN_PATH " + env + " timeout " + std::to_string(kHangGuardS) + " " +
