@@ -266,3 +266,12 @@ TEST_CASE(
   CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
   CHECK(d.overheads_of.empty());
 }
+
+TEST_CASE("A plugin built against the released 1.15 headers loads and reads in full") {
+  // 1.16 appended CP fields to the training settings only: a 1.15 hardware
+  // plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_15", 15, "compat-1-15");
+  const Device d = the_device("compat_1_15");
+  CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
+  CHECK(d.overheads_of == "nvidia-h100-sxm");
+}

@@ -43,6 +43,8 @@ Model::Model() {
   training.loss_bytes_per_logit = 0;
   training.loss_forward_bytes_per_logit = 0;  // a fused cross entropy's, sdk::loss_traffic
   training.loss_backward_bytes_per_logit = 0;
+  training.cp_ulysses_degree = 0;  // the cp-ulysses option or the plugin's choice
+  training.cp_kv_heads_repeated = 0;
   training.tp_keeps_gathered_inputs = 0;
   training.swapped_ops = 0;
   training.swap_optimizer = 0;

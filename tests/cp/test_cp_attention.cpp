@@ -39,6 +39,9 @@ struct Shape {
   int64_t hidden, heads, kv_heads, head_dim, seq;
   // MLA (0: none): kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim.
   int64_t kv_lora = 0, qk_nope = 0, qk_rope = 0, v_head = 0;
+  // What the trainer states of Ulysses (ABI 1.16; 0: nothing): its degree
+  // inside hybrid's rings, and K and V repeated to the query heads first.
+  int64_t ulysses_degree = 0, kv_repeated = 0;
 };
 
 // Llama-3.1-8B's attention: h 4096, 32 heads, 8 KV heads of 128; seq 8192.
@@ -71,6 +74,8 @@ Model model(const Shape& shape) {
   set("seq_len", shape.seq);
   set("params_dtype", std::string("bf16"));
   set("compute_dtype", std::string("bf16"));
+  if (shape.ulysses_degree > 0) set("cp_ulysses_degree", shape.ulysses_degree);
+  if (shape.kv_repeated > 0) set("cp_kv_heads_repeated", shape.kv_repeated);
   finalize_model(m);
   return m;
 }
@@ -355,14 +360,16 @@ TEST_CASE("Hybrid follows cp-ulysses N and refuses what N cannot split") {
   const Result three = evaluate("cp_hybrid", kLlama8B, s, {{"cp-ulysses", "3"}});
   CHECK(three.code == NDS_INFEASIBLE);
   CHECK(three.reason ==
-        "cp must be divisible by N, the Ulysses degree (`cp-ulysses`): hybrid runs cp/N rings of "
+        "cp must be divisible by N, the Ulysses degree (`cp-ulysses`, else the config's): hybrid "
+        "runs cp/N rings of "
         "N-way Ulysses");
   // --cp-ulysses 4 with 4 KV heads and tp 2: 4 % (2·4) != 0.
   const Result heads =
       evaluate("cp_hybrid", Shape{4096, 32, 4, 128, 8192}, s, {{"cp-ulysses", "4"}});
   CHECK(heads.code == NDS_INFEASIBLE);
   CHECK(heads.reason ==
-        "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`): Ulysses splits "
+        "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`, else the "
+        "config's): Ulysses splits "
         "heads");
   // cp = 1 ignores N.
   CHECK(evaluate("cp_hybrid", kLlama8B, strategy(8, 2, 1), {{"cp-ulysses", "3"}}).code == NDS_OK);
@@ -380,4 +387,77 @@ TEST_CASE("Hybrid refuses to compile with a cp-ulysses that is not a number") {
   CHECK(failure->code == NDS_INVALID_ARGUMENT);
   CHECK_THAT(failure->message,
              Catch::Contains("the Ulysses degree (`cp-ulysses=four`) is not a positive integer"));
+}
+
+TEST_CASE("Ulysses and hybrid split K and V repeated to the query heads, as the config states") {
+  // ChatGLM3 6B's attention (MindSpeed-LLM RC3's 32K and 64K scripts): h
+  // 4096, 32 heads, 2 KV heads of 128, tp 1, with
+  // --kv-head-repeat-before-uly-alltoall.
+  Shape glm{4096, 32, 2, 128, 32768};
+  // Without the repeat, Ulysses over cp 8 needs 8 KV heads: refused.
+  const Result bare = evaluate("cp_ulysses", glm, strategy(1, 1, 8));
+  CHECK(bare.code == NDS_INFEASIBLE);
+  CHECK(bare.reason == "KV heads must be divisible by tp·cp (Ulysses splits heads)");
+  // Repeated, K and V are as wide as Q: q = k = v = o = 32·128 = 4096 per
+  // token. T = 32768/8 = 4096 tokens. Q, K, V: 4096·12288·2 = 100,663,296 B,
+  // 7/8 sent: 88,080,384 B; the output 4096·4096·2 = 33,554,432 B, 7/8 sent:
+  // 29,360,128 B. Staging: the receive buffer of Q, K, V, 100,663,296 B.
+  glm.kv_repeated = 1;
+  const Result ulysses = evaluate("cp_ulysses", glm, strategy(1, 1, 8));
+  REQUIRE(ulysses.code == NDS_OK);
+  REQUIRE(ulysses.comms.size() == 2);
+  CHECK(ulysses.comms[0].group_size == 8);
+  CHECK(ulysses.comms[0].forward_bytes == 88080384.0);
+  CHECK(ulysses.comms[1].forward_bytes == 29360128.0);
+  CHECK(ulysses.extra == 100663296.0);
+
+  // The 64K script: hybrid over cp 16 with --ulysses-degree-in-cp 8, seq
+  // 65536: T = 4096 tokens again, so the all-to-all moves what it did above,
+  // over u = 8 ranks 1 apart. Then r = 16/8 = 2 rings 8 apart: a device holds
+  // 8·4096 = 32768 tokens of 32/8 = 4 repeated K and V heads: a block of
+  // 32768·(4·128 + 4·128)·2 = 67,108,864 B passed r−1 = 1 time forward, with
+  // its gradient backward (134,217,728 B). Working set: the larger of the
+  // all-to-all's 100,663,296 B and the ring's two blocks, 134,217,728 B.
+  Shape glm64k{4096, 32, 2, 128, 65536};
+  glm64k.ulysses_degree = 8;
+  glm64k.kv_repeated = 1;
+  const Result hybrid = evaluate("cp_hybrid", glm64k, strategy(1, 1, 16));
+  REQUIRE(hybrid.code == NDS_OK);
+  REQUIRE(hybrid.comms.size() == 3);
+  CHECK(hybrid.comms[0].group_size == 8);
+  CHECK(hybrid.comms[0].group_stride == 1);
+  CHECK(hybrid.comms[0].forward_bytes == 88080384.0);
+  CHECK(hybrid.comms[1].forward_bytes == 29360128.0);
+  CHECK(hybrid.comms[2].collective == NDS_COLLECTIVE_SEND_RECV);
+  CHECK(hybrid.comms[2].group_size == 2);
+  CHECK(hybrid.comms[2].group_stride == 8);
+  CHECK(hybrid.comms[2].forward_bytes == 67108864.0);
+  CHECK(hybrid.comms[2].backward_bytes == 134217728.0);
+  CHECK(hybrid.extra == 134217728.0);
+  // The config's degree is the default: the largest the heads allow would be
+  // u = 16 (32 repeated heads), all Ulysses, no ring.
+  glm64k.ulysses_degree = 0;
+  const Result chosen = evaluate("cp_hybrid", glm64k, strategy(1, 1, 16));
+  REQUIRE(chosen.code == NDS_OK);
+  REQUIRE(chosen.comms.size() == 2);
+  CHECK(chosen.comms[0].group_size == 16);
+  // --cp-ulysses N still wins over the config's degree.
+  glm64k.ulysses_degree = 8;
+  const Result option = evaluate("cp_hybrid", glm64k, strategy(1, 1, 16), {{"cp-ulysses", "4"}});
+  REQUIRE(option.code == NDS_OK);
+  CHECK(option.comms[0].group_size == 4);
+  CHECK(option.comms[2].group_size == 4);
+  // Without the repeat, the stated 8 cannot split 2 KV heads.
+  glm64k.kv_repeated = 0;
+  const Result unrepeated = evaluate("cp_hybrid", glm64k, strategy(1, 1, 16));
+  CHECK(unrepeated.code == NDS_INFEASIBLE);
+  CHECK(unrepeated.reason ==
+        "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`, else the "
+        "config's): Ulysses splits "
+        "heads");
+  // A ring passes K and V as the KV heads have them: the repeat is Ulysses'.
+  glm.kv_repeated = 1;
+  const Result ring = evaluate("cp_ring", glm, strategy(1, 1, 8));
+  REQUIRE(ring.code == NDS_OK);
+  CHECK(ring.comms[0].forward_bytes == 7 * 4096.0 * (2 * 128 + 2 * 128) * 2);
 }

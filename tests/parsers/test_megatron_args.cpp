@@ -500,3 +500,29 @@ TEST_CASE("The loss moves what Megatron-LM's cross entropy moves, fused or not")
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--cross-entropy-fusion-impl 'fast': expected native or te"));
 }
+
+TEST_CASE("MindSpeed's Ulysses degree in hybrid CP and its repeated K and V are read") {
+  // ChatGLM3 6B 64K (MindSpeed-LLM RC3): hybrid CP 16 with 8-way Ulysses over
+  // 2 KV heads, which only K and V repeated to the query heads allow.
+  auto stated = launched(
+      "--context-parallel-size 16 --context-parallel-algo hybrid_cp_algo "
+      "--ulysses-degree-in-cp 8 --kv-head-repeat-before-uly-alltoall "
+      "--group-query-attention --num-query-groups 2");
+  INFO(stated.err);
+  REQUIRE(stated.exit_code == 0);
+  const json m = json::parse(stated.out);
+  CHECK(m["cp_algorithm"] == "hybrid");
+  CHECK(m["cp_ulysses_degree"] == 8);
+  CHECK(m["cp_kv_heads_repeated"] == true);
+  CHECK_FALSE(warned(m, "ulysses"));
+  // Neither stated: the plugin's choice, K and V as the KV heads have them.
+  auto plain = launched("--context-parallel-size 2 --context-parallel-algo hybrid_cp_algo");
+  REQUIRE(plain.exit_code == 0);
+  const json none = json::parse(plain.out);
+  CHECK(none["cp_ulysses_degree"].is_null());
+  CHECK(none["cp_kv_heads_repeated"] == false);
+  // A degree below 1 is refused naming the flag.
+  const auto zero = launched("--ulysses-degree-in-cp 0");
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("--ulysses-degree-in-cp"));
+}

@@ -206,3 +206,38 @@ TEST_CASE("An unknown MindFormers field is a warning and an error under strict")
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("warp_factor") != std::string::npos);
 }
+
+TEST_CASE("MindFormers' hybird_cp is hybrid CP with ulysses_degree_in_cp, 1 when unstated") {
+  // TransformerOpParallelConfig (MindFormers 1.3): context_parallel_algo
+  // "hybird_cp" runs ulysses_degree_in_cp-way Ulysses inside colossalai_cp
+  // (get_ulysses_cp_num), the degree 1 by default.
+  std::ifstream in(mf("tiny_llama"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto with = [&](const std::string& lines) {
+    std::string t = text;
+    t.replace(t.find("  micro_batch_num: 8\n"), 20, "  micro_batch_num: 8\n" + lines);
+    const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                       ("ndsearch-hybrid-" + std::to_string(::getpid()) + ".yaml");
+    std::ofstream(copy) << t;
+    auto r = model(copy.string() + " --format json");
+    std::filesystem::remove(copy);
+    return r;
+  };
+  const auto stated = with(
+      "  context_parallel: 4\n  context_parallel_algo: hybird_cp\n"
+      "  ulysses_degree_in_cp: 2\n");
+  INFO(stated.err);
+  REQUIRE(stated.exit_code == 0);
+  const json j = json::parse(stated.out);
+  CHECK(j["cp_algorithm"] == "hybrid");
+  CHECK(j["cp_ulysses_degree"] == 2);
+  CHECK(j["cp_kv_heads_repeated"] == false);
+  const auto unstated = with("  context_parallel: 4\n  context_parallel_algo: hybird_cp\n");
+  REQUIRE(unstated.exit_code == 0);
+  CHECK(json::parse(unstated.out)["cp_ulysses_degree"] == 1);
+  const auto zero = with(
+      "  context_parallel: 4\n  context_parallel_algo: hybird_cp\n"
+      "  ulysses_degree_in_cp: 0\n");
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("ulysses_degree_in_cp"));
+}

@@ -393,6 +393,17 @@ typedef struct nds_training {
    * before 1.15): a fused cross entropy's 22 and 6. */
   double loss_forward_bytes_per_logit;
   double loss_backward_bytes_per_logit;
+  /* 1.16: the Ulysses degree of hybrid context parallelism (Ulysses inside
+   * rings) as the config states it (MindSpeed's --ulysses-degree-in-cp); 0 (a
+   * writer before 1.16, or none stated): the plugin option "cp-ulysses",
+   * else the largest the KV heads allow. */
+  int32_t cp_ulysses_degree;
+  /* 1.16: 1 when the trainer repeats K and V to the query heads before
+   * Ulysses' all-to-all (MindSpeed's --kv-head-repeat-before-uly-alltoall),
+   * so Ulysses may split more ways than there are KV heads and its
+   * all-to-all, and a hybrid's rings after it, carry K and V as wide as Q;
+   * 0 (a writer before 1.16): as wide as the KV heads. */
+  int32_t cp_kv_heads_repeated;
   /* Add fields only at the end. */
 } nds_training;
 

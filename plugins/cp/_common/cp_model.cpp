@@ -53,7 +53,13 @@ CpModel CpModel::compile(const nds_compile_input& input) {
     if (s.mla) s.latent = static_cast<double>(b.kv_lora_rank + b.qk_rope_head_dim);
     m.blocks_.push_back(s);
     m.kv_heads_gcd_ = std::gcd(m.kv_heads_gcd_, b.kv_heads);
+    m.heads_gcd_ = std::gcd(m.heads_gcd_, b.heads);
   }
+  // 1.16: what the trainer states of Ulysses (a writer before states neither).
+  if (NDS_HAS_FIELD(&t, nds_training, cp_ulysses_degree) && t.cp_ulysses_degree > 0)
+    m.stated_ulysses_degree_ = t.cp_ulysses_degree;
+  m.kv_heads_repeated_ =
+      NDS_HAS_FIELD(&t, nds_training, cp_kv_heads_repeated) && t.cp_kv_heads_repeated == 1;
   if (m.blocks_.empty()) throw sdk::Error(NDS_INVALID_ARGUMENT, "the model has no layer blocks");
   return m;
 }

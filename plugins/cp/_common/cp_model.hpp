@@ -58,12 +58,31 @@ class CpModel {
   const BlockShape* block(uint32_t index) const noexcept {
     return index < blocks_.size() ? &blocks_[index] : nullptr;
   }
+  // The Ulysses degree of hybrid CP the config states (ABI 1.16,
+  // MindSpeed's --ulysses-degree-in-cp); 0 when it states none.
+  int32_t stated_ulysses_degree() const noexcept { return stated_ulysses_degree_; }
+  // `block` as Ulysses' all-to-all moves it: with K and V repeated to the
+  // query heads first (ABI 1.16, MindSpeed's
+  // --kv-head-repeat-before-uly-alltoall) as many KV heads as query heads,
+  // which the all-to-all carries and the heads check counts; else as it is.
+  BlockShape ulysses_shape(const BlockShape& block) const noexcept {
+    BlockShape s = block;
+    if (kv_heads_repeated_) s.kv_heads = s.heads;
+    return s;
+  }
+  // kv_heads_gcd() as Ulysses sees the heads (ulysses_shape).
+  int64_t ulysses_kv_heads_gcd() const noexcept {
+    return kv_heads_repeated_ ? heads_gcd_ : kv_heads_gcd_;
+  }
 
  private:
   std::vector<BlockShape> blocks_;
   int64_t seq_len_ = 0;
   double dtype_bytes_ = 2;
   int64_t kv_heads_gcd_ = 0;
+  int64_t heads_gcd_ = 0;
+  int32_t stated_ulysses_degree_ = 0;
+  bool kv_heads_repeated_ = false;
 };
 
 // The block's widths on one device under tensor parallelism `tp`.

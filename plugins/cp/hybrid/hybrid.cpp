@@ -9,8 +9,12 @@
 // u is the largest divisor of cp that the KV heads allow after tp (every
 // block's KV heads divisible by tp·u), so hybrid is Ulysses where the heads
 // allow it and falls back to ring where they allow none; the user's
-// `--cp-ulysses N` (plugin option "cp-ulysses") states u instead, and a
-// candidate whose cp or KV heads do not fit N is refused.
+// `--cp-ulysses N` (plugin option "cp-ulysses") or the config (ABI 1.16,
+// MindSpeed's --ulysses-degree-in-cp) states u instead, and a candidate whose
+// cp or KV heads do not fit it is refused. Where the trainer repeats K and V
+// to the query heads before the all-to-all (ABI 1.16, MindSpeed's
+// --kv-head-repeat-before-uly-alltoall), the heads check counts query heads
+// and the all-to-all and the rings carry K and V as wide as Q.
 //
 // Per layer and micro-batch on one device, T = mbs·s/cp tokens, e bytes:
 //   Ulysses over u (as cp-ulysses with cp → u): all-to-all of Q, K, V
@@ -33,10 +37,12 @@ namespace {
 namespace cp = ndsearch::plugins::cp;
 
 const char* const kDegreeNotDivisor =
-    "cp must be divisible by N, the Ulysses degree (`cp-ulysses`): hybrid runs cp/N rings of "
+    "cp must be divisible by N, the Ulysses degree (`cp-ulysses`, else the config's): hybrid runs "
+    "cp/N rings of "
     "N-way Ulysses";
 const char* const kHeadsForDegree =
-    "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`): Ulysses splits heads";
+    "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`, else the config's): "
+    "Ulysses splits heads";
 
 // The value of --cp-ulysses, 0 when not given; throws for one that is not a
 // positive integer.
@@ -67,13 +73,15 @@ class Hybrid {
     return h;
   }
 
-  // The Ulysses degree for `s`: the stated one, else the largest divisor of
-  // cp whose tp·u divides every block's KV heads (1 always qualifies).
+  // The Ulysses degree for `s`: the one --cp-ulysses states, else the
+  // config's (ABI 1.16), else the largest divisor of cp whose tp·u divides
+  // every block's KV heads as Ulysses moves them (1 always qualifies).
   int32_t ulysses_degree(const nds_strategy& s) const noexcept {
     if (stated_u_ > 0) return stated_u_;
+    if (model_.stated_ulysses_degree() > 0) return model_.stated_ulysses_degree();
     for (int32_t u = s.cp; u > 1; --u)
       if (s.cp % u == 0 &&
-          cp::heads_allow_ulysses(static_cast<double>(model_.kv_heads_gcd()), s.tp, u))
+          cp::heads_allow_ulysses(static_cast<double>(model_.ulysses_kv_heads_gcd()), s.tp, u))
         return u;
     return 1;
   }
@@ -83,13 +91,15 @@ class Hybrid {
         cp::admit(model_, out, [this](const cp::BlockShape& b, const nds_strategy& s) {
           const int32_t u = ulysses_degree(s);
           if (s.cp % u != 0) return kDegreeNotDivisor;
-          return cp::heads_allow_ulysses(b.kv_heads, s.tp, u) ? nullptr : kHeadsForDegree;
+          const double kv = u > 1 ? model_.ulysses_shape(b).kv_heads : b.kv_heads;
+          return cp::heads_allow_ulysses(kv, s.tp, u) ? nullptr : kHeadsForDegree;
         });
     if (block == nullptr) return;
     const nds_strategy& s = out.strategy();
     const int32_t u = ulysses_degree(s);
     const int32_t r = s.cp / u;
-    const cp::Widths w = cp::widths(*block, s.tp);
+    // Without Ulysses (u = 1) nothing is repeated: the ring passes the block as it is.
+    const cp::Widths w = cp::widths(u > 1 ? model_.ulysses_shape(*block) : *block, s.tp);
     const double per_element = cp::local_tokens(model_, s) * model_.dtype_bytes();
     const auto stride = static_cast<uint32_t>(s.tp);
     const double a2a = cp::add_ulysses(out, static_cast<uint32_t>(u), stride,

@@ -8,8 +8,9 @@
 //
 // Per layer and micro-batch on one device, T = mbs·s/cp tokens, e bytes per
 // element, q, k, v, o the widths on one TP rank (heads/tp or kv_heads/tp
-// heads; MLA: the up-projected per-head Q, K, V), a device sending (cp−1)/cp
-// of what it holds:
+// heads, heads/tp for K and V too where the trainer repeats them to the query
+// heads first: ABI 1.16; MLA: the up-projected per-head Q, K, V), a device
+// sending (cp−1)/cp of what it holds:
 //   all-to-all 1: (cp−1)/cp·T·(q + k + v)·e forward, the same backward (dQ, dK, dV);
 //   all-to-all 2: (cp−1)/cp·T·o·e forward, the same backward (dO);
 //   neither overlapped; extra memory the receive buffer of Q, K, V: T·(q+k+v)·e.
@@ -31,13 +32,14 @@ class Ulysses {
 
   void evaluate(ndsearch::sdk::CpOut& out) const noexcept {
     const cp::BlockShape* block =
-        cp::admit(model_, out, [](const cp::BlockShape& b, const nds_strategy& s) {
-          return cp::heads_allow_ulysses(b.kv_heads, s.tp, s.cp) ? nullptr
-                                                                 : cp::kUlyssesHeads;  // check 4
+        cp::admit(model_, out, [this](const cp::BlockShape& b, const nds_strategy& s) {
+          return cp::heads_allow_ulysses(model_.ulysses_shape(b).kv_heads, s.tp, s.cp)
+                     ? nullptr
+                     : cp::kUlyssesHeads;  // check 4
         });
     if (block == nullptr) return;
     const nds_strategy& s = out.strategy();
-    const cp::Widths w = cp::widths(*block, s.tp);
+    const cp::Widths w = cp::widths(model_.ulysses_shape(*block), s.tp);
     const double per_element = cp::local_tokens(model_, s) * model_.dtype_bytes();
     out.add_activation_bytes(cp::add_ulysses(out, static_cast<uint32_t>(s.cp),
                                              static_cast<uint32_t>(s.tp),

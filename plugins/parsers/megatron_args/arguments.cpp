@@ -38,6 +38,7 @@ constexpr FlagSpec kFlags[] = {
     {"--tensor-model-parallel-size", 1}, {"--pipeline-model-parallel-size", 1},
     {"--num-layers-per-virtual-pipeline-stage", 1}, {"--num-virtual-stages-per-pipeline-rank", 1},
     {"--context-parallel-size", 1}, {"--cp-comm-type", -1}, {"--context-parallel-algo", 1},
+    {"--ulysses-degree-in-cp", 1}, {"--kv-head-repeat-before-uly-alltoall", 0},
     {"--expert-model-parallel-size", 1}, {"--expert-tensor-parallel-size", 1}, {"--sequence-parallel", 0},
     {"--num-layer-list", 1}, {"--decoder-first-pipeline-num-layers", 1}, {"--decoder-last-pipeline-num-layers", 1},
     {"--account-for-embedding-in-pipeline-split", 0}, {"--account-for-loss-in-pipeline-split", 0},

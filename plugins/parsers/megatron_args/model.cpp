@@ -1320,6 +1320,14 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     cp_where = cp_comm.where;
   }
   b.set_string("cp_algorithm", cp_name, cp_where);
+  // MindSpeed's hybrid CP (ABI 1.16): the Ulysses degree inside its rings,
+  // and K and V repeated to the query heads before the all-to-all, which
+  // MindSpeed-LLM does under Ulysses and hybrid CP alone
+  // (modellink/core/transformer/dot_product_attention.py at 1.0.RC3,
+  // should_kv_repeat_before_uly) and which lets Ulysses split 8 ways over
+  // ChatGLM3's 2 KV heads.
+  r.put("cp_ulysses_degree", r.integer({"--ulysses-degree-in-cp"}, 1, INT32_MAX));
+  r.put("cp_kv_heads_repeated", r.flag({"--kv-head-repeat-before-uly-alltoall"}));
 
   // Overlaps.
   auto overlap = [&](const char* key, std::initializer_list<const char*> flags, const char* field) {

@@ -267,6 +267,20 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (!algo) algo = f.find(*mc, "context_parallel_algo");
     if (algo) b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
     else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
+    // hybird_cp's Ulysses degree (ABI 1.16): ulysses_degree_in_cp, 1 when
+    // unstated (TransformerOpParallelConfig's default: no Ulysses at all).
+    if (algo && mindspore_cp_model(f.text(*algo)) == "hybrid") {
+      const std::optional<Field> degree = pc ? f.find(*pc, "ulysses_degree_in_cp") : std::nullopt;
+      if (degree) {
+        const int64_t u = f.integer(*degree);
+        if (u < 1) f.bad(*degree, "a Ulysses degree of at least 1");
+        b.set("cp_ulysses_degree", u, f.at(*degree));
+      } else {
+        sdk::Where w = kDefault;
+        w.field = kHybridUlyssesDefault;
+        b.set("cp_ulysses_degree", 1, w);
+      }
+    }
     write_dtypes(r, mcore, b);
     if (auto mem = f.find("context.max_device_memory")) {
       auto bytes = memory_size_bytes(f.text(*mem));
