@@ -9,7 +9,7 @@ if(NDS_SANITIZE)
   message(FATAL_ERROR "NDS_FUZZ=ON brings its own sanitizers; leave NDS_SANITIZE off")
 endif()
 
-include(cmake/ClangAsanRuntime.cmake)  # the shared runtime the plugins resolve against
+include(${PROJECT_SOURCE_DIR}/cmake/ClangAsanRuntime.cmake)  # the shared runtime the plugins resolve against
 
 add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
                     -fno-omit-frame-pointer -gline-tables-only)

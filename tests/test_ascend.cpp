@@ -321,3 +321,33 @@ TEST_CASE(
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
 }
+
+TEST_CASE("The estimate says which CP algorithm, Ulysses degree and repeated K and V it priced") {
+  // ChatGLM3 6B 64K (MindSpeed-LLM RC3): hybrid CP 16, --ulysses-degree-in-cp
+  // 8 on line 19, --kv-head-repeat-before-uly-alltoall on line 51.
+  const json j = run_json("eval", kScripts + "chatglm3-6b-64k.sh -A ascend-a2-podc -d 16");
+  std::string cp;
+  for (const json& a : j["assumptions"])
+    if (a.get<std::string>().starts_with("context parallelism")) cp = a.get<std::string>();
+  CHECK(cp.starts_with("context parallelism: hybrid (as "));
+  CHECK(cp.find("chatglm3-6b-64k.sh:23: --context-parallel-algo states)") != std::string::npos);
+  CHECK(cp.find("8-way Ulysses inside its rings (") != std::string::npos);
+  CHECK(cp.find("chatglm3-6b-64k.sh:19: --ulysses-degree-in-cp") != std::string::npos);
+  CHECK(cp.find("K and V repeated to the query heads before the all-to-all (") !=
+        std::string::npos);
+  // --cp-algo ring: the flag chose it, and a ring repeats nothing.
+  const json ring =
+      run_json("eval", kScripts + "chatglm3-6b-64k.sh -A ascend-a2-podc -d 16 --cp-algo ring");
+  bool said = false;
+  for (const json& a : ring["assumptions"])
+    if (a.get<std::string>().starts_with("context parallelism")) {
+      said = true;
+      // The JSON keeps the setting's name; the text output spells it --cp-algo.
+      CHECK(a == "context parallelism: ring (as the CP attention algorithm (`cp_algo`) states)");
+    }
+  CHECK(said);
+  // Without CP, no line.
+  const json none = run_json("eval", kScripts + "chatglm3-6b-8k.sh -A ascend-a2-podc -d 8");
+  for (const json& a : none["assumptions"])
+    CHECK_FALSE(a.get<std::string>().starts_with("context parallelism"));
+}

@@ -193,7 +193,7 @@ const std::vector<KeyDef>& vocabulary() {
                    training.loss_forward_bytes_per_logit, {}),
       NDS_TRAINING("loss_backward_bytes_per_logit", Kind::real,
                    training.loss_backward_bytes_per_logit, {}),
-      NDS_TRAINING("cp_ulysses_degree", Kind::count, training.cp_ulysses_degree, {}),
+      NDS_TRAINING("cp_ulysses_degree", Kind::degree, training.cp_ulysses_degree, {}),
       NDS_TRAINING("cp_kv_heads_repeated", Kind::flag, training.cp_kv_heads_repeated, {}),
       NDS_TRAINING("tp_keeps_gathered_inputs", Kind::flag, training.tp_keeps_gathered_inputs, {}),
       KeyDef{"swapped_ops", Scope::training, Kind::ops, kRecomputeOps,

@@ -41,6 +41,27 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
                                                 failure->message));
 }
 
+std::string CpModel::assumption(const Model& model) const {
+  auto stated = [&](const char* key) {
+    const auto it = model.training_provenance.find(key);
+    return it != model.training_provenance.end() ? it->second : std::string("the config");
+  };
+  const std::string chooser = algorithm_ != model.cp_algorithm
+                                  ? (model.cp_algorithm.empty() && algorithm_ == "ring"
+                                         ? std::string("the default: the config states none")
+                                         : "as " + Setting("cp_algo").named() + " states")
+                                  : "as " + stated("cp_algorithm") + " states";
+  std::string line = fmt::format("context parallelism: {} ({})", algorithm_, chooser);
+  const nds_training& t = model.training;
+  if (algorithm_ == "hybrid" && t.cp_ulysses_degree > 0)
+    line += fmt::format("; {}-way Ulysses inside its rings ({})", t.cp_ulysses_degree,
+                        stated("cp_ulysses_degree"));
+  if ((algorithm_ == "ulysses" || algorithm_ == "hybrid") && t.cp_kv_heads_repeated == 1)
+    line += fmt::format("; K and V repeated to the query heads before the all-to-all ({})",
+                        stated("cp_kv_heads_repeated"));
+  return line;
+}
+
 CpModel::~CpModel() {
   if (compiled_ == nullptr || table_->release == nullptr) return;
   const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::cp_release);

@@ -42,6 +42,9 @@ class CpModel {
   ~CpModel();
 
   const std::string& algorithm() const { return algorithm_; }
+  // The output's assumption line: the algorithm and who chose it, and what
+  // the config states of Ulysses (its degree, K and V repeated: ABI 1.16).
+  std::string assumption(const Model& model) const;
   CpCost evaluate(const nds_candidate& candidate, uint32_t block_index) const;
   // Every block of the model's `block_count` asked in turn; stops at a refusal.
   CpBuffers buffers(const nds_candidate& candidate, uint32_t block_count) const;

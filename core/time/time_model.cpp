@@ -174,6 +174,7 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                   (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
+  if (cp_ != nullptr) assumptions_.push_back(cp_->assumption(model));
   if (model.first_moe() != nullptr) assumptions_.push_back(moe_assumptions(model));
   if (model.training.recompute_ops != 0) {
     const bool flag =

@@ -185,7 +185,8 @@ void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
                 "trainer's split); E-PLACEMENT where they do not fit");
   add_swap_optimizer_flag(verb, args.swap_optimizer);
   verb.add_option("--cp-ulysses", args.cp_ulysses,
-                  "hybrid CP: the Ulysses degree (default: the largest the KV heads allow)")
+                  "hybrid CP: the Ulysses degree (default: the config's, else the largest the KV "
+                  "heads allow)")
       ->check(CLI::Range(1, 1 << 16));
   verb.add_option("--cp-algo", args.request.cp_algorithm,
                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "

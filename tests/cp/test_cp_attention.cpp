@@ -447,6 +447,15 @@ TEST_CASE("Ulysses and hybrid split K and V repeated to the query heads, as the 
   REQUIRE(option.code == NDS_OK);
   CHECK(option.comms[0].group_size == 4);
   CHECK(option.comms[2].group_size == 4);
+  // MindSpeed repeats under hybrid CP whatever the degree: with u = 1 the
+  // ring over 16 ranks passes repeated blocks, T·(32·128 + 32·128)·2 =
+  // 4096·8192·2 = 67,108,864 B, cp−1 = 15 times: 1,006,632,960 B forward.
+  glm64k.ulysses_degree = 1;
+  const Result one = evaluate("cp_hybrid", glm64k, strategy(1, 1, 16));
+  REQUIRE(one.code == NDS_OK);
+  REQUIRE(one.comms.size() == 1);
+  CHECK(one.comms[0].forward_bytes == 1006632960.0);
+  glm64k.ulysses_degree = 8;
   // Without the repeat, the stated 8 cannot split 2 KV heads.
   glm64k.kv_repeated = 0;
   const Result unrepeated = evaluate("cp_hybrid", glm64k, strategy(1, 1, 16));

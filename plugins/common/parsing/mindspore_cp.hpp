@@ -11,16 +11,20 @@ namespace ndsearch::plugins {
 // HyperParallel docs/guide/context_parallel.md, "Pure Colossal AI"), keeps Q
 // sharded by sequence and all-gathers K/V over the cp group: each device
 // receives the (cp-1)/cp of K/V that ring attention passes it, so the
-// "ring" model prices it. ulysses_cp is "ulysses"; hybird_cp (MindFormers
-// 1.3's spelling, ContextParallelAlgo), Ulysses over ulysses_degree_in_cp
-// ranks inside colossalai_cp, is "hybrid" (Ulysses inside rings, the same
-// bytes). Any other name is kept, and a name no CP model has is refused
-// (E-CP-ALGO) where it is priced.
+// "ring" model prices it. ulysses_cp is "ulysses". Any other name is kept,
+// and a name no CP model has is refused (E-CP-ALGO) where it is priced.
 inline std::string mindspore_cp_model(const std::string& algo) {
   if (algo == "colossalai_cp") return "ring";
   if (algo == "ulysses_cp") return "ulysses";
-  if (algo == "hybird_cp" || algo == "hybrid_cp") return "hybrid";
   return algo;
+}
+
+// MindFormers (1.3) also has hybird_cp, its spelling (ContextParallelAlgo):
+// ulysses_degree_in_cp-way Ulysses inside colossalai_cp, which the "hybrid"
+// model prices (Ulysses inside rings, the same bytes), the degree 1 unless
+// stated (TransformerOpParallelConfig).
+inline std::string mindformers_cp_model(const std::string& algo) {
+  return algo == "hybird_cp" ? "hybrid" : mindspore_cp_model(algo);
 }
 
 // Where hybird_cp's Ulysses degree came from when the config states none.

@@ -91,15 +91,17 @@ class Hybrid {
         cp::admit(model_, out, [this](const cp::BlockShape& b, const nds_strategy& s) {
           const int32_t u = ulysses_degree(s);
           if (s.cp % u != 0) return kDegreeNotDivisor;
-          const double kv = u > 1 ? model_.ulysses_shape(b).kv_heads : b.kv_heads;
-          return cp::heads_allow_ulysses(kv, s.tp, u) ? nullptr : kHeadsForDegree;
+          return cp::heads_allow_ulysses(model_.ulysses_shape(b).kv_heads, s.tp, u)
+                     ? nullptr
+                     : kHeadsForDegree;
         });
     if (block == nullptr) return;
     const nds_strategy& s = out.strategy();
     const int32_t u = ulysses_degree(s);
     const int32_t r = s.cp / u;
-    // Without Ulysses (u = 1) nothing is repeated: the ring passes the block as it is.
-    const cp::Widths w = cp::widths(u > 1 ? model_.ulysses_shape(*block) : *block, s.tp);
+    // MindSpeed repeats K and V under hybrid CP whatever u, 1 included
+    // (should_kv_repeat_before_uly): the rings pass what was repeated.
+    const cp::Widths w = cp::widths(model_.ulysses_shape(*block), s.tp);
     const double per_element = cp::local_tokens(model_, s) * model_.dtype_bytes();
     const auto stride = static_cast<uint32_t>(s.tp);
     const double a2a = cp::add_ulysses(out, static_cast<uint32_t>(u), stride,
@@ -124,5 +126,5 @@ class Plugin final : public ndsearch::sdk::CpAttentionPlugin<Hybrid> {
 
 NDS_SDK_MODULE(
     Plugin, "cp-hybrid", "1.0.0",
-    "CP attention: Ulysses inside ring attention (USP); the Ulysses degree (`cp-ulysses`) "
-    "or one the KV heads allow")
+    "CP attention: Ulysses inside ring attention (USP); the Ulysses degree (`cp-ulysses`), "
+    "the config's, or one the KV heads allow")
