@@ -215,7 +215,8 @@ TEST_CASE("MindFormers' hybird_cp is hybrid CP with ulysses_degree_in_cp, 1 when
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto with = [&](const std::string& lines) {
     std::string t = text;
-    t.replace(t.find("  micro_batch_num: 8\n"), 20, "  micro_batch_num: 8\n" + lines);
+    const std::string anchor = "  micro_batch_num: 8\n";
+    t.replace(t.find(anchor), anchor.size(), anchor + lines);
     const std::filesystem::path copy = std::filesystem::temp_directory_path() /
                                        ("ndsearch-hybrid-" + std::to_string(::getpid()) + ".yaml");
     std::ofstream(copy) << t;
@@ -240,4 +241,10 @@ TEST_CASE("MindFormers' hybird_cp is hybrid CP with ulysses_degree_in_cp, 1 when
       "  ulysses_degree_in_cp: 0\n");
   CHECK(zero.exit_code == 2);
   CHECK_THAT(zero.err, Catch::Contains("ulysses_degree_in_cp"));
+  // 2^32 + 2 is no degree (it once wrapped to 2 in the 32-bit field).
+  const auto huge = with(
+      "  context_parallel: 4\n  context_parallel_algo: hybird_cp\n"
+      "  ulysses_degree_in_cp: 4294967298\n");
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.err, Catch::Contains("cp_ulysses_degree"));
 }
