@@ -69,6 +69,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "plugins/common/memory/layer_table.hpp"
@@ -160,6 +161,19 @@ struct LayerCoefficients {
 // `b`: bytes of an activation; `lin`: of a kept linear-layer input.
 // `gathered`: TP keeps the column-parallel linears' all-gathered inputs
 // (nds_training.tp_keeps_gathered_inputs), whole on every TP rank.
+// Whether attention keeps K and V repeated to the query heads under CP (ABI
+// 1.16): MindSpeed's --kv-head-repeat-before-uly-alltoall repeats them before
+// Ulysses' all-to-all, under Ulysses and hybrid CP, and FlashAttention saves
+// the repeated ones for its backward. Read from the config's CP algorithm: a
+// search that overrides it (--cp-algo) is priced as the config runs.
+bool kv_heads_repeated(const nds_training* t) {
+  if (t == nullptr || !NDS_HAS_FIELD(t, nds_training, cp_kv_heads_repeated) ||
+      t->cp_kv_heads_repeated != 1 || t->cp_algorithm == nullptr)
+    return false;
+  const std::string_view algorithm = t->cp_algorithm;
+  return algorithm == "ulysses" || algorithm == "hybrid";
+}
+
 LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash,
                                      bool gathered) {
   const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
@@ -298,6 +312,11 @@ class Activations {
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
     a->prefix_.assign(t.layers() + 1, Coefficients{});
     a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
+    a->kv_repeated_ = kv_heads_repeated(input.model->training);
+    if (a->kv_repeated_) {
+      a->repeated_prefix_.assign(t.layers() + 1, Coefficients{});
+      a->repeated_selective_prefix_.assign(t.layers() + 1, Coefficients{});
+    }
     for (uint32_t i = 0; i < t.layers(); ++i) {
       const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
       // The routing's load is priced by the first MoE block's capacity and
@@ -311,6 +330,18 @@ class Activations {
       a->prefix_[i + 1] += on_device;
       a->selective_prefix_[i + 1] = a->selective_prefix_[i];
       a->selective_prefix_[i + 1] += on_device_selective;
+      if (a->kv_repeated_) {
+        // The same layer with K and V as wide as Q, as attention saves them
+        // after the repeat and Ulysses' all-to-all.
+        nds_layer_block wide = t.block(i);
+        if (wide.attention != NDS_ATTENTION_MLA) wide.kv_heads = wide.heads;
+        const LayerCoefficients r =
+            layer_coefficients(wide, a->b_, lin, t.flash_attention, gathered);
+        a->repeated_prefix_[i + 1] = a->repeated_prefix_[i];
+        a->repeated_prefix_[i + 1] += r.kept_under(swapped);
+        a->repeated_selective_prefix_[i + 1] = a->repeated_selective_prefix_[i];
+        a->repeated_selective_prefix_[i + 1] += r.kept_under(ops | swapped);
+      }
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
       if (size > a->largest_size_) {
         a->largest_size_ = size, a->largest_ = c, a->largest_kept_ = k.kept_under(ops);
@@ -398,10 +429,15 @@ class Activations {
     auto bytes = [&](const Coefficients& k, nds_recompute_mode mode) {
       return coefficient_bytes(k, mode, tokens, seq_, divisors);
     };
+    // Under CP, K and V the trainer repeats before Ulysses are kept repeated.
+    const bool repeated = kv_repeated_ && s.cp > 1;
+    const std::vector<Coefficients>& kept_prefix = repeated ? repeated_prefix_ : prefix_;
+    const std::vector<Coefficients>& selective_prefix =
+        repeated ? repeated_selective_prefix_ : selective_prefix_;
     // Layers [first, end) under `mode`, one micro-batch.
     auto range_bytes = [&](uint32_t first, uint32_t end, nds_recompute_mode mode) {
       const std::vector<Coefficients>& p =
-          mode == NDS_RECOMPUTE_SELECTIVE ? selective_prefix_ : prefix_;
+          mode == NDS_RECOMPUTE_SELECTIVE ? selective_prefix : kept_prefix;
       return bytes(p[end] - p[first], mode);
     };
     const uint32_t layers = table_.layers();
@@ -437,7 +473,7 @@ class Activations {
             uint32_t k = j + 1;
             while (k < end && known_option(option[k]) == o) ++k;
             const std::vector<Coefficients>& p =
-                o == NDS_LAYER_SELECTIVE ? selective_prefix_ : prefix_;
+                o == NDS_LAYER_SELECTIVE ? selective_prefix : kept_prefix;
             by[o] += p[k] - p[j];
             const nds_recompute_mode mode = mode_of(o);
             any_recomputed = any_recomputed || rebuilds(mode);
@@ -477,6 +513,10 @@ class Activations {
   LayerTable table_;
   std::vector<Coefficients> prefix_;  // sums over layers [0, i)
   std::vector<Coefficients> selective_prefix_;  // the same, of what selective recompute keeps
+  // Both again with K and V repeated to the query heads (ABI 1.16), for cp > 1;
+  // empty unless the trainer repeats them.
+  std::vector<Coefficients> repeated_prefix_, repeated_selective_prefix_;
+  bool kv_repeated_ = false;
   Coefficients embedding_, head_, mtp_;
   double mtp_loss_ = 0;  // the MTP modules' losses per token and vocabulary row, before / tp
   Coefficients largest_;  // the layer with the most activations (taken undivided)
