@@ -335,7 +335,9 @@ TEST_CASE("The estimate says which CP algorithm, Ulysses degree and repeated K a
   CHECK(cp.find("chatglm3-6b-64k.sh:19: --ulysses-degree-in-cp") != std::string::npos);
   CHECK(cp.find("K and V repeated to the query heads before the all-to-all (") !=
         std::string::npos);
-  // --cp-algo ring: the flag chose it, and a ring repeats nothing.
+  // --cp-algo ring: the flag chose it over the config's hybrid, and a ring
+  // repeats nothing in its collectives (the activations pass still reads the
+  // config's algorithm: docs/cp.md).
   const json ring =
       run_json("eval", kScripts + "chatglm3-6b-64k.sh -A ascend-a2-podc -d 16 --cp-algo ring");
   bool said = false;
@@ -343,9 +345,21 @@ TEST_CASE("The estimate says which CP algorithm, Ulysses degree and repeated K a
     if (a.get<std::string>().starts_with("context parallelism")) {
       said = true;
       // The JSON keeps the setting's name; the text output spells it --cp-algo.
-      CHECK(a == "context parallelism: ring (as the CP attention algorithm (`cp_algo`) states)");
+      CHECK(a ==
+            "context parallelism: ring (as the CP attention algorithm (`cp_algo`) states, over "
+            "the config's hybrid)");
     }
   CHECK(said);
+  // --cp-ulysses 2 wins over the config's 8, and the line says so.
+  const json two =
+      run_json("eval", kScripts + "chatglm3-6b-64k.sh -A ascend-a2-podc -d 16 --cp-ulysses 2");
+  bool two_said = false;
+  for (const json& a : two["assumptions"])
+    if (a.get<std::string>().starts_with("context parallelism"))
+      two_said = a.get<std::string>().find(
+                     "2-way Ulysses inside its rings (as the Ulysses degree (`cp-ulysses`) "
+                     "states)") != std::string::npos;
+  CHECK(two_said);
   // Without CP, no line.
   const json none = run_json("eval", kScripts + "chatglm3-6b-8k.sh -A ascend-a2-podc -d 8");
   for (const json& a : none["assumptions"])
@@ -376,7 +390,15 @@ TEST_CASE("K and V repeated before Ulysses are kept repeated for the backward") 
   }
   const std::string plain_script = temp_file(".sh", plain_text);
   const json plain = run_json("eval", plain_script + " -A ascend-a2-podc -d 8");
+  // Under full recompute the layers keep their inputs alone, alike, and one
+  // layer rebuilt in its backward holds its K and V repeated: 62,914,560 B.
+  const std::string full = " -A ascend-a2-podc -d 8 --recompute full";
+  const json repeated_full = run_json("eval", kScripts + "chatglm3-6b-32k.sh" + full);
+  const json plain_full = run_json("eval", plain_script + full);
   std::filesystem::remove(plain_script);
+  CHECK(repeated_full["memory"]["stages"][0]["activations_bytes"].get<double>() -
+            plain_full["memory"]["stages"][0]["activations_bytes"].get<double>() ==
+        62914560.0);
   const double more = repeated["memory"]["stages"][0]["activations_bytes"].get<double>() -
                       plain["memory"]["stages"][0]["activations_bytes"].get<double>();
   CHECK(more == 1761607680.0);

@@ -41,24 +41,38 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
                                                 failure->message));
 }
 
+namespace {
+// Where a training key came from, in the output's words: a parser's
+// "default:<trainer>" is that trainer's default (the config sets none).
+std::string said_by(const Model& model, const char* key) {
+  const std::string where = training_source(model, key, "the config");
+  return where.rfind("default:", 0) == 0 ? where.substr(8) + "'s default" : where;
+}
+}  // namespace
+
 std::string CpModel::assumption(const Model& model) const {
-  auto stated = [&](const char* key) {
-    const auto it = model.training_provenance.find(key);
-    return it != model.training_provenance.end() ? it->second : std::string("the config");
-  };
-  const std::string chooser = algorithm_ != model.cp_algorithm
-                                  ? (model.cp_algorithm.empty() && algorithm_ == "ring"
-                                         ? std::string("the default: the config states none")
-                                         : "as " + Setting("cp_algo").named() + " states")
-                                  : "as " + stated("cp_algorithm") + " states";
+  const std::string& stated = model.cp_algorithm;
+  const std::string flag = Setting("cp_algo").named();
+  const std::string chooser =
+      algorithm_ == stated ? "as " + said_by(model, "cp_algorithm") + " states"
+      : stated.empty()     ? (algorithm_ == "ring" ? "the config states none"
+                                                   : "as " + flag + " states; the config states none")
+                           : fmt::format("as {} states, over the config's {}", flag, stated);
   std::string line = fmt::format("context parallelism: {} ({})", algorithm_, chooser);
   const nds_training& t = model.training;
-  if (algorithm_ == "hybrid" && t.cp_ulysses_degree > 0)
+  // The plugin option --cp-ulysses wins over the config's degree (cp-hybrid).
+  const auto option =
+      plugin_->options ? plugin_->options->find("cp-ulysses") : PluginOptions::const_iterator{};
+  const bool by_option = plugin_->options && option != plugin_->options->end();
+  if (algorithm_ == "hybrid" && by_option)
+    line += fmt::format("; {}-way Ulysses inside its rings (as {} states)", option->second,
+                        Setting("cp-ulysses").named());
+  else if (algorithm_ == "hybrid" && t.cp_ulysses_degree > 0)
     line += fmt::format("; {}-way Ulysses inside its rings ({})", t.cp_ulysses_degree,
-                        stated("cp_ulysses_degree"));
+                        said_by(model, "cp_ulysses_degree"));
   if ((algorithm_ == "ulysses" || algorithm_ == "hybrid") && t.cp_kv_heads_repeated == 1)
     line += fmt::format("; K and V repeated to the query heads before the all-to-all ({})",
-                        stated("cp_kv_heads_repeated"));
+                        said_by(model, "cp_kv_heads_repeated"));
   return line;
 }
 

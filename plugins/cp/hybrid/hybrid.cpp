@@ -21,7 +21,8 @@
 //   (u−1)/u·T·(q+k+v)·e and of the output (u−1)/u·T·o·e, each both ways;
 //   then each device holds u·T tokens of heads/(tp·u) heads, so its ring block
 //   is u·T·(k+v)/u·e = T·(k+v)·e, passed r−1 times (as cp-ring with cp → r).
-//   With u = 1 the ring is cp-ring exactly (MLA passes the latent); with u > 1
+//   With u = 1 the ring is cp-ring exactly (MLA passes the latent) unless
+//   K and V are repeated (then it passes the repeated ones); with u > 1
 //   an MLA ring passes the up-projected, head-split K and V (the latent is
 //   shared by all heads and cannot be split by heads).
 //   Extra memory: the larger of the two stages' working sets (the all-to-all

@@ -158,9 +158,6 @@ struct LayerCoefficients {
   }
 };
 
-// `b`: bytes of an activation; `lin`: of a kept linear-layer input.
-// `gathered`: TP keeps the column-parallel linears' all-gathered inputs
-// (nds_training.tp_keeps_gathered_inputs), whole on every TP rank.
 // Whether attention keeps K and V repeated to the query heads under CP (ABI
 // 1.16): MindSpeed's --kv-head-repeat-before-uly-alltoall repeats them before
 // Ulysses' all-to-all, under Ulysses and hybrid CP, and FlashAttention saves
@@ -174,6 +171,9 @@ bool kv_heads_repeated(const nds_training* t) {
   return algorithm == "ulysses" || algorithm == "hybrid";
 }
 
+// `b`: bytes of an activation; `lin`: of a kept linear-layer input.
+// `gathered`: TP keeps the column-parallel linears' all-gathered inputs
+// (nds_training.tp_keeps_gathered_inputs), whole on every TP rank.
 LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash,
                                      bool gathered) {
   const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
@@ -280,6 +280,23 @@ nds_recompute_mode mode_of(int32_t option) {
                                          : NDS_RECOMPUTE_NONE;
 }
 
+// The layer with the most activations, as one layer rebuilt in its backward
+// or swapped back for it needs it: whole, what selective recompute keeps of
+// it, and what the trainer swaps of it (ABI 1.9) that comes back one layer
+// ahead of its backward (MindSpeed's swap prefetch), kept and under
+// selective recompute.
+struct LargestLayer {
+  Coefficients all, kept, swapped_back, swapped_back_selective;
+  static LargestLayer of(const LayerCoefficients& k, uint64_t ops, uint64_t swapped) {
+    LargestLayer l;
+    l.all = k.all;
+    l.kept = k.kept_under(ops);
+    l.swapped_back = k.all - k.kept_under(swapped);
+    l.swapped_back_selective = l.kept - k.kept_under(ops | swapped);
+    return l;
+  }
+};
+
 class Activations {
  public:
   static std::unique_ptr<Activations> compile(const nds_compile_input& input) {
@@ -330,27 +347,23 @@ class Activations {
       a->prefix_[i + 1] += on_device;
       a->selective_prefix_[i + 1] = a->selective_prefix_[i];
       a->selective_prefix_[i + 1] += on_device_selective;
+      std::optional<LayerCoefficients> wide;
       if (a->kv_repeated_) {
         // The same layer with K and V as wide as Q, as attention saves them
         // after the repeat and Ulysses' all-to-all.
-        nds_layer_block wide = t.block(i);
-        if (wide.attention != NDS_ATTENTION_MLA) wide.kv_heads = wide.heads;
-        const LayerCoefficients r =
-            layer_coefficients(wide, a->b_, lin, t.flash_attention, gathered);
+        nds_layer_block block = t.block(i);
+        if (block.attention != NDS_ATTENTION_MLA) block.kv_heads = block.heads;
+        wide = layer_coefficients(block, a->b_, lin, t.flash_attention, gathered);
         a->repeated_prefix_[i + 1] = a->repeated_prefix_[i];
-        a->repeated_prefix_[i + 1] += r.kept_under(swapped);
+        a->repeated_prefix_[i + 1] += wide->kept_under(swapped);
         a->repeated_selective_prefix_[i + 1] = a->repeated_selective_prefix_[i];
-        a->repeated_selective_prefix_[i + 1] += r.kept_under(ops | swapped);
+        a->repeated_selective_prefix_[i + 1] += wide->kept_under(ops | swapped);
       }
       const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
       if (size > a->largest_size_) {
-        a->largest_size_ = size, a->largest_ = c, a->largest_kept_ = k.kept_under(ops);
-        // Swapped tensors leave after each layer's forward and come back one
-        // layer ahead of its backward (MindSpeed's swap prefetch): one
-        // layer's worth of one micro-batch on the device at a time, of a
-        // kept layer or of what selective recompute does not rebuild.
-        a->swapped_back_ = c - on_device;
-        a->swapped_back_selective_ = a->largest_kept_ - on_device_selective;
+        a->largest_size_ = size;
+        a->largest_ = LargestLayer::of(k, ops, swapped);
+        if (wide) a->repeated_largest_ = LargestLayer::of(*wide, ops, swapped);
       }
     }
     const double h = t.hidden;
@@ -434,6 +447,7 @@ class Activations {
     const std::vector<Coefficients>& kept_prefix = repeated ? repeated_prefix_ : prefix_;
     const std::vector<Coefficients>& selective_prefix =
         repeated ? repeated_selective_prefix_ : selective_prefix_;
+    const LargestLayer& big = repeated ? repeated_largest_ : largest_;
     // Layers [first, end) under `mode`, one micro-batch.
     auto range_bytes = [&](uint32_t first, uint32_t end, nds_recompute_mode mode) {
       const std::vector<Coefficients>& p =
@@ -502,9 +516,10 @@ class Activations {
       // One layer rebuilt in its backward: whole under full recompute, what
       // per-op checkpointing did not keep under it alone.
       if (any_recomputed)
-        total += bytes(any_full ? largest_ : largest_ - largest_kept_, NDS_RECOMPUTE_NONE);
+        total += bytes(any_full ? big.all : big.all - big.kept, NDS_RECOMPUTE_NONE);
       if (swaps_ && (any_kept || any_selective))
-        total += bytes(any_kept ? swapped_back_ : swapped_back_selective_, NDS_RECOMPUTE_NONE);
+        total +=
+            bytes(any_kept ? big.swapped_back : big.swapped_back_selective, NDS_RECOMPUTE_NONE);
       out.add(rank, NDS_MEMORY_ACTIVATIONS, total);
     }
   }
@@ -519,11 +534,8 @@ class Activations {
   bool kv_repeated_ = false;
   Coefficients embedding_, head_, mtp_;
   double mtp_loss_ = 0;  // the MTP modules' losses per token and vocabulary row, before / tp
-  Coefficients largest_;  // the layer with the most activations (taken undivided)
-  Coefficients largest_kept_;  // what selective recompute keeps of it
-  // What the trainer swaps of it (ABI 1.9), back for its backward: kept, and
-  // under selective recompute.
-  Coefficients swapped_back_, swapped_back_selective_;
+  LargestLayer largest_;           // the layer with the most activations (taken undivided)
+  LargestLayer repeated_largest_;  // the same layer with K and V repeated (kv_repeated_)
   bool swaps_ = false;  // the trainer swaps anything (nds_training.swapped_ops): else no work per rank
   std::optional<nds_layer_block> moe_block_;  // the first MoE block (its capacity and padding)
   std::vector<double> rank_load_;  // nds_training.expert_rank_load, copied
