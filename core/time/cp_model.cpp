@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <ndsearch/sdk/hardware.hpp>  // DeviceTable
+#include <ndsearch/sdk/model_math.hpp>  // kv_heads_repeated
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
@@ -61,16 +62,16 @@ std::string CpModel::assumption(const Model& model) const {
   std::string line = fmt::format("context parallelism: {} ({})", algorithm_, chooser);
   const nds_training& t = model.training;
   // The plugin option --cp-ulysses wins over the config's degree (cp-hybrid).
+  const PluginOptions* options = plugin_->options.get();
   const auto option =
-      plugin_->options ? plugin_->options->find("cp-ulysses") : PluginOptions::const_iterator{};
-  const bool by_option = plugin_->options && option != plugin_->options->end();
-  if (algorithm_ == "hybrid" && by_option)
+      options != nullptr ? options->find("cp-ulysses") : PluginOptions::const_iterator{};
+  if (algorithm_ == "hybrid" && options != nullptr && option != options->end())
     line += fmt::format("; {}-way Ulysses inside its rings (as {} states)", option->second,
                         Setting("cp-ulysses").named());
   else if (algorithm_ == "hybrid" && t.cp_ulysses_degree > 0)
     line += fmt::format("; {}-way Ulysses inside its rings ({})", t.cp_ulysses_degree,
                         said_by(model, "cp_ulysses_degree"));
-  if ((algorithm_ == "ulysses" || algorithm_ == "hybrid") && t.cp_kv_heads_repeated == 1)
+  if (sdk::kv_heads_repeated(t, algorithm_))
     line += fmt::format("; K and V repeated to the query heads before the all-to-all ({})",
                         said_by(model, "cp_kv_heads_repeated"));
   return line;

@@ -58,8 +58,7 @@ CpModel CpModel::compile(const nds_compile_input& input) {
   // 1.16: what the trainer states of Ulysses (a writer before states neither).
   if (NDS_HAS_FIELD(&t, nds_training, cp_ulysses_degree) && t.cp_ulysses_degree > 0)
     m.stated_ulysses_degree_ = t.cp_ulysses_degree;
-  m.kv_heads_repeated_ =
-      NDS_HAS_FIELD(&t, nds_training, cp_kv_heads_repeated) && t.cp_kv_heads_repeated == 1;
+  m.kv_heads_repeated_ = sdk::states_kv_heads_repeated(t);
   if (m.blocks_.empty()) throw sdk::Error(NDS_INVALID_ARGUMENT, "the model has no layer blocks");
   return m;
 }

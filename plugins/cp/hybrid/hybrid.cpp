@@ -39,8 +39,7 @@ namespace cp = ndsearch::plugins::cp;
 
 const char* const kDegreeNotDivisor =
     "cp must be divisible by N, the Ulysses degree (`cp-ulysses`, else the config's): hybrid runs "
-    "cp/N rings of "
-    "N-way Ulysses";
+    "cp/N rings of N-way Ulysses";
 const char* const kHeadsForDegree =
     "KV heads must be divisible by tp·N, N the Ulysses degree (`cp-ulysses`, else the config's): "
     "Ulysses splits heads";

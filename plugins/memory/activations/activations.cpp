@@ -69,7 +69,6 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "plugins/common/memory/layer_table.hpp"
@@ -164,11 +163,8 @@ struct LayerCoefficients {
 // the repeated ones for its backward. Read from the config's CP algorithm: a
 // search that overrides it (--cp-algo) is priced as the config runs.
 bool kv_heads_repeated(const nds_training* t) {
-  if (t == nullptr || !NDS_HAS_FIELD(t, nds_training, cp_kv_heads_repeated) ||
-      t->cp_kv_heads_repeated != 1 || t->cp_algorithm == nullptr)
-    return false;
-  const std::string_view algorithm = t->cp_algorithm;
-  return algorithm == "ulysses" || algorithm == "hybrid";
+  return t != nullptr && t->cp_algorithm != nullptr &&
+         ndsearch::sdk::kv_heads_repeated(*t, t->cp_algorithm);
 }
 
 // `b`: bytes of an activation; `lin`: of a kept linear-layer input.
@@ -297,6 +293,27 @@ struct LargestLayer {
   }
 };
 
+// What the layers hold between their forward and backward, summed over the
+// layers (prefix sums over [0, i): kept, less what is swapped, and under
+// selective recompute), and the largest layer.
+struct LayerSums {
+  std::vector<Coefficients> kept{Coefficients{}}, selective{Coefficients{}};
+  LargestLayer largest;
+  // Appends layer `k`; `is_largest`: it is the largest so far.
+  void add(const LayerCoefficients& k, uint64_t ops, uint64_t swapped, bool is_largest) {
+    append(kept, k.kept_under(swapped));
+    append(selective, k.kept_under(ops | swapped));
+    if (is_largest) largest = LargestLayer::of(k, ops, swapped);
+  }
+
+ private:
+  static void append(std::vector<Coefficients>& sums, const Coefficients& layer) {
+    Coefficients next = sums.back();
+    next += layer;
+    sums.push_back(next);
+  }
+};
+
 class Activations {
  public:
   static std::unique_ptr<Activations> compile(const nds_compile_input& input) {
@@ -327,43 +344,25 @@ class Activations {
     // Per-op checkpointing rebuilds the rest of a layer in its backward, as
     // full recompute rebuilds the whole of it.
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
-    a->prefix_.assign(t.layers() + 1, Coefficients{});
-    a->selective_prefix_.assign(t.layers() + 1, Coefficients{});
     a->kv_repeated_ = kv_heads_repeated(input.model->training);
-    if (a->kv_repeated_) {
-      a->repeated_prefix_.assign(t.layers() + 1, Coefficients{});
-      a->repeated_selective_prefix_.assign(t.layers() + 1, Coefficients{});
-    }
     for (uint32_t i = 0; i < t.layers(); ++i) {
       const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
       // The routing's load is priced by the first MoE block's capacity and
       // padding (a model's MoE blocks share them).
       if (t.block(i).experts > 0 && !a->moe_block_) a->moe_block_ = t.block(i);
       const Coefficients& c = k.all;
-      // On the device between the layer's forward and its backward: kept
-      // (less what is swapped), and under selective recompute.
-      const Coefficients on_device = k.kept_under(swapped), on_device_selective = k.kept_under(ops | swapped);
-      a->prefix_[i + 1] = a->prefix_[i];
-      a->prefix_[i + 1] += on_device;
-      a->selective_prefix_[i + 1] = a->selective_prefix_[i];
-      a->selective_prefix_[i + 1] += on_device_selective;
-      std::optional<LayerCoefficients> wide;
+      const double size =
+          c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
+      const bool largest = size > a->largest_size_;
+      if (largest) a->largest_size_ = size;
+      a->plain_.add(k, ops, swapped, largest);
       if (a->kv_repeated_) {
         // The same layer with K and V as wide as Q, as attention saves them
         // after the repeat and Ulysses' all-to-all.
         nds_layer_block block = t.block(i);
         if (block.attention != NDS_ATTENTION_MLA) block.kv_heads = block.heads;
-        wide = layer_coefficients(block, a->b_, lin, t.flash_attention, gathered);
-        a->repeated_prefix_[i + 1] = a->repeated_prefix_[i];
-        a->repeated_prefix_[i + 1] += wide->kept_under(swapped);
-        a->repeated_selective_prefix_[i + 1] = a->repeated_selective_prefix_[i];
-        a->repeated_selective_prefix_[i + 1] += wide->kept_under(ops | swapped);
-      }
-      const double size = c.replicated + c.tp_split + c.per_key * a->seq_ + c.routed + c.routed_input;
-      if (size > a->largest_size_) {
-        a->largest_size_ = size;
-        a->largest_ = LargestLayer::of(k, ops, swapped);
-        if (wide) a->repeated_largest_ = LargestLayer::of(*wide, ops, swapped);
+        a->repeated_.add(layer_coefficients(block, a->b_, lin, t.flash_attention, gathered), ops,
+                         swapped, largest);
       }
     }
     const double h = t.hidden;
@@ -435,7 +434,7 @@ class Activations {
     const double replicated_split = s.sp == 1 ? t : 1;
     const double tokens = static_cast<double>(s.mbs) * seq_ / s.cp;  // per micro-batch on one rank
     // Bytes of `k` (summed coefficients) for one micro-batch.
-    // Under selective, `k` is already what the op set keeps (selective_prefix_).
+    // Under selective, `k` is already what the op set keeps (sums.selective).
     const double load =
         moe_block_ ? ndsearch::sdk::routed_rank_load(table_.training, *moe_block_, s.ep) : 1;
     const Divisors divisors{replicated_split, t, etp, load};
@@ -443,15 +442,12 @@ class Activations {
       return coefficient_bytes(k, mode, tokens, seq_, divisors);
     };
     // Under CP, K and V the trainer repeats before Ulysses are kept repeated.
-    const bool repeated = kv_repeated_ && s.cp > 1;
-    const std::vector<Coefficients>& kept_prefix = repeated ? repeated_prefix_ : prefix_;
-    const std::vector<Coefficients>& selective_prefix =
-        repeated ? repeated_selective_prefix_ : selective_prefix_;
-    const LargestLayer& big = repeated ? repeated_largest_ : largest_;
+    const LayerSums& sums = kv_repeated_ && s.cp > 1 ? repeated_ : plain_;
+    const LargestLayer& big = sums.largest;
     // Layers [first, end) under `mode`, one micro-batch.
     auto range_bytes = [&](uint32_t first, uint32_t end, nds_recompute_mode mode) {
       const std::vector<Coefficients>& p =
-          mode == NDS_RECOMPUTE_SELECTIVE ? selective_prefix : kept_prefix;
+          mode == NDS_RECOMPUTE_SELECTIVE ? sums.selective : sums.kept;
       return bytes(p[end] - p[first], mode);
     };
     const uint32_t layers = table_.layers();
@@ -487,7 +483,7 @@ class Activations {
             uint32_t k = j + 1;
             while (k < end && known_option(option[k]) == o) ++k;
             const std::vector<Coefficients>& p =
-                o == NDS_LAYER_SELECTIVE ? selective_prefix : kept_prefix;
+                o == NDS_LAYER_SELECTIVE ? sums.selective : sums.kept;
             by[o] += p[k] - p[j];
             const nds_recompute_mode mode = mode_of(o);
             any_recomputed = any_recomputed || rebuilds(mode);
@@ -526,16 +522,13 @@ class Activations {
 
  private:
   LayerTable table_;
-  std::vector<Coefficients> prefix_;  // sums over layers [0, i)
-  std::vector<Coefficients> selective_prefix_;  // the same, of what selective recompute keeps
-  // Both again with K and V repeated to the query heads (ABI 1.16), for cp > 1;
+  LayerSums plain_;
+  // The same with K and V repeated to the query heads (ABI 1.16), for cp > 1;
   // empty unless the trainer repeats them.
-  std::vector<Coefficients> repeated_prefix_, repeated_selective_prefix_;
+  LayerSums repeated_;
   bool kv_repeated_ = false;
   Coefficients embedding_, head_, mtp_;
   double mtp_loss_ = 0;  // the MTP modules' losses per token and vocabulary row, before / tp
-  LargestLayer largest_;           // the layer with the most activations (taken undivided)
-  LargestLayer repeated_largest_;  // the same layer with K and V repeated (kv_repeated_)
   bool swaps_ = false;  // the trainer swaps anything (nds_training.swapped_ops): else no work per rank
   std::optional<nds_layer_block> moe_block_;  // the first MoE block (its capacity and padding)
   std::vector<double> rank_load_;  // nds_training.expert_rank_load, copied

@@ -265,12 +265,13 @@ class MindformersParser final : public sdk::ParserPlugin {
     write_stage_layers(r, shape, pp, vp, b);
     std::optional<Field> algo = pc ? f.find(*pc, "context_parallel_algo") : std::nullopt;
     if (!algo) algo = f.find(*mc, "context_parallel_algo");
+    const std::string algorithm = algo ? mindformers_cp_model(f.text(*algo)) : std::string();
     if (algo)
-      b.set_string("cp_algorithm", mindformers_cp_model(f.text(*algo)), f.at(*algo));
+      b.set_string("cp_algorithm", algorithm, f.at(*algo));
     else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
     // hybird_cp's Ulysses degree (ABI 1.16): ulysses_degree_in_cp, 1 when
     // unstated (TransformerOpParallelConfig's default: no Ulysses at all).
-    if (algo && mindformers_cp_model(f.text(*algo)) == "hybrid") {
+    if (algorithm == "hybrid") {
       const std::optional<Field> degree = pc ? f.find(*pc, "ulysses_degree_in_cp") : std::nullopt;
       if (degree) {
         const int64_t u = f.integer(*degree);

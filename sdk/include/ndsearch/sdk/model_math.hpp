@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include <cstdint>
+#include <string_view>
 
 namespace ndsearch::sdk {
 
@@ -149,6 +150,18 @@ inline LossTraffic loss_traffic(const nds_training& t) {
       t.loss_backward_bytes_per_logit > 0)
     l.backward = t.loss_backward_bytes_per_logit;
   return l;
+}
+
+// ABI 1.16: the config states that the trainer repeats K and V to the query
+// heads before Ulysses' all-to-all (MindSpeed's
+// --kv-head-repeat-before-uly-alltoall); false from a writer before 1.16.
+inline bool states_kv_heads_repeated(const nds_training& t) {
+  return NDS_HAS_FIELD(&t, nds_training, cp_kv_heads_repeated) && t.cp_kv_heads_repeated == 1;
+}
+// Whether CP attention `algorithm` runs with K and V so repeated: MindSpeed
+// repeats them under Ulysses and hybrid CP alone (should_kv_repeat_before_uly).
+inline bool kv_heads_repeated(const nds_training& t, std::string_view algorithm) {
+  return states_kv_heads_repeated(t) && (algorithm == "ulysses" || algorithm == "hybrid");
 }
 
 // The mean keys a query of a sliding window of `window` keys attends to
