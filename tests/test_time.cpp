@@ -6,19 +6,25 @@
 #include <ndsearch/sdk/model_math.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "core/hardware/device_catalog.hpp"
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
 #include "core/model/params.hpp"
+#include "core/recompute/recompute_settings.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/time/collectives.hpp"
 #include "core/time/time_model.hpp"
-#include "core/recompute/recompute_settings.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/overlap_fields.hpp"
-#include "tests/support/shipped.hpp"
 #include "tests/support/run_command.hpp"
+#include "tests/support/shipped.hpp"
+#include "tests/support/temp_csv.hpp"
 
 using namespace ndsearch;
 using Value = ModelBuilder::Value;
@@ -383,9 +389,14 @@ TEST_CASE("eval states its assumptions, and --overlap replaces the assumed well-
   CHECK_THAT(n["assumptions"][0].get<std::string>(),
              Catch::Contains("(as the overlap switches (`overlap`) state)"));
   for (const char* part : {"tp", "cp", "ep", "dp", "pp"}) CHECK(n["time"]["hidden"][part].get<double>() == 0);
-  // Nothing hidden: each collective's whole time is exposed, so the step is longer.
+  // Nothing hidden and nothing async: each collective's whole time is
+  // exposed, so the step is longer. Per layer and pass a TP pair (all-gather
+  // + reduce-scatter) of C: the well-tuned run's backward also gathers each
+  // column-parallel linear's input again (C / 2 more, 2.5 C in all); a
+  // backward with nothing async (Megatron-LM before 2021-09) moves C.
   CHECK(n["time"]["parts"]["tp"].get<double>() ==
-        Approx(a["time"]["parts"]["tp"].get<double>() + a["time"]["hidden"]["tp"].get<double>()));
+        Approx(0.8 *
+               (a["time"]["parts"]["tp"].get<double>() + a["time"]["hidden"]["tp"].get<double>())));
   CHECK(n["time"]["step_s"].get<double>() > a["time"]["step_s"].get<double>());
 }
 
@@ -431,4 +442,44 @@ TEST_CASE("Swapped optimizer states over a device with no host link is an error 
   RecomputeSettings swapped;
   swapped.swap_optimizer = true;
   CHECK(optimizer_swap_of(swapped, h100(), none).link_bytes_per_s == Approx(0.8 * 64e9));
+}
+
+TEST_CASE(
+    "megatron-args: the backward's TP exchange is async unless the script turns it off without "
+    "SP") {
+  // Megatron-LM of the 2021 paper all-reduced each column-parallel input
+  // gradient before its weight gradient: its validation scripts say
+  // --no-async-tensor-model-parallel-allreduce. Without the flag the
+  // exchange is async (Megatron's default since 2021-09), and with SP it is
+  // async whatever the flag says (core_r0.6.0 layers.py).
+  const std::string script =
+      std::string(NDS_TEST_SOURCE_DIR) + "/validation/configs/megatron-lm-2021/gpt-7.5b.sh";
+  auto model_json = [](const std::string& path) {
+    const auto r = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() +
+                                               " model " + path + " --format json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json stated = model_json(script);
+  CHECK(stated["overlap"]["tp_async"] == false);
+  CHECK_THAT(stated["provenance"]["overlap.tp_async"].get<std::string>(),
+             Catch::Contains("--no-async-tensor-model-parallel-allreduce"));
+  std::string text;
+  {
+    std::ifstream in(script);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string flag = "    --no-async-tensor-model-parallel-allreduce \\\n";
+  REQUIRE(text.find(flag) != std::string::npos);
+  std::string without = text;
+  without.erase(without.find(flag), flag.size());
+  const auto default_path = ndsearch::test::temp_file("async-default", ".sh", without);
+  CHECK(model_json(default_path.string())["overlap"]["tp_async"] == true);
+  std::filesystem::remove(default_path);
+  std::string with_sp = text;
+  with_sp.insert(with_sp.find(flag), "    --sequence-parallel \\\n");
+  const auto sp_path = ndsearch::test::temp_file("async-sp", ".sh", with_sp);
+  CHECK(model_json(sp_path.string())["overlap"]["tp_async"] == true);
+  std::filesystem::remove(sp_path);
 }

@@ -242,6 +242,7 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BIT("overlap.moe_shared", overlap, NDS_OVERLAP_MOE_SHARED),
       NDS_BIT("overlap.p2p", overlap, NDS_OVERLAP_P2P),
       NDS_BIT("overlap.cp", overlap, NDS_OVERLAP_CP),
+      NDS_BIT("overlap.tp_async", overlap, NDS_OVERLAP_TP_ASYNC),
       NDS_TRAINING("device_memory_bytes", Kind::count, training.device_memory_bytes, {}),
       NDS_BIT("capabilities.sp_with_cp", capabilities, NDS_CAN_SP_WITH_CP),
       NDS_BIT("capabilities.needs_pow2_tp", capabilities, NDS_NEEDS_POW2_TP),

@@ -72,6 +72,8 @@ const std::vector<OverlapSwitch>& overlap_switches() {
        "the MoE all-to-all behind the shared experts", NDS_OVERLAP_MOE_SHARED},
       {"overlap.p2p", "p2p", "pp", "the pipeline send/recv", NDS_OVERLAP_P2P},
       {"overlap.cp", "cp", "cp", "the context-parallel KV exchange", NDS_OVERLAP_CP},
+      {"overlap.tp_async", "tp_async", "tp-async",
+       "the backward's column-parallel TP exchange, async under its GEMMs", NDS_OVERLAP_TP_ASYNC},
   };
   return switches;
 }

@@ -52,6 +52,31 @@ double mc2_hidden_forward(uint64_t tp) {
   return 1 - 0.5 / static_cast<double>(tp - 1);
 }
 
+// The backward's TP exchange as Megatron's linear layers run it
+// (megatron/core/tensor_parallel/layers.py, core_r0.6.0,
+// LinearWithGradAccumulationAndAsyncCommunication.backward; Transformer
+// Engine's Linear and MindSpeed's MC2 linears do the same). With SP the
+// column-parallel linear keeps only its sequence shard, so the backward
+// gathers its input again for the weight gradient, under the input-gradient
+// GEMM, and reduce-scatters that gradient under the weight-gradient GEMM;
+// the row-parallel linear's gather of its output gradient waits. Without SP
+// the input gradient's all-reduce runs under the weight-gradient GEMM
+// (Megatron-LM since 2021-09, 16c90445e7). Of a pass's all-gather and
+// reduce-scatter the backward thus moves 1.5x, of which the async part is
+// the pass's size; of its all-reduce, the same, all async.
+struct TpBackward {
+  double moved = 0;  // what the backward exchanges
+  double waits = 0;  // of it, what it waits for whatever overlaps
+};
+
+TpBackward tp_backward(double per_pass, bool sequence_parallel, bool async, bool inputs_kept) {
+  if (!async) return {per_pass, per_pass};
+  if (!sequence_parallel) return {per_pass, 0};
+  // A trainer that keeps the gathered input (PyTorch DTensor TP) gathers
+  // nothing again.
+  return {(inputs_kept ? 1.0 : 1.5) * per_pass, 0.5 * per_pass};
+}
+
 // Whether a layer's shapes depend on its routing, so that the host waits
 // for them every micro-batch (TrainerOverheads::moe_expert_s).
 bool routing_shaped(const nds_layer_block& l) {
@@ -395,17 +420,31 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // that crosses nodes gets no such overlap.
     const bool overlap =
         (settings_.overlap & NDS_OVERLAP_TP_COMM) != 0 && s.sp == 1 && tp_within_node;
-    auto exposed = [&](double window, double most_hidden) {
-      return overlap ? std::max(per_pass * (1 - most_hidden), per_pass - window) : per_pass;
+    auto exposed = [&](double moved, double window, double most_hidden) {
+      return std::max(moved * (1 - most_hidden), moved - window);
     };
-    const double forward = exposed(
-        w.forward_linear, settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n) : kTpHiddenForward);
+    const double forward = !overlap ? per_pass
+                                    : exposed(per_pass, w.forward_linear,
+                                              settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n)
+                                                                         : kTpHiddenForward);
+    // The backward: as Megatron's linears run it where the trainer does
+    // (NDS_OVERLAP_TP_ASYNC), its async part hidden behind the backward's
+    // GEMMs. MC2 pipelines all of it with the GEMMs; Transformer Engine's
+    // userbuffers pipeline the pass's pair as the forward's and overlap the
+    // input's second gather with the input-gradient GEMM whole (ub_bulk_dgrad).
+    const TpBackward back =
+        tp_backward(per_pass, s.sp == 1, (settings_.overlap & NDS_OVERLAP_TP_ASYNC) != 0,
+                    model_.training.tp_keeps_gathered_inputs == 1);
+    const double regather = back.moved - per_pass;
     const double backward =
-        exposed(w.backward_linear, settings_.tp_overlap_fused ? 1.0 : kTpHiddenBackward);
+        !overlap ? back.waits + std::max(0.0, back.moved - back.waits - w.backward_linear)
+        : settings_.tp_overlap_fused ? exposed(back.moved, w.backward_linear, 1.0)
+                                     : exposed(per_pass, w.backward_linear, kTpHiddenBackward) +
+                                           std::max(0.0, regather - w.backward_linear);
     // Forward passes, each pair of collectives counted with its own.
     const double passes_forward = (attention_passes + (pairs - 1) * mlp_passes) / pairs;
     w.tp += passes_forward * forward + backward;
-    w.tp_hidden += passes_forward * (per_pass - forward) + (per_pass - backward);
+    w.tp_hidden += passes_forward * (per_pass - forward) + (back.moved - backward);
   }
 }
 

@@ -14,10 +14,11 @@ namespace {
 // What a well-tuned Megatron-Core run overlaps (the NeMo and Megatron-Core
 // performance recipes turn every one on: TP userbuffers, bucketed gradient
 // reduce-scatter and parameter all-gather with the distributed optimizer,
-// interleaved-pipeline p2p, the CP ring, the MoE all-to-all).
+// interleaved-pipeline p2p, the CP ring, the MoE all-to-all; the backward's
+// async TP exchange is Megatron's default).
 constexpr uint64_t kWellTunedOverlap = NDS_OVERLAP_TP_COMM | NDS_OVERLAP_GRAD_REDUCE |
                                        NDS_OVERLAP_PARAM_GATHER | NDS_OVERLAP_MOE_A2A |
-                                       NDS_OVERLAP_P2P | NDS_OVERLAP_CP;
+                                       NDS_OVERLAP_P2P | NDS_OVERLAP_CP | NDS_OVERLAP_TP_ASYNC;
 
 std::string overlap_words(uint64_t bits) {
   static const std::pair<uint64_t, const char*> kNames[] = {{NDS_OVERLAP_TP_COMM, "tp"},
@@ -25,7 +26,8 @@ std::string overlap_words(uint64_t bits) {
                                                             {NDS_OVERLAP_PARAM_GATHER, "param"},
                                                             {NDS_OVERLAP_MOE_A2A, "ep"},
                                                             {NDS_OVERLAP_P2P, "pp"},
-                                                            {NDS_OVERLAP_CP, "cp"}};
+                                                            {NDS_OVERLAP_CP, "cp"},
+                                                            {NDS_OVERLAP_TP_ASYNC, "tp-async"}};
   std::string on, off;
   for (const auto& [bit, name] : kNames) {
     std::string& list = (bits & bit) != 0 ? on : off;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.16 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.17 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)

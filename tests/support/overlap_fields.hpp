@@ -15,8 +15,9 @@ namespace ndsearch::test {
 using Fields = std::vector<std::pair<const char*, ModelBuilder::Value>>;
 
 inline Fields overlap_fields(int64_t on) {
-  return {{"overlap.tp_comm", on}, {"overlap.grad_reduce", on}, {"overlap.param_gather", on},
-          {"overlap.moe_a2a", on}, {"overlap.p2p", on},         {"overlap.cp", on}};
+  return {{"overlap.tp_comm", on},    {"overlap.grad_reduce", on}, {"overlap.param_gather", on},
+          {"overlap.moe_a2a", on},    {"overlap.p2p", on},         {"overlap.cp", on},
+          {"overlap.moe_shared", on}, {"overlap.tp_async", on}};
 }
 
 }  // namespace ndsearch::test

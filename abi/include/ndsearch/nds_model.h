@@ -122,6 +122,14 @@ enum {
  * not with another micro-batch's (NDS_OVERLAP_MOE_A2A). A reader before 1.13
  * does not know the bit and leaves the exchange exposed. */
 #define NDS_OVERLAP_MOE_SHARED (UINT64_C(1) << 6)
+/* 1.17: the backward runs the column-parallel linears' TP exchange
+ * asynchronously, under their own GEMMs: with SP the re-gather of the input
+ * under the input-gradient GEMM and the reduce-scatter of that gradient under
+ * the weight-gradient GEMM, without SP its all-reduce under the
+ * weight-gradient GEMM (Megatron-LM since 2021-09, Megatron-Core, Transformer
+ * Engine, MindSpeed; off with --no-async-tensor-model-parallel-allreduce). A
+ * reader before 1.17 does not know the bit and leaves that exchange exposed. */
+#define NDS_OVERLAP_TP_ASYNC (UINT64_C(1) << 7)
 
 /* 1.13: how tokens reach their routed experts (nds_training.moe_dispatcher). */
 typedef enum nds_moe_dispatcher {

@@ -56,6 +56,7 @@ constexpr FlagSpec kFlags[] = {
     {"--grad-reduce-in-bf16", 0}, {"--accumulate-allreduce-grads-in-fp32", 0}, {"--megatron-fsdp-main-grads-dtype", 1}, {"--optimizer", 1},
     {"--use-precision-aware-optimizer", 0}, {"--exp-avg-dtype", 1}, {"--exp-avg-sq-dtype", 1},
     {"--main-params-dtype", 1}, {"--main-grads-dtype", 1}, {"--overlap-grad-reduce", 0},
+    {"--no-async-tensor-model-parallel-allreduce", 0},
     {"--overlap-param-gather", 0}, {"--geglu", 0}, {"--gelu-tanh", 0}, {"--tp-comm-overlap", 0}, {"--use-mc2", 0}, {"--use-ascend-mc2", 0}, {"--no-overlap-p2p-communication", 0},
     {"--overlap-p2p-communication", 0}, {"--moe-shared-expert-overlap", 0}, {"--moe-alltoall-overlap-comm", 0},
     {"--moe-fb-overlap", 0}, {"--overlap-moe-expert-parallel-comm", 0},
@@ -115,7 +116,7 @@ constexpr FlagSpec kFlags[] = {
     {"--wandb-project", 1}, {"--weight-decay", 1},
     {"--grpo-clamp-eps-lower", 1}, {"--grpo-clamp-eps-upper", 1}, {"--grpo-group-size", 1},
     {"--grpo-iterations", 1}, {"--grpo-kl-beta", 1}, {"--grpo-prompts-per-step", 1}, {"--langrl-env-config", 1},
-    {"--use-checkpoint-args", 0}, {"--no-async-tensor-model-parallel-allreduce", 0}, {"--rotary-interleaved", 0},
+    {"--use-checkpoint-args", 0}, {"--rotary-interleaved", 0},
     // MindSpeed-LLM's model options that change no cost ndsearch prices:
     // scalings, norm offsets, rope variants, mask building, FA layouts, aux losses.
     {"--add-rmsnorm-offset", 0}, {"--apply-query-key-layer-scaling", 0}, {"--dim-model-base", 1},

@@ -1348,6 +1348,20 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // tp 1 there is nothing to fuse.
   overlap("overlap.tp_comm", {"--tp-comm-overlap", "--use-mc2", "--use-ascend-mc2"},
           "--tp-comm-overlap");
+  // The backward's column-parallel TP exchange, issued async under its own
+  // GEMMs (LinearWithGradAccumulationAndAsyncCommunication): Megatron-LM's
+  // default since 2021-09 (16c90445e7), kept by Megatron-Core and MindSpeed.
+  // --no-async-tensor-model-parallel-allreduce turns off the all-reduce's;
+  // with SP the exchange is async whatever it says (core_r0.6.0 layers.py).
+  const Value<int64_t> sync_tp = r.flag({"--no-async-tensor-model-parallel-allreduce"});
+  if (sp.known())
+    b.set("overlap.tp_async", 1, sp.where);
+  else if (sync_tp.state == State::unknown)
+    r.put("overlap.tp_async", sync_tp);
+  else
+    b.set("overlap.tp_async", sync_tp.known() ? 0 : 1,
+          sync_tp.known() ? sync_tp.where
+                          : fallback("--async-tensor-model-parallel-allreduce (Megatron: on)"));
   const Value<int64_t> mc2 = r.flag({"--use-mc2", "--use-ascend-mc2"});
   if (mc2.known() && tp.known() && tp.value > 1 && !sp.known())
     unpriced(mc2.where,
