@@ -61,7 +61,7 @@ double mc2_hidden_forward(uint64_t tp) {
 // GEMM, and reduce-scatters that gradient under the weight-gradient GEMM;
 // the row-parallel linear's gather of its output gradient waits. Without SP
 // the input gradient's all-reduce runs under the weight-gradient GEMM
-// (Megatron-LM since 2021-09, 16c90445e7). Of a pass's all-gather and
+// (Megatron-LM since 2021-09, 3f65246911). Of a pass's all-gather and
 // reduce-scatter the backward thus moves 1.5x, of which the async part is
 // the pass's size; of its all-reduce, the same, all async.
 struct TpBackward {
@@ -75,6 +75,17 @@ TpBackward tp_backward(double per_pass, bool sequence_parallel, bool async, bool
   // A trainer that keeps the gathered input (PyTorch DTensor TP) gathers
   // nothing again.
   return {(inputs_kept ? 1.0 : 1.5) * per_pass, 0.5 * per_pass};
+}
+
+// The backward's exposed TP exchange under Transformer Engine's userbuffers:
+// the pass's pair pipelined with its GEMMs as the forward's is (at most the
+// measured share hides), and the input's second gather overlapped whole with
+// the input-gradient GEMM (ub_bulk_dgrad), under what the pair leaves of the
+// GEMMs.
+double tp_userbuffers_backward(double pair, double regather, double gemms) {
+  const double pair_exposed = std::max(pair * (1 - kTpHiddenBackward), pair - gemms);
+  const double left = std::max(0.0, gemms - (pair - pair_exposed));
+  return pair_exposed + std::max(0.0, regather - left);
 }
 
 // Whether a layer's shapes depend on its routing, so that the host waits
@@ -438,9 +449,9 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     const double regather = back.moved - per_pass;
     const double backward =
         !overlap ? back.waits + std::max(0.0, back.moved - back.waits - w.backward_linear)
-        : settings_.tp_overlap_fused ? exposed(back.moved, w.backward_linear, 1.0)
-                                     : exposed(per_pass, w.backward_linear, kTpHiddenBackward) +
-                                           std::max(0.0, regather - w.backward_linear);
+        : settings_.tp_overlap_fused
+            ? exposed(back.moved, w.backward_linear, 1.0)
+            : tp_userbuffers_backward(per_pass, regather, w.backward_linear);
     // Forward passes, each pair of collectives counted with its own.
     const double passes_forward = (attention_passes + (pairs - 1) * mlp_passes) / pairs;
     w.tp += passes_forward * forward + backward;

@@ -37,7 +37,7 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
   verb.add_option(
       "--overlap", o.overlap,
       "What the trainer overlaps, replacing the config's settings: none, all, or a comma list of "
-      "tp, dp, param, ep, pp, cp (those on, the rest off)");
+      "tp, dp, param, ep, ep-shared, pp, cp, tp-async (those on, the rest off)");
   verb.add_option(
       "--recompute-modules", o.recompute_modules,
       "What selective recompute drops and runs again, replacing the config's: a comma "

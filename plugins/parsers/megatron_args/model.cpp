@@ -1350,9 +1350,12 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
           "--tp-comm-overlap");
   // The backward's column-parallel TP exchange, issued async under its own
   // GEMMs (LinearWithGradAccumulationAndAsyncCommunication): Megatron-LM's
-  // default since 2021-09 (16c90445e7), kept by Megatron-Core and MindSpeed.
+  // default since 2021-09 (3f65246911), kept by Megatron-Core and MindSpeed.
   // --no-async-tensor-model-parallel-allreduce turns off the all-reduce's;
-  // with SP the exchange is async whatever it says (core_r0.6.0 layers.py).
+  // with SP the exchange is async whatever it says (core_r0.6.0 layers.py,
+  // arguments.py). The bit is the script's: a script that says the flag and
+  // no SP is priced with the backward waiting at every candidate, those the
+  // search gives SP too (the assumption line says "off: tp-async").
   const Value<int64_t> sync_tp = r.flag({"--no-async-tensor-model-parallel-allreduce"});
   if (sp.known())
     b.set("overlap.tp_async", 1, sp.where);

@@ -2,8 +2,8 @@
 # Megatron-LM 2021, Table 1 (Narayanan et al. 2021), GPT 529.6B on DGX A100 80GB:
 # Megatron-LM of 2021 sends pipeline activations blocking (p2p overlap came with
 # Megatron-Core in 2023), and all-reduces each column-parallel linear's input
-# gradient before its weight gradient (the async all-reduce came on 2021-09-02,
-# 16c90445e7, after the paper's runs).
+# gradient before its weight gradient (the async all-reduce became the default
+# on 2021-09-02, 3f65246911, after the paper's runs).
 # examples/sc21/run_table_1.sh: TP 8, PP 35, MBS 1, GBS 2520, DDP local (local DDP: no overlap).
 # Written for ndsearch's validation from the published facts of the run;
 # settings the source does not publish are Megatron-LM's defaults.
