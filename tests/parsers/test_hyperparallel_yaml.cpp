@@ -111,3 +111,26 @@ TEST_CASE(
       Catch::EndsWith(
           "tiny_legacy_sharded_grads.yaml:24: train.accelerator.gradient_accumulation_shard"));
 }
+
+TEST_CASE("Both HyperParallel schemas state its trainer's overlaps: none, not Megatron's") {
+  // HyperParallel's PyTorch trainer waits for every exchange where it is
+  // issued by default (plugins/parsers/hyperparallel_yaml, write_overlaps):
+  // each switch false and said as its default, where a config stating none
+  // would be priced as a well-tuned Megatron-Core run.
+  for (const char* name : {"tiny_legacy", "automodels"}) {
+    INFO(name);
+    const json j = model_json(name);
+    for (const char* key : {"tp_comm", "tp_async", "grad_reduce", "param_gather", "p2p", "moe_a2a",
+                            "moe_shared", "cp"}) {
+      INFO(key);
+      CHECK(j["overlap"][key] == false);
+      CHECK(j["provenance"][std::string("overlap.") + key] == "default:hyperparallel");
+    }
+  }
+  const auto r =
+      run_command("env -u NDS_PLUGIN_PATH " + cli() + " eval " + hp("tiny_legacy") + " -A A2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("overlap on: none"));
+  CHECK(r.out.find("well-tuned Megatron-Core") == std::string::npos);
+}

@@ -230,6 +230,7 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     if (auto reduce = f.find("train.mixed_precision.reduce_dtype")) b.set_string("grads_dtype", f.dtype(*reduce), f.at(*reduce));
     write_optimizer(f, f.find("train.optimizer.type"), b);
     write_memory(f, b);
+    write_overlaps(b);
     write_capabilities(b, plugins::kHyperParallel);
 
     f.report_unknown({f.root(), "", NDS_UNKNOWN}, {"model", "data", "train", "context"}, b);
@@ -394,6 +395,7 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     auto opt = f.find("optimizer._target_");
     write_optimizer(f, opt ? opt : f.find("optimizer.type"), b);
     write_memory(f, b);
+    write_overlaps(b);
     write_capabilities(b, plugins::kHyperParallelAutoModels);
     f.report_unknown({f.root(), "", NDS_UNKNOWN},
                      {"model", "dataset", "training", "accelerator", "fsdp_config", "activation_checkpoint",
@@ -417,6 +419,30 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     else if (name == "zero_bubble_v" || name == "zbv" || name == "zb-v") schedule = "zb-v";
     else f.bad(*s, "1f1b, interleaved_1f1b, gpipe, seqpipe or zero_bubble_v");
     b.set_string("stated.schedule", schedule, f.at(*s));
+  }
+
+  // What HyperParallel's PyTorch trainer overlaps by default (mindspore-ai/
+  // hyper-parallel; neither schema has a key that changes it):
+  // - TP: DTensor redistributes around attention and the MLP, waited where
+  //   issued; MindSpeed's fused MC2 styles are opt-in and no model plan uses
+  //   them (core/tensor_parallel/style.py, mc2.py): nothing overlapped, the
+  //   backward's exchange included.
+  // - DP: fully_shard gathers a unit's parameters in its pre-hooks with no
+  //   prefetch (forward/backward prefetch lists empty unless set:
+  //   core/fully_shard/hsdp_scheduler.py at 06f3f20), and reduces gradients
+  //   in the post-backward hook without async communication (HSDPConfigV2
+  //   comm_async = False, core/fully_shard/hsdp_utils.py at a3b8640).
+  // - PP: every send and receive waited at once (overlap_p2p = False,
+  //   core/pipeline_parallel/scheduler.py at d325137).
+  // - CP, MoE: async_cp off by default; the MoE dispatch/combine overlap is a
+  //   library schedule no trainer key turns on.
+  static void write_overlaps(sdk::Builder& b) {
+    sdk::Where none = kDefault;
+    none.field = "HyperParallel's trainer: no overlap by default";
+    for (const char* key :
+         {"overlap.tp_comm", "overlap.tp_async", "overlap.grad_reduce", "overlap.param_gather",
+          "overlap.p2p", "overlap.moe_a2a", "overlap.moe_shared", "overlap.cp"})
+      b.set(key, 0, none);
   }
 
   // HyperParallel: parameters fp32 and compute bf16 unless stated.
