@@ -256,6 +256,32 @@ TEST_CASE(
   CHECK(k.hidden.tp == Approx(0.25 * sync.parts.tp));
 }
 
+TEST_CASE("The backward's async TP exchange hides only under the column-parallel linears' GEMMs") {
+  // A small layer at tp 8 on one H100 node (hidden 1024, 8 heads and 8 KV
+  // heads of 128, SwiGLU 3584, 1024 tokens a micro-batch, 8 micro-batches):
+  // its exchange outlasts the GEMMs it can hide under. Those are the
+  // column-parallel linears' input- and weight-gradient GEMMs (QKV 1024 ->
+  // 384 and the gated up projection 1024 -> 896 on each rank, as
+  // TimeModel::linear prices them); the row-parallel ones (128 -> 1024 and
+  // 448 -> 1024) wait for their own output gradient's gather.
+  Fields async = kNoOverlap;
+  async.emplace_back("overlap.tp_async", int64_t{1});
+  const char* s = "tp=8,pp=1,dp=1,mbs=1,zero=1,sp=1";
+  const TimeEstimate sync = estimate(llama(8, 1024, 1024, 8, kNoOverlap), s, 8, h100()),
+                     a = estimate(llama(8, 1024, 1024, 8, async), s, 8, h100());
+  const Kernels k(h100(), "bf16", "bf16", 2);
+  const GemmRate& r = k.linear();
+  auto backward = [&](double in, double out) {
+    return k.gemm(r, 1024, in, out) + k.gemm(r, in, out, 1024);
+  };
+  const double column = backward(1024, 384) + backward(1024, 896);
+  const double per_pass = sync.parts.tp / (2 * 8 * 8);  // C: a layer's pair, a micro-batch
+  REQUIRE(per_pass > column);                           // the window binds
+  CHECK(a.hidden.tp == Approx(8 * 8 * column).epsilon(1e-9));
+  CHECK(a.parts.tp ==
+        Approx(8 * 8 * (per_pass + 0.5 * per_pass + per_pass - column)).epsilon(1e-9));
+}
+
 TEST_CASE(
     "A config that states no overlap is priced as a well-tuned Megatron-Core run, and says so") {
   const Model none = llama(8, 4096, 4096, 64, {});

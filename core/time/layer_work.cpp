@@ -101,7 +101,8 @@ double local_experts(const nds_layer_block& l, const nds_strategy& s) {
 
 }  // namespace
 
-void TimeModel::linear(Work& w, double tokens, double in, double out, double count) const {
+void TimeModel::linear(Work& w, double tokens, double in, double out, double count,
+                       Split split) const {
   const GemmRate& rate = kernels_.linear();
   // Experts' GEMMs, grouped or one after another, each run at the
   // efficiency of its own shape: a grouped GEMM is one launch, but its
@@ -123,6 +124,7 @@ void TimeModel::linear(Work& w, double tokens, double in, double out, double cou
   w.backward += backward + casts_backward;
   w.forward_linear += forward;
   w.backward_linear += backward;
+  if (split == Split::column) w.backward_column += backward;
   w.weight_gradients += weights;
   if (cast_bytes_ > 0) w.fp8_params += count * in * out;
 }
@@ -261,19 +263,19 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c, const nds_l
                  kvl = d(l.kv_lora_rank);
     if (ql > 0) {
       linear(w, tokens, h, ql);  // down-projections stay whole on each TP rank
-      linear(w, tokens, ql, heads * qk / tp);
+      linear(w, tokens, ql, heads * qk / tp, 1, Split::column);
     } else {
-      linear(w, tokens, h, heads * qk / tp);
+      linear(w, tokens, h, heads * qk / tp, 1, Split::column);
     }
     linear(w, tokens, h, kvl + d(l.qk_rope_head_dim));
-    linear(w, tokens, kvl, heads * d(l.qk_nope_head_dim + l.v_head_dim) / tp);
+    linear(w, tokens, kvl, heads * d(l.qk_nope_head_dim + l.v_head_dim) / tp, 1, Split::column);
     linear(w, tokens, heads * d(l.v_head_dim) / tp, h);
     attention_core(qk, d(l.v_head_dim));
     qk_rotated = (heads / tp + 1) * d(l.qk_rope_head_dim);
   } else {
     const double q = heads * d(l.head_dim), kv = d(l.kv_heads * l.head_dim),
                  o = heads * d(l.v_head_dim);
-    linear(w, tokens, h, (q + 2 * kv) / tp);
+    linear(w, tokens, h, (q + 2 * kv) / tp, 1, Split::column);
     linear(w, tokens, o / tp, h);
     attention_core(d(l.head_dim), d(l.v_head_dim));
     qk_rotated = (q + kv) / tp;
@@ -319,7 +321,7 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
   const double dense_before = w.forward;
   if (l.ffn_hidden_size > 0) {
     const double f = d(l.ffn_hidden_size);
-    linear(w, tokens, h, up * f / tp);
+    linear(w, tokens, h, up * f / tp, 1, Split::column);
     linear(w, tokens, f / tp, h);
   }
   rebuilt.dense_mlp = w.forward - dense_before;
@@ -354,7 +356,7 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
   if (l.shared_experts > 0 && l.shared_expert_ffn_hidden_size > 0) {
     const double f = d(l.shared_expert_ffn_hidden_size) * d(l.shared_experts);
     const double before_f = w.forward, before_b = w.backward;
-    linear(w, tokens, h, up * f / tp);
+    linear(w, tokens, h, up * f / tp, 1, Split::column);
     linear(w, tokens, f / tp, h);
     w.forward_shared += w.forward - before_f;
     w.backward_shared += w.backward - before_b;
@@ -439,8 +441,9 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
                                               settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n)
                                                                          : kTpHiddenForward);
     // The backward: as Megatron's linears run it where the trainer does
-    // (NDS_OVERLAP_TP_ASYNC), its async part hidden behind the backward's
-    // GEMMs. MC2 pipelines all of it with the GEMMs; Transformer Engine's
+    // (NDS_OVERLAP_TP_ASYNC), its async part hidden behind the
+    // column-parallel linears' own input- and weight-gradient GEMMs (the
+    // exchange is theirs). MC2 pipelines all of it with the GEMMs; TE's
     // userbuffers pipeline the pass's pair as the forward's and overlap the
     // input's second gather with the input-gradient GEMM whole (ub_bulk_dgrad).
     const TpBackward back =
@@ -448,7 +451,7 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
                     model_.training.tp_keeps_gathered_inputs == 1);
     const double regather = back.moved - per_pass;
     const double backward =
-        !overlap ? back.waits + std::max(0.0, back.moved - back.waits - w.backward_linear)
+        !overlap ? back.waits + std::max(0.0, back.moved - back.waits - w.backward_column)
         : settings_.tp_overlap_fused
             ? exposed(back.moved, w.backward_linear, 1.0)
             : tp_userbuffers_backward(per_pass, regather, w.backward_linear);

@@ -226,7 +226,11 @@ class TimeModel {
   // A linear layer of `tokens` x `in` -> `out` on this device: forward GEMM,
   // the input- and weight-gradient GEMMs, and the fp8 casts of its inputs.
   // `count` such layers (experts), each GEMM at its own shape's efficiency.
-  void linear(Work& w, double tokens, double in, double out, double count = 1) const;
+  // A column-parallel one (its output split over TP) is what the backward's
+  // async TP exchange runs under.
+  enum class Split { none, column };
+  void linear(Work& w, double tokens, double in, double out, double count = 1,
+              Split split = Split::none) const;
   // Exposed and hidden seconds of one step's DP reduction and parameter
   // gathers, and the optimizer step, for a rank doing `r`.
   struct DataParallel {

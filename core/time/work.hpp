@@ -21,6 +21,7 @@ namespace ndsearch {
 struct TimeModel::Work {
   double forward = 0, backward = 0, recompute = 0;  // compute seconds
   double forward_linear = 0, backward_linear = 0;   // GEMMs TP comm overlaps with
+  double backward_column = 0;  // of the backward's, the column-parallel linears' (TP's async part)
   double forward_experts = 0,
          backward_experts = 0;  // routed experts (what EP comm cannot hide behind)
   double forward_attention = 0, backward_attention = 0;  // the attention core
@@ -38,6 +39,7 @@ struct TimeModel::Work {
   void add(const Work& o, double n) {
     forward += n * o.forward, backward += n * o.backward, recompute += n * o.recompute;
     forward_linear += n * o.forward_linear, backward_linear += n * o.backward_linear;
+    backward_column += n * o.backward_column;
     forward_experts += n * o.forward_experts, backward_experts += n * o.backward_experts;
     forward_attention += n * o.forward_attention, backward_attention += n * o.backward_attention;
     forward_shared += n * o.forward_shared, backward_shared += n * o.backward_shared;
