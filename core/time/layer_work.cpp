@@ -35,6 +35,13 @@ constexpr double kDropoutHidden = 2 * 2.5;
 constexpr double kTpHiddenForward = 0.75;
 constexpr double kTpHiddenBackward = 0.50;
 
+// What stays exposed of `moved` seconds of exchange pipelined with `gemms`
+// seconds of GEMMs: at least the share the pipelining cannot hide, and all
+// that outlasts the GEMMs.
+double pipelined_exposed(double moved, double gemms, double most_hidden) {
+  return std::max(moved * (1 - most_hidden), moved - gemms);
+}
+
 // MindSpeed's MC2 (mindspeed_llm v1.0.RC3.0 31100602, core/tensor_parallel/
 // ascend_turbo/mc2_linears_seq_parallel.py) fuses the forward's all-gather
 // into the column-parallel GEMM (npu_all_gather_base_mm) and the
@@ -83,9 +90,9 @@ TpBackward tp_backward(double per_pass, bool sequence_parallel, bool async, bool
 // the input-gradient GEMM (ub_bulk_dgrad), under what the pair leaves of the
 // GEMMs.
 double tp_userbuffers_backward(double pair, double regather, double gemms) {
-  const double pair_exposed = std::max(pair * (1 - kTpHiddenBackward), pair - gemms);
+  const double pair_exposed = pipelined_exposed(pair, gemms, kTpHiddenBackward);
   const double left = std::max(0.0, gemms - (pair - pair_exposed));
-  return pair_exposed + std::max(0.0, regather - left);
+  return pair_exposed + pipelined_exposed(regather, left, 1.0);
 }
 
 // Whether a layer's shapes depend on its routing, so that the host waits
@@ -433,13 +440,11 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // that crosses nodes gets no such overlap.
     const bool overlap =
         (settings_.overlap & NDS_OVERLAP_TP_COMM) != 0 && s.sp == 1 && tp_within_node;
-    auto exposed = [&](double moved, double window, double most_hidden) {
-      return std::max(moved * (1 - most_hidden), moved - window);
-    };
-    const double forward = !overlap ? per_pass
-                                    : exposed(per_pass, w.forward_linear,
-                                              settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n)
-                                                                         : kTpHiddenForward);
+    const double forward =
+        !overlap ? per_pass
+                 : pipelined_exposed(
+                       per_pass, w.forward_linear,
+                       settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n) : kTpHiddenForward);
     // The backward: as Megatron's linears run it where the trainer does
     // (NDS_OVERLAP_TP_ASYNC), its async part hidden behind the
     // column-parallel linears' own input- and weight-gradient GEMMs (the
@@ -451,9 +456,9 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
                     model_.training.tp_keeps_gathered_inputs == 1);
     const double regather = back.moved - per_pass;
     const double backward =
-        !overlap ? back.waits + std::max(0.0, back.moved - back.waits - w.backward_column)
+        !overlap ? back.waits + pipelined_exposed(back.moved - back.waits, w.backward_column, 1.0)
         : settings_.tp_overlap_fused
-            ? exposed(back.moved, w.backward_linear, 1.0)
+            ? pipelined_exposed(back.moved, w.backward_linear, 1.0)
             : tp_userbuffers_backward(per_pass, regather, w.backward_linear);
     // Forward passes, each pair of collectives counted with its own.
     const double passes_forward = (attention_passes + (pairs - 1) * mlp_passes) / pairs;
