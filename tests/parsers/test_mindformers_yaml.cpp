@@ -248,3 +248,104 @@ TEST_CASE("MindFormers' hybird_cp is hybrid CP with ulysses_degree_in_cp, 1 when
   CHECK(huge.exit_code == 2);
   CHECK_THAT(huge.err, Catch::Contains("cp_ulysses_degree"));
 }
+
+namespace {
+// A MindFormers checkout in a temporary folder: the YAML in configs/tiny/,
+// naming its speed-up file from the checkout's root as MindFormers' own
+// configs do ("./configs/qwen3/parallel_speed_up.json").
+struct SpeedUpCheckout {
+  std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("ndsearch-speed-up-" + std::to_string(::getpid()));
+  std::filesystem::path yaml = root / "configs" / "tiny" / "pretrain.yaml";
+
+  SpeedUpCheckout(const std::string& json_text, const std::string& pipeline_stage) {
+    std::filesystem::create_directories(yaml.parent_path());
+    std::ifstream in(mf("tiny_llama"));
+    std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    t.replace(t.find("pipeline_stage: 4"), 17, "pipeline_stage: " + pipeline_stage);
+    if (pipeline_stage == "1") {  // one stage: no per-stage lists
+      t.replace(t.find("  recompute: [1, 1, 0, 0]"), 25, "  recompute: False");
+      t.replace(t.find("    offset: [1, 0, 0, -1]\n"), 26, "");
+    }
+    const std::string context = "context:\n";
+    t.replace(t.find(context), context.size(),
+              context +
+                  "  ascend_config:\n    parallel_speed_up_json_path: "
+                  "\"./configs/tiny/speed_up.json\"\n");
+    std::ofstream(yaml) << t;
+    if (!json_text.empty()) std::ofstream(yaml.parent_path() / "speed_up.json") << json_text;
+  }
+  ~SpeedUpCheckout() { std::filesystem::remove_all(root); }
+  ndsearch::test::CommandResult model(const std::string& extra = "") const {
+    return ::model(yaml.string() + " --format json " + extra);
+  }
+};
+
+bool warned_of(const json& j, const std::string& text) {
+  for (const json& w : j["warnings"])
+    if (w.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("A MindSpore speed-up file turns on the overlaps it names") {
+  // matmul_grad_comm_overlap (line 2): the backward's MatMul overlaps its TP
+  // communication, tp_async. enable_grad_comm_opt and
+  // enable_opt_shard_comm_opt at pp 1 (no LazyInline): grad_reduce and
+  // param_gather. dataset_broadcast_opt_level is data loading: no warning.
+  const SpeedUpCheckout checkout(
+      "{\n  \"matmul_grad_comm_overlap\": true,\n  \"enable_grad_comm_opt\": true,\n"
+      "  \"enable_opt_shard_comm_opt\": true,\n  \"dataset_broadcast_opt_level\": 3\n}\n",
+      "1");
+  const auto r = checkout.model();
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["overlap"]["tp_async"] == true);
+  CHECK(j["overlap"]["grad_reduce"] == true);
+  CHECK(j["overlap"]["param_gather"] == true);
+  CHECK(j["overlap"]["tp_comm"] == false);
+  CHECK_THAT(j["provenance"]["overlap.tp_async"].get<std::string>(),
+             Catch::Contains("configs/tiny/speed_up.json:2: matmul_grad_comm_overlap"));
+  CHECK(j["warnings"].empty());
+}
+
+TEST_CASE("Under a pipeline a speed-up file's DP overlaps are priced off, as LazyInline runs") {
+  // MindFormers turns LazyInline on with pipeline_stage > 1, under which
+  // MindSpore does not run enable_grad_comm_opt: grad_reduce stays off, and
+  // the provenance says why.
+  const SpeedUpCheckout checkout("{\"enable_grad_comm_opt\": true}", "4");
+  const auto r = checkout.model();
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["overlap"]["grad_reduce"] == false);
+  CHECK_THAT(j["provenance"]["overlap.grad_reduce"].get<std::string>(),
+             Catch::Contains("LazyInline"));
+}
+
+TEST_CASE("A speed-up file's unpriced, unknown or unreadable switches are said") {
+  SECTION("a switch that changes a cost not priced, and one MindSpore refuses") {
+    const SpeedUpCheckout checkout(
+        "{\"recompute_comm_overlap\": true, \"enable_magic\": true, \"enable_task_opt\": false}",
+        "1");
+    const json j = json::parse(checkout.model().out);
+    CHECK(warned_of(j, "recompute_comm_overlap: changes a cost ndsearch does not price"));
+    CHECK(warned_of(j, "enable_magic: not an option MindSpore takes"));
+    CHECK_FALSE(warned_of(j, "enable_task_opt"));  // off: nothing to price
+    const auto strict = checkout.model("--strict");
+    CHECK(strict.exit_code == 2);
+    CHECK_THAT(strict.err, Catch::Contains("recompute_comm_overlap"));
+  }
+  SECTION("a file that is not there") {
+    const SpeedUpCheckout checkout("", "1");
+    const json j = json::parse(checkout.model().out);
+    CHECK(warned_of(j, "no such file from the config's folder or a folder above it"));
+    CHECK(j["overlap"]["tp_async"] == false);
+  }
+  SECTION("a file that is not JSON") {
+    const SpeedUpCheckout checkout("{\n  \"matmul_grad_comm_overlap\": tru\n}\n", "1");
+    const json j = json::parse(checkout.model().out);
+    CHECK(warned_of(j, "is not valid JSON at line 2"));
+    CHECK(j["overlap"]["tp_async"] == false);
+  }
+}

@@ -20,8 +20,9 @@
 
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/mindspore_cp.hpp"
-#include "plugins/common/parsing/trainer_description.hpp"
+#include "plugins/common/parsing/mindspore_speed_up.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
+#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 #include "plugins/parsers/mindformers_yaml/apply_strategy.hpp"
 
@@ -631,7 +632,8 @@ class MindformersParser final : public sdk::ParserPlugin {
   // between micro-batches, neither overlapped. Under a pipeline with whole
   // accu_grads the parallel optimizer's all-gathers are issued once a step
   // beside the wait for the first receive (overlap_opt_shard_in_pipeline.cc):
-  // hidden; otherwise they run before the forward.
+  // hidden; otherwise they run before the forward. A speed-up file the
+  // config names turns switches on (write_speed_up).
   static void write_overlaps(const Reader& r, const Int& tp, const Int& pp, sdk::Builder& b) {
     const File& f = r.f_;
     auto grain = r.model_int({"fine_grain_interleave"});
@@ -648,9 +650,66 @@ class MindformersParser final : public sdk::ParserPlugin {
     const bool whole_accu = !(shard && f.boolean(*shard));
     b.set("overlap.param_gather", pp.value > 1 && whole_accu ? 1 : 0,
           pp.value > 1 && whole_accu ? pp.where : none);
-    for (const char* key : {"overlap.grad_reduce", "overlap.p2p", "overlap.moe_a2a",
-                            "overlap.moe_shared", "overlap.cp"})
+    for (const char* key : {"overlap.tp_async", "overlap.grad_reduce", "overlap.p2p",
+                            "overlap.moe_a2a", "overlap.moe_shared", "overlap.cp"})
       b.set(key, 0, none);
+    write_speed_up(f, pp, b);
+  }
+
+  // context.ascend_config.parallel_speed_up_json_path: the switches it turns
+  // on, over the defaults write_overlaps set. MindSpore reads the file from
+  // where the job runs; a file not found from the config's folder up is
+  // said, its overlaps priced off. enable_grad_comm_opt and
+  // enable_opt_shard_comm_opt are "not supported under LazyInline"
+  // (set_context's documentation), which MindFormers turns on with a
+  // pipeline (version_control.py, get_lazy_inline): priced only at pp 1.
+  static void write_speed_up(const File& f, const Int& pp, sdk::Builder& b) {
+    auto stated = f.find("context.ascend_config.parallel_speed_up_json_path");
+    if (!stated || f.text(*stated).empty()) return;
+    const std::string named = f.text(*stated);
+    const auto said = [&](const std::string& what) {
+      sdk::Where w = f.at(*stated);
+      w.field = "context.ascend_config.parallel_speed_up_json_path \"" + sdk::shown(named) +
+                "\": " + what;
+      b.unknown_field(w);
+    };
+    const auto path = mindspore::find_speed_up_file(f.path(), named);
+    if (!path) {
+      said(
+          "no such file from the config's folder or a folder above it; its overlaps are "
+          "priced off (MindSpore's defaults): give a path that exists from the config");
+      return;
+    }
+    const mindspore::SpeedUp file = mindspore::read_speed_up_file(*path);
+    if (!file.not_read.empty()) {
+      said(file.path + " is " + file.not_read +
+           " (MindSpore refuses it); its overlaps are priced off");
+      return;
+    }
+    const auto at = [&](const mindspore::SpeedUpKey& k, const std::string& what) {
+      return sdk::Where{file.path, k.line > 0 ? k.line : NDS_UNKNOWN, k.key + ": " + what, ""};
+    };
+    if (file.tp_async)
+      b.set("overlap.tp_async", 1,
+            at(*file.tp_async, "the backward's MatMul overlapped with the TP communication"));
+    const std::string lazy =
+        " (MindSpore runs it only without LazyInline, which MindFormers turns on "
+        "with a pipeline: priced off at pp > 1)";
+    if (file.grad_reduce)
+      b.set("overlap.grad_reduce", pp.value == 1 ? 1 : 0,
+            at(*file.grad_reduce, "the DP gradient reduction overlapped with the dx computation" +
+                                      (pp.value == 1 ? std::string() : lazy)));
+    if (file.param_gather && pp.value == 1)
+      b.set("overlap.param_gather", 1,
+            at(*file.param_gather,
+               "the parallel optimizer's all-gathers overlapped with the forward"));
+    for (const mindspore::SpeedUpKey& k : file.unpriced)
+      b.unknown_field(at(k, "changes a cost ndsearch does not price; ignored"));
+    for (const mindspore::SpeedUpKey& k : file.refused)
+      b.unknown_field(
+          at(k,
+             "not an option MindSpore takes, or not of its type (MindSpore refuses the file); "
+             "ignored"));
   }
 
   static void write_recompute(const File& f, sdk::Builder& b) {
