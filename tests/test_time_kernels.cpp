@@ -142,6 +142,21 @@ TEST_CASE(
   CHECK(short_block > 1.8 * long_block);
 }
 
+TEST_CASE("Attention at head dim 64 runs at 0.67 of head dim 128's efficiency, linearly between") {
+  const Kernels k(h100(), "bf16", "bf16", 2);
+  // The same FLOPs (8192 tokens causal, heads x head dim = 8192) at head
+  // dim 128 (64 heads), 64 (128 heads) and 96 (85.33 heads): FA4's
+  // measured d64/d128 ratio 0.67 (flash-attention PR #2605), and at 96
+  // halfway, 0.67 + 0.5 x 0.33 = 0.835. Head dim 256 runs as 128.
+  const double d128 = k.attention(Pass::forward, 8192, 8192, 128, 128, 64, true);
+  CHECK(k.attention(Pass::forward, 8192, 8192, 64, 64, 128, true) == Approx(d128 / 0.67));
+  CHECK(k.attention(Pass::backward, 8192, 8192, 64, 64, 128, true) ==
+        Approx(k.attention(Pass::backward, 8192, 8192, 128, 128, 64, true) / 0.67));
+  CHECK(k.attention(Pass::forward, 8192, 8192, 96, 96, 64 * 128 / 96.0, true) ==
+        Approx(d128 / 0.835));
+  CHECK(k.attention(Pass::forward, 8192, 8192, 256, 256, 32, true) == Approx(d128));
+}
+
 TEST_CASE("A ring across nodes pools the NICs of its members on each node") {
   const Device& d = h100();
   const TopologyLevel &nvlink = d.levels[0], &nic = d.levels[1];

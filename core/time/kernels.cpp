@@ -30,6 +30,22 @@ const Curve kReferenceAttentionForward{{1024, 2048, 4096, 8192}, {0.368, 0.566, 
 const Curve kReferenceAttentionBackward{{1024, 2048, 4096, 8192}, {0.184, 0.319, 0.449, 0.545}};
 constexpr double kReferenceBestGemm = 0.80;
 
+// Every attention curve is measured at head dim 128. FlashAttention at
+// head dim 64 reaches 0.65-0.71 of its head-dim-128 throughput on the same
+// kernel, machine and lengths (FA4 on B200, Dao-AILab/flash-attention PR
+// #2605: forward, causal and not, 1K-16K tokens; median of the 8 matched
+// pairs 0.67): a 64-deep QK^T reuses each loaded tile half as much. No
+// published table pairs head dims for another kernel (FlashAttention-3's
+// backward bars and Ascend's FlashAttentionScore have none), so the ratio
+// stands for all, forward and backward; between 64 and 128 linearly, and
+// above 128 as at 128 (FA3's head-dim-256 bars are read off a figure).
+constexpr double kHeadDim64Fraction = 0.67;
+
+double head_dim_fraction(double head_dim) {
+  const double t = std::clamp((head_dim - 64) / 64, 0.0, 1.0);
+  return kHeadDim64Fraction + t * (1 - kHeadDim64Fraction);
+}
+
 const DtypePeak* find_peak(const Device& device, const std::string& dtype) {
   for (const DtypePeak& p : device.peaks)
     if (p.dtype == dtype) return &p;
@@ -161,7 +177,8 @@ double Kernels::attention(Pass pass, double queries, double keys, double qk_dim,
   // as a causal block of 2s does on average, so it runs at the curve's 2s.
   const double length = causal ? std::min(queries, keys) : 2 * std::min(queries, keys);
   const Curve& curve = pass == Pass::forward ? *attention_forward_ : *attention_backward_;
-  const double efficiency = attention_scale_ * curve_at(curve, length, 0.5);
+  const double efficiency =
+      attention_scale_ * curve_at(curve, length, 0.5) * head_dim_fraction((qk_dim + v_dim) / 2);
   return time_scale_ * flops / (high_.peak_flops_per_s * efficiency);
 }
 
