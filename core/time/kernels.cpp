@@ -32,13 +32,16 @@ constexpr double kReferenceBestGemm = 0.80;
 
 // Every attention curve is measured at head dim 128. FlashAttention at
 // head dim 64 reaches 0.65-0.71 of its head-dim-128 throughput on the same
-// kernel, machine and lengths (FA4 on B200, Dao-AILab/flash-attention PR
-// #2605: forward, causal and not, 1K-16K tokens; median of the 8 matched
-// pairs 0.67): a 64-deep QK^T reuses each loaded tile half as much. No
-// published table pairs head dims for another kernel (FlashAttention-3's
+// kernel, machine and lengths: FA4 on B200, Dao-AILab/flash-attention PR
+// #2605, the FWD table of its description (ms / TFLOPS / MFU% / TBs / BW%),
+// at equal batch x seqlen: non-causal 1K-16K 0.706, 0.684, 0.675, 0.669,
+// 0.660 and causal 1K-4K 0.654, 0.670, 0.707 (the pairs the stored copy
+// shows), median 0.67. A 64-deep QK^T reuses each loaded tile half as much.
+// No published table pairs head dims for another kernel (FlashAttention-3's
 // backward bars and Ascend's FlashAttentionScore have none), so the ratio
-// stands for all, forward and backward; between 64 and 128 linearly, and
-// above 128 as at 128 (FA3's head-dim-256 bars are read off a figure).
+// stands for all, forward and backward, language and vision layers alike;
+// between 64 and 128 linearly, below 64 as at 64 and above 128 as at 128
+// (no measurement below; FA3's head-dim-256 bars are read off a figure).
 constexpr double kHeadDim64Fraction = 0.67;
 
 double head_dim_fraction(double head_dim) {

@@ -254,11 +254,14 @@ namespace {
 // naming its speed-up file from the checkout's root as MindFormers' own
 // configs do ("./configs/qwen3/parallel_speed_up.json").
 struct SpeedUpCheckout {
+  inline static int made = 0;  // checkouts alive at once each get their own folder
   std::filesystem::path root =
-      std::filesystem::temp_directory_path() / ("ndsearch-speed-up-" + std::to_string(::getpid()));
+      std::filesystem::temp_directory_path() /
+      ("ndsearch-speed-up-" + std::to_string(::getpid()) + "-" + std::to_string(++made));
   std::filesystem::path yaml = root / "configs" / "tiny" / "pretrain.yaml";
 
-  SpeedUpCheckout(const std::string& json_text, const std::string& pipeline_stage) {
+  SpeedUpCheckout(const std::string& json_text, const std::string& pipeline_stage,
+                  std::string stated = "./configs/tiny/speed_up.json") {
     std::filesystem::create_directories(yaml.parent_path());
     std::ifstream in(mf("tiny_llama"));
     std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -269,9 +272,7 @@ struct SpeedUpCheckout {
     }
     const std::string context = "context:\n";
     t.replace(t.find(context), context.size(),
-              context +
-                  "  ascend_config:\n    parallel_speed_up_json_path: "
-                  "\"./configs/tiny/speed_up.json\"\n");
+              context + "  ascend_config:\n    parallel_speed_up_json_path: \"" + stated + "\"\n");
     std::ofstream(yaml) << t;
     if (!json_text.empty()) std::ofstream(yaml.parent_path() / "speed_up.json") << json_text;
   }
@@ -312,40 +313,86 @@ TEST_CASE("A MindSpore speed-up file turns on the overlaps it names") {
 
 TEST_CASE("Under a pipeline a speed-up file's DP overlaps are priced off, as LazyInline runs") {
   // MindFormers turns LazyInline on with pipeline_stage > 1, under which
-  // MindSpore does not run enable_grad_comm_opt: grad_reduce stays off, and
-  // the provenance says why.
-  const SpeedUpCheckout checkout("{\"enable_grad_comm_opt\": true}", "4");
+  // MindSpore does not run enable_grad_comm_opt or enable_opt_shard_comm_opt:
+  // grad_reduce stays off and param_gather keeps the pipeline's own hiding
+  // (whole accu_grads: on), each saying why.
+  const SpeedUpCheckout checkout(
+      "{\"enable_grad_comm_opt\": true, \"enable_opt_shard_comm_opt\": true}", "4");
   const auto r = checkout.model();
   REQUIRE(r.exit_code == 0);
   const json j = json::parse(r.out);
   CHECK(j["overlap"]["grad_reduce"] == false);
   CHECK_THAT(j["provenance"]["overlap.grad_reduce"].get<std::string>(),
              Catch::Contains("LazyInline"));
+  CHECK(j["overlap"]["param_gather"] == true);
+  CHECK_THAT(j["provenance"]["overlap.param_gather"].get<std::string>(),
+             Catch::Contains("hidden under the pipeline's first receive all the same"));
 }
 
-TEST_CASE("A speed-up file's unpriced, unknown or unreadable switches are said") {
-  SECTION("a switch that changes a cost not priced, and one MindSpore refuses") {
-    const SpeedUpCheckout checkout(
-        "{\"recompute_comm_overlap\": true, \"enable_magic\": true, \"enable_task_opt\": false}",
-        "1");
+TEST_CASE(
+    "A speed-up file's overlap switch given as collectives turns on TP's only if it names one") {
+  // MindSpore takes a comma list of collectives for matmul_grad_comm_overlap
+  // (context.py, _check_speedup_config_str_value): AllGather turns the TP
+  // overlap on; AlltoAll alone is MoE's, not priced and said; a name not in
+  // the list makes MindSpore refuse the file.
+  const auto tp =
+      SpeedUpCheckout("{\"matmul_grad_comm_overlap\": \"AllGather,ReduceScatter\"}", "1");
+  CHECK(json::parse(tp.model().out)["overlap"]["tp_async"] == true);
+  const auto moe = SpeedUpCheckout("{\"matmul_grad_comm_overlap\": \"AlltoAll\"}", "1");
+  const json m = json::parse(moe.model().out);
+  CHECK(m["overlap"]["tp_async"] == false);
+  CHECK(warned_of(m, "matmul_grad_comm_overlap: on, and changes a cost ndsearch does not price"));
+  const auto bad = SpeedUpCheckout("{\"matmul_grad_comm_overlap\": \"false\"}", "1");
+  const json b = json::parse(bad.model().out);
+  CHECK(b["overlap"]["tp_async"] == false);
+  CHECK(warned_of(b, "a value MindSpore does not take"));
+}
+
+TEST_CASE("A speed-up file's unpriced, refused or unreadable switches are said") {
+  SECTION("a switch that changes a cost not priced, on; one off says nothing") {
+    const SpeedUpCheckout checkout("{\"recompute_comm_overlap\": true, \"enable_task_opt\": false}",
+                                   "1");
     const json j = json::parse(checkout.model().out);
-    CHECK(warned_of(j, "recompute_comm_overlap: changes a cost ndsearch does not price"));
-    CHECK(warned_of(j, "enable_magic: not an option MindSpore takes"));
-    CHECK_FALSE(warned_of(j, "enable_task_opt"));  // off: nothing to price
+    CHECK(warned_of(j, "recompute_comm_overlap: on, and changes a cost ndsearch does not price"));
+    CHECK_FALSE(warned_of(j, "enable_task_opt"));
     const auto strict = checkout.model("--strict");
     CHECK(strict.exit_code == 2);
     CHECK_THAT(strict.err, Catch::Contains("recompute_comm_overlap"));
   }
-  SECTION("a file that is not there") {
-    const SpeedUpCheckout checkout("", "1");
+  SECTION("a key MindSpore refuses: the job runs none of the file") {
+    const SpeedUpCheckout checkout(
+        "{\n  \"matmul_grad_comm_overlap\": true,\n  \"enable_magic\": true\n}\n", "1");
     const json j = json::parse(checkout.model().out);
-    CHECK(warned_of(j, "no such file from the config's folder or a folder above it"));
     CHECK(j["overlap"]["tp_async"] == false);
+    CHECK(warned_of(j, "names `enable_magic` (line 3), not an option of MindSpore's"));
+    CHECK(warned_of(j, "MindSpore refuses the file, so the job runs none of it"));
   }
-  SECTION("a file that is not JSON") {
-    const SpeedUpCheckout checkout("{\n  \"matmul_grad_comm_overlap\": tru\n}\n", "1");
-    const json j = json::parse(checkout.model().out);
+  SECTION("a file that is not there, or a folder") {
+    const SpeedUpCheckout missing("", "1");
+    const json j = json::parse(missing.model().out);
+    CHECK(warned_of(j, "no file there from the config's folder or a folder above it"));
+    CHECK(j["overlap"]["tp_async"] == false);
+    const SpeedUpCheckout folder("", "1", "./configs/tiny");
+    CHECK(warned_of(json::parse(folder.model().out), "no file there"));
+  }
+  SECTION("an absolute path") {
+    // The file of another checkout, named by its absolute path.
+    const SpeedUpCheckout other("{\"matmul_grad_comm_overlap\": true}", "1");
+    const SpeedUpCheckout checkout("", "1", (other.yaml.parent_path() / "speed_up.json").string());
+    CHECK(json::parse(checkout.model().out)["overlap"]["tp_async"] == true);
+  }
+  SECTION("a file that is not JSON, or writes a key twice: a warning, not a refusal") {
+    const SpeedUpCheckout not_json("{\n  \"matmul_grad_comm_overlap\": tru\n}\n", "1");
+    const auto r = not_json.model();
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
     CHECK(warned_of(j, "is not valid JSON at line 2"));
     CHECK(j["overlap"]["tp_async"] == false);
+    const SpeedUpCheckout twice(
+        "{\"matmul_grad_comm_overlap\": true, \"matmul_grad_comm_overlap\": false}", "1");
+    const auto t = twice.model();
+    REQUIRE(t.exit_code == 0);
+    CHECK(json::parse(t.out)["overlap"]["tp_async"] == false);
+    CHECK_THAT(t.out, Catch::Contains("matmul_grad_comm_overlap"));
   }
 }

@@ -95,9 +95,10 @@ std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
     if (c == ':' && have_string) {
       if (++keys > kMaxJsonKeys)
-        throw sdk::LimitError(file + ":" + std::to_string(string_line) + ": more than " + std::to_string(kMaxJsonKeys) +
-                              " keys; a model config holds a few hundred: give the model's config.json, not a data "
-                              "file");
+        throw sdk::LimitError(
+            file + ":" + std::to_string(string_line) + ": more than " +
+            std::to_string(kMaxJsonKeys) +
+            " keys; a config holds a few hundred: give the config, not a data file");
       pending_key = last_string;
       if (!levels.empty() && levels.back().object) {
         auto [it, fresh] = levels.back().keys.emplace(pending_key, string_line);

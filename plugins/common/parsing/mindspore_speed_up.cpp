@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <string_view>
@@ -73,36 +74,77 @@ const Option* option_of(std::string_view key) {
 bool of_type(const json& v, Type t) {
   switch (t) {
     case Type::boolean: return v.is_boolean();
-    case Type::integer: return v.is_number_integer();
+    case Type::integer: return v.is_number_integer() || v.is_boolean();  // Python: bool is an int
     case Type::text: return v.is_string();
     case Type::boolean_or_text: return v.is_boolean() || v.is_string();
   }
   return false;
 }
 
-// A switch is on when true, a non-zero level or a non-empty list of
-// communication operators (the text form of the overlap switches).
-bool is_on(const json& v) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer()) return v.get<int64_t>() != 0;
-  if (v.is_string()) return !v.get<std::string>().empty();
-  return false;
+// The collectives a text-valued overlap switch may list, comma-separated
+// (context.py, _check_speedup_config_str_value; "" among them); a true
+// switch stands for all but the Morph ones. Those TP runs: the rest are
+// MoE's all-to-alls.
+constexpr std::array<std::string_view, 7> kCollectives{
+    "AlltoAll",  "AlltoAllV",     "MorphAllGather",    "AllReduce",
+    "AllGather", "ReduceScatter", "MorphReduceScatter"};
+bool is_tp_collective(std::string_view c) {
+  return c != "AlltoAll" && c != "AlltoAllV";
+}
+
+struct Switch {
+  bool valid = true;
+  bool on = false;
+  bool tp = false;  // a collective list naming one TP runs (or true)
+};
+
+Switch read_switch(const json& v) {
+  Switch s;
+  if (v.is_boolean()) s.on = s.tp = v.get<bool>();
+  if (v.is_number_integer()) s.on = s.tp = v.get<int64_t>() != 0;
+  if (!v.is_string()) return s;
+  const std::string text = v.get<std::string>();
+  size_t begin = 0;
+  for (;;) {
+    const size_t end = std::min(text.find(',', begin), text.size());
+    const std::string_view name = std::string_view(text).substr(begin, end - begin);
+    if (!name.empty()) {
+      if (std::find(kCollectives.begin(), kCollectives.end(), name) == kCollectives.end())
+        s.valid = false;
+      s.on = true;
+      s.tp = s.tp || is_tp_collective(name);
+    }
+    if (end == text.size()) break;
+    begin = end + 1;
+  }
+  return s;
+}
+
+std::string where_in(const std::string& key, int64_t line) {
+  return "`" + sdk::shown(key) + "`" + (line > 0 ? " (line " + std::to_string(line) + ")" : "");
 }
 
 }  // namespace
 
 std::optional<fs::path> find_speed_up_file(const std::string& config_path,
                                            const std::string& stated) {
-  const fs::path named(stated);
+  const fs::path named = fs::path(stated).lexically_normal();
   std::error_code ec;
   const auto is_file = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
   if (named.is_absolute()) return is_file(named) ? std::optional(named) : std::nullopt;
-  fs::path folder = fs::absolute(fs::path(config_path), ec).parent_path();
-  while (!folder.empty()) {
+  if (named.empty() || *named.begin() == "..") {  // "..": from the config's folder only
+    const fs::path candidate =
+        (fs::absolute(fs::path(config_path), ec).parent_path() / named).lexically_normal();
+    return is_file(candidate) ? std::optional(candidate) : std::nullopt;
+  }
+  const fs::path first = *named.begin();
+  for (fs::path folder = fs::absolute(fs::path(config_path), ec).parent_path(); !folder.empty();
+       folder = folder.parent_path()) {
     const fs::path candidate = (folder / named).lexically_normal();
     if (is_file(candidate)) return candidate;
-    if (folder == folder.root_path()) break;
-    folder = folder.parent_path();
+    if (fs::exists(folder / first, ec) || fs::exists(folder / ".git", ec) ||
+        folder == folder.root_path())
+      break;
   }
   return std::nullopt;
 }
@@ -110,35 +152,53 @@ std::optional<fs::path> find_speed_up_file(const std::string& config_path,
 SpeedUp read_speed_up_file(const fs::path& path) {
   SpeedUp out;
   out.path = path.string();
-  const std::string text = sdk::read_config_file(out.path, "MindSpore parallel speed-up");
+  const std::string text = sdk::read_config_file(out.path, "MindSpore parallel speed-up file");
   const std::map<std::string, int64_t> lines = json_key_lines(text, out.path);
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     const auto [line, column] = line_and_column(text, e.byte > 0 ? e.byte - 1 : 0);
-    out.not_read =
-        "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column);
+    out.refused =
+        "is not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column);
     return out;
   } catch (const json::exception&) {  // a number beyond a double: 1e999
-    out.not_read = "a number beyond the range of a double";
+    out.refused = "holds a number beyond the range of a double";
     return out;
   }
   if (!doc.is_object()) {
-    out.not_read = "not a JSON object of switches";
+    out.refused = "is not a JSON object of switches";
     return out;
   }
   for (const auto& [key, value] : doc.items()) {
     const auto at = lines.find(key);
     const SpeedUpKey named{key, at == lines.end() ? 0 : at->second};
     const Option* option = option_of(key);
-    if (option == nullptr || !of_type(value, option->type)) {
-      out.refused.push_back(named);
-      continue;
+    if (option == nullptr) {
+      out.refused = "names " + where_in(key, named.line) +
+                    ", not an option of MindSpore's (context.py, _set_speedup_config_path)";
+      return out;
     }
-    if (!is_on(value)) continue;
+    const Switch s = read_switch(value);
+    if (!of_type(value, option->type) || !s.valid) {
+      out.refused = "gives " + where_in(key, named.line) + " a value MindSpore does not take (" +
+                    (option->type == Type::boolean   ? "true or false"
+                     : option->type == Type::integer ? "an integer"
+                     : option->type == Type::text    ? "a list of collectives"
+                                                     : "true, false or a list of collectives") +
+                    (option->type == Type::boolean || option->type == Type::integer
+                         ? std::string()
+                         : std::string(", from AlltoAll, AlltoAllV, MorphAllGather, AllReduce, "
+                                       "AllGather, ReduceScatter, MorphReduceScatter")) +
+                    ")";
+      return out;
+    }
+    if (!s.on) continue;
     switch (option->use) {
-      case Use::tp_async: out.tp_async = named; break;
+      case Use::tp_async:
+        if (s.tp) out.tp_async = named;
+        if (!s.tp) out.unpriced.push_back(named);  // MoE's all-to-alls only
+        break;
       case Use::grad_reduce: out.grad_reduce = named; break;
       case Use::param_gather: out.param_gather = named; break;
       case Use::no_cost: break;

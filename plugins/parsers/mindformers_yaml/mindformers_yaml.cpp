@@ -648,68 +648,76 @@ class MindformersParser final : public sdk::ParserPlugin {
                          : none);
     auto shard = accumulation_shard(f);
     const bool whole_accu = !(shard && f.boolean(*shard));
-    b.set("overlap.param_gather", pp.value > 1 && whole_accu ? 1 : 0,
-          pp.value > 1 && whole_accu ? pp.where : none);
+    const bool gathers_hidden = pp.value > 1 && whole_accu;
+    b.set("overlap.param_gather", gathers_hidden ? 1 : 0, gathers_hidden ? pp.where : none);
     for (const char* key : {"overlap.tp_async", "overlap.grad_reduce", "overlap.p2p",
                             "overlap.moe_a2a", "overlap.moe_shared", "overlap.cp"})
       b.set(key, 0, none);
-    write_speed_up(f, pp, b);
+    write_speed_up(f, pp, gathers_hidden, b);
   }
 
   // context.ascend_config.parallel_speed_up_json_path: the switches it turns
   // on, over the defaults write_overlaps set. MindSpore reads the file from
-  // where the job runs; a file not found from the config's folder up is
-  // said, its overlaps priced off. enable_grad_comm_opt and
-  // enable_opt_shard_comm_opt are "not supported under LazyInline"
-  // (set_context's documentation), which MindFormers turns on with a
-  // pipeline (version_control.py, get_lazy_inline): priced only at pp 1.
-  static void write_speed_up(const File& f, const Int& pp, sdk::Builder& b) {
+  // where the job runs and refuses one it cannot take whole; a file not
+  // found from the config's folder up, or refused, is said and its overlaps
+  // priced off. enable_grad_comm_opt and enable_opt_shard_comm_opt are "not
+  // supported under LazyInline" (set_context's documentation), which
+  // MindFormers turns on with a pipeline (version_control.py,
+  // get_lazy_inline): priced only at pp 1.
+  static void write_speed_up(const File& f, const Int& pp, bool gathers_hidden, sdk::Builder& b) {
     auto stated = f.find("context.ascend_config.parallel_speed_up_json_path");
     if (!stated || f.text(*stated).empty()) return;
     const std::string named = f.text(*stated);
     const auto said = [&](const std::string& what) {
       sdk::Where w = f.at(*stated);
       w.field = "context.ascend_config.parallel_speed_up_json_path \"" + sdk::shown(named) +
-                "\": " + what;
+                "\": " + what + "; its overlaps are priced as MindSpore's defaults";
       b.unknown_field(w);
     };
     const auto path = mindspore::find_speed_up_file(f.path(), named);
     if (!path) {
       said(
-          "no such file from the config's folder or a folder above it; its overlaps are "
-          "priced off (MindSpore's defaults): give a path that exists from the config");
+          "no file there from the config's folder or a folder above it, up to the one that "
+          "holds its first folder (MindFormers reads it from where the job runs): give its "
+          "path from the config's folder or an absolute one");
       return;
     }
-    const mindspore::SpeedUp file = mindspore::read_speed_up_file(*path);
-    if (!file.not_read.empty()) {
-      said(file.path + " is " + file.not_read +
-           " (MindSpore refuses it); its overlaps are priced off");
+    mindspore::SpeedUp file;
+    try {
+      file = mindspore::read_speed_up_file(*path);
+    } catch (const sdk::Error& e) {
+      said(sdk::shown(e.what(), 400));
+      return;
+    }
+    if (!file.refused.empty()) {
+      said(file.path + " " + file.refused +
+           ": MindSpore refuses the file, so the job runs none of it");
       return;
     }
     const auto at = [&](const mindspore::SpeedUpKey& k, const std::string& what) {
-      return sdk::Where{file.path, k.line > 0 ? k.line : NDS_UNKNOWN, k.key + ": " + what, ""};
+      return sdk::Where{file.path, k.line > 0 ? k.line : NDS_UNKNOWN,
+                        sdk::shown(k.key) + ": " + what, ""};
     };
     if (file.tp_async)
       b.set("overlap.tp_async", 1,
             at(*file.tp_async, "the backward's MatMul overlapped with the TP communication"));
     const std::string lazy =
-        " (MindSpore runs it only without LazyInline, which MindFormers turns on "
-        "with a pipeline: priced off at pp > 1)";
+        " (MindSpore runs it only without LazyInline, which MindFormers turns on with a "
+        "pipeline: not priced at pp > 1)";
     if (file.grad_reduce)
       b.set("overlap.grad_reduce", pp.value == 1 ? 1 : 0,
             at(*file.grad_reduce, "the DP gradient reduction overlapped with the dx computation" +
                                       (pp.value == 1 ? std::string() : lazy)));
-    if (file.param_gather && pp.value == 1)
-      b.set("overlap.param_gather", 1,
+    if (file.param_gather)
+      b.set("overlap.param_gather", pp.value == 1 || gathers_hidden ? 1 : 0,
             at(*file.param_gather,
-               "the parallel optimizer's all-gathers overlapped with the forward"));
+               "the parallel optimizer's all-gathers overlapped with the forward" +
+                   (pp.value == 1 ? std::string()
+                                  : lazy + (gathers_hidden ? "; hidden under the pipeline's first "
+                                                             "receive all the same"
+                                                           : ""))));
     for (const mindspore::SpeedUpKey& k : file.unpriced)
-      b.unknown_field(at(k, "changes a cost ndsearch does not price; ignored"));
-    for (const mindspore::SpeedUpKey& k : file.refused)
-      b.unknown_field(
-          at(k,
-             "not an option MindSpore takes, or not of its type (MindSpore refuses the file); "
-             "ignored"));
+      b.unknown_field(at(k, "on, and changes a cost ndsearch does not price"));
   }
 
   static void write_recompute(const File& f, sdk::Builder& b) {
