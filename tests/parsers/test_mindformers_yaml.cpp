@@ -396,3 +396,46 @@ TEST_CASE("A speed-up file's unpriced, refused or unreadable switches are said")
     CHECK_THAT(t.out, Catch::Contains("matmul_grad_comm_overlap"));
   }
 }
+
+TEST_CASE("What MindFormers' check_rules refuses is said, and an error under strict") {
+  // MindFormers v1.3.0 tools/check_rules.py: CP without use_flash_attention
+  // under semi-auto parallel (_check_parallel), a recompute list longer than
+  // pipeline_stage (_rule_recompute), fine_grain_interleave > 1 with neither
+  // SP nor CP (_check_config_campacity).
+  std::ifstream in(mf("tiny_llama"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto edited = [&](const std::vector<std::pair<std::string, std::string>>& edits,
+                          const std::string& extra = "") {
+    std::string t = text;
+    for (const auto& [from, to] : edits) t.replace(t.find(from), from.size(), to);
+    const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                       ("ndsearch-rules-" + std::to_string(::getpid()) + ".yaml");
+    std::ofstream(copy) << t;
+    auto r = model(copy.string() + " --format json " + extra);
+    std::filesystem::remove(copy);
+    return r;
+  };
+  const auto warned = [](const ndsearch::test::CommandResult& r, const std::string& what) {
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return warned_of(json::parse(r.out), what);
+  };
+  // As written (parallel_mode 1, flash attention, SP, 4 stages for 4): none.
+  CHECK_FALSE(warned(edited({}), "check_rules.py"));
+  const auto cp_without_fa =
+      edited({{"  micro_batch_num: 8\n", "  micro_batch_num: 8\n  context_parallel: 2\n"},
+              {"use_flash_attention: True", "use_flash_attention: False"}});
+  CHECK(warned(cp_without_fa,
+               "context_parallel 2 without model_config.use_flash_attention: True: MindFormers "
+               "refuses it (check_rules.py, _check_parallel)"));
+  CHECK(warned(edited({{"  recompute: [1, 1, 0, 0]", "  recompute: [1, 1, 0, 0, 1]"}}),
+               "recompute_config.recompute lists 5 stages, more than pipeline_stage 4"));
+  const std::vector<std::pair<std::string, std::string>> grain_without_sp = {
+      {"use_seq_parallel: True", "use_seq_parallel: False"},
+      {"    multiple_of: 256\n", "    multiple_of: 256\n    fine_grain_interleave: 2\n"}};
+  CHECK(warned(edited(grain_without_sp),
+               "fine_grain_interleave 2 without use_seq_parallel or context_parallel"));
+  const auto strict = edited(grain_without_sp, "--strict");
+  CHECK(strict.exit_code == 2);
+  CHECK_THAT(strict.err, Catch::Contains("_check_config_campacity"));
+}

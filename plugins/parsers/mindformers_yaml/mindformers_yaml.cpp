@@ -263,6 +263,7 @@ class MindformersParser final : public sdk::ParserPlugin {
     write_optimizer_parallel(r, dp, cp, b);
     write_overlaps(r, tp, pp, b);
     write_recompute(f, b);
+    say_refusals(r, pc, pp, cp, b);
     write_stage_layers(r, shape, pp, vp, b);
     std::optional<Field> algo = pc ? f.find(*pc, "context_parallel_algo") : std::nullopt;
     if (!algo) algo = f.find(*mc, "context_parallel_algo");
@@ -718,6 +719,52 @@ class MindformersParser final : public sdk::ParserPlugin {
                                                            : ""))));
     for (const mindspore::SpeedUpKey& k : file.unpriced)
       b.unknown_field(at(k, "on, and changes a cost ndsearch does not price"));
+  }
+
+  // What MindFormers refuses at start-up (v1.3.0 mindformers/tools/
+  // check_rules.py), said where a config states it (an error under
+  // --strict) and priced as written: context parallelism without
+  // model_config.use_flash_attention under semi-auto parallel
+  // (_check_parallel, which reads the YAML's key: unstated is refused); a
+  // recompute list longer than the pipeline (_rule_recompute);
+  // fine_grain_interleave > 1 with neither sequence nor context parallelism
+  // (_check_config_campacity). Its device count and num_layers >=
+  // pipeline_stage are the search's `devices` and `layers` checks.
+  static void say_refusals(const Reader& r, const std::optional<Field>& pc, const Int& pp,
+                           const Int& cp, sdk::Builder& b) {
+    const File& f = r.f_;
+    const auto refused = [&](sdk::Where w, const std::string& what, const char* rule) {
+      w.field = what + ": MindFormers refuses it (check_rules.py, " + rule + "); priced as written";
+      b.unknown_field(w);
+    };
+    auto mode = f.find("parallel.parallel_mode");
+    auto fa = r.model("use_flash_attention");
+    if (cp.value > 1 && mode && f.integer(*mode) == 1 && !(fa && f.boolean(*fa)))
+      refused(cp.where,
+              "parallel_config.context_parallel " + std::to_string(cp.value) +
+                  " without model_config.use_flash_attention: True",
+              "_check_parallel");
+    if (auto rc = f.find("recompute_config"))
+      for (const char* key : {"recompute", "select_recompute", "select_comm_recompute"}) {
+        auto v = f.find(*rc, key);
+        if (!v || !v->node.IsSequence() || static_cast<int64_t>(v->node.size()) <= pp.value)
+          continue;
+        bool counts = true;
+        for (const YAML::Node& n : v->node) counts = counts && n.IsScalar();  // not per-chunk lists
+        if (counts)
+          refused(f.at(*v),
+                  "recompute_config." + std::string(key) + " lists " +
+                      std::to_string(v->node.size()) + " stages, more than pipeline_stage " +
+                      std::to_string(pp.value),
+                  "_rule_recompute");
+      }
+    auto grain = r.model_int({"fine_grain_interleave"});
+    auto sp = r.bool_in(pc, "use_seq_parallel");
+    if (grain && grain->value > 1 && !(sp && sp->first) && cp.value <= 1)
+      refused(grain->where,
+              "model_config.fine_grain_interleave " + std::to_string(grain->value) +
+                  " without use_seq_parallel or context_parallel",
+              "_check_config_campacity");
   }
 
   static void write_recompute(const File& f, sdk::Builder& b) {
