@@ -439,3 +439,30 @@ TEST_CASE("What MindFormers' check_rules refuses is said, and an error under str
   CHECK(strict.exit_code == 2);
   CHECK_THAT(strict.err, Catch::Contains("_check_config_campacity"));
 }
+
+TEST_CASE("A MindSpore execution mode the fit was not measured on is said") {
+  // The mindspore fit is on graph mode at jit_level O1 (MindFormers
+  // v1.3.0's Llama 2 YAMLs); O0 and PyNative under semi-auto parallel are
+  // said and priced as O1 graph mode.
+  std::ifstream in(mf("tiny_llama"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto with_context = [&](const std::string& lines) {
+    std::string t = text;
+    t.replace(t.find("context:\n"), 9, "context:\n" + lines);
+    const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                       ("ndsearch-mode-" + std::to_string(::getpid()) + ".yaml");
+    std::ofstream(copy) << t;
+    auto r = model(copy.string() + " --format json");
+    std::filesystem::remove(copy);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+  };
+  CHECK(with_context("  mode: 0\n  jit_config:\n    jit_level: \"O1\"\n")["warnings"].empty());
+  CHECK(warned_of(with_context("  jit_config:\n    jit_level: \"O0\"\n"),
+                  "context.jit_config.jit_level O0: the mindspore overheads are fitted on "
+                  "jit_level O1 runs; priced as O1"));
+  CHECK(warned_of(with_context("  mode: 1\n"),
+                  "context.mode 1 (PyNative) with parallel.parallel_mode 1: MindSpore runs "
+                  "semi-auto and auto parallelism in graph mode only"));
+}
