@@ -526,3 +526,36 @@ TEST_CASE("MindSpeed's Ulysses degree in hybrid CP and its repeated K and V are 
   CHECK(zero.exit_code == 2);
   CHECK_THAT(zero.err, Catch::Contains("--ulysses-degree-in-cp"));
 }
+
+TEST_CASE("The backward's async TP exchange follows the script: off only without SP") {
+  // Megatron-LM since 3f65246911 (2021-09): async unless
+  // --no-async-tensor-model-parallel-allreduce; with --sequence-parallel
+  // async whatever that flag says (core_r0.6.0 arguments.py). A script
+  // whose SP depends on the environment leaves the bit unknown.
+  const auto bit = [](const std::string& prefix, const std::string& extra) {
+    const std::string script =
+        ndsearch::test::temp_file(
+            "ndsearch-async", ".sh",
+            prefix +
+                "torchrun pretrain_gpt.py --num-layers 2 --hidden-size 256 "
+                "--num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 "
+                "--vocab-size 1000 --micro-batch-size 1 --global-batch-size 8 "
+                "--tensor-model-parallel-size 2 " +
+                extra + "\n")
+            .string();
+    const auto r = model_at(script);
+    std::filesystem::remove(script);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out);
+  };
+  CHECK(bit("", "")["overlap"]["tp_async"] == true);
+  CHECK(bit("", "--no-async-tensor-model-parallel-allreduce")["overlap"]["tp_async"] == false);
+  CHECK(bit("", "--sequence-parallel --no-async-tensor-model-parallel-allreduce")["overlap"]
+                                                                                 ["tp_async"] ==
+        true);
+  const json unknown = bit("if [ \"$USE_SP\" = 1 ]; then SP=\"--sequence-parallel\"; fi\n",
+                           "$SP --no-async-tensor-model-parallel-allreduce");
+  CHECK(unknown["overlap"]["tp_async"].is_null());
+  CHECK(warned(unknown, "overlap.tp_async cannot be known from the file"));
+}

@@ -1361,6 +1361,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.set("overlap.tp_async", 1, sp.where);
   else if (sync_tp.state == State::unknown)
     r.put("overlap.tp_async", sync_tp);
+  else if (sync_tp.known() && sp.state == State::unknown)
+    r.put("overlap.tp_async", sp);  // the flag holds only without SP, which is not known
   else
     b.set("overlap.tp_async", sync_tp.known() ? 0 : 1,
           sync_tp.known() ? sync_tp.where
