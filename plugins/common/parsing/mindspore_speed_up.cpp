@@ -120,6 +120,17 @@ Switch read_switch(const json& v) {
   return s;
 }
 
+// What MindSpore takes for a key of type `t`, in words.
+std::string expected(Type t) {
+  if (t == Type::boolean) return "true or false";
+  if (t == Type::integer) return "an integer";
+  std::string names;
+  for (std::string_view c : kCollectives) names.append(names.empty() ? "" : ", ").append(c);
+  return (t == Type::text ? "a list of collectives, from "
+                          : "true, false or a list of collectives, from ") +
+         names;
+}
+
 std::string where_in(const std::string& key, int64_t line) {
   return "`" + sdk::shown(key) + "`" + (line > 0 ? " (line " + std::to_string(line) + ")" : "");
 }
@@ -132,14 +143,13 @@ std::optional<fs::path> find_speed_up_file(const std::string& config_path,
   std::error_code ec;
   const auto is_file = [&](const fs::path& p) { return fs::is_regular_file(p, ec); };
   if (named.is_absolute()) return is_file(named) ? std::optional(named) : std::nullopt;
+  const fs::path home = fs::absolute(fs::path(config_path), ec).parent_path();
   if (named.empty() || *named.begin() == "..") {  // "..": from the config's folder only
-    const fs::path candidate =
-        (fs::absolute(fs::path(config_path), ec).parent_path() / named).lexically_normal();
+    const fs::path candidate = (home / named).lexically_normal();
     return is_file(candidate) ? std::optional(candidate) : std::nullopt;
   }
   const fs::path first = *named.begin();
-  for (fs::path folder = fs::absolute(fs::path(config_path), ec).parent_path(); !folder.empty();
-       folder = folder.parent_path()) {
+  for (fs::path folder = home; !folder.empty(); folder = folder.parent_path()) {
     const fs::path candidate = (folder / named).lexically_normal();
     if (is_file(candidate)) return candidate;
     if (fs::exists(folder / first, ec) || fs::exists(folder / ".git", ec) ||
@@ -182,22 +192,16 @@ SpeedUp read_speed_up_file(const fs::path& path) {
     const Switch s = read_switch(value);
     if (!of_type(value, option->type) || !s.valid) {
       out.refused = "gives " + where_in(key, named.line) + " a value MindSpore does not take (" +
-                    (option->type == Type::boolean   ? "true or false"
-                     : option->type == Type::integer ? "an integer"
-                     : option->type == Type::text    ? "a list of collectives"
-                                                     : "true, false or a list of collectives") +
-                    (option->type == Type::boolean || option->type == Type::integer
-                         ? std::string()
-                         : std::string(", from AlltoAll, AlltoAllV, MorphAllGather, AllReduce, "
-                                       "AllGather, ReduceScatter, MorphReduceScatter")) +
-                    ")";
+                    expected(option->type) + ")";
       return out;
     }
     if (!s.on) continue;
     switch (option->use) {
       case Use::tp_async:
-        if (s.tp) out.tp_async = named;
-        if (!s.tp) out.unpriced.push_back(named);  // MoE's all-to-alls only
+        if (s.tp)
+          out.tp_async = named;
+        else
+          out.unpriced.push_back(named);  // MoE's all-to-alls only
         break;
       case Use::grad_reduce: out.grad_reduce = named; break;
       case Use::param_gather: out.param_gather = named; break;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plugins/common/parsing/memory_size.hpp"
@@ -35,6 +36,12 @@ using yaml::Int;
 
 constexpr const char* kTrainer = "mindformers";
 const sdk::Where kDefault = yaml::default_of(kTrainer);
+
+// Says `what` of the config at `where`: a warning, an error under --strict.
+void say(sdk::Builder& b, sdk::Where where, std::string what) {
+  where.field = std::move(what);
+  b.unknown_field(where);
+}
 
 sdk::Where cp_default() {
   sdk::Where w = kDefault;
@@ -671,10 +678,9 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (!stated || f.text(*stated).empty()) return;
     const std::string named = f.text(*stated);
     const auto said = [&](const std::string& what) {
-      sdk::Where w = f.at(*stated);
-      w.field = "context.ascend_config.parallel_speed_up_json_path \"" + sdk::shown(named) +
-                "\": " + what + "; its overlaps are priced as MindSpore's defaults";
-      b.unknown_field(w);
+      say(b, f.at(*stated),
+          "context.ascend_config.parallel_speed_up_json_path \"" + sdk::shown(named) +
+              "\": " + what + "; its overlaps are priced as MindSpore's defaults");
     };
     const auto path = mindspore::find_speed_up_file(f.path(), named);
     if (!path) {
@@ -734,9 +740,9 @@ class MindformersParser final : public sdk::ParserPlugin {
   static void say_refusals(const Reader& r, const std::optional<Field>& pc, const Int& pp,
                            const Int& cp, sdk::Builder& b) {
     const File& f = r.f_;
-    const auto refused = [&](sdk::Where w, const std::string& what, const char* rule) {
-      w.field = what + ": MindFormers refuses it (check_rules.py, " + rule + "); priced as written";
-      b.unknown_field(w);
+    const auto refused = [&](const sdk::Where& w, const std::string& what, const char* rule) {
+      say(b, w,
+          what + ": MindFormers refuses it (check_rules.py, " + rule + "); priced as written");
     };
     auto mode = f.find("parallel.parallel_mode");
     auto fa = r.model("use_flash_attention");
@@ -781,20 +787,17 @@ class MindformersParser final : public sdk::ParserPlugin {
     auto parallel = f.find("parallel.parallel_mode");
     if (mode && f.integer(*mode) == 1 && parallel &&
         (f.integer(*parallel) == 1 || f.integer(*parallel) == 2)) {
-      sdk::Where w = f.at(*mode);
-      w.field = "context.mode 1 (PyNative) with parallel.parallel_mode " +
-                std::to_string(f.integer(*parallel)) +
-                ": MindSpore runs semi-auto and auto parallelism in graph mode only; priced as "
-                "graph mode";
-      b.unknown_field(w);
+      say(b, f.at(*mode),
+          "context.mode 1 (PyNative) with parallel.parallel_mode " +
+              std::to_string(f.integer(*parallel)) +
+              ": MindSpore runs semi-auto and auto parallelism in graph mode only; priced as "
+              "graph mode");
     }
     auto level = f.find("context.jit_config.jit_level");
-    if (level && f.text(*level) != "O1") {
-      sdk::Where w = f.at(*level);
-      w.field = "context.jit_config.jit_level " + sdk::shown(f.text(*level)) +
-                ": the mindspore overheads are fitted on jit_level O1 runs; priced as O1";
-      b.unknown_field(w);
-    }
+    if (level && f.text(*level) != "O1")
+      say(b, f.at(*level),
+          "context.jit_config.jit_level " + sdk::shown(f.text(*level)) +
+              ": the mindspore overheads are fitted on jit_level O1 runs; priced as O1");
   }
 
   static void write_recompute(const File& f, sdk::Builder& b) {
