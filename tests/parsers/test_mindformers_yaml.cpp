@@ -32,6 +32,22 @@ json model_json(const std::string& name, const std::string& extra = "") {
   REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
 }
+
+using Edits = std::vector<std::pair<std::string, std::string>>;
+
+// `model --format json` of a temporary copy of tiny_llama with each edit's
+// first text replaced by its second.
+ndsearch::test::CommandResult model_of_edited(const Edits& edits, const std::string& extra = "") {
+  std::ifstream in(mf("tiny_llama"));
+  std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [from, to] : edits) t.replace(t.find(from), from.size(), to);
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("ndsearch-edited-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(copy) << t;
+  auto r = model(copy.string() + " --format json " + extra);
+  std::filesystem::remove(copy);
+  return r;
+}
 }  // namespace
 
 TEST_CASE("A LlamaConfig MindFormers YAML counts 155730944 parameters as derived by hand") {
@@ -211,18 +227,9 @@ TEST_CASE("MindFormers' hybird_cp is hybrid CP with ulysses_degree_in_cp, 1 when
   // TransformerOpParallelConfig (MindFormers 1.3): context_parallel_algo
   // "hybird_cp" runs ulysses_degree_in_cp-way Ulysses inside colossalai_cp
   // (get_ulysses_cp_num), the degree 1 by default.
-  std::ifstream in(mf("tiny_llama"));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto with = [&](const std::string& lines) {
-    std::string t = text;
+  auto with = [](const std::string& lines) {
     const std::string anchor = "  micro_batch_num: 8\n";
-    t.replace(t.find(anchor), anchor.size(), anchor + lines);
-    const std::filesystem::path copy = std::filesystem::temp_directory_path() /
-                                       ("ndsearch-hybrid-" + std::to_string(::getpid()) + ".yaml");
-    std::ofstream(copy) << t;
-    auto r = model(copy.string() + " --format json");
-    std::filesystem::remove(copy);
-    return r;
+    return model_of_edited({{anchor, anchor + lines}});
   };
   const auto stated = with(
       "  context_parallel: 4\n  context_parallel_algo: hybird_cp\n"
@@ -402,40 +409,27 @@ TEST_CASE("What MindFormers' check_rules refuses is said, and an error under str
   // under semi-auto parallel (_check_parallel), a recompute list longer than
   // pipeline_stage (_rule_recompute), fine_grain_interleave > 1 with neither
   // SP nor CP (_check_config_campacity).
-  std::ifstream in(mf("tiny_llama"));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto edited = [&](const std::vector<std::pair<std::string, std::string>>& edits,
-                          const std::string& extra = "") {
-    std::string t = text;
-    for (const auto& [from, to] : edits) t.replace(t.find(from), from.size(), to);
-    const std::filesystem::path copy = std::filesystem::temp_directory_path() /
-                                       ("ndsearch-rules-" + std::to_string(::getpid()) + ".yaml");
-    std::ofstream(copy) << t;
-    auto r = model(copy.string() + " --format json " + extra);
-    std::filesystem::remove(copy);
-    return r;
-  };
   const auto warned = [](const ndsearch::test::CommandResult& r, const std::string& what) {
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     return warned_of(json::parse(r.out), what);
   };
   // As written (parallel_mode 1, flash attention, SP, 4 stages for 4): none.
-  CHECK_FALSE(warned(edited({}), "check_rules.py"));
+  CHECK_FALSE(warned(model_of_edited({}), "check_rules.py"));
   const auto cp_without_fa =
-      edited({{"  micro_batch_num: 8\n", "  micro_batch_num: 8\n  context_parallel: 2\n"},
-              {"use_flash_attention: True", "use_flash_attention: False"}});
+      model_of_edited({{"  micro_batch_num: 8\n", "  micro_batch_num: 8\n  context_parallel: 2\n"},
+                       {"use_flash_attention: True", "use_flash_attention: False"}});
   CHECK(warned(cp_without_fa,
                "context_parallel 2 without model_config.use_flash_attention: True: MindFormers "
                "refuses it (check_rules.py, _check_parallel)"));
-  CHECK(warned(edited({{"  recompute: [1, 1, 0, 0]", "  recompute: [1, 1, 0, 0, 1]"}}),
+  CHECK(warned(model_of_edited({{"  recompute: [1, 1, 0, 0]", "  recompute: [1, 1, 0, 0, 1]"}}),
                "recompute_config.recompute lists 5 stages, more than pipeline_stage 4"));
-  const std::vector<std::pair<std::string, std::string>> grain_without_sp = {
+  const Edits grain_without_sp = {
       {"use_seq_parallel: True", "use_seq_parallel: False"},
       {"    multiple_of: 256\n", "    multiple_of: 256\n    fine_grain_interleave: 2\n"}};
-  CHECK(warned(edited(grain_without_sp),
+  CHECK(warned(model_of_edited(grain_without_sp),
                "fine_grain_interleave 2 without use_seq_parallel or context_parallel"));
-  const auto strict = edited(grain_without_sp, "--strict");
+  const auto strict = model_of_edited(grain_without_sp, "--strict");
   CHECK(strict.exit_code == 2);
   CHECK_THAT(strict.err, Catch::Contains("_check_config_campacity"));
 }
@@ -444,16 +438,8 @@ TEST_CASE("A MindSpore execution mode the fit was not measured on is said") {
   // The mindspore fit is on graph mode at jit_level O1 (MindFormers
   // v1.3.0's Llama 2 YAMLs); O0 and PyNative under semi-auto parallel are
   // said and priced as O1 graph mode.
-  std::ifstream in(mf("tiny_llama"));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto with_context = [&](const std::string& lines) {
-    std::string t = text;
-    t.replace(t.find("context:\n"), 9, "context:\n" + lines);
-    const std::filesystem::path copy = std::filesystem::temp_directory_path() /
-                                       ("ndsearch-mode-" + std::to_string(::getpid()) + ".yaml");
-    std::ofstream(copy) << t;
-    auto r = model(copy.string() + " --format json");
-    std::filesystem::remove(copy);
+  const auto with_context = [](const std::string& lines) {
+    const auto r = model_of_edited({{"context:\n", "context:\n" + lines}});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     return json::parse(r.out);
