@@ -432,6 +432,7 @@ TEST_CASE("What MindFormers' check_rules refuses is said, and an error under str
   const auto strict = model_of_edited(grain_without_sp, "--strict");
   CHECK(strict.exit_code == 2);
   CHECK_THAT(strict.err, Catch::Contains("_check_config_campacity"));
+  CHECK_THAT(strict.err, Catch::Contains("set parallel_config.use_seq_parallel: True"));
 }
 
 TEST_CASE("A MindSpore execution mode the fit was not measured on is said") {
@@ -450,5 +451,6 @@ TEST_CASE("A MindSpore execution mode the fit was not measured on is said") {
                   "jit_level O1 runs; priced as O1"));
   CHECK(warned_of(with_context("  mode: 1\n"),
                   "context.mode 1 (PyNative) with parallel.parallel_mode 1: MindSpore runs "
-                  "semi-auto and auto parallelism in graph mode only"));
+                  "semi-auto and auto parallelism in graph mode only; priced as graph mode; set "
+                  "context.mode: 0"));
 }

@@ -740,9 +740,11 @@ class MindformersParser final : public sdk::ParserPlugin {
   static void say_refusals(const Reader& r, const std::optional<Field>& pc, const Int& pp,
                            const Int& cp, sdk::Builder& b) {
     const File& f = r.f_;
-    const auto refused = [&](const sdk::Where& w, const std::string& what, const char* rule) {
+    const auto refused = [&](const sdk::Where& w, const std::string& what, const char* rule,
+                             const char* fix) {
       say(b, w,
-          what + ": MindFormers refuses it (check_rules.py, " + rule + "); priced as written");
+          what + ": MindFormers refuses it (check_rules.py, " + rule + "); priced as written; " +
+              fix);
     };
     auto mode = f.find("parallel.parallel_mode");
     auto fa = r.model("use_flash_attention");
@@ -750,7 +752,7 @@ class MindformersParser final : public sdk::ParserPlugin {
       refused(cp.where,
               "parallel_config.context_parallel " + std::to_string(cp.value) +
                   " without model_config.use_flash_attention: True",
-              "_check_parallel");
+              "_check_parallel", "set use_flash_attention: True or context_parallel: 1");
     if (auto rc = f.find("recompute_config"))
       for (const char* key : {"recompute", "select_recompute", "select_comm_recompute"}) {
         auto v = f.find(*rc, key);
@@ -763,7 +765,7 @@ class MindformersParser final : public sdk::ParserPlugin {
                   "recompute_config." + std::string(key) + " lists " +
                       std::to_string(v->node.size()) + " stages, more than pipeline_stage " +
                       std::to_string(pp.value),
-                  "_rule_recompute");
+                  "_rule_recompute", "give one entry per pipeline stage");
       }
     auto grain = r.model_int({"fine_grain_interleave"});
     auto sp = r.bool_in(pc, "use_seq_parallel");
@@ -771,7 +773,7 @@ class MindformersParser final : public sdk::ParserPlugin {
       refused(grain->where,
               "model_config.fine_grain_interleave " + std::to_string(grain->value) +
                   " without use_seq_parallel or context_parallel",
-              "_check_config_campacity");
+              "_check_config_campacity", "set parallel_config.use_seq_parallel: True");
   }
 
   // How MindSpore runs the graph, where it is not what the mindspore fit
@@ -791,7 +793,7 @@ class MindformersParser final : public sdk::ParserPlugin {
           "context.mode 1 (PyNative) with parallel.parallel_mode " +
               std::to_string(f.integer(*parallel)) +
               ": MindSpore runs semi-auto and auto parallelism in graph mode only; priced as "
-              "graph mode");
+              "graph mode; set context.mode: 0");
     }
     auto level = f.find("context.jit_config.jit_level");
     if (level && f.text(*level) != "O1")
