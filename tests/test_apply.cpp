@@ -54,7 +54,7 @@ nds_strategy resolved(const Model& model, const std::string& text, uint64_t devi
 
 // Applies, writes the result beside the fixtures' copies, reads it back.
 struct RoundTrip {
-  WrittenConfig written;
+  ConfigWrite written;
   Model reread;
 };
 RoundTrip round_trip(const std::string& config, const nds_strategy& s,
@@ -106,7 +106,7 @@ TEST_CASE("A plan recomputing the first layers of every stage is Megatron's bloc
   const Model model = read(config);
   const nds_strategy s = resolved(model, "tp=2,pp=2,recompute=full");
   const std::vector<int32_t> block{NDS_LAYER_FULL, NDS_LAYER_KEEP, NDS_LAYER_FULL, NDS_LAYER_KEEP};
-  const WrittenConfig w =
+  const ConfigWrite w =
       write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}, block, "block"});
   CHECK_THAT(w.text, Catch::Contains("--recompute-method block"));
   CHECK_THAT(w.text, Catch::Contains("--recompute-num-layers 1"));
@@ -128,8 +128,8 @@ TEST_CASE("MindSpeed's activation and norm recompute are written as the plan the
   const nds_strategy selective = resolved(model, "pp=2,dp=4");
   const auto layers = [](std::initializer_list<int32_t> o) { return std::vector<int32_t>(o); };
   const int32_t S = NDS_LAYER_SELECTIVE, K = NDS_LAYER_KEEP;
-  const WrittenConfig two = write_config(test::shipped_plugins(), model, config, ParseOptions{},
-                                         {selective, {}, layers({S, S, K, K, S, S, K, K}), "two"});
+  const ConfigWrite two = write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                       {selective, {}, layers({S, S, K, K, S, S, K, K}), "two"});
   CHECK_THAT(two.text, Catch::Contains("--recompute-activation-function-num-layers 2"));
   CHECK_THAT(two.text, Catch::Contains("--recompute-norm-num-layers 2"));
   CHECK(two.text.find("--recompute-granularity") == std::string::npos);
@@ -163,8 +163,8 @@ TEST_CASE(
   const Model model = read(config);
   const nds_strategy selective = resolved(model, "pp=2,dp=4");
   const int32_t S = NDS_LAYER_SELECTIVE, K = NDS_LAYER_KEEP, F = NDS_LAYER_FULL;
-  const WrittenConfig two = write_config(test::shipped_plugins(), model, config, ParseOptions{},
-                                         {selective, {}, {S, S, K, K, S, S, K, K}, "two"});
+  const ConfigWrite two = write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                       {selective, {}, {S, S, K, K, S, S, K, K}, "two"});
   CHECK_THAT(two.text, Catch::Contains("--recompute-num-layers 2"));
   CHECK_THAT(two.text, Catch::Contains("--swap-attention"));
   CHECK(two.text.find("--recompute-granularity") == std::string::npos);
@@ -193,8 +193,8 @@ TEST_CASE(
   const std::string config = kConfigs + "megatron/account_split.sh";
   const Model model = read(config);
   const nds_strategy s = resolved(model, "dp=2", 8);  // 8 GPUs: dp 2
-  const WrittenConfig own = write_config(test::shipped_plugins(), model, config, ParseOptions{},
-                                         {s, priced_stage_layers(s, model, {}), {}, {}});
+  const ConfigWrite own = write_config(test::shipped_plugins(), model, config, ParseOptions{},
+                                       {s, priced_stage_layers(s, model, {}), {}, {}});
   CHECK(own.changes.empty());
   const nds_strategy other = resolved(model, "pp=2,vpp=1,dp=4", 8);
   const RoundTrip moved = round_trip(config, other, ".sh");
@@ -231,7 +231,7 @@ TEST_CASE("apply writes a strategy into both HyperParallel schemas and they read
     const std::string config = kConfigs + "hyperparallel/automodels.yaml";
     const Model model = read(config);
     const nds_strategy s = resolved(model, "tp=4,pp=1,recompute=full");
-    const WrittenConfig w =
+    const ConfigWrite w =
         write_config(test::shipped_plugins(), model, config, ParseOptions{}, {s, {}, {}, {}});
     test::check_only_keys_changed(
         w, {"tp_size", "pp_size", "mode", "micro_batch", "global_batch", "sequence_parallel"});
@@ -291,7 +291,7 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
   const Model model = parse_config(test::shipped_plugins(), config, o);
   // zero 0: both trainers run it (TorchTitan has no ZeRO-1, Megatron no ZeRO-2).
   const nds_strategy s = resolved(model, "tp=2,pp=2,mbs=1,zero=0,recompute=full", 8);
-  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}, {}});
+  const ConfigWrite w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}, {}});
   REQUIRE(w.fragments.size() == 2);  // megatron-args and torchtitan-toml write fragments
   std::string all;
   for (const ConfigFragment& f : w.fragments) {
@@ -330,7 +330,7 @@ TEST_CASE("apply on an HF config says which trainer cannot run the strategy") {
   const Model model = parse_config(test::shipped_plugins(), config, o);
   // zero 1: Megatron's distributed optimizer; TorchTitan's FSDP2 has no ZeRO-1.
   const nds_strategy s = resolved(model, "tp=2,pp=1,mbs=1,zero=1", 8);
-  const WrittenConfig w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}, {}});
+  const ConfigWrite w = write_config(test::shipped_plugins(), model, config, o, {s, {}, {}, {}});
   REQUIRE(w.fragments.size() == 2);
   for (const ConfigFragment& f : w.fragments) {
     if (f.parser == "megatron-args") {
@@ -412,7 +412,7 @@ TEST_CASE("search --emit-config writes the ranked strategy into the config") {
       "/llama3-8b-torchtitan/llama3_8b.toml" +
       " -A nvidia-h100-sxm -l TP --only tp=2 --emit-config " + out + " --rank 9999");
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("--rank 9999: the ranking has"));
+  CHECK_THAT(bad.err, Catch::Contains("(--rank 9999): the ranking has"));
   // A recompute chosen layer by layer is not written as one mode: TorchTitan
   // states one for every layer, so its writer refuses, after the table.
   // 30 GiB leaves the best of tp 2 recomputing 17 layers.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_compare_csv.cpp: compare's per-run CSV (core/report/compare_csv.hpp)
-// written from a Comparison built here by hand, so every cell is known, and
+// written from a ComparedRuns built here by hand, so every cell is known, and
 // the CSV field quoting it uses (core/support/csv.hpp, RFC 4180).
 #include <catch2/catch.hpp>
 
@@ -32,8 +32,8 @@ MeasuredRun measured_run(int line, const std::string& strategy, double step_s,
 }
 
 // Two runs of our CSV measuring forward and dp, and a third a check refused.
-Comparison hand_made() {
-  Comparison c;
+ComparedRuns hand_made() {
+  ComparedRuns c;
   c.format = MeasuredFormat::ndsearch;
   ComparedRun& a = c.runs.emplace_back();
   a.measured = measured_run(2, "tp=2,pp=4", 1.25, {{"forward", 0.5}, {"dp", 0.125}});
@@ -73,7 +73,7 @@ TEST_CASE("compare's CSV: a row per run, parts the file measured in our order, e
 }
 
 TEST_CASE("The classified CSV's parts come compute first and idle last") {
-  Comparison c;
+  ComparedRuns c;
   c.format = MeasuredFormat::reference_classified;
   ComparedRun& run = c.runs.emplace_back();
   run.measured = measured_run(2, "dp=2", 1.0, {{"compute", 0.5}, {"tp", 0.25}, {"idle", 0.25}});

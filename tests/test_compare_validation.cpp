@@ -52,8 +52,8 @@ TEST_CASE("compare on every validation CSV gives the validation's errors and mea
   for (const fs::path& file : files) {
     INFO(file.string());
     REQUIRE(is_validation_csv(file));
-    const Comparison c = compare_measured_file(test::shipped_plugins(), test::shipped_devices(),
-                                               CompareRequest{}, file);
+    const ComparedRuns c = compare_measured_file(test::shipped_plugins(), test::shipped_devices(),
+                                                 CompareRequest{}, file);
     CHECK(c.format == MeasuredFormat::validation);
     CHECK(c.skipped.empty());
     double sum = 0;
@@ -94,8 +94,8 @@ TEST_CASE("A validation CSV that names no run, or a broken row, is E-VALIDATION-
       "validation_missing",
       "name,config,device,devices,global_batch,seq_len,strategy,metric,published,search_only\n"
       "r,no-such-script.sh,nvidia-h100-sxm,8,64,4096,\"tp=1\",mfu,0.4,\n");
-  const Comparison c = compare_measured_file(test::shipped_plugins(), test::shipped_devices(),
-                                             CompareRequest{}, missing);
+  const ComparedRuns c = compare_measured_file(test::shipped_plugins(), test::shipped_devices(),
+                                               CompareRequest{}, missing);
   REQUIRE(c.runs.size() == 1);
   REQUIRE(c.runs[0].refused.has_value());
   CHECK_THAT(c.runs[0].refused->reason, Catch::Contains("no-such-script.sh"));
@@ -152,8 +152,11 @@ TEST_CASE(
         run_command("env -u NDS_PLUGIN_PATH " + cli() + " compare --measured " + nemo + more);
     INFO(more << ": " << r.err);
     CHECK(r.exit_code == 2);
-    CHECK_THAT(r.err, Catch::Contains("[E-USAGE]") && Catch::Contains("is a validation CSV") &&
-                          Catch::Contains("--calibration and --fit do not apply"));
+    CHECK_THAT(
+        r.err,
+        Catch::Contains("[E-USAGE]") && Catch::Contains("is a validation CSV") &&
+            Catch::Contains(
+                "(--calibration FILE) and the calibration file to fit (--fit FILE) do not apply"));
   }
   CHECK_FALSE(fs::exists("out.toml"));
 }

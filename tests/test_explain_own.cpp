@@ -29,7 +29,7 @@ nlohmann::json explain_own(const std::string& config, const std::string& device,
   x.evaluate.model.config = config;
   x.evaluate.device = device;
   x.evaluate.devices = devices;
-  return shipped().explain(x);
+  return shipped().explain(x).to_json();
 }
 
 // Llama 3.1 8B (32 layers) on 8 H100, global batch 16 of 4096 tokens.
@@ -78,7 +78,7 @@ TEST_CASE("explain adds a strategy outside the search's bounds and names the bou
   ndsearch::ExplainSettings x = llama_8b_on_8_h100();
   x.evaluate.strategy = "tp=4,pp=2,vpp=4,mbs=1";
   x.space.dimensions = "TP PP VPP";
-  const nlohmann::json j = shipped().explain(x);
+  const nlohmann::json j = shipped().explain(x).to_json();
   REQUIRE(j["search"]["rank"].is_number());
   REQUIRE(j["search"]["outside_bounds"].size() == 1);
   CHECK(j["search"]["outside_bounds"][0] ==
@@ -92,13 +92,13 @@ TEST_CASE("explain normalises keys that mean nothing in context before it ranks"
   x.space.dimensions = "TP PP";
   SECTION("etp on a dense model") {
     x.evaluate.strategy = "tp=2,etp=1,pp=1,mbs=1";
-    const nlohmann::json j = shipped().explain(x);
+    const nlohmann::json j = shipped().explain(x).to_json();
     CHECK(j["search"]["rank"].is_number());
     CHECK(j["search"]["outside_bounds"].empty());
   }
   SECTION("sp at tp 1") {
     x.evaluate.strategy = "tp=1,sp=1,pp=1,mbs=1";
-    const nlohmann::json j = shipped().explain(x);
+    const nlohmann::json j = shipped().explain(x).to_json();
     CHECK(j["search"]["rank"].is_number());
     CHECK(j["search"]["outside_bounds"].empty());
   }
@@ -112,7 +112,7 @@ TEST_CASE("explain finds a config's strategy whose meaningless keys differ from 
   x.evaluate.model.config = kExamples + "/llama3-8b-torchtitan/llama3_8b.toml";
   x.evaluate.device = "nvidia-h100-sxm";
   x.space.dimensions = "TP PP";
-  const nlohmann::json j = shipped().explain(x);
+  const nlohmann::json j = shipped().explain(x).to_json();
   REQUIRE(j["search"]["rank"].is_number());
   for (const auto& change : j["search"]["best_changes"])
     CHECK(change.get<std::string>().rfind("etp", 0) != 0);
@@ -126,7 +126,7 @@ TEST_CASE("explain says why a strategy the search holds is not ranked") {
   x.evaluate.max_memory = "4GB";
   x.evaluate.strategy = "tp=4,pp=2,mbs=1,zero=0";
   x.space.dimensions = "TP PP";
-  const nlohmann::json j = shipped().explain(x);
+  const nlohmann::json j = shipped().explain(x).to_json();
   REQUIRE(j["search"]["rank"].is_null());
   CHECK_THAT(j["search"]["note"].get<std::string>(),
              Catch::Contains("over the budget: peak ") && Catch::Contains("GiB of 2.00 GiB"));

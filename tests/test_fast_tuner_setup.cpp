@@ -65,7 +65,7 @@ nlohmann::json search(const std::string& config, uint64_t devices = 0, size_t to
   s.device = kDevice;
   s.devices = devices;
   s.top = top;
-  return Planner(test::shipped_plugin_settings()).search(s);
+  return Planner(test::shipped_plugin_settings()).search(s).to_json();
 }
 
 }  // namespace
@@ -115,7 +115,7 @@ TEST_CASE("A fast-tuner setup naming a MindSpeed script bounds ep by max_expert_
   plain.devices = 16;
   plain.top = 1000000;
   plain.space.dimensions = "TP PP EP";
-  const nlohmann::json unbounded = Planner(test::shipped_plugin_settings()).search(plain);
+  const nlohmann::json unbounded = Planner(test::shipped_plugin_settings()).search(plain).to_json();
   CHECK(unbounded["bounds"]["max_ep"] == 0);
   int64_t most = 0;
   for (const nlohmann::json& row : unbounded["ranking"])
@@ -154,7 +154,7 @@ TEST_CASE("Settings given replace a fast-tuner setup's values, and the model say
   s.devices = 4;
   s.space.dimensions = "TP";
   s.top = 1000000;
-  const nlohmann::json j = planner.search(s);
+  const nlohmann::json j = planner.search(s).to_json();
   CHECK(j["devices"] == 4);
   CHECK(j["global_batch"] == 16);
   for (const nlohmann::json& row : j["ranking"])
@@ -208,7 +208,7 @@ TEST_CASE("eval and explain take a fast-tuner setup's devices") {
   e.model.config = kMindFormers;
   e.device = kDevice;
   e.strategy = "tp=2,pp=2";
-  const nlohmann::json j = planner.evaluate(e);
+  const nlohmann::json j = planner.evaluate(e).to_json();
   CHECK(j["devices"] == 32);
   CHECK(j["strategy"]["dp"] == 8);   // 32 / (tp 2 · pp 2)
   CHECK(j["strategy"]["mbn"] == 4);  // gbs 64 / (dp 8 · mbs 2, the YAML's batch_size)
@@ -216,7 +216,8 @@ TEST_CASE("eval and explain take a fast-tuner setup's devices") {
   ExplainSettings x;
   x.evaluate.model.config = kMindFormers;
   x.evaluate.device = kDevice;
-  const nlohmann::json own = planner.explain(x);  // the YAML's own strategy on the setup's devices
+  const nlohmann::json own =
+      planner.explain(x).to_json();  // the YAML's own strategy on the setup's devices
   CHECK(own["devices"] == 32);
   CHECK(own["strategy"]["dp"] == 8);  // 32 / (tp 2 · pp 2), not the YAML's 2
   CHECK(own["search"]["rank"].is_number());

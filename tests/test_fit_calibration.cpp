@@ -87,7 +87,7 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   truth.step_s = 0.05;
   CompareRequest req = request();
   req.base.calibration = truth;
-  const Comparison cluster =
+  const ComparedRuns cluster =
       compare_runs(registry, catalog, req, runs_measured_at(std::vector<double>(kRuns.size(), 1)));
   std::vector<double> measured;
   for (const ComparedRun& run : cluster.runs) {
@@ -99,7 +99,7 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
 
   req.base.calibration = Calibration{};
   const MeasuredRuns runs = runs_measured_at(measured);
-  const Comparison before = compare_runs(registry, catalog, req, runs);
+  const ComparedRuns before = compare_runs(registry, catalog, req, runs);
   REQUIRE(before.priced() == kRuns.size());
   CHECK(before.metrics.mape > 0.05);  // the changed cluster is well off the shipped model
 
@@ -123,7 +123,7 @@ TEST_CASE("compare --fit recovers GEMM 0.9x, inter-node bandwidth 0.7x and +50 m
   CHECK(fit.factors[3].fitted == false);  // bandwidth[0]: not needed
 
   req.base.calibration = fit.calibration;
-  const Comparison after = compare_runs(registry, catalog, req, runs);
+  const ComparedRuns after = compare_runs(registry, catalog, req, runs);
   CHECK(after.metrics.mape < 0.01);
 }
 
@@ -144,7 +144,7 @@ TEST_CASE(
   truth.factors = identity_calibration(h100);
   truth.factors.allocator_fraction = 0.20;
   req.calibration = AppliedCalibration{truth, false};
-  const Comparison cluster =
+  const ComparedRuns cluster =
       compare_runs(registry, catalog, req, runs_measured_at(std::vector<double>(kRuns.size(), 1)));
   std::vector<double> steps, peaks;
   for (const ComparedRun& run : cluster.runs) {
@@ -156,7 +156,7 @@ TEST_CASE(
   req.calibration.reset();
   MeasuredRuns runs = runs_measured_at(steps);
   for (size_t i = 0; i < runs.runs.size(); ++i) runs.runs[i].peak_bytes = peaks[i];
-  const Comparison before = compare_runs(registry, catalog, req, runs);
+  const ComparedRuns before = compare_runs(registry, catalog, req, runs);
   REQUIRE(before.priced() == kRuns.size());
 
   const std::filesystem::path file =
@@ -182,7 +182,7 @@ TEST_CASE(
 
   // Applied, the peaks match.
   req.calibration = AppliedCalibration{written, false};
-  const Comparison after = compare_runs(registry, catalog, req, runs);
+  const ComparedRuns after = compare_runs(registry, catalog, req, runs);
   CHECK(after.peaks.mape < 0.001);
 }
 

@@ -270,7 +270,8 @@ TEST_CASE("search --report needs -o, and a missing chart library stops it before
   const auto r = ndsearch_cli("search " + kTinyOn8 + " --report");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("E-USAGE") != std::string::npos);
-  CHECK(r.err.find("give -o DIR too") != std::string::npos);
+  CHECK(r.err.find("is written into the output folder: give the output folder (-o DIR) too") !=
+        std::string::npos);
 
   const auto dir = scratch("no_library");
   const auto missing = ndsearch::test::run_command(

@@ -66,7 +66,7 @@ TEST_CASE(
   e.model.global_batch = 16;
   e.device = "nvidia-h100-sxm";
   e.devices = 8;
-  const nlohmann::json j = Planner(test::shipped_plugin_settings()).evaluate(e);
+  const nlohmann::json j = Planner(test::shipped_plugin_settings()).evaluate(e).to_json();
   CHECK(j["valid"] == true);
   CHECK(j["strategy"]["zero"] == 3);
   CHECK(j["strategy"]["recompute"] == "full");

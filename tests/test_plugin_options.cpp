@@ -265,16 +265,16 @@ TEST_CASE("Two Planners alive at once with two device files each give what its o
   // reads --device-file in each get_devices (NDS_MODULE_OPTIONS_PER_CALL).
   const Planner first = planner_with_device_file(big);
   const Planner second = planner_with_device_file(small);
-  CHECK(first.device(kDeviceId)["memory_bytes"].get<uint64_t>() == 80ull << 30);
-  CHECK(second.device(kDeviceId)["memory_bytes"].get<uint64_t>() == 24ull << 30);
+  CHECK(first.device(kDeviceId).to_json()["memory_bytes"].get<uint64_t>() == 80ull << 30);
+  CHECK(second.device(kDeviceId).to_json()["memory_bytes"].get<uint64_t>() == 24ull << 30);
 
   std::vector<std::pair<const Planner*, fs::path>> runs{{&first, big}, {&second, small}};
   std::vector<json> searched;
   for (const auto& [planner, file] : runs) {
     INFO("--device-file " << file.string());
     const std::string device_file = " --device-file " + file.string();
-    CHECK(planner->hardware() == cli_json("hardware --format json" + device_file));
-    searched.push_back(planner->search(tiny_search()));
+    CHECK(planner->hardware().to_json() == cli_json("hardware --format json" + device_file));
+    searched.push_back(planner->search(tiny_search()).to_json());
     CHECK(steady(searched.back()) == steady(cli_json("search " + tiny_config() + " -A " +
                                                      kDeviceId + kCliSettings + device_file)));
   }
@@ -288,7 +288,7 @@ TEST_CASE("Two Planners alive at once with two device files each give what its o
     for (size_t i = 0; i < runs.size(); ++i)
       threads.emplace_back([&, i] {
         try {
-          at_once[i] = runs[i].first->search(tiny_search());
+          at_once[i] = runs[i].first->search(tiny_search()).to_json();
         } catch (const std::exception& e) {
           failures[i] = e.what();
         }
@@ -318,8 +318,8 @@ TEST_CASE("Two Planners alive at once, swap-optimizer on and off, price the opti
   const std::string cli_eval = "eval " + tiny_config() +
                                " -A nvidia-h100-sxm -d 4 -b 4 --seq-len 1024 --strategy "
                                "dp=4,tp=1,pp=1,zero=0 --format json";
-  const json without = plain.evaluate(e);
-  const json with = swapped.evaluate(e);
+  const json without = plain.evaluate(e).to_json();
+  const json with = swapped.evaluate(e).to_json();
   CHECK(without == cli_json(cli_eval));
   CHECK(with == cli_json(cli_eval + " --swap-optimizer"));
 
@@ -346,5 +346,5 @@ TEST_CASE("Two Planners alive at once, swap-optimizer on and off, price the opti
   CHECK(with["time"]["step_s"].get<double>() ==
         Approx(without["time"]["step_s"].get<double>() + priced - update).epsilon(1e-12));
   // The first Planner is not changed by the second: again without.
-  CHECK(plain.evaluate(e) == without);
+  CHECK(plain.evaluate(e).to_json() == without);
 }

@@ -126,5 +126,5 @@ TEST_CASE("search --ppb-rank beyond the ranking is a usage error naming its size
                              "/llama3-8b-torchtitan/llama3_8b.toml -A nvidia-h100-sxm "
                              "-d 64 -l TP --only tp=4 --ppb-rank 5");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--ppb-rank 5: the ranking has 1 strategies"));
+  CHECK_THAT(r.err, Catch::Contains("(--ppb-rank 5): the ranking has 1 strategies"));
 }

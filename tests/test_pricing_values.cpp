@@ -37,7 +37,7 @@ TEST_CASE("An HF config missing three values gets one error naming them all") {
   s.device = "nvidia-h100-sxm";
   s.devices = 8;
   CHECK(ndsearch::test::error_text([&] {
-          ndsearch::Planner(ndsearch::test::shipped_plugin_settings()).search(s);
+          ndsearch::Planner(ndsearch::test::shipped_plugin_settings()).search(s).to_json();
         }) == "[E-MISSING-VALUES] " + kNoVocab +
                   " does not state what pricing needs: set the global batch (`global_batch`), the "
                   "sequence length (`seq_len`) and the vocabulary size (`vocab_size`)");

@@ -7,12 +7,12 @@
 
 #include <sstream>
 
-#include "hosts/cli/ranking_table.hpp"
+#include "core/report/ranking_table.hpp"
 
 namespace {
 
 using ndsearch::PricedCandidate;
-using ndsearch::cli::TableOptions;
+using ndsearch::TableOptions;
 
 // A 1F1B strategy on dp·tp devices; its step of `step_s` is 60 % backward,
 // 30 % forward and 10 % dp, its peak `peak_gib`.
@@ -35,7 +35,7 @@ PricedCandidate candidate(int32_t dp, int32_t tp, int32_t zero, double step_s, d
 std::string table(const std::vector<PricedCandidate>& rows, TableOptions options = {}) {
   options.devices = 8;
   std::ostringstream out;
-  ndsearch::cli::print_ranking_table(out, rows, options);
+  ndsearch::print_ranking_table(out, rows, options);
   return out.str();
 }
 
@@ -108,13 +108,12 @@ TEST_CASE("The table's columns as --columns chooses them, and every one with --w
                  "bubble% overhead%\n"));
   // The dp column is as wide as its cell, 10.0 (% of the step).
   CHECK_THAT(all, Catch::Contains(" 60.0 ") && Catch::Contains(" 10.0 "));  // backward%, dp%
-  CHECK_THROWS_WITH(ndsearch::cli::check_table_columns({"dp", "stpe"}),
+  CHECK_THROWS_WITH(ndsearch::check_table_columns({"dp", "stpe"}),
                     Catch::Contains("unknown column \"stpe\" (did you mean 'step'?)"));
 }
 
 TEST_CASE("Text around the table wraps at the width") {
-  CHECK(ndsearch::cli::wrapped("aaa bbb ccc ddd", 9, "  ", "    ") ==
-        "  aaa bbb\n    ccc\n    ddd\n");
+  CHECK(ndsearch::wrapped("aaa bbb ccc ddd", 9, "  ", "    ") == "  aaa bbb\n    ccc\n    ddd\n");
   // A word longer than the width gets a line of its own.
-  CHECK(ndsearch::cli::wrapped("a bbbbbbbbbbbb c", 6, "", "") == "a\nbbbbbbbbbbbb\nc\n");
+  CHECK(ndsearch::wrapped("a bbbbbbbbbbbb c", 6, "", "") == "a\nbbbbbbbbbbbb\nc\n");
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_recompute_flag.cpp: --recompute as the reference and the runtimes
-// spell it (hosts/cli/recompute_flag.hpp, core/strategy/recompute_names.hpp):
+// spell it (core/search/space_shortcuts.hpp, core/strategy/recompute_names.hpp):
 // on search it restricts the recompute dimension, `auto` meaning the three
 // uniform modes; on eval and explain it is the strategy's recompute=; `off`
 // is none everywhere (reference §8.1).
@@ -72,11 +72,12 @@ TEST_CASE(
     std::string flags, words;
   };
   const Case cases[] = {
-      {"search" + kModel + " -d 16 --recompute bogus", "--recompute bogus: not a recompute mode"},
+      {"search" + kModel + " -d 16 --recompute bogus", "(--recompute bogus): not a recompute mode"},
       {"search" + kModel + " -d 16 --recompute full --only recompute=none",
-       "--recompute and --only \"recompute=none\" both restrict recompute"},
+       "(--recompute MODES) and the restrictions of the search (--only recompute=none) both "
+       "restrict recompute"},
       {"eval" + kModel + " -d 8 --strategy dp=8 --recompute auto",
-       "--recompute auto names all three modes"},
+       "(--recompute auto) names all three modes"},
       {"eval" + kModel + " -d 8 --strategy dp=8,recompute=full --recompute off",
        "both give the recompute mode"},
       {"explain" + kModel + " -d 8 --strategy dp=8 --recompute ful", "not a recompute mode"},

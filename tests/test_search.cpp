@@ -105,7 +105,7 @@ TEST_CASE(
   Search wrong =
       search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --schedule 2f2b");
   CHECK(wrong.exit_code == 2);
-  CHECK_THAT(wrong.err, Catch::Contains("--schedule 2f2b: not a schedule"));
+  CHECK_THAT(wrong.err, Catch::Contains("(--schedule 2f2b): not a schedule"));
   Search both =
       search(hf("tiny-4-layers"),
              "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --schedule zb-v --only schedule=1f1b");

@@ -69,24 +69,24 @@ TEST_CASE("Core messages name the setting by its words and key, never a CLI flag
 
   SECTION("no device count") {
     search.model.global_batch = 8;
-    message = error_of([&] { planner.search(search); });
+    message = error_of([&] { planner.search(search).to_json(); });
     expected = "set the device count (`devices`)";
   }
   SECTION("no global batch") {
     search.devices = 8;
-    message = error_of([&] { planner.search(search); });
+    message = error_of([&] { planner.search(search).to_json(); });
     expected = "set the global batch (`global_batch`)";
   }
   SECTION("no sequence length") {
     evaluate.strategy = "cp=2";  // dp = 2 / cp = 1
-    message = error_of([&] { planner.evaluate(evaluate); });
+    message = error_of([&] { planner.evaluate(evaluate).to_json(); });
     expected = "set the sequence length (`seq_len`)";
   }
   SECTION("a budget of nothing with memory kept free") {
     // 80 GiB less the 2 GiB reserve less 200 GiB kept free leaves -122 GiB.
     evaluate.model.seq_len = 1024;
     evaluate.reserve_mem = "200GB";
-    message = error_of([&] { planner.evaluate(evaluate); });
+    message = error_of([&] { planner.evaluate(evaluate).to_json(); });
     expected = "the memory kept free (`reserve_mem=200GB`)";
     CHECK_THAT(message, Catch::Contains("raise the device memory (`max_memory`)"));
     CHECK_THAT(message, Catch::Contains("lower the memory kept free (`reserve_mem`)"));
@@ -99,7 +99,7 @@ TEST_CASE("Core messages name the setting by its words and key, never a CLI flag
     explain.evaluate.strategy = "tp=2";
     explain.space.dimensions = "TP";
     explain.space.only = {"tp=1"};
-    const nlohmann::json j = planner.explain(explain);
+    const nlohmann::json j = planner.explain(explain).to_json();
     REQUIRE(j["search"]["rank"].is_null());
     message = j["search"]["note"].get<std::string>();
     expected = "tp=2: left out by the restrictions of the search (`only=tp=...`)";
@@ -108,7 +108,7 @@ TEST_CASE("Core messages name the setting by its words and key, never a CLI flag
     search.devices = 8;
     search.model.global_batch = 8;
     search.space.only = {"pp=two"};
-    message = error_of([&] { planner.search(search); });
+    message = error_of([&] { planner.search(search).to_json(); });
     expected = "the restrictions of the search (`only=pp=two`): \"two\" is not a whole number";
   }
   INFO(message);

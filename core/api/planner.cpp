@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+// planner.cpp: one wiring per verb: settings -> parse -> machine ->
+// calibration -> request -> core call -> result (and the files the settings
+// name). The search's is in search_call.cpp.
 #include <ndsearch/core/planner.hpp>
 #include <ndsearch/core/settings.hpp>
 
@@ -6,30 +9,36 @@
 
 #include <sstream>
 
+#include "core/api/loaded.hpp"
 #include "core/api/plugin_settings.hpp"
+#include "core/api/requests.hpp"
+#include "core/apply/priced_layers.hpp"
 #include "core/apply/write_config.hpp"
+#include "core/apply/written_config.hpp"
 #include "core/compare/compare_file.hpp"
 #include "core/compare/compare_runs.hpp"
 #include "core/compare/fit_calibration.hpp"
 #include "core/compare/measured_runs.hpp"
 #include "core/evaluate/evaluate_strategy.hpp"
 #include "core/explain/explain_strategy.hpp"
-#include "core/hardware/device_catalog.hpp"
 #include "core/model/parse_config.hpp"
-#include "core/plugins/registry.hpp"
-#include "core/plugins/run_options.hpp"
-#include "core/recompute/recompute_settings.hpp"
-#include "core/report/apply_json.hpp"
 #include "core/report/calibration_json.hpp"
+#include "core/report/compare_csv.hpp"
 #include "core/report/compare_json.hpp"
 #include "core/report/documents.hpp"
 #include "core/report/evaluation_json.hpp"
 #include "core/report/explain_json.hpp"
+#include "core/report/explain_text.hpp"
 #include "core/report/fit_json.hpp"
+#include "core/report/hardware_text.hpp"
+#include "core/report/html_report.hpp"
+#include "core/report/json_text.hpp"
+#include "core/report/model_text.hpp"
+#include "core/report/output_files.hpp"
 #include "core/report/plugins_json.hpp"
-#include "core/report/search_json.hpp"
-#include "core/search/search.hpp"
-#include "core/search/search_request.hpp"
+#include "core/report/plugins_text.hpp"
+#include "core/report/report_data.hpp"
+#include "core/report/timeline_json.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -37,70 +46,47 @@ namespace {
 
 using nlohmann::json;
 
-ParseOptions parse_options(const ModelSettings& m) {
-  ParseOptions options;
-  options.framework = m.framework;
-  options.strict = m.strict;
-  options.any_trainer = m.any_trainer;
-  options.overrides = {m.seq_len,
-                       m.global_batch,
-                       m.micro_batch_size,
-                       m.vocab_size,
-                       m.image_tokens,
-                       m.images_per_sample,
-                       m.dtype,
-                       m.fp8_recipe,
-                       m.overlap,
-                       m.recompute_modules,
-                       m.routing};
-  options.model_config = m.model_config;
-  return options;
-}
-
 // The calibration `e` names, read and checked against the priced device.
 std::optional<AppliedCalibration> calibration_of(const EvaluateSettings& e, const Device& device) {
   return load_calibration(e.calibration, device, e.force_calibration);
 }
 
-// Whether a run's plugin options swap the optimizer states (the option
-// "swap-optimizer" = "1", as the weights-and-optimizer pass reads it).
-bool swaps_optimizer(const PluginOptions& options) {
-  const auto it = options.find("swap-optimizer");
-  return it != options.end() && it->second == "1";
+// explain's files: the step's timeline and the strategy's page.
+std::vector<WrittenFile> explain_files(const Planner::Loaded& loaded, Model& model,
+                                       const Machine& machine, const ExplainRequest& request,
+                                       const StrategyExplanation& explanation, const json& document,
+                                       const ExplainSettings& settings,
+                                       const std::optional<ChartLibrary>& library) {
+  std::vector<WrittenFile> files;
+  if (!settings.timeline.empty() && explanation.evaluation.valid()) {
+    write_output_file(settings.timeline, [&](std::ostream& out) {
+      out << json_text(timeline_json(explanation.evaluation), 1) << "\n";
+    });
+    files.push_back(
+        {settings.timeline, fmt::format("wrote the timeline: {}", settings.timeline.string())});
+  }
+  if (library) {
+    json data = explain_report_data(loaded.registry, model, machine, request, explanation, document,
+                                    explain_header_lines(document, {}));
+    data["generator"] = fmt::format("ndsearch {}", NDS_VERSION);
+    write_output_file(settings.report, [&](std::ostream& out) {
+      write_html_report(out,
+                        fmt::format("ndsearch explain: {} on {} x {}", model.display_name(),
+                                    machine.devices, machine.device->id),
+                        data, *library);
+    });
+    files.push_back(
+        {settings.report, fmt::format("wrote the report: {}", settings.report.string())});
+  }
+  return files;
 }
-
-// `swap_optimizer`: the run's plugin options swap the optimizer states.
-EvaluationRequest evaluation_request(const EvaluateSettings& e,
-                                     const std::optional<AppliedCalibration>& calibration,
-                                     bool swap_optimizer) {
-  EvaluationRequest request;
-  request.strategy = e.strategy;
-  request.devices = e.devices;
-  request.max_memory = e.max_memory;
-  request.reserve_mem = e.reserve_mem;
-  request.layers_from_config = e.layers_from_config;
-  request.cp_algorithm = e.cp_algo;
-  request.calibration = calibration_factors_of(calibration);
-  request.recompute = recompute_settings_of(e.recompute, swap_optimizer);
-  return request;
-}
-
-SearchSpaceRequest space_request(const SpaceSettings& s) { return {s.dimensions, s.only, s.threads}; }
 
 }  // namespace
-
-// Every call works for this Planner's run: a plugin shared with another live
-// Planner reads this one's options in the calls made for it (run_options.hpp).
-struct Planner::Loaded {
-  std::shared_ptr<const PluginOptions> options;
-  PluginRegistry registry;
-  DeviceCatalog catalog;
-};
 
 Planner::Planner(const PluginSettings& settings) {
   const PluginSearch search = plugin_search(settings);
   const RunScope run(search.options);
-  auto loaded = std::make_unique<Loaded>();
+  auto loaded = std::make_shared<Loaded>();
   loaded->options = search.options;
   loaded->registry = PluginRegistry::load(search);
   // A device file the user names must be right: an error in it stops the run.
@@ -112,45 +98,74 @@ Planner::Planner(Planner&&) noexcept = default;
 Planner& Planner::operator=(Planner&&) noexcept = default;
 Planner::~Planner() = default;
 
-json Planner::plugins() const {
-  const RunScope run(loaded_->options); return plugins_json(loaded_->registry); }
-
-json Planner::hardware() const {
-  const RunScope run(loaded_->options); return hardware_document(loaded_->catalog); }
-
-json Planner::device(const std::string& id) const {
+// The listings' texts are written from what the Planner loaded, which they share.
+Listing Planner::plugins() const {
   const RunScope run(loaded_->options);
-  return device_document(loaded_->catalog.resolve(id, "the device id"));
+  return {plugins_json(loaded_->registry),
+          [loaded = loaded_](std::ostream& out, const TextSettings& text) {
+            write_plugins_text(out, loaded->registry, text);
+          }};
 }
 
-json Planner::model(const ModelSettings& settings) const {
+Listing Planner::hardware() const {
   const RunScope run(loaded_->options);
-  return model_document(parse_config(loaded_->registry, settings.config, parse_options(settings)));
+  return {hardware_document(loaded_->catalog),
+          [loaded = loaded_](std::ostream& out, const TextSettings&) {
+            write_hardware_text(out, loaded->catalog.devices());
+          }};
 }
 
-json Planner::apply(const ApplySettings& settings) const {
+Listing Planner::device(const std::string& id) const {
+  const RunScope run(loaded_->options);
+  const Device& device = loaded_->catalog.resolve(id, "the device id");
+  return {device_document(device),
+          [loaded = loaded_, d = &device](std::ostream& out, const TextSettings&) {
+            write_device_text(out, *d);
+          }};
+}
+
+Listing Planner::model(const ModelSettings& settings) const {
+  const RunScope run(loaded_->options);
+  json document =
+      model_document(parse_config(loaded_->registry, settings.config, parse_options(settings)));
+  return {document, [document](std::ostream& out, const TextSettings& text) {
+            write_model_text(out, document, text);
+          }};
+}
+
+WrittenConfig Planner::apply(const ApplySettings& settings) const {
   const RunScope run(loaded_->options);
   const ParseOptions parse = parse_options(settings.model);
   const Model model = parse_config(loaded_->registry, settings.model.config, parse);
   const nds_strategy s = strategy_to_apply(model, settings.strategy, settings.devices);
-  return written_config_json(
-      write_config(loaded_->registry, model, settings.model.config, parse, {s, {}, {}, {}}), model);
+  // The split it is priced with (the config's at its own pp and vpp, else
+  // the one the trainer builds: Megatron-Core's first/last stages,
+  // MindSpeed's padding), and the layers the config's per-stage recompute
+  // counts recompute there, which the writer states as search's emitted
+  // config does: the job, not only its keys.
+  const ConfigWrite w =
+      write_config(loaded_->registry, model, settings.model.config, parse,
+                   {s, priced_stage_layers(s, model, {}), placed_layer_options(s, model), {}});
+  return written_config(w, model, settings.model.config, settings.output, false);
 }
 
-json Planner::evaluate(const EvaluateSettings& settings) const {
+Evaluation Planner::evaluate(const EvaluateSettings& settings) const {
   const RunScope run(loaded_->options);
   Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
   const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
   const auto calibration = calibration_of(settings, *machine.device);
   apply_memory_calibration(model, calibration);
-  json j = evaluation_json(evaluate_strategy(
+  const StrategyEvaluation e = evaluate_strategy(
       loaded_->registry, model, machine,
-      evaluation_request(settings, calibration, swaps_optimizer(*loaded_->options))));
-  add_calibration_json(j, calibration, model, *machine.device);
-  return j;
+      evaluation_request(settings, calibration, swaps_optimizer(*loaded_->options)));
+  Evaluation r;
+  r.document = evaluation_json(e);
+  add_calibration_json(r.document, calibration, model, *machine.device);
+  r.refused = refusal_error(e);
+  return r;
 }
 
-json Planner::compare(const CompareSettings& settings) const {
+Comparison Planner::compare(const CompareSettings& settings) const {
   const RunScope run(loaded_->options);
   const EvaluateSettings& e = settings.evaluate;
   CompareRequest request;
@@ -158,45 +173,68 @@ json Planner::compare(const CompareSettings& settings) const {
   request.parse = parse_options(e.model);
   request.device = e.device;
   request.devices = e.devices;
-  // A validation CSV is priced with the shipped model on each row's device
-  // (compare_file.hpp): no calibration or fit applies to it.
+  // The format, and so whether a config and a device are needed, is the
+  // core's to tell; a validation CSV is priced with the shipped model, each
+  // row on its own device, so neither a calibration nor a fit applies to it.
   const bool validation = is_validation_csv(settings.measured);
   if (validation && (!e.calibration.empty() || !settings.fit.empty()))
     throw UserError("E-USAGE",
                     fmt::format("{} is a validation CSV, priced with the shipped model on each "
-                                "row's device: {} and {} do not apply to it",
+                                "row's device: {} and {} do not apply to it (refit the shipped "
+                                "overheads with ndsearch-validate)",
                                 settings.measured.string(), Setting("calibration").named(),
                                 Setting("fit").named()));
   std::optional<AppliedCalibration> calibration;
   const Device* device = nullptr;
-  request.base = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
+  const bool swap = swaps_optimizer(*loaded_->options);
   if (!validation && !e.device.empty()) {
     device = &loaded_->catalog.resolve(e.device, "the device id");
     calibration = calibration_of(e, *device);
-    request.base = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));
     request.calibration = calibration;
   }
-  const Comparison comparison =
+  request.base = evaluation_request(e, calibration, swap);
+  const ComparedRuns compared =
       compare_measured_file(loaded_->registry, loaded_->catalog, request, settings.measured);
-  json j = compare_json(comparison);
+  Comparison r;
+  r.document = compare_json(compared);
   if (device != nullptr)
-    add_calibration_json(j, calibration,
+    add_calibration_json(r.document, calibration,
                          parse_config(loaded_->registry, e.model.config, parse_options(e.model)),
                          *device);
-  if (!settings.fit.empty() && comparison.priced() > 0)
-    j["fit"] = fit_json(fit_calibration_file(loaded_->registry, loaded_->catalog, request,
-                                             comparison, settings.fit));
-  return j;
+  if (!settings.fit.empty() && compared.priced() > 0)
+    r.document["fit"] = fit_json(
+        fit_calibration_file(loaded_->registry, loaded_->catalog, request, compared, settings.fit));
+  std::ostringstream csv;
+  write_compare_csv(csv, compared);
+  r.csv = csv.str();
+  r.part_names = measured_part_names(compared);
+  if (!settings.output_dir.empty()) {
+    create_output_dir(settings.output_dir);
+    const std::filesystem::path file = settings.output_dir / "compare_runs.csv";
+    write_output_file(file, [&](std::ostream& out) { out << r.csv; });
+    r.files.push_back({file, fmt::format("wrote the runs: {}", file.string())});
+  }
+  if (compared.priced() == 0)
+    r.none_priced = UserError(
+        "E-COMPARE-NONE-PRICED",
+        fmt::format("{}: none of its {} runs could be priced (each is listed with its reason); "
+                    "fix the strategies or the settings they share",
+                    settings.measured.string(), compared.runs.size()));
+  return r;
 }
 
-json Planner::explain(const ExplainSettings& settings) const {
+Explanation Planner::explain(const ExplainSettings& settings) const {
   const RunScope run(loaded_->options);
+  // Read first, so that a missing library does not cost the pricing.
+  const std::optional<ChartLibrary> library =
+      settings.report.empty() ? std::nullopt : std::optional<ChartLibrary>(load_chart_library());
   const EvaluateSettings& e = settings.evaluate;
   Model model = parse_config(loaded_->registry, e.model.config, parse_options(e.model));
   ExplainRequest request;
   // No strategy: the config's own, ranked in the default search on its devices.
-  const uint64_t devices = e.strategy.empty() ? prepare_own_strategy(model, e.devices) : e.devices;
-  request.rank_by_default = e.strategy.empty();
+  const bool own = e.strategy.empty() && e.recompute_mode.empty();
+  const uint64_t devices = own ? prepare_own_strategy(model, e.devices) : e.devices;
+  request.rank_by_default = own;
   const Machine machine = evaluation_machine(loaded_->catalog, e.device, devices);
   const auto calibration = calibration_of(e, *machine.device);
   apply_memory_calibration(model, calibration);
@@ -204,40 +242,15 @@ json Planner::explain(const ExplainSettings& settings) const {
   request.evaluation.devices = devices;
   request.space = space_request(settings.space);
   request.beaten_by = settings.beaten_by;
-  json j = explanation_json(explain_strategy(loaded_->registry, model, machine, request));
-  add_calibration_json(j, calibration, model, *machine.device);
-  return j;
-}
-
-// As `search` lists them: the top `top`, and the five closest misses unless
-// all are asked for.
-void Planner::write_search(const SearchSettings& settings, std::ostream& out) const {
-  const RunScope run(loaded_->options);
-  Model model = parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
-  SearchRequest request;
-  request.space = space_request(settings.space);
-  request.max_memory = settings.max_memory;
-  request.reserve_mem = settings.reserve_mem;
-  request.cp_algorithm = settings.cp_algo;
-  request.recompute = recompute_settings_of(settings.recompute, swaps_optimizer(*loaded_->options));
-  request.balance_layers = settings.balance_layers;
-  request.devices = search_device_count(model, settings.devices);
-  const Machine machine = make_machine(loaded_->catalog, settings.device, request.devices);
-  request.calibration =
-      load_calibration(settings.calibration, *machine.device, settings.force_calibration);
-  apply_memory_calibration(model, request.calibration);
-  SearchOptions options = search_options(model, machine, request);
-  options.keep = settings.top;
-  options.closest_misses = settings.all_misses ? 0 : 5;
-  SearchResult result = run_search(loaded_->registry, model, *machine.device, options);
-  keep_listed(result, settings.top, options.closest_misses);
-  write_search_json(out, loaded_->registry, model, machine, request, options, result);
-}
-
-json Planner::search(const SearchSettings& settings) const {
-  std::ostringstream text;
-  write_search(settings, text);
-  return json::parse(text.str());
+  const StrategyExplanation explanation =
+      explain_strategy(loaded_->registry, model, machine, request);
+  Explanation r;
+  r.document = explanation_json(explanation);
+  add_calibration_json(r.document, calibration, model, *machine.device);
+  r.refused = refusal_error(explanation.evaluation);
+  r.files =
+      explain_files(*loaded_, model, machine, request, explanation, r.document, settings, library);
+  return r;
 }
 
 }  // namespace ndsearch

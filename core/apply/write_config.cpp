@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <ndsearch/nds_parser.h>
+#include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/config_file.hpp>  // split_error_tag
 
 #include <algorithm>
@@ -217,8 +218,8 @@ void check_price(const PluginRegistry& registry, const Model& written_model,
       "E-APPLY-PRICE",
       fmt::format("{}: the config `{}` wrote is not the job that was ranked when priced again "
                   "({}); its format or the writer could not express part of it: rank another "
-                  "strategy (--rank K), or write that part by hand",
-                  config, parser, fmt::join(differs, "; ")));
+                  "strategy ({}), or write that part by hand",
+                  config, parser, fmt::join(differs, "; "), Setting("emit_rank").named()));
 }
 
 }  // namespace
@@ -295,9 +296,9 @@ std::vector<std::string> changes_from_config(const Model& model, const nds_strat
                           normalized_strategy(written, model));
 }
 
-WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
-                           const fs::path& config, const ParseOptions& parse,
-                           const StrategyToWrite& s, const PriceCheck* price) {
+ConfigWrite write_config(const PluginRegistry& registry, const Model& model, const fs::path& config,
+                         const ParseOptions& parse, const StrategyToWrite& s,
+                         const PriceCheck* price) {
   refuse_setup(model);
   const nds_strategy& st = s.strategy;
   const uint64_t devices = devices_of(st);
@@ -312,7 +313,7 @@ WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
         fmt::format("{} makes a global batch of dp·mbs·mbn = {} sequences; the config's is {}: "
                     "a strategy of the config's batch keeps the training the same",
                     strategy_text(st), global_batch, model.training.global_batch));
-  WrittenConfig out;
+  ConfigWrite out;
   out.parser = model.framework;
   out.strategy = st;
   nds_applied_strategy applied{};

@@ -34,7 +34,7 @@ struct ConfigFragment {
   std::string refused;  // non-empty: why that trainer cannot run the strategy (no text then)
 };
 
-struct WrittenConfig {
+struct ConfigWrite {
   std::string parser;             // the id of the config's parser
   std::string text;               // the config with the strategy in it; empty with fragments
   std::vector<DiffLine> changes;  // the lines removed and added ('-', '+'), in order
@@ -84,9 +84,9 @@ std::vector<std::string> changes_from_config(const Model& model, const nds_strat
 // bug), E-APPLY-PRICE (it prices differently: the format could not express
 // part of the job, named), E-STRATEGY-REFUSED (the strategy breaks a check),
 // E-APPLY-SETUP (as strategy_to_apply).
-WrittenConfig write_config(const PluginRegistry& registry, const Model& model,
-                           const std::filesystem::path& config, const ParseOptions& parse,
-                           const StrategyToWrite& s, const PriceCheck* price = nullptr);
+ConfigWrite write_config(const PluginRegistry& registry, const Model& model,
+                         const std::filesystem::path& config, const ParseOptions& parse,
+                         const StrategyToWrite& s, const PriceCheck* price = nullptr);
 
 // The lines removed and added between two texts (a longest-common-subsequence
 // diff; texts of over 20 000 lines each are compared as one change).

@@ -35,9 +35,9 @@ bool is_validation_csv(const std::filesystem::path& file) {
   return false;
 }
 
-Comparison compare_measured_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                                 const CompareRequest& request,
-                                 const std::filesystem::path& measured) {
+ComparedRuns compare_measured_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                                   const CompareRequest& request,
+                                   const std::filesystem::path& measured) {
   if (is_validation_csv(measured)) {
     // Each row names its launch script and device; one from the command
     // line would be silently overridden, so it is refused.

@@ -23,8 +23,8 @@ bool is_validation_csv(const std::filesystem::path& file);
 // when the format needs a config or device that is not given, or when a
 // validation CSV is given one; else what the format's reading and pricing
 // throw (E-MEASURED-CSV, E-VALIDATION-CSV, the config's errors ...).
-Comparison compare_measured_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                                 const CompareRequest& request,
-                                 const std::filesystem::path& measured);
+ComparedRuns compare_measured_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                                   const CompareRequest& request,
+                                   const std::filesystem::path& measured);
 
 }  // namespace ndsearch

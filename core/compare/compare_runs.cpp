@@ -65,9 +65,9 @@ std::map<std::string, double> predicted_parts(const TimeParts& parts, MeasuredFo
   return out;
 }
 
-Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                        const CompareRequest& request, const MeasuredRuns& measured) {
-  Comparison c;
+ComparedRuns compare_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                          const CompareRequest& request, const MeasuredRuns& measured) {
+  ComparedRuns c;
   c.measured_file = measured.file;
   c.format = measured.format;
   c.skipped = measured.diagnostics;

@@ -55,7 +55,7 @@ struct ComparedRun {
   std::optional<StrategyRefusal> refused;           // a check's or the pricing's
   std::optional<StrategyRefusal> memory_miss;       // "does-not-fit" with its peak; still scored
   std::map<std::string, double> predicted_parts_s;  // named as the measured parts are
-  std::optional<size_t> metric_index;               // its place in Comparison::metrics.runs
+  std::optional<size_t> metric_index;               // its place in ComparedRuns::metrics.runs
   std::optional<double> predicted_peak_bytes;       // when priced
   std::optional<double> peak_error;                 // predicted / measured peak - 1, when both
   // The stated keys priced otherwise than the config states them, by the one
@@ -63,8 +63,7 @@ struct ComparedRun {
   std::vector<std::string> adapted;
 };
 
-
-struct Comparison {
+struct ComparedRuns {
   std::string model_name, device_id;
   std::filesystem::path measured_file;
   MeasuredFormat format = MeasuredFormat::ndsearch;
@@ -90,7 +89,7 @@ std::map<std::string, double> predicted_parts(const TimeParts& parts, MeasuredFo
 // device's E-DEVICE-UNKNOWN, and the budget's E-USAGE / E-BUDGET for a
 // memory size that does not read; an error of one run's own settings or
 // strategy is that run's refusal.
-Comparison compare_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                        const CompareRequest& request, const MeasuredRuns& measured);
+ComparedRuns compare_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                          const CompareRequest& request, const MeasuredRuns& measured);
 
 }  // namespace ndsearch

@@ -43,7 +43,7 @@ constexpr double kExplained = 1e-3;
 class RunSet {
  public:
   RunSet(const PluginRegistry& registry, const DeviceCatalog& catalog,
-         const CompareRequest& request, const Comparison& compared)
+         const CompareRequest& request, const ComparedRuns& compared)
       : registry_(registry), models_(registry, request) {
     for (const ComparedRun& run : compared.runs) {
       if (!run.metric_index) continue;
@@ -319,7 +319,7 @@ AllocatorShareFit fit_allocator(const RunSet& runs) {
 }  // namespace
 
 CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                               const CompareRequest& request, const Comparison& compared) {
+                               const CompareRequest& request, const ComparedRuns& compared) {
   if (!request.base.calibration.is_identity())
     throw UserError("E-USAGE", fmt::format("a fit ({}) starts from the shipped model; drop {}",
                                            Setting("fit").named(), Setting("calibration").named()));
@@ -374,7 +374,7 @@ CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatal
 }
 
 CalibrationFit fit_calibration_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                                    const CompareRequest& request, const Comparison& compared,
+                                    const CompareRequest& request, const ComparedRuns& compared,
                                     const std::filesystem::path& file) {
   CalibrationFit fit = fit_calibration(registry, catalog, request, compared);
   if (!fit.writes()) return fit;  // nothing to write: the report says why

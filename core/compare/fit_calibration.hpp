@@ -68,14 +68,14 @@ struct CalibrationFit {
 // E-FIT-RUNS when fewer than two runs were priced (one run determines no
 // factor beside the others).
 CalibrationFit fit_calibration(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                               const CompareRequest& request, const Comparison& compared);
+                               const CompareRequest& request, const ComparedRuns& compared);
 
 // `compare --fit FILE`: the fit, written to `file` as a calibration file
 // (calibration_file.hpp) with the fit's report as its comment lines; a fit
 // that lowers no error is returned unwritten (`file` empty). Throws
 // as fit_calibration, and E-OUTPUT when `file` cannot be written.
 CalibrationFit fit_calibration_file(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                                    const CompareRequest& request, const Comparison& compared,
+                                    const CompareRequest& request, const ComparedRuns& compared,
                                     const std::filesystem::path& file);
 
 }  // namespace ndsearch

@@ -36,14 +36,14 @@ void price_row(const PluginRegistry& registry, const DeviceCatalog& catalog,
 
 }  // namespace
 
-Comparison compare_validation_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                                   const std::filesystem::path& file) {
+ComparedRuns compare_validation_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                                     const std::filesystem::path& file) {
   const std::vector<ValidationRow> rows = read_validation_file(file);
   if (rows.empty())
     throw UserError(
         "E-VALIDATION-CSV",
         fmt::format("{}: a header and no published run; add one row per run", file.string()));
-  Comparison c;
+  ComparedRuns c;
   c.measured_file = file;
   c.format = MeasuredFormat::validation;
   c.model_name = fmt::format("{} published runs of {}", rows.size(), file.stem().string());

@@ -20,7 +20,7 @@ namespace ndsearch {
 // and no row. A row whose config or device does not read, that no candidate
 // prices, or that does not fit is listed with its reason and left out of the
 // metrics, as compare_runs does.
-Comparison compare_validation_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
-                                   const std::filesystem::path& file);
+ComparedRuns compare_validation_runs(const PluginRegistry& registry, const DeviceCatalog& catalog,
+                                     const std::filesystem::path& file);
 
 }  // namespace ndsearch

@@ -7,6 +7,8 @@
 // exact enough in a double, and every degree fits nds_strategy's int32.
 #pragma once
 
+#include <ndsearch/core/planner.hpp>
+
 #include <cstdint>
 
 #include "core/model/model.hpp"
@@ -65,9 +67,6 @@ inline constexpr ModelLimit kMaxDevices{"devices", int64_t{1} << 24,
 // Runs before anything sums or multiplies them (finalize_model calls it first).
 void check_model_limits(const Model& model);
 
-// Throws UserError E-DEVICE-COUNT for 0 devices or more than kMaxDevices;
-// `given` names the count as it was given ("the device count
-// (`devices=0`)", "dp·tp·pp·cp as x.yaml states them = 0").
-void check_device_count(uint64_t devices, const std::string& given);
+// check_device_count (E-DEVICE-COUNT) is public: planner.hpp.
 
 }  // namespace ndsearch

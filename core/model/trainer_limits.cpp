@@ -81,7 +81,7 @@ std::string recompute_default_text(const Model& model, bool recompute_searched,
           : fmt::format(
                 "the config's per-stage counts [{}] of {} recompute, rescaled to each "
                 "candidate's pp (the reference's -mppb; its own default recomputes every "
-                "layer: --recompute full)",
+                "layer, as recompute=full does)",
                 fmt::join(model.recompute_layers, ","), mode ? mode : "?");
   if (recompute_searched)
     return counts.empty() ? "recompute: searched (none, selective, full: every layer of the mode)"

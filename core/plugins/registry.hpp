@@ -3,6 +3,8 @@
 // (DESIGN §4, step 1): search order, precedence and failure rules.
 #pragma once
 
+#include <ndsearch/core/planner.hpp>
+
 #include <ndsearch/nds_abi.h>
 
 #include <atomic>
@@ -149,8 +151,7 @@ inline SerializedCall serialized_call(const LoadedPlugin& plugin, std::mutex Ser
   return SerializedCall(*plugin.instance->serialized, call, plugin.options);
 }
 
-// "a:b::c" -> {a, b, c}: the directories of a colon-separated list.
-std::vector<std::filesystem::path> split_path_list(std::string_view list);
+// split_path_list, the directories of a colon-separated list, is public: planner.hpp.
 
 // The plugin directory of this installation or build tree, if it exists:
 // <bindir>/<relative plugin dir> (install) or <bindir>/../lib/ndsearch/plugins.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/plugins/stdout_guard.hpp"
+#include <ndsearch/core/stdout_guard.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 
 namespace ndsearch {
 
-nlohmann::json written_config_json(const WrittenConfig& w, const Model& model) {
+nlohmann::json written_config_json(const ConfigWrite& w, const Model& model) {
   nlohmann::json changes = nlohmann::json::array(), fragments = nlohmann::json::array();
   for (const DiffLine& d : w.changes)
     changes.push_back({{"kind", std::string(1, d.kind)}, {"line", d.line}, {"text", d.text}});

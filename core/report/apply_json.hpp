@@ -12,6 +12,6 @@ namespace ndsearch {
 
 // {schema_version, config, parser, strategy, strategy_text, key_changes: [text],
 //  text, changes: [{kind: "-"|"+", line, text}], fragments: [{parser, format, text, refused}]}
-nlohmann::json written_config_json(const WrittenConfig& w, const Model& model);
+nlohmann::json written_config_json(const ConfigWrite& w, const Model& model);
 
 }  // namespace ndsearch

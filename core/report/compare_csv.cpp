@@ -31,7 +31,7 @@ std::optional<double> find_part(const std::map<std::string, double>& parts,
   return it == parts.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
-std::string run_row(const Comparison& c, const ComparedRun& run,
+std::string run_row(const ComparedRuns& c, const ComparedRun& run,
                     const std::vector<std::string>& part_names) {
   std::optional<double> error;
   std::string measured_rank, predicted_rank;
@@ -55,7 +55,7 @@ std::string run_row(const Comparison& c, const ComparedRun& run,
 
 }  // namespace
 
-std::vector<std::string> measured_part_names(const Comparison& c) {
+std::vector<std::string> measured_part_names(const ComparedRuns& c) {
   std::vector<std::string> order{"compute"};
   for (const auto& [name, member] : kTimeParts) order.emplace_back(name);
   order.emplace_back("idle");
@@ -69,7 +69,7 @@ std::vector<std::string> measured_part_names(const Comparison& c) {
   return names;
 }
 
-void write_compare_csv(std::ostream& out, const Comparison& c) {
+void write_compare_csv(std::ostream& out, const ComparedRuns& c) {
   const std::vector<std::string> part_names = measured_part_names(c);
   out << "line,strategy,measured_s,predicted_s,error,measured_rank,predicted_rank,fits,refused_id,"
          "refused_reason";

@@ -28,7 +28,7 @@ nlohmann::json metrics_json(const CompareMetrics& m) {
           {"parts", parts}};
 }
 
-nlohmann::json compare_json(const Comparison& c) {
+nlohmann::json compare_json(const ComparedRuns& c) {
   using nlohmann::json;
   json runs = json::array();
   for (const ComparedRun& run : c.runs) {

@@ -24,6 +24,6 @@ nlohmann::json metrics_json(const CompareMetrics& metrics);
 // {id, reason}), parts {NAME: {measured_s, predicted_s}}}], skipped [{line,
 // column, value, reason}] and metrics (metrics_json). A run left out of the
 // metrics has null error and ranks.
-nlohmann::json compare_json(const Comparison& comparison);
+nlohmann::json compare_json(const ComparedRuns& comparison);
 
 }  // namespace ndsearch

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include <ndsearch/core/search_progress.hpp>
 #include "core/memory/budget.hpp"
 #include "core/model/model.hpp"
 #include "core/recompute/recompute_chooser.hpp"
-#include "core/search/search_progress.hpp"
 #include "core/search/search_space.hpp"
 #include "core/time/time_model.hpp"
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/support/logging.hpp"
-#include "core/support/user_error.hpp"
+#include <ndsearch/core/logging.hpp>
+#include <ndsearch/core/user_error.hpp>
 #include "hosts/cli/apply_verb.hpp"
 #include "hosts/cli/compare_verb.hpp"
 #include "hosts/cli/eval_verb.hpp"

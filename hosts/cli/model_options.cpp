@@ -3,26 +3,23 @@
 
 #include <fmt/format.h>
 
-#include "core/model/model_limits.hpp"
-#include "core/support/user_error.hpp"
-
 namespace ndsearch::cli {
-void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
+void add_model_flags(CLI::App& verb, ModelSettings& settings, bool config_required) {
   verb.add_option(
-          "CONFIG", flags.config,
+          "CONFIG", settings.config,
           "The trainer's config: a YAML, a launch script, a TOML or an HF config.json; or a "
           "fast-tuner setup JSON, which names one")
       ->required(config_required);
-  verb.add_option("-f,--framework", flags.parse.framework,
+  verb.add_option("-f,--framework", settings.framework,
                   "The parser to use (an id of `ndsearch plugins list`, or mindformers, mindspeed, "
                   "hyper_v2, torchtitan); default: the one that recognises the file");
-  verb.add_flag("--strict", flags.parse.strict, "Fields the parser does not understand are errors");
-  verb.add_flag("--any-trainer", flags.parse.any_trainer,
+  verb.add_flag("--strict", settings.strict, "Fields the parser does not understand are errors");
+  verb.add_flag("--any-trainer", settings.any_trainer,
                 "Lift the limits of the config's trainer (ZeRO levels, SP and CP, ...): rank and "
                 "price strategies it cannot run too");
   // The sizes' ranges are the core's (E-MODEL-LIMIT names the value, where it
   // came from and the limit), for flags and configs alike.
-  auto& o = flags.parse.overrides;
+  ModelSettings& o = settings;
   verb.add_option("--seq-len", o.seq_len, "Sequence length (tokens), overriding the config's");
   verb.add_option("-b,--global-batch", o.global_batch, "Global batch (sequences per step)");
   verb.add_option("--mbs", o.micro_batch_size, "Micro-batch size (sequences)")
@@ -55,15 +52,9 @@ void add_model_flags(CLI::App& verb, ModelFlags& flags, bool config_required) {
   verb.add_option("--images-per-sample", o.images_per_sample,
                   "The images those tokens come from per sequence (default 1); the tower attends "
                   "within each");
-  verb.add_option("--model-config", flags.parse.model_config,
+  verb.add_option("--model-config", settings.model_config,
                   "The model's shape from this Hugging Face config.json, for a training config "
                   "that states none (its training settings stay the config's)");
-}
-
-// What CONFIG is (a directory, a FIFO, a device) is checked where it is
-// read, by the SDK's config reader every parser uses (E-PARSE-FILE).
-Model read_model(const PluginRegistry& registry, const ModelFlags& flags) {
-  return parse_config(registry, flags.config, flags.parse);
 }
 
 uint64_t DevicesFlag::value_or(uint64_t fallback) const {

@@ -3,8 +3,7 @@
 
 #include <iostream>
 
-#include "core/api/plugin_settings.hpp"
-#include "core/plugins/stdout_guard.hpp"
+#include <ndsearch/core/stdout_guard.hpp>
 
 namespace ndsearch::cli {
 
@@ -31,7 +30,7 @@ void add_plugin_flags(CLI::App& app, PluginFlags& flags) {
       ->capture_default_str();
 }
 
-PluginSearch plugin_search(const PluginFlags& flags) {
+PluginSettings plugin_settings(const PluginFlags& flags) {
   keep_stdout_from_plugins();
   PluginSettings settings;
   for (const std::string& file : flags.plugin_files) settings.plugin_files.emplace_back(file);
@@ -40,8 +39,12 @@ PluginSearch plugin_search(const PluginFlags& flags) {
   if (!flags.device_file.empty()) settings.device_file = flags.device_file;
   settings.allow_override = flags.allow_override;
   settings.plugin_timeout_s = flags.plugin_timeout_s;
-  settings.options = {flags.verb_options.begin(), flags.verb_options.end()};
-  return ndsearch::plugin_search(settings);
+  settings.options = flags.verb_options;
+  return settings;
+}
+
+Planner load_planner(const PluginFlags& flags) {
+  return Planner(plugin_settings(flags));
 }
 
 }  // namespace ndsearch::cli

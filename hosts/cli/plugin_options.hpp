@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// plugin_options.hpp: the options every verb shares for finding plugins.
+// plugin_options.hpp: the flags every verb shares for finding plugins and
+// devices (docs/cli.md, "Finding plugins"), and the Planner's settings of them.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <ndsearch/core/planner.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
-
-#include "core/plugins/registry.hpp"
 
 namespace ndsearch::cli {
 
@@ -17,18 +18,17 @@ struct PluginFlags {
   std::string device_file;                // --device-file FILE (toml-device)
   std::vector<std::string> allow_override;  // --allow-override ID, repeatable
   double plugin_timeout_s = 10;             // --plugin-timeout SECONDS
-  int verbosity = 1;                      // -v (DESIGN §8.8)
-  PluginOptions verb_options;             // options a verb adds ("swap-optimizer", ...)
+  int verbosity = 1;                        // -v (DESIGN §8.8)
+  std::map<std::string, std::string> verb_options;  // options a verb adds ("swap-optimizer", ...)
 };
 
-// Adds --plugin-path, --plugin, --device-file, --allow-override and
-// --plugin-timeout to `app`.
 void add_plugin_flags(CLI::App& app, PluginFlags& flags);
 
-// The search the flags, NDS_PLUGIN_PATH and the install dir describe, with
-// the plugin options: "device-file" (--device-file) and "device-path"
-// (NDS_DEVICE_PATH). From here on plugins cannot write on the program's
-// stdout (stdout_guard.hpp): the verbs load plugins right after.
-PluginSearch plugin_search(const PluginFlags& flags);
+// The Planner's settings of `flags`. Plugins' writes to stdout go to stderr
+// from here on: the program's stdout is its output (stdout_guard.hpp).
+PluginSettings plugin_settings(const PluginFlags& flags);
+
+// A Planner loaded with `flags`' plugins and devices.
+Planner load_planner(const PluginFlags& flags);
 
 }  // namespace ndsearch::cli

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "core/search/search_progress.hpp"
+#include <ndsearch/core/search_progress.hpp>
 
 namespace ndsearch::cli {
 

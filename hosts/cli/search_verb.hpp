@@ -7,13 +7,15 @@
 
 #include <functional>
 
-#include "core/search/search_request.hpp"
+#include <ndsearch/core/planner.hpp>
+
 #include "hosts/cli/plugin_options.hpp"
 
 namespace ndsearch::cli {
 
 // Adds -l, --only and -j (the space of search and explain) to `verb`.
-void add_space_flags(CLI::App& verb, SearchSpaceRequest& space);
+// -l, --only and -j into `space` (search, and explain to rank a strategy).
+void add_space_flags(CLI::App& verb, SpaceSettings& space);
 
 void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run);
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/support/closest_name.hpp"
+#include <ndsearch/sdk/closest_name.hpp>
 
 namespace ndsearch::cli {
 namespace {
@@ -37,7 +37,7 @@ std::optional<std::string> unknown_verb_message(const CLI::App& app, int argc,
     }
     if (std::find(verbs.begin(), verbs.end(), token) != verbs.end()) return std::nullopt;
     const std::string all = fmt::format("{}", fmt::join(verbs, ", "));
-    if (const auto best = closest_name(token, verbs))
+    if (const auto best = sdk::closest_name(token, verbs))
       return fmt::format("unknown command '{}'; did you mean '{}'? (the commands: {})", token,
                          *best, all);
     return fmt::format("unknown command '{}'; the commands are {}", token, all);
@@ -91,7 +91,7 @@ std::optional<std::string> unknown_flag_message(const CLI::App& app, int argc,
     std::vector<std::string> long_names;
     std::copy_if(known.begin(), known.end(), std::back_inserter(long_names),
                  [](const std::string& n) { return n.size() > 2; });
-    const std::optional<std::string> best = closest_name(flag, long_names);
+    const std::optional<std::string> best = sdk::closest_name(flag, long_names);
     return fmt::format("unknown flag '{}' for {}{}; `{} --help` lists its flags", flag, where,
                        best ? fmt::format(" (did you mean '{}'?)", *best) : std::string(),
                        where.substr(1, where.size() - 2));

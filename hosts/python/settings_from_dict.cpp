@@ -77,6 +77,8 @@ void read_space(Reader& r, SpaceSettings& s) {
   r.read("dimensions", s.dimensions);
   r.read("only", s.only);
   r.read("threads", s.threads);
+  r.read("recompute_modes", s.recompute_modes);
+  r.read("schedules", s.schedules);
 }
 
 // What eval and compare share: the model, the machine and the pricing (not the strategy).
@@ -95,6 +97,7 @@ void read_pricing(Reader& r, EvaluateSettings& e) {
 void read_evaluate(Reader& r, EvaluateSettings& e) {
   read_pricing(r, e);
   r.read("strategy", e.strategy);
+  r.read("recompute_mode", e.recompute_mode);
   read_recompute(r, e.recompute);
 }
 
@@ -137,6 +140,7 @@ CompareSettings compare_settings(const py::dict& given) {
   read_pricing(r, c.evaluate);
   r.read("measured", c.measured);
   r.read("fit", c.fit);
+  r.read("output_dir", c.output_dir);
   r.finish();
   return c;
 }
@@ -153,7 +157,18 @@ SearchSettings search_settings(const py::dict& given) {
   r.read("reserve_mem", s.reserve_mem);
   r.read("cp_algo", s.cp_algo);
   r.read("all_misses", s.all_misses);
+  r.read("misses", s.table.misses);
+  r.read("wide", s.table.wide);
+  r.read("columns", s.table.columns);
+  r.read("pareto", s.table.pareto);
   r.read("balance_layers", s.balance_layers);
+  r.read("ranking_csv", s.ranking_csv);
+  r.read("output_dir", s.output_dir);
+  r.read("priced_csv", s.priced_csv);
+  r.read("report", s.report);
+  r.read("ppb_rank", s.ppb_rank);
+  r.read("emit_config", s.emit_config);
+  r.read("emit_rank", s.emit_rank);
   r.read("calibration", s.calibration);
   r.read("force_calibration", s.force_calibration);
   read_recompute(r, s.recompute);
@@ -167,6 +182,8 @@ ExplainSettings explain_settings(const py::dict& given) {
   read_evaluate(r, x.evaluate);
   read_space(r, x.space);
   r.read("beaten_by", x.beaten_by);
+  r.read("timeline", x.timeline);
+  r.read("report", x.report);
   r.finish();
   return x;
 }
@@ -177,6 +194,7 @@ ApplySettings apply_settings(const py::dict& given) {
   read_model(r, a.model);
   r.read("strategy", a.strategy);
   r.read("devices", a.devices);
+  r.read("output", a.output);
   r.finish();
   return a;
 }

@@ -13,8 +13,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "core/calibration/report.hpp"
-#include "core/support/user_error.hpp"
+#include <ndsearch/core/planner.hpp>
 
 namespace {
 
@@ -43,9 +42,9 @@ void write_doc(const std::string& path, const std::string& table) {
 
 int main(int argc, char** argv) {
   CLI::App app{"ndsearch-validate: the time and memory models against published training runs"};
-  std::string folder, doc, factors, allocator;
-  ndsearch::ValidationOptions options;
-  app.add_option("folder", folder, "The folder of validation CSVs")->required();
+  std::string doc, factors, allocator;
+  ndsearch::ValidationSettings options;
+  app.add_option("folder", options.folder, "The folder of validation CSVs")->required();
   app.add_flag("--fit", options.fit, "Refit the trainer overheads and allocator shares, with leave-one-out errors");
   app.add_flag("--search", options.search, "Run the search of each row");
   app.add_option("--write-doc", doc,
@@ -58,31 +57,15 @@ int main(int argc, char** argv) {
                  "Write the fitted allocator shares (C++ initialisers) to this file");
   CLI11_PARSE(app, argc, argv);
   try {
-    ndsearch::PluginSearch search;
-    search.install_dir = ndsearch::default_plugin_dir();
-    const ndsearch::PluginRegistry registry = ndsearch::PluginRegistry::load(search);
-    const ndsearch::DeviceCatalog devices = ndsearch::DeviceCatalog::load(registry, false);
-    const ndsearch::ValidationReport report =
-        ndsearch::run_validation(registry, devices, folder, options);
-    const std::string table = ndsearch::validation_markdown(report);
-    std::cout << table;
-    if (parts)
-      for (const ndsearch::RowReport& r : report.reports) {
-        if (r.result.time.step_s <= 0) continue;  // no candidate priced
-        std::string line =
-            fmt::format("{:<18} step {:8.3f} s:", r.result.row->name, r.result.time.step_s);
-        for (const auto& [name, member] : ndsearch::kTimeParts)
-          line += fmt::format(" {} {:.1f}%", name,
-                              100 * r.result.time.parts.*member / r.result.time.step_s);
-        line += " | hidden:";
-        for (const auto& [name, member] : ndsearch::kHiddenParts)
-          line += fmt::format(" {} {:.1f}%", name,
-                              100 * r.result.time.hidden.*member / r.result.time.step_s);
-        std::cout << line << "\n";
-      }
-    if (!doc.empty()) write_doc(doc, table);
-    if (!factors.empty()) write_file(factors, ndsearch::fitted_overheads_source(report));
-    if (!allocator.empty()) write_file(allocator, ndsearch::fitted_allocator_source(report.memory));
+    // The shipped plugins only: the published runs are priced as shipped.
+    ndsearch::PluginSettings plugins;
+    plugins.use_environment = false;
+    const ndsearch::Validation v = ndsearch::Planner(plugins).validate(options);
+    std::cout << v.markdown;
+    if (parts) std::cout << v.parts_text;
+    if (!doc.empty()) write_doc(doc, v.markdown);
+    if (!factors.empty()) write_file(factors, v.fitted_overheads);
+    if (!allocator.empty()) write_file(allocator, v.fitted_allocator);
     return 0;
   } catch (const ndsearch::UserError& e) {
     std::cerr << fmt::format("ndsearch-validate: error [{}]: {}\n", e.id(), e.what());

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
     search.device = "nvidia-h100-sxm";
     search.devices = 64;
     search.top = 1;
-    const nlohmann::json answer = planner.search(search);
+    const nlohmann::json answer = planner.search(search).to_json();
     const nlohmann::json& best = answer.at("ranking").at(0);
     std::cout << nlohmann::json{{"step_s", best.at("time").at("step_s")},
                                 {"strategy", best.at("strategy")}}.dump()

@@ -9,6 +9,7 @@ package; XDG_CACHE_HOME keeps plugin verdicts in the build tree."""
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -264,6 +265,90 @@ class ErrorsCarryTheCliIds(unittest.TestCase):
             ndsearch.model(LLAMA70B, seq_lenght=4096)
         self.assertEqual(raised.exception.id, "E-USAGE")
         self.assertIn("seq_lenght", str(raised.exception))
+
+
+def cli_run(*args):
+    """`ndsearch ARGS` run for its files and text: (stdout, exit code)."""
+    done = subprocess.run([CLI, *args], capture_output=True, text=True, check=False)
+    return done.stdout, done.returncode
+
+
+def read_steady(path):
+    """A written file without what changes from one run to the next (the
+    search's wall time and speed in the report's data)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for key in VOLATILE:
+        text = re.sub(r'"%s":\s*[0-9.e+-]+' % key, '"%s": 0' % key, text)
+    return text
+
+
+class SameFilesAsTheCli(unittest.TestCase):
+    """Every output the CLI writes, the binding writes too, with the same
+    content: the search's folder (ranking, dropped, recompute potentials,
+    priced candidates, the report), its ranking CSV, the balancer's layer
+    description, the emitted config; explain's timeline and report; compare's
+    per-run CSV. And each call's text, with format="text", is the CLI's."""
+
+    def assert_same_files(self, cli_dir, python_dir):
+        cli_files = sorted(os.listdir(cli_dir))
+        self.assertEqual(cli_files, sorted(os.listdir(python_dir)))
+        self.assertGreater(len(cli_files), 0)
+        for name in cli_files:
+            with self.subTest(file=name):
+                self.assertEqual(read_steady(os.path.join(cli_dir, name)),
+                                 read_steady(os.path.join(python_dir, name)))
+
+    def test_search_files(self):
+        with tempfile.TemporaryDirectory() as cli_dir, tempfile.TemporaryDirectory() as py_dir:
+            out, code = cli_run("search", LLAMA70B, "-A", "nvidia-h100-sxm", "-d", "64", "-b", "64",
+                                "--seq-len", "8192", "-v", "3", "-o", cli_dir, "--report",
+                                "--ppb-rank", "2", "--ranking-csv", os.path.join(cli_dir, "all.csv"),
+                                "--emit-config", os.path.join(cli_dir, "emitted.txt"), "--rank", "2")
+            self.assertEqual(code, 0, out)
+            ndsearch.search(LLAMA70B, device="nvidia-h100-sxm", devices=64, global_batch=64,
+                            seq_len=8192, all_misses=True, priced_csv=True, output_dir=py_dir,
+                            report=True, ppb_rank=2, ranking_csv=os.path.join(py_dir, "all.csv"),
+                            emit_config=os.path.join(py_dir, "emitted.txt"), emit_rank=2)
+            # ranking, dropped, recompute potentials, priced, report, all.csv,
+            # the balancer's description and the emitted config.
+            self.assertEqual(len(os.listdir(py_dir)), 8)
+            self.assert_same_files(cli_dir, py_dir)
+
+    def test_explain_files(self):
+        with tempfile.TemporaryDirectory() as cli_dir, tempfile.TemporaryDirectory() as py_dir:
+            flags = ("-A", "nvidia-h100-sxm", "-d", "64")
+            out, code = cli_run("explain", TORCHTITAN, *flags, "--strategy", "tp=2,pp=1,dp=32",
+                                "--timeline", os.path.join(cli_dir, "timeline.json"),
+                                "--report", os.path.join(cli_dir, "report.html"))
+            self.assertEqual(code, 0, out)
+            ndsearch.explain(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
+                             strategy={"tp": 2, "pp": 1, "dp": 32},
+                             timeline=os.path.join(py_dir, "timeline.json"),
+                             report=os.path.join(py_dir, "report.html"))
+            self.assert_same_files(cli_dir, py_dir)
+
+    def test_compare_file(self):
+        measured = os.path.join(os.path.dirname(EXAMPLES), "validation", "nemo-24.07-h100-fp8.csv")
+        with tempfile.TemporaryDirectory() as cli_dir, tempfile.TemporaryDirectory() as py_dir:
+            out, code = cli_run("compare", "--measured", measured, "-o", cli_dir)
+            self.assertEqual(code, 0, out)
+            ndsearch.Planner().compare(measured=measured, output_dir=py_dir)
+            self.assert_same_files(cli_dir, py_dir)
+
+    def test_text(self):
+        # No setting is named in these texts, so the CLI's flags change nothing.
+        flags = ("-A", "nvidia-h100-sxm", "-d", "64")
+        for verb, call in (
+                ("eval", lambda: ndsearch.evaluate(TORCHTITAN, device="nvidia-h100-sxm", devices=64,
+                                                   strategy="tp=2,pp=1,dp=32", format="text")),
+                ("model", lambda: ndsearch.model(TORCHTITAN, format="text"))):
+            with self.subTest(verb=verb):
+                args = (verb, TORCHTITAN) + ((*flags, "--strategy", "tp=2,pp=1,dp=32")
+                                             if verb == "eval" else ())
+                out, code = cli_run(*args)
+                self.assertEqual(code, 0)
+                self.assertEqual(call(), out)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ using namespace ndsearch;
 
 namespace {
 
-WrittenConfig apply(const std::string& config, const std::string& strategy, uint64_t devices = 0) {
+ConfigWrite apply(const std::string& config, const std::string& strategy, uint64_t devices = 0) {
   const std::string path = std::string(NDS_TEST_SHARED_CONFIGS) + "/" + config;
   const Model model = parse_config(test::shipped_plugins(), path, ParseOptions{});
   const nds_strategy s = normalized_strategy(

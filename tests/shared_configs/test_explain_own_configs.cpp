@@ -19,7 +19,7 @@ nlohmann::json explain_own(const std::string& config, const std::string& device,
   x.evaluate.model.config = std::string(NDS_TEST_SHARED_CONFIGS) + "/" + config;
   x.evaluate.device = device;
   x.evaluate.devices = devices;
-  return ndsearch::Planner(plugins).explain(x);
+  return ndsearch::Planner(plugins).explain(x).to_json();
 }
 
 void check_ranked(const nlohmann::json& j) {

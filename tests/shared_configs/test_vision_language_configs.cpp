@@ -32,11 +32,11 @@ TEST_CASE("The VL configs' parameters match their published totals within 0.5 %"
   // patch embedding 1536·1152 + 1152 = 1,770,624, positions 2304·1152 =
   // 2,654,208, 27 layers of 15,239,504 = 411,466,608, the merger 30,679,808
   // and three DeepStack mergers of 30,686,720: 538,631,408.
-  const nlohmann::json a = planner().model(hf("Qwen2.5-VL-7B-Instruct.json"));
+  const nlohmann::json a = planner().model(hf("Qwen2.5-VL-7B-Instruct.json")).to_json();
   CHECK(a["params_total"].get<double>() == Approx(8292166656.0).epsilon(0.005));
   CHECK(a["submodels"][0]["params"] == 676550144.0);
   CHECK(a["params_text"] == 7615616512.0);
-  const nlohmann::json b = planner().model(hf("Qwen3-VL-30B-A3B-Instruct.json"));
+  const nlohmann::json b = planner().model(hf("Qwen3-VL-30B-A3B-Instruct.json")).to_json();
   CHECK(b["params_total"].get<double>() == Approx(31070754032.0).epsilon(0.005));
   CHECK(b["submodels"][0]["params"] == 538631408.0);
   CHECK(b["submodels"][0]["params_by_part"]["mergers"] == 30679808.0 + 3 * 30686720.0);
@@ -52,7 +52,7 @@ TEST_CASE("A search on Qwen2.5-VL-7B prices its tower and lists its share of mem
   s.device = "nvidia-h100-sxm";
   s.devices = 32;
   s.top = 3;
-  const nlohmann::json j = planner().search(s);
+  const nlohmann::json j = planner().search(s).to_json();
   REQUIRE(j["counts"]["fit"].get<size_t>() > 0);
   REQUIRE(j["ranking"].size() == 3);
   for (const nlohmann::json& row : j["ranking"]) {
@@ -88,7 +88,7 @@ TEST_CASE("Qwen3-VL-30B-A3B ranks strategies with ep > 1, its experts sharded as
   s.space.dimensions = "TP PP EP MBS";
   s.space.only = {"ep=2,4,8"};
   s.top = 5;
-  const nlohmann::json j = planner().search(s);
+  const nlohmann::json j = planner().search(s).to_json();
   REQUIRE(j["ranking"].size() == 5);
   for (const nlohmann::json& row : j["ranking"]) CHECK(row["strategy"]["ep"].get<int>() > 1);
   // 48 layers x 128 experts x 3·2048·768 = 28,991,029,248 routed parameters,
@@ -99,7 +99,7 @@ TEST_CASE("Qwen3-VL-30B-A3B ranks strategies with ep > 1, its experts sharded as
     e.device = s.device;
     e.devices = 32;
     e.strategy = strategy;
-    return planner().evaluate(e)["memory"]["stages"][0]["params_bytes"].get<double>();
+    return planner().evaluate(e).to_json()["memory"]["stages"][0]["params_bytes"].get<double>();
   };
   CHECK(params_bytes("tp=1,pp=1,ep=4,zero=0,mbs=1") - params_bytes("tp=1,pp=1,ep=8,zero=0,mbs=1") ==
         Approx(2 * 28991029248.0 * (1.0 / 4 - 1.0 / 8)));

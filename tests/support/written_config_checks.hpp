@@ -13,7 +13,7 @@
 
 namespace ndsearch::test {
 
-inline void check_only_keys_changed(const WrittenConfig& w, const std::vector<std::string>& keys) {
+inline void check_only_keys_changed(const ConfigWrite& w, const std::vector<std::string>& keys) {
   REQUIRE_FALSE(w.changes.empty());
   for (const DiffLine& d : w.changes) {
     bool named = false;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // planner.hpp: the public API of the ndsearch core. A Planner holds one run's
-// plugins and devices; each call reads a config and answers with the JSON
-// document the CLI prints for the same verb (docs/cli.md lists the keys), so
-// every host (the CLI, the Python binding, a C++ program) gets the same
-// answers. Bad input throws ndsearch::UserError with a stable id.
+// plugins and devices; each call reads a config, writes the files its
+// settings name and answers with a typed result (results.hpp): the JSON
+// document and the text the CLI prints for the same verb (docs/cli.md lists
+// the keys), so every host (the CLI, the Python binding, a C++ program) gets
+// the same answers. The CLI is one such host: it reads flags into these
+// settings and prints the results. Bad input throws ndsearch::UserError with
+// a stable id.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,8 +18,11 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <ndsearch/core/results.hpp>
+#include <ndsearch/core/search_progress.hpp>
 #include <ndsearch/core/user_error.hpp>
 
 namespace ndsearch {
@@ -37,6 +43,18 @@ struct PluginSettings {
   // program, the install folder).
   std::optional<std::filesystem::path> vet_helper;
 };
+
+// `ndsearch-validate`: the time and memory models against the published runs
+// of a validation folder (docs/validation.md).
+struct ValidationSettings {
+  std::filesystem::path folder;  // the validation CSVs (and memory/)
+  bool fit = false;  // refit the trainer overheads and allocator shares, with leave-one-out errors
+  bool search = false;  // run the search of each row
+};
+
+// "a:b::c" -> {a, b, c}: the directories of a colon-separated list, as
+// NDS_PLUGIN_PATH and the CLI's --plugin-path give them.
+std::vector<std::filesystem::path> split_path_list(std::string_view list);
 
 // The config and the training settings that override it. The config may be
 // a fast-tuner setup JSON naming the training config (docs/cli.md, "Fast-tuner
@@ -80,6 +98,9 @@ struct EvaluateSettings {
   std::string device;     // an id of hardware()
   uint64_t devices = 0;   // 0: the strategy's dp·tp·pp·cp
   std::string strategy;   // "tp=4,pp=2,mbs=1"; unset keys from the config, then defaults
+  // The strategy's recompute mode, as recompute= in `strategy` (one of the
+  // two): off, selective or full.
+  std::string recompute_mode;
   std::optional<std::string> max_memory, reserve_mem;  // sizes, "58GB" = 58 GiB
   bool layers_from_config = false;
   std::string cp_algo;  // empty: the config's, else ring
@@ -101,6 +122,8 @@ struct CompareSettings {
   // Where to write a calibration fitted on the runs (docs/cli.md, "Fitting a
   // calibration"); empty: no fit. The document then has "fit".
   std::filesystem::path fit;
+  // A folder to write compare_runs.csv to (created); empty: none.
+  std::filesystem::path output_dir;
 };
 // A file none of whose runs could be priced answers with priced 0 (the CLI
 // then exits 2, E-COMPARE-NONE-PRICED).
@@ -109,7 +132,21 @@ struct CompareSettings {
 struct SpaceSettings {
   std::string dimensions;         // "DP TP PP" or "dp,tp,pp"; empty: the default set
   std::vector<std::string> only;  // "tp=1,2,4" restrictions
+  // Shortcuts for an `only` restriction: recompute modes ("off", "selective",
+  // "full", "auto" = all three) and pipeline schedules ("1f1b", ..., "all").
+  std::vector<std::string> recompute_modes, schedules;
   unsigned threads = 0;           // 0: every core
+};
+
+// How the search's text lists the ranking (SearchReport::write_text).
+struct SearchTableSettings {
+  bool wide = false;                 // every strategy key and every part of the step
+  std::vector<std::string> columns;  // these columns in this order; empty: chosen to fit
+  bool pareto = false;               // the Pareto set too
+  // The closest misses listed after a search where some strategy fits (they
+  // are listed anyway when none does): 0 none, unless every_miss.
+  size_t misses = 0;
+  bool every_miss = false;
 };
 
 struct SearchSettings {
@@ -120,7 +157,9 @@ struct SearchSettings {
   size_t top = 10;
   std::optional<std::string> max_memory, reserve_mem;
   std::string cp_algo;
-  bool all_misses = false;  // every closest miss, not the five closest
+  // Every closest miss in the document, not the five closest (or
+  // table.misses, when more); table.every_miss implies it.
+  bool all_misses = false;
   // Each fitting candidate's layers per stage and chunk chosen for a shorter
   // step within the budget (docs/pipelines.md); false: the default split.
   bool balance_layers = false;
@@ -128,8 +167,26 @@ struct SearchSettings {
   std::filesystem::path calibration;
   bool force_calibration = false;
   RecomputeChoiceSettings recompute;
+  SearchTableSettings table;
+
+  // Files, written before the call returns (each named in SearchReport::files):
+  std::filesystem::path ranking_csv;  // every fitting strategy, in rank order
+  // ranking.csv, dropped.csv and recompute_potentials.csv (and priced.csv
+  // with priced_csv), created where missing.
+  std::filesystem::path output_dir;
+  bool priced_csv = false;  // every priced candidate, into output_dir
+  bool report = false;      // output_dir/report.html: the page of the search
+  // The ppb_rank-th strategy's layer description for the pipeline balancer
+  // (<config stem>_nd_to_ppb_<K>.json in output_dir, else the current folder).
+  size_t ppb_rank = 0;
+  // The config with the emit_rank-th strategy written into it (apply's
+  // writer), checked to price as the ranked job.
+  std::filesystem::path emit_config;
+  size_t emit_rank = 1;
+
+  SearchProgress* progress = nullptr;  // updated while the search runs; may be null
 };
-// A search where nothing fits answers with counts.fit 0 (the CLI then exits 3).
+// A search where nothing fits answers with fits() false (the CLI then exits 3).
 
 struct ExplainSettings {
   EvaluateSettings evaluate;
@@ -138,6 +195,9 @@ struct ExplainSettings {
   // devices (or evaluate.devices), in the default search.
   SpaceSettings space;
   size_t beaten_by = 3;
+  // Files to write: the step's pipeline schedule as Chrome Trace Event JSON,
+  // and the strategy's HTML report. Empty: none.
+  std::filesystem::path timeline, report;
 };
 
 // `ndsearch apply`: a strategy written into the config by its parser.
@@ -145,7 +205,25 @@ struct ApplySettings {
   ModelSettings model;
   std::string strategy;  // "tp=4,pp=2"; unset keys keep the config's
   uint64_t devices = 0;  // 0: the config's own dp·tp·pp·cp
+  std::filesystem::path output;  // where to write it; empty: none (the result holds the text)
 };
+
+// Throws UserError E-DEVICE-COUNT for 0 devices or more than the core
+// handles; `given` names the count as it was given ("the device count
+// (`devices=0`)", "-d 0"). A host that reads a count of its own checks it so.
+void check_device_count(uint64_t devices, const std::string& given);
+
+// `plugins check`: the plugin at `path` loaded in a child process (the
+// vetting helper of `plugins`) and every conformance check of each interface
+// it offers run there, `timeout_s` at most; a parser's parse check reads
+// `sample_config` when given.
+struct PluginCheckSettings {
+  PluginSettings plugins;  // the options the plugin is given, and the helper
+  std::filesystem::path path;
+  double timeout_s = 60;
+  std::filesystem::path sample_config;
+};
+PluginCheck check_plugin(const PluginCheckSettings& settings);
 
 class Planner {
  public:
@@ -156,26 +234,26 @@ class Planner {
   Planner& operator=(Planner&&) noexcept;
   ~Planner();
 
-  nlohmann::json plugins() const;                          // `plugins list --format json`
-  nlohmann::json hardware() const;                         // `hardware --format json`
-  nlohmann::json device(const std::string& id) const;      // `hardware ID --format json`
-  nlohmann::json model(const ModelSettings& settings) const;  // `model --format json`
-  nlohmann::json evaluate(const EvaluateSettings& settings) const;  // `eval --format json`
-  nlohmann::json explain(const ExplainSettings& settings) const;    // `explain --format json`
-  nlohmann::json compare(const CompareSettings& settings) const;    // `compare --format json`
-  nlohmann::json search(const SearchSettings& settings) const;      // `search --format json`
-  // `apply`: {config, parser, strategy, strategy_text, key_changes, text (the
-  // config with the strategy in it, read back and checked), changes (the lines
-  // removed and added), fragments (a format with no trainer: each trainer's
-  // flags or table, or why it cannot run the strategy)}.
-  nlohmann::json apply(const ApplySettings& settings) const;
-  // The search document written as it is formatted (memory independent of
-  // the rows); an error part-way ends it with an "error" member and throws.
-  void write_search(const SearchSettings& settings, std::ostream& out) const;
+  Listing plugins() const;                                      // `plugins list`
+  Listing hardware() const;                                     // `hardware`
+  Listing device(const std::string& id) const;                  // `hardware ID`
+  Listing model(const ModelSettings& settings) const;           // `model`
+  Evaluation evaluate(const EvaluateSettings& settings) const;  // `eval`
+  Explanation explain(const ExplainSettings& settings) const;   // `explain`
+  Comparison compare(const CompareSettings& settings) const;    // `compare`
+  SearchReport search(const SearchSettings& settings) const;    // `search`
+  // `apply`: the document is {config, parser, strategy, strategy_text,
+  // key_changes, text (the config with the strategy in it, read back and
+  // checked), changes (the lines removed and added), fragments (a format with
+  // no trainer: each trainer's flags or table, or why it cannot run the
+  // strategy)}.
+  WrittenConfig apply(const ApplySettings& settings) const;
+  Validation validate(const ValidationSettings& settings) const;  // `ndsearch-validate`
+
+  struct Loaded;  // the plugins and devices, shared with the results that use them
 
  private:
-  struct Loaded;
-  std::unique_ptr<Loaded> loaded_;
+  std::shared_ptr<const Loaded> loaded_;
 };
 
 }  // namespace ndsearch

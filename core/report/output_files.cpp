@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/output_files.hpp"
+#include "core/report/output_files.hpp"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,11 @@
 #include <fstream>
 #include <system_error>
 
+#include <ndsearch/core/settings.hpp>
+
 #include "core/support/user_error.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 void create_output_dir(const std::filesystem::path& dir) {
   std::error_code error;
@@ -18,9 +20,10 @@ void create_output_dir(const std::filesystem::path& dir) {
   if (!error && !std::filesystem::is_directory(dir, error))
     error = std::make_error_code(std::errc::not_a_directory);
   if (error)
-    throw UserError("E-OUTPUT", fmt::format("-o {}: cannot create the directory: {}; give a "
-                                            "directory you can write",
-                                            dir.string(), error.message()));
+    throw UserError("E-OUTPUT",
+                    fmt::format("{}: cannot create the directory: {}; give a "
+                                "directory you can write",
+                                Setting("output_dir").named(dir.string()), error.message()));
 }
 
 void write_output_file(const std::filesystem::path& path,
@@ -38,4 +41,4 @@ void write_output_file(const std::filesystem::path& path,
   }
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/ranking_table.hpp"
+#include "core/report/ranking_table.hpp"
 
 #include <fmt/format.h>
 
@@ -10,6 +10,8 @@
 
 #include <ndsearch/sdk/units.hpp>
 
+#include <ndsearch/core/settings.hpp>
+
 #include "core/model/model_json.hpp"
 #include "core/report/strategy_json.hpp"
 #include "core/strategy/strategy_keys.hpp"
@@ -17,7 +19,7 @@
 #include "core/support/user_error.hpp"
 #include "core/time/time_model.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 namespace {
 
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
@@ -65,7 +67,7 @@ std::string largest_parts(const PricedCandidate& c, size_t n) {
 struct Row {
   std::vector<const PricedCandidate*> members;
   std::map<std::string, std::string> cells;  // by column key, "rank" too
-  std::string layers;  // --balance-layers' split, or empty
+  std::string layers;                        // --balance-layers' split, or empty
 };
 
 std::map<std::string, std::string> strategy_cells(const PricedCandidate& c) {
@@ -272,9 +274,9 @@ void check_table_columns(const std::vector<std::string>& columns) {
   const std::vector<std::string>& known = table_column_names();
   for (const std::string& c : columns)
     if (std::find(known.begin(), known.end(), c) == known.end())
-      throw UserError("E-USAGE",
-                      fmt::format("--columns: unknown column \"{}\"{}; the columns are {}", c,
-                                  did_you_mean(c, known), fmt::join(known, ", ")));
+      throw UserError("E-USAGE", fmt::format("{}: unknown column \"{}\"{}; the columns are {}",
+                                             Setting("columns").named(c), c, did_you_mean(c, known),
+                                             fmt::join(known, ", ")));
 }
 
 void print_ranking_table(std::ostream& out, const std::vector<PricedCandidate>& list,
@@ -321,10 +323,12 @@ void print_ranking_table(std::ostream& out, const std::vector<PricedCandidate>& 
   print_rows(out, columns_of(keys), rows, options.width);
   if (!left_out.empty())
     out << wrapped(
-        fmt::format("left out to fit {} columns: {} (--wide shows every column, --columns "
-                    "chooses them)",
-                    options.width, fmt::join(left_out, ", ")),
+        spelled(options.spell,
+                fmt::format("left out to fit {} columns: {} ({} shows every column, {} chooses "
+                            "them)",
+                            options.width, fmt::join(left_out, ", "), Setting("wide").named(),
+                            Setting("columns").named())),
         options.width, "  ", "    ");
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/search_header.hpp"
+#include "core/report/search_header.hpp"
 
 #include <fmt/format.h>
 
 #include <ndsearch/sdk/units.hpp>
 
 #include <filesystem>
-#include <iostream>
 
 #include <ndsearch/core/settings.hpp>
 #include "core/model/model_json.hpp"
 #include "core/model/trainer_limits.hpp"
 #include "core/report/calibration_json.hpp"
-#include "hosts/cli/calibration_flags.hpp"
-#include "hosts/cli/ranking_table.hpp"
-#include "hosts/cli/setting_flags.hpp"
+#include "core/report/calibration_text.hpp"
+#include "core/report/wrapped_text.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 namespace {
 
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
@@ -96,20 +94,19 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
                                              name, options.space.devices, machine.device->id,
                                              options.space.global_batch, model.training.seq_len,
                                              precision_text(model.training))};
-  if (!model.setup.file.empty()) lines.push_back(with_flags(setup_text(model, options)));
-  lines.push_back(with_flags(budget_text(options.budget)));
-  for (const std::string& a : result.assumptions) lines.push_back("assumes " + with_flags(a));
+  if (!model.setup.file.empty()) lines.push_back((setup_text(model, options)));
+  lines.push_back((budget_text(options.budget)));
+  for (const std::string& a : result.assumptions) lines.push_back("assumes " + (a));
   const std::string calibration =
       calibration_line(calibration_json(request.calibration, *machine.device),
                        trainer_overheads_json(model, *machine.device));
   if (!calibration.empty()) lines.push_back(calibration);
-  lines.push_back(with_flags(trainer_limits_text(model)));
-  lines.push_back(with_flags(
-      recompute_default_text(model, options.space.searched.count("recompute") != 0,
-                             request.recompute.strategy)));
+  lines.push_back((trainer_limits_text(model)));
+  lines.push_back((recompute_default_text(model, options.space.searched.count("recompute") != 0,
+                                          request.recompute.strategy)));
   // The config's stated split, priced where a row runs its own pp and vpp.
   if (states_own_split(model))
-    lines.push_back(with_flags(fmt::format(
+    lines.push_back((fmt::format(
         "layers: the config's stated split at its own pp {} and vpp {}, the trainer's own split "
         "elsewhere",
         model.stated.pp, model.stated.vpp != NDS_UNKNOWN ? model.stated.vpp : 1)));
@@ -117,22 +114,15 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
   // else adapted to dp·cp by op_from_config, the one rule every verb applies.
   const nds_strategy& st = model.stated;
   if (options.space.searched.count("op") == 0 && st.op != NDS_UNKNOWN && st.dp != NDS_UNKNOWN &&
-      static_cast<int64_t>(st.op) != static_cast<int64_t>(st.dp) * (st.cp != NDS_UNKNOWN ? st.cp : 1))
-    lines.push_back(with_flags(fmt::format(
+      static_cast<int64_t>(st.op) !=
+          static_cast<int64_t>(st.dp) * (st.cp != NDS_UNKNOWN ? st.cp : 1))
+    lines.push_back((fmt::format(
         "op: the config's {} where it divides a row's dp·cp, else adapted to dp·cp (as eval, "
         "explain, compare and apply do)",
         st.op)));
-  lines.push_back(with_flags(searched_text(options.space)));
+  lines.push_back((searched_text(options.space)));
   lines.push_back(bounds_text(result.bounds));
   return lines;
 }
 
-void print_search_header(const Model& model, const Machine& machine, const SearchRequest& request,
-                         const SearchOptions& options, const SearchResult& result, size_t width) {
-  const std::vector<std::string> lines =
-      search_header_lines(model, machine, request, options, result);
-  for (size_t i = 0; i < lines.size(); ++i)
-    std::cout << wrapped(lines[i], width, i == 0 ? "" : "  ", "    ");
-}
-
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

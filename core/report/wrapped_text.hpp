@@ -6,15 +6,11 @@
 #include <cstddef>
 #include <string>
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 // The width of tables and text when stdout is not a terminal (a file, a
 // pipe, a test).
 inline constexpr size_t kDefaultTableWidth = 120;
-
-// The width of the terminal stdout writes to, or kDefaultTableWidth when it
-// is not a terminal.
-size_t stdout_width();
 
 // `text` broken at spaces into lines of at most `width` characters (a word
 // longer than that gets a line of its own), the first line starting with
@@ -22,4 +18,4 @@ size_t stdout_width();
 std::string wrapped(const std::string& text, size_t width, const std::string& first_indent,
                     const std::string& indent);
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

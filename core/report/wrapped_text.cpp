@@ -1,18 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "hosts/cli/wrapped_text.hpp"
+#include "core/report/wrapped_text.hpp"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
-namespace ndsearch::cli {
-
-size_t stdout_width() {
-  winsize size{};
-  if (isatty(STDOUT_FILENO) == 0 || ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0 ||
-      size.ws_col == 0)
-    return kDefaultTableWidth;
-  return size.ws_col;
-}
+namespace ndsearch {
 
 std::string wrapped(const std::string& text, size_t width, const std::string& first_indent,
                     const std::string& indent) {
@@ -36,4 +25,4 @@ std::string wrapped(const std::string& text, size_t width, const std::string& fi
   return out + line + "\n";
 }
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

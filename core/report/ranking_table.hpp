@@ -10,16 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "core/report/text_settings.hpp"
+#include "core/report/wrapped_text.hpp"
 #include "core/search/search.hpp"
-#include "hosts/cli/wrapped_text.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 struct TableOptions {
   size_t width = kDefaultTableWidth;  // the longest line allowed (wide: no limit)
   bool wide = false;                  // every degree and every part of the step, each its column
   std::vector<std::string> columns;   // these columns in this order (empty: chosen to fit)
   uint64_t devices = 1;               // for tokens/s per device
+  SettingSpelling spell;              // the host's spelling of the settings the table names
 };
 
 // The names --columns takes: the strategy keys, step, mfu, tokens, peak,
@@ -35,4 +37,4 @@ void check_table_columns(const std::vector<std::string>& columns);
 void print_ranking_table(std::ostream& out, const std::vector<PricedCandidate>& rows,
                          const TableOptions& options);
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

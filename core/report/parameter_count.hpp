@@ -4,9 +4,9 @@
 
 #include <string>
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 // "8.29 B", or "44.57 M" below 10^8 (a tower's parts), or "0".
 std::string parameter_count(double count);
 
-}  // namespace ndsearch::cli
+}  // namespace ndsearch

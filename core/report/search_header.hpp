@@ -14,7 +14,7 @@
 #include "core/search/search.hpp"
 #include "core/search/search_request.hpp"
 
-namespace ndsearch::cli {
+namespace ndsearch {
 
 // The lines, unwrapped: the model and machine first, then the budget, the
 // assumptions, the calibration, the dimensions searched and the bounds.
@@ -23,8 +23,4 @@ std::vector<std::string> search_header_lines(const Model& model, const Machine& 
                                              const SearchOptions& options,
                                              const SearchResult& result);
 
-// Lines of at most `width` characters on stdout.
-void print_search_header(const Model& model, const Machine& machine, const SearchRequest& request,
-                         const SearchOptions& options, const SearchResult& result, size_t width);
-
-}  // namespace ndsearch::cli
+}  // namespace ndsearch
