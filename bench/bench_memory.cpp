@@ -6,12 +6,12 @@
 //   build/bench/bench_memory
 #include <benchmark/benchmark.h>
 
-#include "core/hardware/device_catalog.hpp"
-#include "core/memory/memory_evaluator.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/price/memory/memory_evaluator.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
-#include "core/time/time_model.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 
 #include <vector>
 
-#include "core/plugins/registry.hpp"
-#include "core/plugins/sample_inputs.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/plugin_host/sample_inputs.hpp"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <string>
 
-#include "core/hardware/device_catalog.hpp"
-#include "core/hardware/machine.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/input/machine.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/search/search.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/hardware/device_catalog.hpp"
+#include "core/input/device_catalog.hpp"
 #include "fuzz/support/expected_errors.hpp"
 #include "fuzz/support/scratch_file.hpp"
 #include "fuzz/support/shipped_plugin.hpp"

@@ -9,7 +9,7 @@
 
 #include <ndsearch/sdk/units.hpp>
 
-#include "core/memory/budget.hpp"
+#include "core/price/memory/budget.hpp"
 #include "fuzz/support/expected_errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

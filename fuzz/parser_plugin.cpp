@@ -14,9 +14,9 @@
 
 #include <optional>
 
-#include "core/apply/write_config.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/plugins/status.hpp"
+#include "core/export/write_config.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/support/status.hpp"
 #include "fuzz/support/expected_errors.hpp"
 #include "fuzz/support/scratch_file.hpp"
 #include "fuzz/support/shipped_plugin.hpp"

@@ -15,10 +15,10 @@
 
 #include <toml++/toml.h>
 
-#include "core/apply/priced_layers.hpp"
-#include "core/apply/write_config.hpp"
-#include "core/explain/explain_strategy.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/analyses/explain_strategy.hpp"
+#include "core/export/priced_layers.hpp"
+#include "core/export/write_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "fixtures_paths.hpp"

@@ -14,10 +14,10 @@
 
 #include <ndsearch/core/planner.hpp>
 
-#include "core/calibration/calibration_file.hpp"
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/report/time_json.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/output/time_json.hpp"
+#include "core/price/calibration_file.hpp"
+#include "core/price/evaluate_strategy.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/shipped.hpp"

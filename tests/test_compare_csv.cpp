@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_compare_csv.cpp: compare's per-run CSV (core/report/compare_csv.hpp)
+// test_compare_csv.cpp: compare's per-run CSV (core/output/compare_csv.hpp)
 // written from a ComparedRuns built here by hand, so every cell is known, and
 // the CSV field quoting it uses (core/support/csv.hpp, RFC 4180).
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/report/compare_csv.hpp"
+#include "core/output/compare_csv.hpp"
 #include "core/support/csv.hpp"
 
 using namespace ndsearch;

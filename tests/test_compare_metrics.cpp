@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "core/compare/metrics.hpp"
-#include "core/report/compare_json.hpp"
+#include "core/output/compare_json.hpp"
 
 using namespace ndsearch;
 

@@ -18,8 +18,8 @@
 #include <map>
 #include <string>
 
-#include "core/calibration/report.hpp"
 #include "core/compare/compare_file.hpp"
+#include "core/fit/validation_report.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"

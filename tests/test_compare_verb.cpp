@@ -20,7 +20,7 @@
 #include <ndsearch/core/planner.hpp>
 
 #include "core/compare/compare_runs.hpp"
-#include "core/report/json_text.hpp"
+#include "core/output/json_text.hpp"
 #include "core/support/csv.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"

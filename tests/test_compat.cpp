@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/hardware/device.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/plugin_host/registry.hpp"
 #include "tests/fixtures_paths.hpp"
 
 using namespace ndsearch;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_evaluate_strategy.cpp: the one pricing of a strategy (core/evaluate/)
+// test_evaluate_strategy.cpp: the one pricing of a strategy (core/price/)
 // that eval, explain and the search's rows use: the search's winner priced
 // again by evaluate_strategy gives the same step and peak, its parameters as
 // counted by hand; a refusal is a value; explain's "why faster ones win".
 #include <catch2/catch.hpp>
 
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/explain/explain_strategy.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/report/evaluation_json.hpp"
+#include "core/analyses/explain_strategy.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/output/evaluation_json.hpp"
+#include "core/price/evaluate_strategy.hpp"
 #include "core/search/search.hpp"
 #include "core/search/search_request.hpp"
 #include "core/support/byte_counts.hpp"

@@ -18,8 +18,8 @@
 
 #include <unistd.h>  // getpid
 
-#include "core/apply/write_config.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/export/write_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/search/search_request.hpp"
 #include "core/support/user_error.hpp"
 #include "fixtures_paths.hpp"

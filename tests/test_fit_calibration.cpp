@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_fit_calibration.cpp: `compare --fit` (core/compare/fit_calibration.hpp)
+// test_fit_calibration.cpp: `compare --fit` (core/fit/fit_calibration.hpp)
 // on synthetic "measured" runs: our own predictions for Llama-3.1-8B
 // (tests/fixtures/configs/hf/llama-3.1-8b.json) on H100 nodes with three
 // factors of the cluster changed as the issue asks: GEMMs at 0.9x their
@@ -17,9 +17,9 @@
 
 #include <unistd.h>  // getpid
 
-#include "core/calibration/calibration_file.hpp"
 #include "core/compare/compare_runs.hpp"
-#include "core/compare/fit_calibration.hpp"
+#include "core/fit/fit_calibration.hpp"
+#include "core/price/calibration_file.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/shipped.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_html_report.cpp: the HTML report (core/report/html_report.*,
+// test_html_report.cpp: the HTML report (core/output/html_report.*,
 // report_data.*; `search -o DIR --report`, `explain --report FILE`): the
 // page inlines the chart library and the data so that nothing in the data
 // ends its script; a missing or foreign library is E-REPORT-CHARTJS before
@@ -16,11 +16,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/report/html_report.hpp"
-#include "core/report/report_data.hpp"
-#include "core/report/timeline_json.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/output/html_report.hpp"
+#include "core/output/report_data.hpp"
+#include "core/output/timeline_json.hpp"
+#include "core/price/evaluate_strategy.hpp"
 #include "core/support/user_error.hpp"
 #include "fixtures_paths.hpp"
 #include "support/run_command.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_json_stream.cpp: the streaming JSON writer (core/report/json_stream.*)
+// test_json_stream.cpp: the streaming JSON writer (core/output/json_stream.*)
 // writes, byte for byte, what nlohmann's dump(2) writes for the whole object,
 // and a document cut short by an error stays valid JSON that names the error.
 #include <catch2/catch.hpp>
@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/output/json_stream.hpp"
 #include "core/support/user_error.hpp"
-#include "core/report/json_stream.hpp"
 
 using ndsearch::UserError;
 using ndsearch::JsonObjectStream;

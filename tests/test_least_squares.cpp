@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_least_squares.cpp: the one fitting procedure (core/calibration/
+// test_least_squares.cpp: the one fitting procedure (core/support/
 // least_squares.hpp) on residuals whose minimum is known in closed form: the
 // relative error of a line a·x + b against y = 2x + 3, free, with a held at
 // a bound, and with a run that could not be priced (NaN).
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/calibration/least_squares.hpp"
+#include "core/support/least_squares.hpp"
 
 using namespace ndsearch;
 

@@ -12,12 +12,12 @@
 #include <fstream>
 #include <map>
 
-#include "core/calibration/memory_validation.hpp"
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/hardware/machine.hpp"
-#include "core/memory/allocator_share.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/input/machine.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/price/evaluate_strategy.hpp"
+#include "core/price/memory/allocator_share.hpp"
 #include "core/support/user_error.hpp"
+#include "core/validation/memory_validation.hpp"
 #include "tests/support/hostile_fixtures.hpp"
 #include "tests/support/shipped.hpp"
 

@@ -7,7 +7,7 @@
 
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
-#include "core/plugins/status.hpp"
+#include "core/support/status.hpp"
 #include "core/support/user_error.hpp"
 
 using namespace ndsearch;

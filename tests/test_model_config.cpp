@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <ndsearch/core/planner.hpp>
 
-#include "core/model/parse_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/support/user_error.hpp"
 #include "fixtures_paths.hpp"
 #include "support/error_text.hpp"

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "core/plugins/module_host.hpp"
-#include "core/plugins/status.hpp"
+#include "core/plugin_host/module_host.hpp"
+#include "core/support/status.hpp"
 
 using namespace ndsearch;
 

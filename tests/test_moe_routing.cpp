@@ -8,13 +8,13 @@
 
 #include <cmath>
 
-#include "core/model/parse_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/model/routing.hpp"
+#include "core/price/time/collectives.hpp"
+#include "core/price/time/moe_dispatch.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
-#include "core/time/collectives.hpp"
-#include "core/time/moe_dispatch.hpp"
-#include "core/time/time_model.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 #include "tests/support/shipped.hpp"

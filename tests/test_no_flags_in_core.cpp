@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, std::regex>> cli_flag_patterns() {
 // and so is the Megatron parser's table of the trainer's flags.
 bool not_our_text(const fs::path& relative) {
   const std::string p = relative.generic_string();
-  return p == "core/plugins/sample_configs.cpp" ||
+  return p == "core/plugin_host/sample_configs.cpp" ||
          p.rfind("plugins/parsers/megatron_args/", 0) == 0;
 }
 

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/plugins/registry.hpp"
-#include "core/plugins/run_options.hpp"
-#include "core/plugins/status.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/plugin_host/run_options.hpp"
+#include "core/support/status.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/hostile_fixtures.hpp"  // TempDir

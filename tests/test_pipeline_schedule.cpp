@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// test_pipeline_schedule.cpp: the schedules' runs (core/time/pipeline_schedule.hpp)
+// test_pipeline_schedule.cpp: the schedules' runs (core/price/time/pipeline_schedule.hpp)
 // against their hand derivations, and the time model's step against the run.
 #include <catch2/catch.hpp>
 
 #include <map>
 #include <numeric>
 
+#include "core/price/time/pipeline_schedule.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/strategy/placement.hpp"
-#include "core/time/pipeline_schedule.hpp"
-#include "core/time/time_model.hpp"
 #include "tests/support/gpt_memory.hpp"
 
 using namespace ndsearch;

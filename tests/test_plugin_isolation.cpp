@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "core/hardware/device_catalog.hpp"
-#include "core/plugins/registry.hpp"
-#include "core/plugins/status.hpp"
-#include "core/plugins/vetting.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/plugin_host/vetting.hpp"
+#include "core/support/status.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/hostile_fixtures.hpp"

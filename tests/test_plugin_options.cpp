@@ -23,13 +23,13 @@
 
 #include <ndsearch/core/planner.hpp>
 
-#include "core/hardware/device_catalog.hpp"
 #include "core/hardware/device_json.hpp"
-#include "core/hardware/machine.hpp"
-#include "core/memory/budget.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/input/machine.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/model/model_json.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/price/memory/budget.hpp"
 #include "core/search/search.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_ppb_description.cpp: `search --ppb-rank K` writes the K-th strategy's
 // layer description for the reference's pipeline balancer (its to_ppb,
-// format 1; core/report/ppb_description.hpp), and prints the balancer's
+// format 1; core/export/ppb_description.hpp), and prints the balancer's
 // command line. NDS_UPDATE_GOLDEN=1 rewrites tests/golden/ppb/ (review the
 // diff: the memory numbers below are derived by hand, the times are the
 // time model's).
@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/memory/allocator_share.hpp"
+#include "core/price/memory/allocator_share.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-#include "core/report/ranking_table.hpp"
+#include "core/output/ranking_table.hpp"
 
 namespace {
 

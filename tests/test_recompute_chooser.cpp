@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_recompute_chooser.cpp: the per-layer recompute strategy through the
-// host (core/recompute/recompute_chooser.hpp) with the shipped memory passes
+// host (core/price/recompute/recompute_chooser.hpp) with the shipped memory passes
 // and time model: the menu's probes, the count a budget admits, the layout
 // per layer, and eval's per-stage report of it.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/memory/memory_evaluator.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/recompute/recompute_chooser.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/price/evaluate_strategy.hpp"
+#include "core/price/memory/memory_evaluator.hpp"
+#include "core/price/recompute/recompute_chooser.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"

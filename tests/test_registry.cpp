@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <ndsearch/nds_abi.h>  // NDS_ABI_MAJOR, NDS_ABI_MINOR, NDS_ABI_VERSION_STRING
 
-#include "core/plugins/registry.hpp"
+#include "core/plugin_host/registry.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/fixtures_paths.hpp"
 

@@ -13,9 +13,9 @@
 #include <cstddef>  // offsetof
 
 #include "core/hardware/device.hpp"
-#include "core/plugins/registry.hpp"
-#include "core/plugins/sample_inputs.hpp"
-#include "core/plugins/status.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/plugin_host/sample_inputs.hpp"
+#include "core/support/status.hpp"
 #include "tests/fixtures_paths.hpp"
 
 using namespace ndsearch;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/plugins/conformance.hpp"
-#include "core/plugins/registry.hpp"
-#include "core/plugins/sample_inputs.hpp"
+#include "core/plugin_host/conformance.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/plugin_host/sample_inputs.hpp"
 #include "tests/fixtures_paths.hpp"
 
 using namespace ndsearch;

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "core/hardware/device.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/plugin_host/registry.hpp"
 #include "tests/support/shipped.hpp"
 
 using namespace ndsearch;

@@ -7,8 +7,8 @@
 
 #include <numeric>
 
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/price/evaluate_strategy.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/stage_rescale.hpp"
 #include "core/strategy/strategy.hpp"

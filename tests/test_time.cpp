@@ -11,15 +11,15 @@
 #include <iterator>
 #include <string>
 
-#include "core/hardware/device_catalog.hpp"
+#include "core/input/device_catalog.hpp"
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
 #include "core/model/params.hpp"
-#include "core/recompute/recompute_settings.hpp"
+#include "core/price/recompute/recompute_settings.hpp"
+#include "core/price/time/collectives.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
-#include "core/time/collectives.hpp"
-#include "core/time/time_model.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/overlap_fields.hpp"
 #include "tests/support/run_command.hpp"

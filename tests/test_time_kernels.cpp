@@ -12,12 +12,12 @@
 
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
+#include "core/price/time/collectives.hpp"
+#include "core/price/time/kernels.hpp"
+#include "core/price/time/time_model.hpp"
+#include "core/price/time/trainer_settings.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
-#include "core/time/collectives.hpp"
-#include "core/time/kernels.hpp"
-#include "core/time/time_model.hpp"
-#include "core/time/trainer_settings.hpp"
 #include "tests/support/overlap_fields.hpp"
 #include "tests/support/shipped.hpp"
 

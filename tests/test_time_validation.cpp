@@ -16,7 +16,7 @@
 #include <map>
 #include <sstream>
 
-#include "core/calibration/report.hpp"
+#include "core/fit/validation_report.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/support/shipped.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_timeline.cpp: `explain --timeline` writes the step's pipeline
-// schedule as Chrome Trace Event JSON (core/report/timeline_json.hpp): one
+// schedule as Chrome Trace Event JSON (core/output/timeline_json.hpp): one
 // track per rank, one forward and one backward per micro-batch and chunk,
 // each rank busy for what the time model prices, ending at the predicted step.
 #include <catch2/catch.hpp>

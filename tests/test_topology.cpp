@@ -5,9 +5,9 @@
 
 #include <map>
 
-#include "core/hardware/device_catalog.hpp"
-#include "core/hardware/machine.hpp"
 #include "core/hardware/topology.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/input/machine.hpp"
 #include "core/support/user_error.hpp"
 #include "tests/support/shipped.hpp"
 

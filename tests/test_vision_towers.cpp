@@ -12,15 +12,15 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "core/memory/memory_evaluator.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
 #include "core/model/params.hpp"
-#include "core/model/parse_config.hpp"
 #include "core/model/towers.hpp"
+#include "core/price/memory/memory_evaluator.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
-#include "core/time/time_model.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/overlap_fields.hpp"
 #include "tests/support/run_command.hpp"

@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string>
 
-#include "core/calibration/validation.hpp"
 #include "core/compare/validation_runs.hpp"
 #include "core/support/csv.hpp"
 #include "core/support/user_error.hpp"
+#include "core/validation/validation.hpp"
 
 namespace ndsearch {
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/compare/run_pricing.hpp"
-#include "core/memory/budget.hpp"
+#include "core/price/memory/budget.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 

@@ -24,13 +24,13 @@
 #include <string_view>
 #include <vector>
 
-#include "core/calibration/calibration_file.hpp"
 #include "core/compare/measured_runs.hpp"
 #include "core/compare/metrics.hpp"
-#include "core/evaluate/evaluate_strategy.hpp"
-#include "core/hardware/device_catalog.hpp"
-#include "core/model/parse_config.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/price/calibration_file.hpp"
+#include "core/price/evaluate_strategy.hpp"
 
 namespace ndsearch {
 

@@ -15,12 +15,12 @@
 #include <ndsearch/sdk/units.hpp>
 
 #include "core/model/model_json.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/strategy/recompute_names.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/csv.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
-#include "core/time/time_model.hpp"
 
 namespace ndsearch {
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/compare/run_pricing.hpp"
 
-#include "core/calibration/calibration_file.hpp"
+#include "core/price/calibration_file.hpp"
 
 namespace ndsearch {
 

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "core/calibration/validation.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
+#include "core/validation/validation.hpp"
 
 namespace ndsearch {
 namespace {

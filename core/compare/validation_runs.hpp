@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "core/compare/compare_runs.hpp"
-#include "core/hardware/device_catalog.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/plugin_host/registry.hpp"
 
 namespace ndsearch {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "core/model/schedule_names.hpp"
-#include "core/plugins/status.hpp"
+#include "core/support/status.hpp"
 
 namespace ndsearch {
 namespace {

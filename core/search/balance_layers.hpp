@@ -13,13 +13,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/evaluate/price_memory.hpp"
-#include "core/memory/memory_evaluator.hpp"
+#include "core/price/memory/memory_evaluator.hpp"
+#include "core/price/price_memory.hpp"
+#include "core/price/time/cp_model.hpp"
+#include "core/price/time/pipeline_schedule.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/search/search.hpp"
 #include "core/strategy/placement.hpp"
-#include "core/time/cp_model.hpp"
-#include "core/time/pipeline_schedule.hpp"
-#include "core/time/time_model.hpp"
 
 namespace ndsearch {
 

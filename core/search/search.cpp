@@ -14,18 +14,18 @@
 #include <memory>
 #include <thread>
 
-#include "core/evaluate/price_memory.hpp"
 #include "core/hardware/device.hpp"
-#include "core/memory/memory_assumptions.hpp"
-#include "core/memory/memory_evaluator.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/pricing_values.hpp"
-#include "core/plugins/run_options.hpp"  // the workers work for the caller's run
+#include "core/plugin_host/run_options.hpp"  // the workers work for the caller's run
+#include "core/price/memory/memory_assumptions.hpp"
+#include "core/price/memory/memory_evaluator.hpp"
+#include "core/price/price_memory.hpp"
+#include "core/price/time/cp_model.hpp"
 #include "core/search/balance_layers.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/support/user_error.hpp"
-#include "core/time/cp_model.hpp"
 
 namespace ndsearch {
 namespace {

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include <ndsearch/core/search_progress.hpp>
-#include "core/memory/budget.hpp"
 #include "core/model/model.hpp"
-#include "core/recompute/recompute_chooser.hpp"
+#include "core/price/memory/budget.hpp"
+#include "core/price/recompute/recompute_chooser.hpp"
+#include "core/price/time/time_model.hpp"
 #include "core/search/search_space.hpp"
-#include "core/time/time_model.hpp"
 
 namespace ndsearch {
 

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <thread>
 
-#include "core/memory/budget.hpp"
-#include "core/model/fast_tuner_setup.hpp"
+#include "core/input/fast_tuner_setup.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/pricing_values.hpp"
+#include "core/price/memory/budget.hpp"
 #include "core/strategy/strategy.hpp"
 #include "core/support/user_error.hpp"
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "core/calibration/calibration_file.hpp"
-#include "core/hardware/machine.hpp"
+#include "core/input/machine.hpp"
 #include "core/model/model.hpp"
+#include "core/price/calibration_file.hpp"
 #include "core/search/search.hpp"
 
 namespace ndsearch {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/plugins/registry.hpp"
+#include "core/plugin_host/registry.hpp"
 
 namespace ndsearch::fuzz {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: `ndsearch-plugin-vet`, the helper every host runs to vet a plugin
-// library in a child process before loading it (core/plugins/vetting.hpp) and
+// library in a child process before loading it (core/plugin_host/vetting.hpp) and
 // that `ndsearch plugins check` runs: it loads the plugin, runs the
 // conformance checks and writes each event as one JSON line on descriptor 3
 // (stdout when 3 is not open). Exit 0 when every check passed, 2 otherwise;
@@ -15,8 +15,8 @@
 #include <optional>
 #include <string>
 
-#include "core/plugins/conformance.hpp"
-#include "core/plugins/isolated_check.hpp"
+#include "core/plugin_host/conformance.hpp"
+#include "core/plugin_host/isolated_check.hpp"
 #include "core/support/logging.hpp"
 #include "core/support/user_error.hpp"
 

@@ -13,8 +13,8 @@
 
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
-#include "core/plugins/registry.hpp"
-#include "core/plugins/status.hpp"
+#include "core/plugin_host/registry.hpp"
+#include "core/support/status.hpp"
 #include "tests/support/shipped.hpp"
 
 using namespace ndsearch;

@@ -11,7 +11,7 @@
 #include <string>
 #include <tuple>  // std::tie
 
-#include "core/plugins/module_host.hpp"
+#include "core/plugin_host/module_host.hpp"
 
 namespace sdk = ndsearch::sdk;
 

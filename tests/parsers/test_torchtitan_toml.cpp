@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/plugins/registry.hpp"
+#include "core/plugin_host/registry.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/hostile_fixtures.hpp"
 #include "tests/support/run_command.hpp"

@@ -4,8 +4,8 @@
 // refuses otherwise), and only the lines of changed keys differ.
 #include <catch2/catch.hpp>
 
-#include "core/apply/write_config.hpp"
-#include "core/model/parse_config.hpp"
+#include "core/export/write_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/strategy/strategy.hpp"
 #include "tests/support/shipped.hpp"
 #include "tests/support/written_config_checks.hpp"

@@ -8,8 +8,8 @@
 
 #include <filesystem>
 
-#include "core/model/parse_config.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/input/parse_config.hpp"
+#include "core/plugin_host/registry.hpp"
 #include "core/support/user_error.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include <numeric>
 
-#include "core/model/parse_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "tests/support/shipped.hpp"

@@ -4,7 +4,7 @@
 // others as the reference does (§8.3, core/strategy/stage_rescale.hpp).
 #include <catch2/catch.hpp>
 
-#include "core/model/parse_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "tests/support/shipped.hpp"

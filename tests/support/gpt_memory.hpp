@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/memory/memory_evaluator.hpp"
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
+#include "core/price/memory/memory_evaluator.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "tests/support/shipped.hpp"

@@ -8,8 +8,8 @@
 
 #include <ndsearch/core/planner.hpp>
 
-#include "core/hardware/device_catalog.hpp"
-#include "core/plugins/registry.hpp"
+#include "core/input/device_catalog.hpp"
+#include "core/plugin_host/registry.hpp"
 
 namespace ndsearch::test {
 

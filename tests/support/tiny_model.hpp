@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/model/parse_config.hpp"
+#include "core/input/parse_config.hpp"
 #include "tests/support/shipped.hpp"
 
 namespace ndsearch::test {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/apply/write_config.hpp"
+#include "core/export/write_config.hpp"
 
 namespace ndsearch::test {
 

@@ -27,7 +27,7 @@ std::string shipped_ids_text() {
 }
 
 constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
-// 1 PiB per device, the memory budget's own limit (core/memory/budget.cpp):
+// 1 PiB per device, the memory budget's own limit (core/price/memory/budget.cpp):
 // above it llround(v * kGiB) leaves int64 and every model would "fit".
 constexpr double kMaxMemoryGib = 1024.0 * 1024.0;
 // Longer ids are not names; and std::regex recurses once per character.
