@@ -14,7 +14,7 @@ packages=(
   catch2                         # Catch2 v2 tests
   libbenchmark-dev               # Google Benchmark programs in bench/
   abigail-tools                  # abidw/abidiff: the ABI check
-  libeigen3-dev                  # least squares of the trainer-overhead fitter (core/calibration)
+  libeigen3-dev                  # least squares of the fitters (core/support/least_squares)
   libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
   clang libclang-rt-14-dev       # the sanitizer and fuzz builds: clang, libFuzzer and its ASan runtime
   python3-dev pybind11-dev       # the Python binding (hosts/python, docs/python.md) and its tests
@@ -22,6 +22,7 @@ packages=(
   libjs-chart.js                 # Chart.js, inlined into the HTML report (docs/report.md)
   chromium fonts-dejavu-core     # the report's test opens it headless (tests/report/)
   python3-pil                    # ... and reads its screenshot (Pillow, for /usr/bin/python3)
+  pmccabe                        # function lengths for the ratchet (scripts/function_lengths.py)
 )
 
 missing=()
