@@ -554,25 +554,36 @@ double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, con
   return first * total + (m - first) * slot;
 }
 
-TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
-                                 const OffloadCopies* offload, LayerReuse* reuse,
-                                 std::vector<ChunkTimes>* chunk_times) const {
-  const nds_strategy& s = *c.strategy;
-  // One pass over the ranks, no allocation: the slowest rank sets the pace,
-  // the rank with the most to reduce or update sets DP and the optimizer.
+// DualPipe and DualPipe-V run the forward chunk of one micro-batch beside
+// the backward chunk of another (F&B), so that each one's EP all-to-all and
+// pipeline sends overlap the other's compute; the DeepSeek-V3 report
+// (§3.2.1) finds both "fully hidden" at its 1:1 compute to communication
+// ratio. Priced as hidden up to the compute not already covering other
+// communication; the rest stays exposed.
+void TimeModel::hide_under_dualpipe(Work& r) {
+  const double comm = r.ep + r.pp;
+  const double cover = std::max(0.0, r.forward + r.backward + r.recompute -
+                                         (r.tp_hidden + r.cp_hidden + r.ep_hidden + r.pp_hidden));
+  const double left = std::max(0.0, comm - cover) / comm;
+  r.ep_hidden += r.ep * (1 - left), r.pp_hidden += r.pp * (1 - left);
+  r.ep *= left, r.pp *= left;
+}
+
+// What sets the step's pace: the slowest rank (its work and slot per
+// micro-batch) and the rank with the most to reduce or update.
+struct TimeModel::Pace {
   Work slowest;
-  double slowest_slot = 0;
+  double slot = 0;
   DataParallel dp;
-  LayerCache cache;
-  LayerCache* shapes =
-      reuse == nullptr
-          ? nullptr
-          : &reuse->cache_of(id_, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
-  // Each chunk's seconds per micro-batch, for the pipeline's pace.
-  std::vector<ChunkTimes> local_times;
-  std::vector<ChunkTimes>& times = chunk_times != nullptr ? *chunk_times
-                                   : reuse != nullptr     ? reuse->chunk_times_
-                                                          : local_times;
+};
+
+// One pass over the ranks, no allocation; each chunk's seconds per
+// micro-batch go to `times`.
+TimeModel::Pace TimeModel::rank_pace(const nds_candidate& c, const OffloadCopies* offload,
+                                     LayerCache& cache, LayerCache* shapes,
+                                     std::vector<ChunkTimes>& times) const {
+  const nds_strategy& s = *c.strategy;
+  Pace pace;
   const auto vpp = static_cast<size_t>(s.vpp);
   times.resize(static_cast<size_t>(s.pp) * vpp);
   for (int32_t index = 0; index < s.pp; ++index) {
@@ -593,29 +604,24 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       for (size_t chunk = 0; chunk < vpp; ++chunk)
         chunks[chunk].backward += exposed / d(s.vpp), chunks[chunk].recompute += exposed / d(s.vpp);
     }
-    if (is_dualpipe(s.schedule) && r.ep + r.pp > 0) {
-      // DualPipe and DualPipe-V run the forward chunk of one micro-batch
-      // beside the backward chunk of another (F&B), so that each one's EP
-      // all-to-all and pipeline sends overlap the other's compute; the
-      // DeepSeek-V3 report (§3.2.1) finds both "fully hidden" at its 1:1
-      // compute to communication ratio. Priced as hidden up to the compute
-      // not already covering other communication; the rest stays exposed.
-      const double comm = r.ep + r.pp;
-      const double cover =
-          std::max(0.0, r.forward + r.backward + r.recompute -
-                            (r.tp_hidden + r.cp_hidden + r.ep_hidden + r.pp_hidden));
-      const double left = std::max(0.0, comm - cover) / comm;
-      r.ep_hidden += r.ep * (1 - left), r.pp_hidden += r.pp * (1 - left);
-      r.ep *= left, r.pp *= left;
-    }
+    if (is_dualpipe(s.schedule) && r.ep + r.pp > 0) hide_under_dualpipe(r);
     const double slot = r.exposed() + r.host;
-    if (index == 0 || slot > slowest_slot) slowest = r, slowest_slot = slot;
+    if (index == 0 || slot > pace.slot) pace.slowest = r, pace.slot = slot;
     const DataParallel rank_dp = data_parallel_and_optimizer(s, r);
-    if (index == 0 || rank_dp.exposed + rank_dp.optimizer > dp.exposed + dp.optimizer) dp = rank_dp;
+    if (index == 0 || rank_dp.exposed + rank_dp.optimizer > pace.dp.exposed + pace.dp.optimizer)
+      pace.dp = rank_dp;
   }
+  return pace;
+}
+
+// The step's parts from its pace: the slowest rank's work times the
+// micro-batches through it, the pipeline's bubble, DP and the optimizer, and
+// the trainer's overheads.
+void TimeModel::step_parts(const nds_strategy& s, const Pace& pace, const ChunkTimes* times,
+                           TimeEstimate& e) const {
+  const Work& slowest = pace.slowest;
   // Micro-batches through each chunk: DualPipe feeds half from each end.
   const double m = s.schedule == NDS_SCHEDULE_DUALPIPE ? s.mbn / 2.0 : s.mbn;
-  TimeEstimate e;
   TimeParts& t = e.parts;
   t.forward = m * slowest.forward;
   t.backward = m * slowest.backward;
@@ -628,54 +634,40 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   e.hidden.cp = m * slowest.cp_hidden;
   e.hidden.ep = m * slowest.ep_hidden;
   e.hidden.pp = m * slowest.pp_hidden;
-  e.hidden.dp = dp.hidden;
+  e.hidden.dp = pace.dp.hidden;
   e.weight_gradients_s = m * slowest.weight_gradients;
   // Pipeline bubble: what the pipeline takes beyond the slowest rank's own
   // work, ranks waiting for each other (pipeline_s).
-  e.pipeline_s = s.pp > 1 ? pipeline_s(s, times.data(), slowest, slowest_slot) : m * slowest_slot;
-  t.bubble = std::max(0.0, e.pipeline_s - m * slowest_slot);
-  t.dp = dp.exposed;
-  t.optimizer = dp.optimizer;
-  e.optimizer_swap_s = dp.swap;
+  e.pipeline_s = s.pp > 1 ? pipeline_s(s, times, slowest, pace.slot) : m * pace.slot;
+  t.bubble = std::max(0.0, e.pipeline_s - m * pace.slot);
+  t.dp = pace.dp.exposed;
+  t.optimizer = pace.dp.optimizer;
+  e.optimizer_swap_s = pace.dp.swap;
   // Trainer overheads (fitted): per layer and micro-batch, and per step (the
   // kernels' slowdown is in their times already); and the SMs the hidden
   // collectives take from the compute they overlap.
+  t.overhead = m * slowest.host + step_s_ + interference_s(s, e.hidden);
+  e.step_s = t.step();
+}
+
+// The seconds the hidden collectives take from the compute they overlap:
+// the SMs their kernels hold, by the level they cross.
+double TimeModel::interference_s(const nds_strategy& s, const TimeParts& hidden) const {
   auto sm_share = [&](uint64_t n, uint64_t stride) {
     return n <= 1 ? 0.0 : level_spanned(device_, n, stride) == 0 ? kNvlinkSmShare : kNetworkSmShare;
   };
   const uint64_t tp_n = static_cast<uint64_t>(s.tp), cp_n = static_cast<uint64_t>(s.cp);
-  const double interference =
-      e.hidden.tp * sm_share(tp_n, 1) + e.hidden.cp * sm_share(cp_n, tp_n) +
-      e.hidden.ep * sm_share(static_cast<uint64_t>(s.ep), static_cast<uint64_t>(s.etp)) +
-      e.hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);
-  t.overhead = m * slowest.host + step_s_ + interference;
-  e.step_s = t.step();
-  if (!model_.submodels.empty()) {
-    Work scratch;
-    const Work& towers = cached_towers(c, cache, shapes, scratch);
-    e.towers_s = m * (towers.exposed() + towers.host);
-  }
+  return hidden.tp * sm_share(tp_n, 1) + hidden.cp * sm_share(cp_n, tp_n) +
+         hidden.ep * sm_share(static_cast<uint64_t>(s.ep), static_cast<uint64_t>(s.etp)) +
+         hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);
+}
 
-  // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the
-  // logits, 12·L·s·h_attn for attention scores and values (full s^2).
-  const double tokens =
-      d(model_.training.global_batch != NDS_UNKNOWN ? model_.training.global_batch
-                                                    : static_cast<int64_t>(s.dp) * s.mbs * s.mbn) *
-      d(model_.training.seq_len);
-  const double vocab = d(model_.main.vocab_size != NDS_UNKNOWN ? model_.main.vocab_size
-                                                               : model_.main.padded_vocab_size);
-  const double h = d(layer_block_.front()->hidden_size);
-  // The towers' forward and backward over each sequence's images (3x the
-  // forward's FLOPs: towers.hpp), beside the language model's.
-  const double sequences = tokens / d(model_.training.seq_len);
-  e.tower_flops_per_step = sequences * 3 * tower_flops_per_sequence_;
-  e.model_flops_per_step =
-      tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) + 12 * attention_keys_) +
-      e.tower_flops_per_step;
-  // HFU adds what recomputation runs again: full recompute a forward of the
-  // recomputed layers, selective the forward of its ops (the attention core's
-  // 4·s·h_attn, the MLP's or MoE layer's 2 per parameter), each layer counted
-  // with its own option where a strategy chose per layer.
+// HFU adds what recomputation runs again: full recompute a forward of the
+// recomputed layers, selective the forward of its ops (the attention core's
+// 4·s·h_attn, the MLP's or MoE layer's 2 per parameter), each layer counted
+// with its own option where a strategy chose per layer.
+double TimeModel::recomputed_flops_per_token(const nds_candidate& c) const {
+  const nds_strategy& s = *c.strategy;
   double extra_per_token = 0;
   auto recomputed = [&](uint32_t first, uint32_t end, int option) {
     if (option != NDS_LAYER_FULL && option != NDS_LAYER_SELECTIVE) return 0.0;
@@ -694,8 +686,31 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
       extra_per_token += recomputed(first, first + n, option);
     }
   }
+  return extra_per_token;
+}
+
+// The step's FLOPs, MFU, HFU and tokens/s from its seconds.
+void TimeModel::utilisation(const nds_candidate& c, uint64_t devices, TimeEstimate& e) const {
+  const nds_strategy& s = *c.strategy;
+  // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the
+  // logits, 12·L·s·h_attn for attention scores and values (full s^2).
+  const double tokens =
+      d(model_.training.global_batch != NDS_UNKNOWN ? model_.training.global_batch
+                                                    : static_cast<int64_t>(s.dp) * s.mbs * s.mbn) *
+      d(model_.training.seq_len);
+  const double vocab = d(model_.main.vocab_size != NDS_UNKNOWN ? model_.main.vocab_size
+                                                               : model_.main.padded_vocab_size);
+  const double h = d(layer_block_.front()->hidden_size);
+  // The towers' forward and backward over each sequence's images (3x the
+  // forward's FLOPs: towers.hpp), beside the language model's.
+  const double sequences = tokens / d(model_.training.seq_len);
+  e.tower_flops_per_step = sequences * 3 * tower_flops_per_sequence_;
+  e.model_flops_per_step =
+      tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) + 12 * attention_keys_) +
+      e.tower_flops_per_step;
   // DualPipe holds every layer on two ranks, each running half the tokens.
-  const double extra = tokens * extra_per_token * (s.schedule == NDS_SCHEDULE_DUALPIPE ? 0.5 : 1.0);
+  const double extra =
+      tokens * recomputed_flops_per_token(c) * (s.schedule == NDS_SCHEDULE_DUALPIPE ? 0.5 : 1.0);
   // Full recompute runs the towers' forward again too.
   const double tower_extra =
       s.recompute == NDS_RECOMPUTE_FULL ? sequences * tower_flops_per_sequence_ : 0;
@@ -709,6 +724,34 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   e.mfu_causal = capacity > 0 ? e.model_flops_causal_per_step / capacity : 0;
   e.hfu = capacity > 0 ? e.hardware_flops_per_step / capacity : 0;
   e.tokens_per_s = e.step_s > 0 ? tokens / e.step_s : 0;
+}
+
+// The ranks' pace, the step's parts from it, the towers' share, the
+// utilisation.
+TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
+                                 const OffloadCopies* offload, LayerReuse* reuse,
+                                 std::vector<ChunkTimes>* chunk_times) const {
+  const nds_strategy& s = *c.strategy;
+  LayerCache cache;
+  LayerCache* shapes =
+      reuse == nullptr
+          ? nullptr
+          : &reuse->cache_of(id_, {s.tp, s.cp, s.ep, s.etp, s.mbs, s.sp, s.mbn > 1 ? 1 : 0});
+  // Each chunk's seconds per micro-batch, for the pipeline's pace.
+  std::vector<ChunkTimes> local_times;
+  std::vector<ChunkTimes>& times = chunk_times != nullptr ? *chunk_times
+                                   : reuse != nullptr     ? reuse->chunk_times_
+                                                          : local_times;
+  const Pace pace = rank_pace(c, offload, cache, shapes, times);
+  TimeEstimate e;
+  step_parts(s, pace, times.data(), e);
+  if (!model_.submodels.empty()) {
+    Work scratch;
+    const Work& towers = cached_towers(c, cache, shapes, scratch);
+    const double m = s.schedule == NDS_SCHEDULE_DUALPIPE ? s.mbn / 2.0 : s.mbn;
+    e.towers_s = m * (towers.exposed() + towers.host);
+  }
+  utilisation(c, devices, e);
   return e;
 }
 

@@ -153,6 +153,19 @@ class TimeModel {
   // its `slot`): closed forms, O(pp·vpp) (the search prices millions).
   double pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
                     double slot) const;
+  // estimate's named steps: the ranks' pace (the slowest rank, the rank that
+  // sets DP and the optimizer; each chunk's seconds into `times`), the
+  // step's parts from it, the hidden collectives' interference, and the
+  // FLOPs and utilisation.
+  struct Pace;
+  static void hide_under_dualpipe(Work& r);  // DualPipe's F&B overlap
+  Pace rank_pace(const nds_candidate& c, const OffloadCopies* offload, LayerCache& cache,
+                 LayerCache* shapes, std::vector<ChunkTimes>& times) const;
+  void step_parts(const nds_strategy& s, const Pace& pace, const ChunkTimes* times,
+                  TimeEstimate& e) const;
+  double interference_s(const nds_strategy& s, const TimeParts& hidden) const;
+  double recomputed_flops_per_token(const nds_candidate& c) const;
+  void utilisation(const nds_candidate& c, uint64_t devices, TimeEstimate& e) const;
   // One layer of model block `block` under `option` for this estimate, from
   // `cache`, else from `shapes` with the CP exchanges added, else priced;
   // `scratch` holds it for a block past the caches' room.
