@@ -294,9 +294,13 @@ std::vector<PricedCandidate> pareto_front(std::vector<PricedCandidate> candidate
   return front;
 }
 
-SearchResult run_search(const PluginRegistry& registry, Model& model, const Device& device,
-                        const SearchOptions& requested) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// The options as the search runs them, checked before any enumeration: a
+// per-layer recompute strategy takes the recompute dimension over, and every
+// value pricing needs is there and within ndsearch's limits.
+SearchOptions checked_options(const PluginRegistry& registry, const Model& model,
+                              const SearchOptions& requested) {
   SearchOptions options = requested;
   // A strategy that chooses under the budget starts from every layer kept
   // and recomputes where a rank needs it: the uniform modes are its special
@@ -331,7 +335,12 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
         fmt::format("{}: above ndsearch's limit of {} sequences per step ({})",
                     Setting("global_batch").named(std::to_string(options.space.global_batch)),
                     kMaxBatch.most, kMaxBatch.why));
-  const std::vector<OuterTriple> triples = outer_triples(options.space, model);
+  return options;
+}
+
+// The (tp, pp, cp) triples the space holds, each a unit of work.
+std::vector<OuterTriple> searched_triples(const SearchOptions& options, Model& model) {
+  std::vector<OuterTriple> triples = outer_triples(options.space, model);
   if (triples.empty())
     throw UserError(
         "E-SEARCH-EMPTY",
@@ -339,17 +348,25 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
                     "change {}",
                     options.space.devices, Setting("only").named(), Setting("devices").named()));
   require_reachable_batch(options.space, model, triples);
+  return triples;
+}
 
+// One worker per thread, each with the model compiled for pricing (its
+// memory, CP, time and recompute models), built one after another:
+// compiling reads (and caches views of) the model.
+std::vector<Worker> compile_workers(const PluginRegistry& registry, Model& model,
+                                    const Device& device, const SearchOptions& options,
+                                    const std::vector<OuterTriple>& triples,
+                                    const std::string& cp_algorithm) {
   uint32_t max_pp = 1;
   bool any_cp = false;
   for (const OuterTriple& t : triples) {
     max_pp = std::max<uint32_t>(max_pp, static_cast<uint32_t>(t.pp));
     any_cp = any_cp || t.cp > 1;
   }
-  const unsigned threads = std::clamp<unsigned>(options.threads, 1, static_cast<unsigned>(triples.size()));
-  // Built here, one after another: compiling reads (and caches views of) the model.
+  const unsigned threads =
+      std::clamp<unsigned>(options.threads, 1, static_cast<unsigned>(triples.size()));
   std::vector<Worker> workers(threads);
-  const std::string cp_algorithm = CpModel::choose_algorithm(options.cp_algorithm, model);
   const OptimizerSwap swap = optimizer_swap_of(options.recompute, device, model.training);
   for (Worker& w : workers) {
     w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
@@ -360,10 +377,17 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
       w.recompute =
           std::make_unique<RecomputeChooser>(registry, model, device, options.recompute, max_pp);
   }
+  return workers;
+}
 
+// Every triple priced by the workers in parallel, each into its own result
+// (so the merge is the same whatever the thread count).
+std::vector<TripleResult> price_triples(const SearchOptions& options, Model& model,
+                                        std::vector<Worker>& workers,
+                                        const std::vector<OuterTriple>& triples) {
   std::vector<TripleResult> results(triples.size());
   std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> failures(threads);
+  std::vector<std::exception_ptr> failures(workers.size());
   if (options.progress != nullptr) options.progress->units_total = triples.size();
   auto work = [&](unsigned id) {
     try {
@@ -381,14 +405,19 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   };
   std::vector<std::thread> pool;
   // The workers work for this thread's run (run_options.hpp); set once per thread.
-  for (unsigned id = 1; id < threads; ++id) pool.emplace_back(in_this_run(work), id);
+  for (unsigned id = 1; id < workers.size(); ++id) pool.emplace_back(in_this_run(work), id);
   work(0);
   for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& failure : failures)
     if (failure) std::rethrow_exception(failure);
+  return results;
+}
 
+// The triples' results in triple order: the counts, every kept row, the
+// Pareto candidates (into `fronts`) and the closest misses.
+SearchResult merge(const std::vector<TripleResult>& results, const std::string& cp_algorithm,
+                   std::vector<PricedCandidate>& fronts) {
   SearchResult result;
-  std::vector<PricedCandidate> fronts;
   for (const TripleResult& r : results) {
     result.counts.tested += r.tested;
     result.counts.priced += r.priced;
@@ -408,15 +437,39 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
             "the space holds no candidate: {} or the config's fixed values leave no value of some "
             "dimension within its bounds (docs/cli.md); widen them or {}",
             Setting("only").named(), Setting("dimensions").named()));
+  return result;
+}
+
+// The ranking kept, the Pareto set, the closest misses with their fixes, and
+// what every row assumes.
+void rank(SearchResult& result, std::vector<PricedCandidate> fronts, Worker& worker, Model& model,
+          const SearchOptions& options) {
   keep_first(result.ranking, options.keep, ranks_before);
   result.pareto = pareto_front(std::move(fronts));
   keep_first(result.closest, options.closest_misses, closer_miss);
   for (size_t i = 0; i < result.closest.size() && i < 5; ++i)
-    result.closest_fixes.push_back(fixes_for(workers[0], model, options, result.closest[i].strategy));
-  result.assumptions = workers[0].time->assumptions();
+    result.closest_fixes.push_back(fixes_for(worker, model, options, result.closest[i].strategy));
+  result.assumptions = worker.time->assumptions();
   for (std::string& line : memory_assumptions(model)) result.assumptions.push_back(std::move(line));
-  if (workers[0].recompute) result.assumptions.push_back(workers[0].recompute->assumption());
+  if (worker.recompute) result.assumptions.push_back(worker.recompute->assumption());
   result.bounds = space_bounds(options.space, model);
+}
+
+}  // namespace
+
+// Compile, price, merge, rank.
+SearchResult run_search(const PluginRegistry& registry, Model& model, const Device& device,
+                        const SearchOptions& requested) {
+  const auto start = std::chrono::steady_clock::now();
+  const SearchOptions options = checked_options(registry, model, requested);
+  const std::vector<OuterTriple> triples = searched_triples(options, model);
+  const std::string cp_algorithm = CpModel::choose_algorithm(options.cp_algorithm, model);
+  std::vector<Worker> workers =
+      compile_workers(registry, model, device, options, triples, cp_algorithm);
+  std::vector<PricedCandidate> fronts;
+  SearchResult result =
+      merge(price_triples(options, model, workers, triples), cp_algorithm, fronts);
+  rank(result, std::move(fronts), workers[0], model, options);
   result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
