@@ -36,7 +36,8 @@ Setup& setup() {
     options.overrides.seq_len = 8192;
     options.overrides.global_batch = 64;
     out.model = parse_config(out.registry, NDS_BENCH_CONFIG, options);
-    out.strategy = resolve_strategy(parse_strategy("tp=8,pp=4,dp=2,mbs=1,recompute=full"), out.model, 64, 64);
+    out.strategy =
+        resolve_strategy(parse_strategy("tp=8,pp=4,dp=2,mbs=1,recompute=full"), out.model, 64, 64);
     out.placement = place_layers(out.strategy, out.model, false);
     return out;
   }();
@@ -63,7 +64,8 @@ void BM_MemoryOfOneCandidate(benchmark::State& state) {
   options.overrides.seq_len = 8192;
   options.overrides.global_batch = 64;
   Model model = parse_config(registry, NDS_BENCH_CONFIG, options);
-  const nds_strategy s = resolve_strategy(parse_strategy("tp=8,pp=4,dp=2,mbs=1,recompute=full"), model, 64, 64);
+  const nds_strategy s =
+      resolve_strategy(parse_strategy("tp=8,pp=4,dp=2,mbs=1,recompute=full"), model, 64, 64);
   const Placement placement = place_layers(s, model, false);
   const nds_candidate candidate = placement.candidate();
   MemoryEvaluator evaluator(registry, model, catalog.resolve("nvidia-h100-sxm"), 64);

@@ -16,7 +16,8 @@ namespace {
 using namespace ndsearch;
 
 struct Pass {
-  std::unique_ptr<LoadedPlugin> plugin = load_plugin(NDS_BENCH_MEMORY_PASS, std::make_shared<const PluginOptions>());
+  std::unique_ptr<LoadedPlugin> plugin =
+      load_plugin(NDS_BENCH_MEMORY_PASS, std::make_shared<const PluginOptions>());
   const nds_memory_v1& table = *plugin->interfaces.memory;
   SampleInputs sample;
   nds_memory_compiled* compiled = nullptr;
@@ -32,8 +33,13 @@ void BM_MemoryPassEvaluate(benchmark::State& state) {
   std::vector<double> bytes(batch * per_item), prior(per_item, 0.0);
   std::vector<nds_memory_item> items(batch);
   for (size_t i = 0; i < batch; ++i) {
-    items[i] = {sizeof(nds_memory_item), &pass.sample.candidate(), terms, prior.data(),
-                bytes.data() + i * per_item, NDS_OK, nullptr};
+    items[i] = {sizeof(nds_memory_item),
+                &pass.sample.candidate(),
+                terms,
+                prior.data(),
+                bytes.data() + i * per_item,
+                NDS_OK,
+                nullptr};
   }
   for (auto _ : state) {
     pass.table.evaluate(pass.compiled, items.data(), batch, sizeof(nds_memory_item));

@@ -60,7 +60,11 @@ void BM_SearchDeepSeekV3On2048H100AutoRecompute(benchmark::State& state) {
 void BM_SearchDeepSeekV3On2048H100BalanceLayers(benchmark::State& state) {
   search_deepseek_v3_on_2048_h100(state, {}, true);
 }
-BENCHMARK(BM_SearchDeepSeekV3On2048H100)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SearchDeepSeekV3On2048H100)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_SearchDeepSeekV3On2048H100BalanceLayers)
     ->Arg(1)
     ->Arg(2)

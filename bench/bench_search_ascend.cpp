@@ -67,10 +67,19 @@ void BM_SearchReferenceDeepSeekV3On1024A3(benchmark::State& state) {
          2048, 4096);
 }
 void BM_SearchReferenceQwen3_72BOn128A2(benchmark::State& state) {
-  search(state, NDS_BENCH_SHARED_CONFIGS "/hyperparallel/hyper_qwen3_72b.yaml", "ascend-a2", 128, 0, 0);
+  search(state, NDS_BENCH_SHARED_CONFIGS "/hyperparallel/hyper_qwen3_72b.yaml", "ascend-a2", 128, 0,
+         0);
 }
-BENCHMARK(BM_SearchReferenceDeepSeekV3On1024A3)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SearchReferenceQwen3_72BOn128A2)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SearchReferenceDeepSeekV3On1024A3)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SearchReferenceQwen3_72BOn128A2)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

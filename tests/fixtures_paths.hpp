@@ -10,6 +10,8 @@ namespace ndsearch::test {
 inline std::filesystem::path fixture(const std::string& name) {
   return std::filesystem::path(NDS_TEST_FIXTURES) / (name + ".so");
 }
-inline std::string cli() { return NDS_TEST_CLI; }
+inline std::string cli() {
+  return NDS_TEST_CLI;
+}
 
 }  // namespace ndsearch::test

@@ -2,8 +2,8 @@
 // test_abi_layout.cpp: NDS_HAS_FIELD, the rule every reader of a struct from
 // another minor follows; the frozen offsets are asserted at compile time in
 // tests/abi/headers_compile.{c,cpp}.
-#include <catch2/catch.hpp>
 #include <ndsearch/nds.h>
+#include <catch2/catch.hpp>
 
 TEST_CASE("NDS_HAS_FIELD reads a field only when the writer's struct reaches its end") {
   nds_device device{};

@@ -111,7 +111,8 @@ TEST_CASE("A plan recomputing the first layers of every stage is Megatron's bloc
   CHECK_THAT(w.text, Catch::Contains("--recompute-method block"));
   CHECK_THAT(w.text, Catch::Contains("--recompute-num-layers 1"));
   CHECK_THAT(w.text, Catch::Contains("--recompute-granularity full"));
-  const std::vector<int32_t> scattered{NDS_LAYER_FULL, NDS_LAYER_KEEP, NDS_LAYER_KEEP, NDS_LAYER_FULL};
+  const std::vector<int32_t> scattered{NDS_LAYER_FULL, NDS_LAYER_KEEP, NDS_LAYER_KEEP,
+                                       NDS_LAYER_FULL};
   CHECK_THROWS_WITH(write_config(test::shipped_plugins(), model, config, ParseOptions{},
                                  {s, {}, scattered, "scattered"}),
                     Catch::Contains("--recompute-method block"));
@@ -261,24 +262,25 @@ TEST_CASE("apply refuses what the trainer cannot run, naming the key and why") {
                         Catch::Contains("does not run schedule gpipe"));
   ParseOptions lift;
   lift.any_trainer = true;
-  const Model any_gpt = parse_config(test::shipped_plugins(), kConfigs + "megatron/small_gpt.sh", lift);
-  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), any_gpt,
-                                 kConfigs + "megatron/small_gpt.sh", lift,
-                                 {resolved(any_gpt, "tp=2,pp=2,vpp=1,schedule=gpipe"), {}, {}, {}}),
-                    Catch::Contains("Megatron-LM runs 1F1B and interleaved 1F1B"));
+  const Model any_gpt =
+      parse_config(test::shipped_plugins(), kConfigs + "megatron/small_gpt.sh", lift);
+  CHECK_THROWS_WITH(
+      write_config(test::shipped_plugins(), any_gpt, kConfigs + "megatron/small_gpt.sh", lift,
+                   {resolved(any_gpt, "tp=2,pp=2,vpp=1,schedule=gpipe"), {}, {}, {}}),
+      Catch::Contains("Megatron-LM runs 1F1B and interleaved 1F1B"));
   const Model titan = read(kConfigs + "torchtitan/pipeline_interleaved.toml");
   // ZeRO-1 is past TorchTitan's stated limits (the check `zero`); lifted
   // (--any-trainer), its writer still refuses it.
   s = resolved(titan, "zero=1");
-  CHECK_THROWS_WITH(
-      write_config(test::shipped_plugins(), titan,
-                   kConfigs + "torchtitan/pipeline_interleaved.toml", ParseOptions{}, {s, {}, {}, {}}),
-      Catch::Contains("breaks the check `zero`") &&
-          Catch::Contains("cannot shard the optimizer states alone"));
+  CHECK_THROWS_WITH(write_config(test::shipped_plugins(), titan,
+                                 kConfigs + "torchtitan/pipeline_interleaved.toml", ParseOptions{},
+                                 {s, {}, {}, {}}),
+                    Catch::Contains("breaks the check `zero`") &&
+                        Catch::Contains("cannot shard the optimizer states alone"));
   ParseOptions any;
   any.any_trainer = true;
-  const Model lifted = parse_config(test::shipped_plugins(),
-                                    kConfigs + "torchtitan/pipeline_interleaved.toml", any);
+  const Model lifted =
+      parse_config(test::shipped_plugins(), kConfigs + "torchtitan/pipeline_interleaved.toml", any);
   CHECK_THROWS_WITH(write_config(test::shipped_plugins(), lifted,
                                  kConfigs + "torchtitan/pipeline_interleaved.toml", any,
                                  {resolved(lifted, "zero=1"), {}, {}, {}}),
@@ -312,8 +314,9 @@ TEST_CASE("apply on an HF config prints the Megatron flags and the TorchTitan bl
   CHECK_THAT(all, !Catch::Contains("--overlap-param-gather"));
   // The TorchTitan block is TOML (defect 8: at pp > 1 it declared
   // [parallelism] twice, around [training]): it parses, each table once.
-  const auto titan = std::find_if(w.fragments.begin(), w.fragments.end(),
-                                  [](const ConfigFragment& f) { return f.parser == "torchtitan-toml"; });
+  const auto titan =
+      std::find_if(w.fragments.begin(), w.fragments.end(),
+                   [](const ConfigFragment& f) { return f.parser == "torchtitan-toml"; });
   REQUIRE(titan != w.fragments.end());
   toml::table t;
   REQUIRE_NOTHROW(t = toml::parse(titan->text));
@@ -391,7 +394,9 @@ TEST_CASE(
   // MindSpore's parallel optimizer shards the parameters with the states: no zero 2 either.
   r = test::run_command(cli + " --strategy \"zero=2\"");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("cannot shard gradients without parameters (zero = 2): its sharding is zero 3"));
+  CHECK_THAT(r.err,
+             Catch::Contains(
+                 "cannot shard gradients without parameters (zero = 2): its sharding is zero 3"));
 }
 
 TEST_CASE("search --emit-config writes the ranked strategy into the config") {
@@ -423,7 +428,7 @@ TEST_CASE("search --emit-config writes the ranked strategy into the config") {
       out);
   CHECK(per_layer.exit_code == 2);
   CHECK_THAT(per_layer.out, Catch::Contains("rank"));
-  CHECK_THAT(per_layer.err,
-             Catch::Contains("[E-APPLY]") && Catch::Contains("do not all recompute alike") &&
-                 Catch::Contains("TorchTitan"));
+  CHECK_THAT(per_layer.err, Catch::Contains("[E-APPLY]") &&
+                                Catch::Contains("do not all recompute alike") &&
+                                Catch::Contains("TorchTitan"));
 }

@@ -22,12 +22,14 @@ Model model_with(const std::vector<const char*>& capabilities) {
   REQUIRE(b.set("heads", ModelBuilder::Value(int64_t{8}), "t") == nullptr);
   REQUIRE(b.end_block() == nullptr);
   REQUIRE(b.set("seq_len", ModelBuilder::Value(int64_t{4096}), "t") == nullptr);
-  for (const char* c : capabilities) REQUIRE(b.set(c, ModelBuilder::Value(int64_t{1}), "t") == nullptr);
+  for (const char* c : capabilities)
+    REQUIRE(b.set(c, ModelBuilder::Value(int64_t{1}), "t") == nullptr);
   finalize_model(m);
   return m;
 }
 
-std::vector<std::string> failed(const Model& m, const char* strategy, uint64_t devices, int64_t batch) {
+std::vector<std::string> failed(const Model& m, const char* strategy, uint64_t devices,
+                                int64_t batch) {
   const nds_strategy s = resolve_strategy(parse_strategy(strategy), m, devices, batch);
   std::vector<std::string> ids;
   for (const CheckOutcome& c : run_checks(s, m, devices, batch))
@@ -98,7 +100,8 @@ TEST_CASE("DualPipe needs an even pipeline and 2·pp micro-batches, fed from bot
 
 TEST_CASE("Unknown degrees are refused before any other check") {
   const Model m = model_with({"capabilities.interleave"});
-  const nds_strategy s = resolve_strategy(parse_strategy("tp=3"), m, 8, NDS_UNKNOWN);  // 8 does not divide by 3
+  const nds_strategy s =
+      resolve_strategy(parse_strategy("tp=3"), m, 8, NDS_UNKNOWN);  // 8 does not divide by 3
   const auto first = first_refusal(s, m, 8, NDS_UNKNOWN);
   REQUIRE(first.has_value());
   CHECK(first->id == "degrees");

@@ -43,7 +43,8 @@ TEST_CASE("A usage error exits 2 with E-USAGE") {
 }
 
 TEST_CASE("plugins list --format json prints the documented object") {
-  auto r = run_command(cli() + " --plugin-path " + NDS_TEST_FIXTURES + " plugins list --format json");
+  auto r =
+      run_command(cli() + " --plugin-path " + NDS_TEST_FIXTURES + " plugins list --format json");
   REQUIRE(r.exit_code == 0);
   json j = json::parse(r.out);
   CHECK(j["schema_version"] == 1);
@@ -82,7 +83,8 @@ TEST_CASE("plugins check passes both SDK templates") {
   for (const json& c : npu["checks"]) checks.push_back(c["check"]);
   CHECK(checks == std::vector<std::string>{"module.load", "module.unknown-interface",
                                            "module.offers-interface", "hardware.get_devices",
-                                           "hardware.devices", "hardware.stable", "module.shutdown"});
+                                           "hardware.devices", "hardware.stable",
+                                           "module.shutdown"});
 }
 
 TEST_CASE("plugins check reports a crashing plugin and survives it") {
@@ -113,7 +115,8 @@ TEST_CASE("A plugin that prints cannot garble the events of plugins check") {
 }
 
 TEST_CASE("plugins check bounds its timeout") {
-  auto r = run_command(cli() + " plugins check --timeout 1e300 " + fixture("compat_current").string());
+  auto r =
+      run_command(cli() + " plugins check --timeout 1e300 " + fixture("compat_current").string());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("[E-USAGE]"));
 }
@@ -160,7 +163,8 @@ TEST_CASE("plugins list finds the shipped plugins beside the program") {
     kinds[p["id"]] = p["kinds"];
     CHECK(p["path"].get<std::string>().rfind(NDS_TEST_SHIPPED_PLUGINS, 0) == 0);
   }
-  for (const char* id : {"amd", "ascend", "nvidia", "toml-device"}) CHECK(kinds[id] == json::array({"nds.hardware/1"}));
+  for (const char* id : {"amd", "ascend", "nvidia", "toml-device"})
+    CHECK(kinds[id] == json::array({"nds.hardware/1"}));
   CHECK(kinds["hf-config-json"] == json::array({"nds.parser/1"}));
   for (const char* id : {"recompute-per-layer", "recompute-offload"})
     CHECK(kinds[id] == json::array({"nds.recompute/1"}));
@@ -179,7 +183,8 @@ TEST_CASE("Every shipped plugin passes plugins check") {
   INFO(j.dump(2));
   CHECK(j["passed"] == true);
   bool devices_checked = false;
-  for (const json& c : j["checks"]) devices_checked = devices_checked || c["check"] == "hardware.devices";
+  for (const json& c : j["checks"])
+    devices_checked = devices_checked || c["check"] == "hardware.devices";
   CHECK(devices_checked);
 }
 
@@ -189,12 +194,11 @@ TEST_CASE("plugins check exercises a parser and a CP model") {
   CHECK(j["passed"] == true);
   std::vector<std::string> checks;
   for (const json& c : j["checks"]) checks.push_back(c["check"]);
-  CHECK(checks == std::vector<std::string>{"module.load", "module.unknown-interface",
-                                           "module.offers-interface", "parser.format",
-                                           "parser.probe-missing-file", "parser.probe-empty-file",
-                                           "parser.parse-sample", "cp_attention.algorithm", "cp_attention.compile",
-                                           "cp_attention.evaluate", "cp_attention.release",
-                                           "module.shutdown"});
+  CHECK(checks == std::vector<std::string>{
+                      "module.load", "module.unknown-interface", "module.offers-interface",
+                      "parser.format", "parser.probe-missing-file", "parser.probe-empty-file",
+                      "parser.parse-sample", "cp_attention.algorithm", "cp_attention.compile",
+                      "cp_attention.evaluate", "cp_attention.release", "module.shutdown"});
 }
 
 TEST_CASE("plugins check passes each shipped CP attention model and recompute strategy") {

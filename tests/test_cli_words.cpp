@@ -67,9 +67,9 @@ TEST_CASE("CONFIG after -l is a usage error with its id, not a crash, in every v
   // UserError out of CLI11's parse: terminate, exit 134. Each verb taking -l
   // now says it. (With CONFIG last, CLI11 leaves it to the positional.)
   for (const char* verb : {"search", "explain"}) {
-    const auto r = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() +
-                                               " " + verb + " -l DP MP PP " + kTorchtitan +
-                                               " -A nvidia-h100-sxm");
+    const auto r =
+        ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " " + verb +
+                                    " -l DP MP PP " + kTorchtitan + " -A nvidia-h100-sxm");
     INFO(verb << ": " << r.err);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.err, Catch::Contains("[E-USAGE]") &&

@@ -28,7 +28,8 @@ namespace {
 // A run of `line` with no per-row overrides.
 MeasuredRun measured_run(int line, const std::string& strategy, double step_s,
                          std::vector<std::pair<std::string, double>> parts) {
-  return {line, strategy, step_s, std::nullopt, std::nullopt, std::nullopt, std::move(parts), std::nullopt};
+  return {line,         strategy,     step_s,           std::nullopt,
+          std::nullopt, std::nullopt, std::move(parts), std::nullopt};
 }
 
 // Two runs of our CSV measuring forward and dp, and a third a check refused.

@@ -420,7 +420,8 @@ TEST_CASE(
   CHECK_THAT(nan.err, Catch::Contains("E-MEASURED-CSV") && Catch::Contains(nan_file) &&
                           Catch::Contains("line 2, column peak_gib = \"zero\": not a number"));
   // peak_bytes reads bytes; 0 and both columns at once are refused.
-  const Compare bytes = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_bytes\n1,1,1,1,{},{}\n", step, peak)));
+  const Compare bytes =
+      compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_bytes\n1,1,1,1,{},{}\n", step, peak)));
   CHECK(bytes.j["runs"][0]["peak_error"].get<double>() == Approx(0).margin(1e-9));
   for (const char* bad : {"0", "-3"}) {
     const Compare zero = compare(csv_file(fmt::format(
@@ -429,7 +430,8 @@ TEST_CASE(
     CHECK_THAT(zero.err, Catch::Contains(fmt::format(
                              "line 3, column peak_gib = \"{}\": a peak of 0 or less", bad)));
   }
-  const Compare both = compare(csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib,peak_bytes\n1,1,1,1,{},1,2\n", step)));
+  const Compare both = compare(
+      csv_file(fmt::format("dp,tp,pp,mbs,step_s,peak_gib,peak_bytes\n1,1,1,1,{},1,2\n", step)));
   CHECK(both.exit_code == 2);
   CHECK_THAT(both.err, Catch::Contains("E-MEASURED-CSV") && Catch::Contains("keep one"));
 }

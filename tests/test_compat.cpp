@@ -115,8 +115,8 @@ TEST_CASE(
     CHECK(p.attention_backward_efficiency.x.empty());
   }
   for (const TopologyLevel& l : d.levels) {
-    CHECK(l.bus_efficiency == 0);      // the host's default, 0.8
-    CHECK(l.all_reduce_speedup == 0);  // no in-network reduction
+    CHECK(l.bus_efficiency == 0);        // the host's default, 0.8
+    CHECK(l.all_reduce_speedup == 0);    // no in-network reduction
     CHECK(l.half_bandwidth_bytes == 0);  // every size at the plateau
   }
   CHECK(d.memory_bandwidth_efficiency == 0);  // the host's default, 0.85

@@ -18,7 +18,8 @@ Device sound_device() {
   d.memory_bandwidth_bytes_per_s = 3.35e12;
   d.reserved_bytes = uint64_t{2} << 30;
   d.peaks = {{"bf16", 989e12, {{1e9, 1e12}, {0.3, 0.8}}}};
-  d.levels = {{8, NDS_LINK_SWITCH, 25e9, 450e9, 3e-6, "node"}, {0, NDS_LINK_SWITCH, 50e9, 50e9, 8e-6, "ib"}};
+  d.levels = {{8, NDS_LINK_SWITCH, 25e9, 450e9, 3e-6, "node"},
+              {0, NDS_LINK_SWITCH, 50e9, 50e9, 8e-6, "ib"}};
   return d;
 }
 
@@ -29,12 +30,16 @@ bool mentions(const std::vector<std::string>& problems, const std::string& text)
 }
 }  // namespace
 
-TEST_CASE("A sound device has no problems") { CHECK(device_problems(sound_device()).empty()); }
+TEST_CASE("A sound device has no problems") {
+  CHECK(device_problems(sound_device()).empty());
+}
 
 TEST_CASE("Levels must grow from the inside out and only the last may be unbounded") {
   Device d = sound_device();
-  d.levels = {{16, NDS_LINK_SWITCH, 25e9, 450e9, 3e-6, ""}, {8, NDS_LINK_SWITCH, 25e9, 50e9, 8e-6, ""},
-              {0, NDS_LINK_SWITCH, 25e9, 50e9, 8e-6, ""}, {0, NDS_LINK_SWITCH, 25e9, 50e9, 8e-6, ""}};
+  d.levels = {{16, NDS_LINK_SWITCH, 25e9, 450e9, 3e-6, ""},
+              {8, NDS_LINK_SWITCH, 25e9, 50e9, 8e-6, ""},
+              {0, NDS_LINK_SWITCH, 25e9, 50e9, 8e-6, ""},
+              {0, NDS_LINK_SWITCH, 25e9, 50e9, 8e-6, ""}};
   auto problems = device_problems(d);
   CHECK(mentions(problems, "level 1 joins 8 devices, not more than level 0 (16)"));
   CHECK(mentions(problems, "level 2 is unbounded (0 devices) but is not the last"));
@@ -62,10 +67,10 @@ TEST_CASE("Reserved memory must leave some memory") {
 
 TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction, curves ascending") {
   Device d = sound_device();
-  d.memory_bandwidth_efficiency = 0.887;  // H100 STREAM triad, 2.97 / 3.35
-  d.levels[0].bus_efficiency = 0.81;      // 365.6 / 450
-  d.levels[0].all_reduce_speedup = 1.29;  // NVLS 473.1 / Ring 365.6
-  d.levels[1].all_reduce_speedup = 1;     // 1 = no in-network reduction, as 0
+  d.memory_bandwidth_efficiency = 0.887;      // H100 STREAM triad, 2.97 / 3.35
+  d.levels[0].bus_efficiency = 0.81;          // 365.6 / 450
+  d.levels[0].all_reduce_speedup = 1.29;      // NVLS 473.1 / Ring 365.6
+  d.levels[1].all_reduce_speedup = 1;         // 1 = no in-network reduction, as 0
   d.levels[0].half_bandwidth_bytes = 12.0e6;  // NVLink 4: half the busbw at 12 MB
   d.peaks[0].matmul_small_dim_efficiency = {{64, 128, 192, 1024}, {0.16, 0.32, 0.48, 1.0}};
   d.peaks[0].attention_forward_efficiency = {{1024, 8192}, {0.368, 0.692}};
@@ -86,8 +91,8 @@ TEST_CASE("ABI 1.1 efficiencies: 0 is the default, otherwise a fraction, curves 
   CHECK(mentions(problems, "level 0 bus_efficiency is -0.1"));
   CHECK(mentions(problems, "level 1 bus_efficiency is nan"));
   CHECK(mentions(problems, "level 0 all_reduce_speedup is 0.9 (must be >= 1, or 0 for none)"));
-  CHECK(mentions(problems,
-                 "level 0 half_bandwidth_bytes is -1000000 (must be >= 0, or 0 for none)"));
+  CHECK(
+      mentions(problems, "level 0 half_bandwidth_bytes is -1000000 (must be >= 0, or 0 for none)"));
   CHECK(mentions(problems, "level 1 half_bandwidth_bytes is inf"));
   CHECK(mentions(problems,
                  "bf16 matmul_small_dim_efficiency x is not strictly ascending at point 1"));

@@ -134,7 +134,8 @@ TEST_CASE(
   CHECK(s["cp"] == 1);
   CHECK(s["ep"] == 64);
   CHECK(s["mbn"] == 32);  // 2048 / (1 x 64)
-  CHECK(s["zero"] == 3);  // HyperParallel's parallel optimizer, over dp: parameters and states sharded
+  CHECK(s["zero"] ==
+        3);  // HyperParallel's parallel optimizer, over dp: parameters and states sharded
   CHECK(m["fsdp_holding"] == "fsdp2_keep");  // its gathered weights kept to the backward
   CHECK(s["op"] == 64);
   CHECK(s["recompute"] == "full");

@@ -276,8 +276,9 @@ TEST_CASE("compare --fit refuses a calibration beside it and a single priced run
   CHECK_FALSE(std::filesystem::exists(fitted));
 }
 
-TEST_CASE("compare --fit on two runs priced 4-9 % slow lowers their error (the next factor "
-          "when the overhead pins at 0)") {
+TEST_CASE(
+    "compare --fit on two runs priced 4-9 % slow lowers their error (the next factor "
+    "when the overhead pins at 0)") {
   // Issue 33, after Korthikanti et al. 2022 (GPT-3 175B on 64 A100, full and
   // selective recompute, both priced 9.1 % and 4.1 % slower than measured):
   // two runs, so one factor. The first in priority order, an overhead per
@@ -288,7 +289,8 @@ TEST_CASE("compare --fit on two runs priced 4-9 % slow lowers their error (the n
   const std::string header = "dp,tp,pp,zero,devices,global_batch,seq_len,step_s\n";
   const auto priced = compare_json_of(
       "--measured " +
-      test::temp_csv("korthikanti", header + "8,1,1,1,8,64,4096,1\n2,4,2,1,16,32,4096,1\n").string());
+      test::temp_csv("korthikanti", header + "8,1,1,1,8,64,4096,1\n2,4,2,1,16,32,4096,1\n")
+          .string());
   const double full_s = priced["runs"][0]["predicted_s"].get<double>();
   const double selective_s = priced["runs"][1]["predicted_s"].get<double>();
   const auto runs = test::temp_csv(
@@ -324,11 +326,12 @@ TEST_CASE("compare --fit that lowers no error says so and writes no calibration"
   const auto priced = compare_json_of(
       "--measured " +
       test::temp_csv("exact", header + "8,1,1,1,8,64,4096,1\n2,4,2,1,16,32,4096,1\n").string());
-  const auto runs = test::temp_csv(
-      "exact_measured",
-      header +
-          fmt::format("8,1,1,1,8,64,4096,{:.17g}\n", priced["runs"][0]["predicted_s"].get<double>()) +
-          fmt::format("2,4,2,1,16,32,4096,{:.17g}\n", priced["runs"][1]["predicted_s"].get<double>()));
+  const auto runs = test::temp_csv("exact_measured",
+                                   header +
+                                       fmt::format("8,1,1,1,8,64,4096,{:.17g}\n",
+                                                   priced["runs"][0]["predicted_s"].get<double>()) +
+                                       fmt::format("2,4,2,1,16,32,4096,{:.17g}\n",
+                                                   priced["runs"][1]["predicted_s"].get<double>()));
   const auto fitted = std::filesystem::temp_directory_path() / "ndsearch-fit-no-gain.toml";
   std::filesystem::remove(fitted);
   const json fit = compare_json_of("--measured " + runs.string() + " --fit " + fitted.string());

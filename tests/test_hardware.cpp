@@ -60,8 +60,9 @@ TEST_CASE("hardware --format json lists the eleven shipped devices and the examp
                                         "nvidia-h100-sxm", "nvidia-h100-gt96", "nvidia-h200",
                                         "nvidia-b200", "acme-x1", "h100-roce"});
   for (const json& d : j["devices"]) {
-    for (const char* key : {"id", "name", "vendor", "peak_flops", "memory_bytes", "memory_bandwidth_bytes_per_s",
-                            "reserved_bytes", "levels", "host_link_bytes_per_s", "assumes", "source"})
+    for (const char* key :
+         {"id", "name", "vendor", "peak_flops", "memory_bytes", "memory_bandwidth_bytes_per_s",
+          "reserved_bytes", "levels", "host_link_bytes_per_s", "assumes", "source"})
       CHECK(d.contains(key));
   }
   const json& roce = j["devices"][12];
@@ -70,9 +71,9 @@ TEST_CASE("hardware --format json lists the eleven shipped devices and the examp
   CHECK(roce["peak_flops"]["bf16"] == 989.4e12);              // kept from the base
   CHECK(roce["levels"][0]["all_reduce_speedup"] == 1.29);     // restated: levels replace the base's
   CHECK(roce["levels"][0]["half_bandwidth_bytes"] == 12.0e6);  // restated too
-  CHECK(roce["levels"][1]["half_bandwidth_bytes"] == 0);       // not stated: every size at the plateau
-  CHECK(roce["levels"][1]["bus_efficiency"] == 0);            // not stated: the host's default
-  CHECK(roce["memory_bandwidth_efficiency"] == 0.887);        // kept from the base
+  CHECK(roce["levels"][1]["half_bandwidth_bytes"] == 0);  // not stated: every size at the plateau
+  CHECK(roce["levels"][1]["bus_efficiency"] == 0);        // not stated: the host's default
+  CHECK(roce["memory_bandwidth_efficiency"] == 0.887);    // kept from the base
   const json& acme = j["devices"][11];
   CHECK(acme["memory_bandwidth_efficiency"] == 0.85);
   CHECK(acme["matmul_small_dim_efficiency"]["bf16"]["smallest_dim"] == json::array({64, 128, 256}));
@@ -85,9 +86,9 @@ TEST_CASE("A TOML device starts from its base and overrides what it states") {
   auto r = hardware("a100-40g --format json --device-file " + device_file("good"));
   REQUIRE(r.exit_code == 0);
   json d = json::parse(r.out);
-  CHECK(d["memory_bytes"] == 40ull << 30);                 // 40 GiB
-  CHECK(d["memory_bandwidth_bytes_per_s"] == 1555e9);      // 1,555 GB/s
-  CHECK(d["peak_flops"]["bf16"] == 312e12);                // the A100's
+  CHECK(d["memory_bytes"] == 40ull << 30);             // 40 GiB
+  CHECK(d["memory_bandwidth_bytes_per_s"] == 1555e9);  // 1,555 GB/s
+  CHECK(d["peak_flops"]["bf16"] == 312e12);            // the A100's
   CHECK(d["name"] == "NVIDIA A100 SXM4 40GB");
   CHECK(d["source"] == device_file("good"));
   // What the file does not state stays the base's, ABI 1.1 figures included.
@@ -140,8 +141,9 @@ TEST_CASE("A bad device file given with --device-file stops the run naming file 
 }
 
 TEST_CASE("A bad file in NDS_DEVICE_PATH is a warning naming it and the good ones load") {
-  auto r = run_command("env -u NDS_PLUGIN_PATH NDS_DEVICE_PATH=" + std::string(NDS_TEST_FIXTURES_SOURCE) +
-                       "/devices " + cli() + " -v 2 hardware --format json");
+  auto r = run_command(
+      "env -u NDS_PLUGIN_PATH NDS_DEVICE_PATH=" + std::string(NDS_TEST_FIXTURES_SOURCE) +
+      "/devices " + cli() + " -v 2 hardware --format json");
   REQUIRE(r.exit_code == 0);
   const json listed = json::parse(r.out);
   std::vector<std::string> ids;
@@ -164,7 +166,9 @@ TEST_CASE("Devices are named by id or by the reference's A2 and A3") {
   CHECK_THAT(unknown.err, Catch::Contains("A3 (= ascend-a3)"));
 }
 
-TEST_CASE("A device TOML that is a FIFO, too large in memory or in its id is refused, not read or wrapped") {
+TEST_CASE(
+    "A device TOML that is a FIFO, too large in memory or in its id is refused, not read or "
+    "wrapped") {
   // Found in review of the hardening work: the device reader bypassed the
   // configs' safe reader (a FIFO blocked get_devices), std::regex recursed
   // once per character of `id`, and memory_gib above 2^63 bytes wrapped.
@@ -185,7 +189,8 @@ TEST_CASE("A device TOML that is a FIFO, too large in memory or in its id is ref
   auto with_line = [&](const std::string& key, const std::string& line) {
     std::string out;
     std::istringstream in(text);
-    for (std::string l; std::getline(in, l);) out += (l.rfind(key + " =", 0) == 0 ? line : l) + "\n";
+    for (std::string l; std::getline(in, l);)
+      out += (l.rfind(key + " =", 0) == 0 ? line : l) + "\n";
     const std::string path = (dir / (key + ".toml")).string();
     std::ofstream(path) << out;
     return path;

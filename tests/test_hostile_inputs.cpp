@@ -197,19 +197,24 @@ TEST_CASE("A budget of 0 or less is E-BUDGET naming the flags and values") {
   refused(hostile(eval + "-M 99999999999999999999999TB"), "E-BUDGET", {"1 PiB"});
 }
 
-TEST_CASE("A typed device memory below the weights sharded over every device is E-BUDGET naming it") {
+TEST_CASE(
+    "A typed device memory below the weights sharded over every device is E-BUDGET naming it") {
   // Llama-3.1-70B: 70,553,706,496 bf16 parameters, 141.1 GB; over 8 devices at
   // best 17,638,426,624 bytes (16.43 GiB) each, above the 8 GiB -M 10GB leaves.
   const std::string config = std::string(NDS_TEST_EXAMPLES) + "/llama-3.1-70b/config.json";
-  refused(hostile("search " + config + " " + kDevice + " -d 8 -b 8 --seq-len 8192 -M 10GB"), "E-BUDGET",
+  refused(hostile("search " + config + " " + kDevice + " -d 8 -b 8 --seq-len 8192 -M 10GB"),
+          "E-BUDGET",
           {"10.00 GiB of memory from the device memory (-M)", "budget of 8.00 GiB",
-           "below the 16.43 GiB the weights alone take on each of 8 devices", "7.055e+10 parameters of 2 bytes"});
-  refused(hostile("eval " + config + " " + kDevice + " -d 8 -b 8 --seq-len 8192 -M 10GB --strategy tp=8"),
+           "below the 16.43 GiB the weights alone take on each of 8 devices",
+           "7.055e+10 parameters of 2 bytes"});
+  refused(hostile("eval " + config + " " + kDevice +
+                  " -d 8 -b 8 --seq-len 8192 -M 10GB --strategy tp=8"),
           "E-BUDGET", {"-M", "16.43 GiB"});
   // A config's max_device_memory, named by its file, line and field: tiny_llama's
   // 8 layers in fp32 over 16 devices need more than the 1 MiB it would say.
   Scratch s;
-  const std::string mf = std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/tiny_llama.yaml";
+  const std::string mf =
+      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/tiny_llama.yaml";
   std::ifstream in(mf);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text.replace(text.find("\"58GB\""), 6, "\"1MB\"");

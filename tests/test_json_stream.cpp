@@ -11,8 +11,8 @@
 #include "core/output/json_stream.hpp"
 #include "core/support/user_error.hpp"
 
-using ndsearch::UserError;
 using ndsearch::JsonObjectStream;
+using ndsearch::UserError;
 using ndsearch::write_json_object;
 using nlohmann::json;
 
@@ -20,7 +20,9 @@ namespace {
 
 // Rows with a nested object and a string holding a newline (written "\n",
 // so it must not be indented as a line break).
-json row(size_t i) { return {{"rank", i + 1}, {"parts", {{"a", 0.5 * i}}}, {"note", "x\ny"}}; }
+json row(size_t i) {
+  return {{"rank", i + 1}, {"parts", {{"a", 0.5 * i}}}, {"note", "x\ny"}};
+}
 
 }  // namespace
 

@@ -27,7 +27,9 @@ fs::path fixture(const std::string& name) {
 }
 
 // A CSV of `text` in a fresh temporary file.
-fs::path csv_file(const std::string& text) { return test::temp_csv("measured", text); }
+fs::path csv_file(const std::string& text) {
+  return test::temp_csv("measured", text);
+}
 
 double part(const MeasuredRun& run, const std::string& name) {
   for (const auto& [n, s] : run.parts)

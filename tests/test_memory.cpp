@@ -44,7 +44,8 @@ TEST_CASE("Korthikanti Table 2: activations of a GPT-3 175B layer") {
   CHECK(one_layer("dp=1,tp=1,pp=3,sp=0,mbs=1,mbn=1") == s * h * (34 + 5 * a * s / h));
   CHECK(s * h * (34 + 5 * a * s / h) == 2868903936.0);
   // Tensor parallelism t = 8: sbh(10 + 24/t + 5as/(ht)).
-  CHECK(one_layer("dp=1,tp=8,pp=3,sp=0,mbs=1,mbn=1") == Approx(s * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
+  CHECK(one_layer("dp=1,tp=8,pp=3,sp=0,mbs=1,mbn=1") ==
+        Approx(s * h * (10 + 24.0 / 8 + 5 * a * s / (h * 8))));
   // Tensor and sequence parallelism: sbh/t · (34 + 5as/h).
   CHECK(one_layer("dp=1,tp=8,pp=3,sp=1,mbs=1,mbn=1") == Approx(s * h / 8 * (34 + 5 * a * s / h)));
   // ... with selective recompute: sbh · 34/t.
@@ -91,7 +92,9 @@ TEST_CASE("Selective recompute drops what its op set rebuilds") {
         Approx(layer_with(NDS_RECOMPUTE_OP_MLP)));
 }
 
-TEST_CASE("Selective recompute of the MoE layer drops its routed tokens, router logits and shared experts") {
+TEST_CASE(
+    "Selective recompute of the MoE layer drops its routed tokens, router logits and shared "
+    "experts") {
   // One MoE layer of h 1024, 16 experts of 512 (SwiGLU), top-2, one shared
   // expert of 1024, bf16 (b = 2), flash attention, seq 2048; tp = etp = 1, one
   // micro-batch. Per token the MoE layer keeps: the router's fp32 logits 4E;
@@ -103,7 +106,9 @@ TEST_CASE("Selective recompute of the MoE layer drops its routed tokens, router 
     m.file = "test";
     m.framework = "test";
     ModelBuilder b(m, "test", false);
-    auto set = [&](const char* key, ModelBuilder::Value v) { REQUIRE(b.set(key, v, "t") == nullptr); };
+    auto set = [&](const char* key, ModelBuilder::Value v) {
+      REQUIRE(b.set(key, v, "t") == nullptr);
+    };
     REQUIRE(b.begin_block("decoder", 3, "t") == nullptr);
     set("hidden_size", int64_t{1024});
     set("heads", int64_t{8});
@@ -182,10 +187,14 @@ TEST_CASE("Megatron-LM distributed optimizer: bytes per parameter") {
   // Megatron-LM docs (distributed optimizer): bf16 params + fp32 grads: 18
   // bytes, 6 + 12/d distributed; fp32: 16 and 8 + 8/d (no master copy).
   const double d = 8;
-  CHECK(bytes_per_parameter(small("bf16", "fp32", "fp32", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") == Approx(18));
-  CHECK(bytes_per_parameter(small("bf16", "fp32", "fp32", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1") == Approx(6 + 12 / d));
-  CHECK(bytes_per_parameter(small("fp32", "fp32", "none", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") == Approx(16));
-  CHECK(bytes_per_parameter(small("fp32", "fp32", "none", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1") == Approx(8 + 8 / d));
+  CHECK(bytes_per_parameter(small("bf16", "fp32", "fp32", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") ==
+        Approx(18));
+  CHECK(bytes_per_parameter(small("bf16", "fp32", "fp32", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1") ==
+        Approx(6 + 12 / d));
+  CHECK(bytes_per_parameter(small("fp32", "fp32", "none", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") ==
+        Approx(16));
+  CHECK(bytes_per_parameter(small("fp32", "fp32", "none", 2), "dp=8,zero=1,op=8,mbs=1,mbn=1") ==
+        Approx(8 + 8 / d));
 }
 
 TEST_CASE("fp16 gradients are widened to fp32 for the step, in the activations' freed memory") {
@@ -202,14 +211,17 @@ TEST_CASE("fp16 gradients are widened to fp32 for the step, in the activations' 
     Model m = gpt(tiny);
     const double params = count_parameters(m)->total;
     const auto ranks = memory(m, strategy(text), {2});
-    const double widened = (std::string(text).find("zero=1") != std::string::npos ? 4 / d : 4) * params;
+    const double widened =
+        (std::string(text).find("zero=1") != std::string::npos ? 4 / d : 4) * params;
     const double activations = ranks[0].bytes[NDS_MEMORY_ACTIVATIONS];
     REQUIRE(activations < widened);
-    const double persistent = std::string(text).find("zero=1") != std::string::npos ? 4 + 12 / d : 16;
+    const double persistent =
+        std::string(text).find("zero=1") != std::string::npos ? 4 + 12 / d : 16;
     CHECK(bytes_per_parameter(tiny, text) == Approx(persistent + (widened - activations) / params));
   }
   // At s = 1024 the same model's activations exceed the copy: the peak does not move.
-  CHECK(bytes_per_parameter(small("fp16", "fp16", "fp32", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") == Approx(16));
+  CHECK(bytes_per_parameter(small("fp16", "fp16", "fp32", 2), "dp=8,zero=0,op=8,mbs=1,mbn=1") ==
+        Approx(16));
 }
 
 TEST_CASE("ZeRO paper: model states of 7.5B parameters on 64 devices") {
@@ -219,10 +231,14 @@ TEST_CASE("ZeRO paper: model states of 7.5B parameters on 64 devices") {
   // = 16.6 GB; P_os+g+p (2 + 2 + K)Psi/N_d = 1.88 GB.
   const double psi = 7.5e9;
   const Shape fp16 = small("fp16", "fp16", "fp32", 2);
-  CHECK(bytes_per_parameter(fp16, "dp=64,zero=0,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(120).margin(0.05));
-  CHECK(bytes_per_parameter(fp16, "dp=64,zero=1,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(31.4).margin(0.05));
-  CHECK(bytes_per_parameter(fp16, "dp=64,zero=2,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(16.6).margin(0.05));
-  CHECK(bytes_per_parameter(fp16, "dp=64,zero=3,op=64,mbs=1,mbn=1") * psi / 1e9 == Approx(1.88).margin(0.01));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=0,op=64,mbs=1,mbn=1") * psi / 1e9 ==
+        Approx(120).margin(0.05));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=1,op=64,mbs=1,mbn=1") * psi / 1e9 ==
+        Approx(31.4).margin(0.05));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=2,op=64,mbs=1,mbn=1") * psi / 1e9 ==
+        Approx(16.6).margin(0.05));
+  CHECK(bytes_per_parameter(fp16, "dp=64,zero=3,op=64,mbs=1,mbn=1") * psi / 1e9 ==
+        Approx(1.88).margin(0.01));
 }
 
 TEST_CASE(
@@ -254,7 +270,8 @@ TEST_CASE("fp8 GEMMs: the TP and PP buffers carry bf16 activations") {
         Approx(s * h * 2 + 2 * s * h * 2 / 8));
 }
 
-TEST_CASE("fp8 GEMMs keep an fp8 weight and its transpose per linear layer, with the recipe's scales") {
+TEST_CASE(
+    "fp8 GEMMs keep an fp8 weight and its transpose per linear layer, with the recipe's scales") {
   // Transformer Engine's fp8 weight workspaces: 1 + 1 bytes per parameter of
   // the attention and MLP linears. small(): 2 layers, h = 1024, 16 heads, GeLU
   // f = 4096, biases: attention 4h² + (q + 2k + h) = 4,194,304 + 4,096 =
@@ -337,9 +354,12 @@ TEST_CASE("MindSpeed's reused fp32 parameters and swapped optimizer, per paramet
 
 TEST_CASE("Micro-batches in flight: 1F1B GPipe and interleaved") {
   // DESIGN §8.6: 1F1B stage r of p holds min(p - r, m): p = 4, m = 8 -> 4 3 2 1.
-  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=1f1b")) == std::vector<uint32_t>{4, 3, 2, 1});
-  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=2,vpp=1,schedule=1f1b")) == std::vector<uint32_t>{2, 2, 2, 1});
-  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=gpipe")) == std::vector<uint32_t>{8, 8, 8, 8});
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=1f1b")) ==
+        std::vector<uint32_t>{4, 3, 2, 1});
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=2,vpp=1,schedule=1f1b")) ==
+        std::vector<uint32_t>{2, 2, 2, 1});
+  CHECK(micro_batches_in_flight(strategy("pp=4,mbn=8,vpp=1,schedule=gpipe")) ==
+        std::vector<uint32_t>{8, 8, 8, 8});
   // Interleaved, p = 4, v = 2, m = 8: rank r holds (p - r - 1)·2 + (v - 1)·p + 1
   // chunk activations, 11 9 7 5; step k runs chunk (k / p) mod v, so rank 0's
   // 11 steps are 4 on chunk 0, 4 on chunk 1, 3 on chunk 0 again: 7 + 4.

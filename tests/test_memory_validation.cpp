@@ -24,8 +24,8 @@
 using namespace ndsearch;
 
 namespace {
-const std::filesystem::path kMemory = std::filesystem::path(NDS_TEST_SOURCE_DIR) / "validation" / "memory";
-
+const std::filesystem::path kMemory =
+    std::filesystem::path(NDS_TEST_SOURCE_DIR) / "validation" / "memory";
 
 // Rows kept to check that the fit generalises whose error is understood and
 // not yet priced: each WARNs and is held to its own bound until the
@@ -55,13 +55,15 @@ const KnownGap* known_gap(const MemoryRow& row) {
 
 const MemoryValidation& fitted_validation() {
   static const std::vector<MemoryRow> rows = read_memory_rows(kMemory);
-  static const MemoryValidation v = validate_memory(test::shipped_plugins(), test::shipped_devices(), rows, true);
+  static const MemoryValidation v =
+      validate_memory(test::shipped_plugins(), test::shipped_devices(), rows, true);
   return v;
 }
 
 }  // namespace
 
-TEST_CASE("Every measured run fits as it ran, its peak within 15 % and each source's mean within 8 %") {
+TEST_CASE(
+    "Every measured run fits as it ran, its peak within 15 % and each source's mean within 8 %") {
   const std::vector<MemoryRow> rows = read_memory_rows(kMemory);
   REQUIRE(rows.size() >= 19);  // 9 fitted torchtitan rows, 9 kept to check, 1 MindFormers run
   // (the checked H200 rows within 15 % since the compiled loss is read: 41 % high before)
@@ -70,9 +72,10 @@ TEST_CASE("Every measured run fits as it ran, its peak within 15 % and each sour
   std::map<std::string, std::pair<double, int>> by_source;
   for (const MemoryRowResult& r : results) {
     INFO(r.row->source << ": " << r.row->name << " " << r.refusal << " predicted "
-                       << r.predicted_bytes / (1 << 30) << " GiB, measured " << r.row->peak_bytes / (1 << 30));
+                       << r.predicted_bytes / (1 << 30) << " GiB, measured "
+                       << r.row->peak_bytes / (1 << 30));
     REQUIRE(r.refusal.empty());
-    CHECK(r.fits);  // it ran: a model that says it does not fit is wrong
+    CHECK(r.fits);                         // it ran: a model that says it does not fit is wrong
     if (r.row->peak_bytes == 0) continue;  // no published peak: fitting is the claim
     const KnownGap* gap = known_gap(*r.row);
     if (gap != nullptr) WARN("known gap: " << r.row->name << " " << 100 * r.error << " %");
@@ -87,7 +90,9 @@ TEST_CASE("Every measured run fits as it ran, its peak within 15 % and each sour
   }
 }
 
-TEST_CASE("The shipped allocator share is what the fitter finds on the measured peaks, left-one-out within 15 %") {
+TEST_CASE(
+    "The shipped allocator share is what the fitter finds on the measured peaks, left-one-out "
+    "within 15 %") {
   const MemoryValidation& v = fitted_validation();
   // One runtime has reserved peaks to fit on: PyTorch's caching allocator
   // (torchtitan's nine rows; the *-check files are not fitted on).
@@ -106,12 +111,16 @@ TEST_CASE("The shipped allocator share is what the fitter finds on the measured 
   for (const MemoryRowResult& r : v.results) {
     INFO(r.row->name);
     CHECK(r.fitted_on == (r.row->source == "torchtitan-2412-h100"));
-    if (r.fitted_on) CHECK(std::abs(r.leave_one_out) <= 0.15);
-    else CHECK(std::isnan(r.leave_one_out));
+    if (r.fitted_on)
+      CHECK(std::abs(r.leave_one_out) <= 0.15);
+    else
+      CHECK(std::isnan(r.leave_one_out));
   }
 }
 
-TEST_CASE("The allocator share scales the dynamic memory only, from the trainer's runtime or a calibration") {
+TEST_CASE(
+    "The allocator share scales the dynamic memory only, from the trainer's runtime or a "
+    "calibration") {
   // Llama 3.1 8B FSDP 8 (the first torchtitan row): its peak at shares 0 and
   // 0.2 differs by 0.2 x its activations and communication buffers, as the
   // allocator pass adds them, and by nothing else.
@@ -127,7 +136,8 @@ TEST_CASE("The allocator share scales the dynamic memory only, from the trainer'
   CHECK(trainer_family(model) == "torchtitan");
   CHECK(std::string(allocator_runtime(trainer_family(model))) == "pytorch");
   CHECK(allocator_share(model).fraction == Approx(fitted_allocators()[0].fraction));
-  CHECK_THAT(allocator_share(model).words, Catch::Contains("fitted on the measured peaks of torchtitan-2412-h100"));
+  CHECK_THAT(allocator_share(model).words,
+             Catch::Contains("fitted on the measured peaks of torchtitan-2412-h100"));
   const Machine machine = make_machine(test::shipped_devices(), row->device, row->devices);
   EvaluationRequest request;
   request.strategy = row->strategy;
@@ -146,8 +156,9 @@ TEST_CASE("The allocator share scales the dynamic memory only, from the trainer'
   // The assumption names where the share came from.
   bool said = false;
   for (const std::string& line : fifth.assumptions)
-    said = said || line.find("20.0 % of the activations and communication buffers reserved beyond them "
-                             "(calibration test.toml)") != std::string::npos;
+    said = said || line.find(
+                       "20.0 % of the activations and communication buffers reserved beyond them "
+                       "(calibration test.toml)") != std::string::npos;
   CHECK(said);
   // A MindFormers config's runtime is MindSpore's pool, which has no measured
   // peak to fit on: the PyTorch share, said so.
@@ -155,12 +166,14 @@ TEST_CASE("The allocator share scales the dynamic memory only, from the trainer'
   mindspore.framework = "mindformers-yaml";
   CHECK(std::string(allocator_runtime(trainer_family(mindspore))) == "mindspore");
   CHECK(allocator_share(mindspore).fraction == Approx(fitted_allocators()[0].fraction));
-  CHECK_THAT(allocator_share(mindspore).words, Catch::Contains("mindspore's allocator has no measured peak"));
+  CHECK_THAT(allocator_share(mindspore).words,
+             Catch::Contains("mindspore's allocator has no measured peak"));
 }
 
 TEST_CASE("A measured-peak row that does not read is refused naming its file, line and column") {
   test::TempDir dir;
-  const std::string header = "name,config,device,devices,global_batch,seq_len,strategy,peak_gib,measures,source\n";
+  const std::string header =
+      "name,config,device,devices,global_batch,seq_len,strategy,peak_gib,measures,source\n";
   auto refused = [&](const std::string& row, const std::string& said) {
     std::ofstream(dir.path / "runs.csv") << header << row;
     try {
@@ -171,10 +184,12 @@ TEST_CASE("A measured-peak row that does not read is refused naming its file, li
       CHECK_THAT(e.what(), Catch::Contains("runs.csv:2") && Catch::Contains(said));
     }
   };
-  refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",-3,reserved,x\n", "peak_gib: '-3' is not a positive number");
+  refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",-3,reserved,x\n",
+          "peak_gib: '-3' is not a positive number");
   refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",0,reserved,x\n", "peak_gib: '0'");
   refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",lots,reserved,x\n", "peak_gib: 'lots'");
-  refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",70,active,x\n", "measures: 'active' is neither");
+  refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",70,active,x\n",
+          "measures: 'active' is neither");
   refused("a,c.toml,nvidia-h100-sxm,8,16,8192,\"tp=1\",70,reserved\n", "9 columns instead of 10");
   // No memory folder: no rows, not an error (a validation set without peaks).
   CHECK(read_memory_rows(dir.path / "none").empty());

@@ -34,7 +34,8 @@ TEST_CASE("Provenance reads file line and field or a trainer default") {
 
 TEST_CASE("A key nobody defined is a parser bug named as such") {
   Built b;
-  const std::string m = message_of(b.builder.set("num_layers", ModelBuilder::Value(int64_t{4}), "f.yaml:3: x"));
+  const std::string m =
+      message_of(b.builder.set("num_layers", ModelBuilder::Value(int64_t{4}), "f.yaml:3: x"));
   CHECK(b.builder.last_error_id() == "E-PARSE-KEY");
   CHECK_THAT(m, Catch::Contains("\"num_layers\""));
   CHECK_THAT(m, Catch::Contains("abi/model-vocabulary.md"));
@@ -45,7 +46,8 @@ TEST_CASE("Block keys need an open block and training keys need none") {
   message_of(b.builder.set("hidden_size", ModelBuilder::Value(int64_t{4096}), "f: h"));
   CHECK(b.builder.last_error_id() == "E-PARSE-ORDER");
   CHECK(b.builder.begin_block("decoder", 2, "f: layers") == nullptr);
-  const std::string m = message_of(b.builder.set("seq_len", ModelBuilder::Value(int64_t{4096}), "f: s"));
+  const std::string m =
+      message_of(b.builder.set("seq_len", ModelBuilder::Value(int64_t{4096}), "f: s"));
   CHECK(b.builder.last_error_id() == "E-PARSE-ORDER");
   CHECK_THAT(m, Catch::Contains("inside a block"));
   CHECK(b.builder.set("hidden_size", ModelBuilder::Value(int64_t{4096}), "f: h") == nullptr);
@@ -57,9 +59,11 @@ TEST_CASE("Block keys need an open block and training keys need none") {
 TEST_CASE("Values are checked by type and range and choices are listed") {
   Built b;
   REQUIRE(b.builder.begin_block("decoder", 2, "f: layers") == nullptr);
-  std::string m = message_of(b.builder.set("ffn", ModelBuilder::Value(std::string("relu")), "f.yaml:7: act"));
+  std::string m =
+      message_of(b.builder.set("ffn", ModelBuilder::Value(std::string("relu")), "f.yaml:7: act"));
   CHECK(b.builder.last_error_id() == "E-PARSE-VALUE");
-  CHECK_THAT(m, Catch::Contains("f.yaml:7: act: ffn = \"relu\" is not valid for `ffn`: expected one of \"gelu\", \"swiglu\""));
+  CHECK_THAT(m, Catch::Contains("f.yaml:7: act: ffn = \"relu\" is not valid for `ffn`: expected "
+                                "one of \"gelu\", \"swiglu\""));
   m = message_of(b.builder.set("heads", ModelBuilder::Value(int64_t{-1}), "f: heads"));
   CHECK_THAT(m, Catch::Contains("a whole number >= 0"));
   m = message_of(b.builder.set("hidden_dropout", ModelBuilder::Value(1.5), "f: p"));
@@ -67,9 +71,11 @@ TEST_CASE("Values are checked by type and range and choices are listed") {
   m = message_of(b.builder.set("heads", ModelBuilder::Value(std::string("32")), "f: heads"));
   CHECK_THAT(m, Catch::Contains("set_int"));
   CHECK(b.builder.end_block() == nullptr);
-  m = message_of(b.builder.set("recompute_ops", ModelBuilder::Value(std::string("core_attention,flux")), "f: ops"));
+  m = message_of(b.builder.set("recompute_ops",
+                               ModelBuilder::Value(std::string("core_attention,flux")), "f: ops"));
   CHECK_THAT(m, Catch::Contains("op \"flux\" is not one of"));
-  CHECK(b.builder.set("recompute_ops", ModelBuilder::Value(std::string("core_attention,mlp")), "f: ops") == nullptr);
+  CHECK(b.builder.set("recompute_ops", ModelBuilder::Value(std::string("core_attention,mlp")),
+                      "f: ops") == nullptr);
   CHECK(b.model.training.recompute_ops == (NDS_RECOMPUTE_OP_CORE_ATTENTION | NDS_RECOMPUTE_OP_MLP));
 }
 
@@ -86,8 +92,11 @@ TEST_CASE("Unknown values and fields become warnings and strict makes fields err
   CHECK(b.builder.unknown("seq_len", "positional $3", "run.sh:9: --seq-length") == nullptr);
   CHECK(b.builder.unknown_field("run.sh:12: --frobnicate") == nullptr);
   REQUIRE(b.model.warnings.size() == 2);
-  CHECK_THAT(b.model.warnings[0], Catch::Contains("run.sh:9: --seq-length: seq_len cannot be known from the file (positional $3)"));
-  CHECK_THAT(b.model.warnings[1], Catch::Contains("run.sh:12: --frobnicate: field not understood by test-parser"));
+  CHECK_THAT(b.model.warnings[0],
+             Catch::Contains(
+                 "run.sh:9: --seq-length: seq_len cannot be known from the file (positional $3)"));
+  CHECK_THAT(b.model.warnings[1],
+             Catch::Contains("run.sh:12: --frobnicate: field not understood by test-parser"));
   Model strict_model;
   ModelBuilder strict(strict_model, "test-parser", true);
   const std::string m = message_of(strict.unknown_field("run.sh:12: --frobnicate"));
@@ -107,7 +116,8 @@ TEST_CASE("Finalize derives head_dim and kv_heads and refuses a layerless file")
   CHECK(block.c.head_dim == 64);  // 1024 / 16
   CHECK(block.c.kv_heads == 16);
   CHECK(block.c.attention == NDS_ATTENTION_MHA);
-  CHECK(block.provenance.at("kv_heads") == "derived: kv_heads = heads (no grouped-query attention stated)");
+  CHECK(block.provenance.at("kv_heads") ==
+        "derived: kv_heads = heads (no grouped-query attention stated)");
   Model empty;
   empty.file = "tool.json";
   empty.framework = "test-parser";

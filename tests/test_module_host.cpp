@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_module_host.cpp: the services a module receives: log lines reach the
 // logger plugin.<id>, options by key, statuses made and freed by the host.
-#include <catch2/catch.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <catch2/catch.hpp>
 
 #include <cstring>
 #include <sstream>

@@ -27,8 +27,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string hostile_dir(const std::string& mode) { return ndsearch::test::hostile_dir(mode).string(); }
-std::string hostile(const std::string& mode) { return ndsearch::test::hostile(mode).string(); }
+std::string hostile_dir(const std::string& mode) {
+  return ndsearch::test::hostile_dir(mode).string();
+}
+std::string hostile(const std::string& mode) {
+  return ndsearch::test::hostile(mode).string();
+}
 std::string tiny_config() {
   return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-4-layers.json";
 }
@@ -43,10 +47,11 @@ struct Timed {
 Timed run_ndsearch(const fs::path& cache, const std::string& plugin_path, const std::string& args,
                    const std::string& plugin_timeout_s = "1") {
   const auto start = std::chrono::steady_clock::now();
-  CommandResult r = run_command(
-      std::string("env ") +
-      (plugin_path.empty() ? "-u NDS_PLUGIN_PATH" : "NDS_PLUGIN_PATH=" + plugin_path) +
-      " XDG_CACHE_HOME=" + cache.string() + " " + cli() + " -v 2 --plugin-timeout " + plugin_timeout_s + " " + args);
+  CommandResult r =
+      run_command(std::string("env ") +
+                  (plugin_path.empty() ? "-u NDS_PLUGIN_PATH" : "NDS_PLUGIN_PATH=" + plugin_path) +
+                  " XDG_CACHE_HOME=" + cache.string() + " " + cli() + " -v 2 --plugin-timeout " +
+                  plugin_timeout_s + " " + args);
   return {r, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
@@ -118,8 +123,7 @@ TEST_CASE("Each hostile plugin named with --plugin is an error with its id and e
   }
 }
 
-TEST_CASE(
-    "A verdict is kept: a hanging plugin is vetted again only under a longer time limit") {
+TEST_CASE("A verdict is kept: a hanging plugin is vetted again only under a longer time limit") {
   TempDir cache;
   Timed first = run_ndsearch(cache.path, hostile_dir("init_hang"), kEval);
   REQUIRE(first.r.exit_code == 0);

@@ -302,7 +302,8 @@ TEST_CASE("Two Planners alive at once with two device files each give what its o
   }
 }
 
-TEST_CASE("Two Planners alive at once, swap-optimizer on and off, price the optimizer as two processes") {
+TEST_CASE(
+    "Two Planners alive at once, swap-optimizer on and off, price the optimizer as two processes") {
   PluginSettings swapped_settings = shipped_settings();
   swapped_settings.options["swap-optimizer"] = "1";
   const Planner plain(shipped_settings());

@@ -89,7 +89,8 @@ TEST_CASE("search --ppb-rank writes the balancer's layer description of the K-th
   // (torchtitan's runtime is PyTorch's, the one fitted allocator).
   REQUIRE(std::string(ndsearch::fitted_allocators().at(0).runtime) == "pytorch");
   const double share = ndsearch::fitted_allocators()[0].fraction;
-  CHECK(layers[0]["memory_parameter"].get<double>() == Approx(128256.0 * 4096 / 4 * (4 + 2 * (1 + share)) / kMiB));
+  CHECK(layers[0]["memory_parameter"].get<double>() ==
+        Approx(128256.0 * 4096 / 4 * (4 + 2 * (1 + share)) / kMiB));
   // Under full recompute a layer keeps its input: mbs 2 x 8192 tokens x 4096
   // in bf16, split over tp 4 by sequence parallelism.
   CHECK(layers[1]["memory_recompute"].get<double>() == Approx(2.0 * 8192 * 4096 * 2 / 4 / kMiB));

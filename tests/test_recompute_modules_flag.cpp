@@ -17,10 +17,10 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kEval = "env -u NDS_PLUGIN_PATH " + test::cli() + " eval " +
-                          std::string(NDS_TEST_FIXTURES_SOURCE) +
-                          "/configs/hf/llama-3.1-8b.json -A nvidia-h100-sxm -d 8 -b 64 --seq-len 4096 "
-                          "--strategy dp=8,mbs=1,recompute=selective";
+const std::string kEval =
+    "env -u NDS_PLUGIN_PATH " + test::cli() + " eval " + std::string(NDS_TEST_FIXTURES_SOURCE) +
+    "/configs/hf/llama-3.1-8b.json -A nvidia-h100-sxm -d 8 -b 64 --seq-len 4096 "
+    "--strategy dp=8,mbs=1,recompute=selective";
 
 json eval_json(const std::string& flags) {
   const auto r = test::run_command(kEval + " " + flags + " --format json");
@@ -37,7 +37,9 @@ std::string assumption_with(const json& j, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("The recompute module list adds the dense MLP's forward to selective recompute, by either name") {
+TEST_CASE(
+    "The recompute module list adds the dense MLP's forward to selective recompute, by either "
+    "name") {
   const json plain = eval_json("");  // an HF config states no ops: the attention core
   const json mlp = eval_json("--recompute-modules core_attn,mlp");
   const json ours = eval_json("--recompute-modules core_attention,mlp");
@@ -51,18 +53,21 @@ TEST_CASE("The recompute module list adds the dense MLP's forward to selective r
   CHECK(mlp["hardware_flops_per_step"].get<double>() ==
         Approx(plain["hardware_flops_per_step"].get<double>() + tokens * 32 * 2 * mlp_params));
   CHECK(mlp["model_flops_per_step"] == plain["model_flops_per_step"]);
-  CHECK(mlp["time"]["parts"]["recompute"].get<double>() > plain["time"]["parts"]["recompute"].get<double>());
+  CHECK(mlp["time"]["parts"]["recompute"].get<double>() >
+        plain["time"]["parts"]["recompute"].get<double>());
   // Its intermediates are no longer kept.
   CHECK(mlp["memory"]["peak_bytes"].get<double>() < plain["memory"]["peak_bytes"].get<double>());
   CHECK(assumption_with(plain, "selective recompute") == "");  // nothing stated, the default
   CHECK(assumption_with(mlp, "selective recompute") ==
-        "selective recompute, as the recompute module list (`recompute_modules`) states its ops, drops and "
+        "selective recompute, as the recompute module list (`recompute_modules`) states its ops, "
+        "drops and "
         "runs again: the attention core, the dense MLP");
 }
 
 TEST_CASE("The model JSON names the ops selective recompute rebuilds") {
   const std::string model = "env -u NDS_PLUGIN_PATH " + test::cli() + " model " +
-                            std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json --format json";
+                            std::string(NDS_TEST_FIXTURES_SOURCE) +
+                            "/configs/hf/llama-3.1-8b.json --format json";
   const auto plain = test::run_command(model);
   REQUIRE(plain.exit_code == 0);
   // An HF config states none: the attention core (Korthikanti et al. 2022 §5).
@@ -84,7 +89,8 @@ TEST_CASE("A name the recompute module list does not know is E-USAGE naming it a
   const auto typo = test::run_command(kEval + " --recompute-modules core_atn,mlp");
   CHECK(typo.exit_code == 2);
   CHECK_THAT(typo.err, Catch::Contains("E-USAGE"));
-  CHECK_THAT(typo.err, Catch::Contains("\"core_atn\" is not a recompute module (did you mean 'core_attn'?)"));
+  CHECK_THAT(typo.err,
+             Catch::Contains("\"core_atn\" is not a recompute module (did you mean 'core_attn'?)"));
   // Megatron has mla_up_proj; we do not price it, so it is refused, not ignored.
   const auto unpriced = test::run_command(kEval + " --recompute-modules mla_up_proj");
   CHECK(unpriced.exit_code == 2);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_registry.cpp: loading plugins: every broken fixture is refused with its
 // stable error id and a message naming the file; search order and precedence.
-#include <catch2/catch.hpp>
 #include <ndsearch/nds_abi.h>  // NDS_ABI_MAJOR, NDS_ABI_MINOR, NDS_ABI_VERSION_STRING
+#include <catch2/catch.hpp>
 
 #include "core/plugin_host/registry.hpp"
 #include "core/support/user_error.hpp"
@@ -16,7 +16,9 @@ using ndsearch::UserError;
 using ndsearch::test::fixture;
 
 namespace {
-auto options() { return std::make_shared<const PluginOptions>(); }
+auto options() {
+  return std::make_shared<const PluginOptions>();
+}
 
 // The id and message of the UserError that loading `path` throws.
 std::pair<std::string, std::string> load_error(const std::filesystem::path& path) {
@@ -48,7 +50,8 @@ TEST_CASE("A library without nds_get_module is not an ndsearch plugin") {
 }
 
 TEST_CASE("A file that is not a shared library cannot be loaded") {
-  auto [id, message] = load_error(std::filesystem::path(NDS_TEST_FIXTURES) / "../../CMakeCache.txt");
+  auto [id, message] =
+      load_error(std::filesystem::path(NDS_TEST_FIXTURES) / "../../CMakeCache.txt");
   CHECK(id == "E-PLUGIN-LOAD");
   CHECK_THAT(message, Catch::Contains("CMakeCache.txt"));
 }
@@ -64,7 +67,8 @@ TEST_CASE("An exception thrown in an SDK plugin's init comes back as a status an
   auto [id, message] = load_error(fixture("throws"));
   CHECK(id == "E-PLUGIN-INIT");
   CHECK_THAT(message, Catch::Contains("NDS_INTERNAL"));
-  CHECK_THAT(message, Catch::Contains("plugin threw: device table /etc/vendor/npu.json is unreadable"));
+  CHECK_THAT(message,
+             Catch::Contains("plugin threw: device table /etc/vendor/npu.json is unreadable"));
 }
 
 TEST_CASE("An interface table too small for its required functions is refused") {
@@ -133,8 +137,8 @@ TEST_CASE("Two plugins with one id: the first in search order wins and the other
   CHECK(first.path.parent_path().filename() == "duplicate");
   bool duplicate_skipped = false;
   for (const auto& s : registry.skipped())
-    duplicate_skipped = duplicate_skipped ||
-                        (s.error_id == "W-PLUGIN-DUPLICATE" && s.path.filename() == "compat_current.so");
+    duplicate_skipped = duplicate_skipped || (s.error_id == "W-PLUGIN-DUPLICATE" &&
+                                              s.path.filename() == "compat_current.so");
   CHECK(duplicate_skipped);
 }
 

@@ -3,8 +3,8 @@
 // through the C ABI, give the numbers their code promises.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <unistd.h>  // close
+#include <fstream>
 #include <vector>
 
 #include <ndsearch/sdk/model_math.hpp>
@@ -99,9 +99,11 @@ struct RecordingBuilder {
   std::vector<std::string> where;
   nds_status* refusal = nullptr;
 };
-nds_status* record_int(nds_model_builder* b, const char* key, int64_t value, const nds_provenance* p) {
+nds_status* record_int(nds_model_builder* b, const char* key, int64_t value,
+                       const nds_provenance* p) {
   auto& r = *reinterpret_cast<RecordingBuilder*>(b);
-  if (std::string(key) == "bad") return r.refusal = make_status(NDS_INVALID_ARGUMENT, "bad is not a key");
+  if (std::string(key) == "bad")
+    return r.refusal = make_status(NDS_INVALID_ARGUMENT, "bad is not a key");
   r.values.emplace_back(key, value);
   r.where.push_back(std::string(p->field) + "@" + std::to_string(p->line));
   return nullptr;
@@ -125,7 +127,8 @@ TEST_CASE("An SDK parser returns the host's own status when a builder call refus
   CHECK(parser.probe("/tmp/config.json", &confidence) == nullptr);
   CHECK(confidence == 0.0);
 
-  std::string name = (std::filesystem::temp_directory_path() / "sdk-test-XXXXXX.fixture-model").string();
+  std::string name =
+      (std::filesystem::temp_directory_path() / "sdk-test-XXXXXX.fixture-model").string();
   const int fd = mkstemps(name.data(), static_cast<int>(std::string(".fixture-model").size()));
   REQUIRE(fd >= 0);
   close(fd);
@@ -141,7 +144,8 @@ TEST_CASE("An SDK parser returns the host's own status when a builder call refus
   REQUIRE(status != nullptr);
   CHECK(status.get() == recorder.refusal);  // the same status, passed onward
   CHECK(status->message == "bad is not a key");
-  CHECK(recorder.values == std::vector<std::pair<std::string, int64_t>>{{"layers", 4}, {"hidden_size", 1024}});
+  CHECK(recorder.values ==
+        std::vector<std::pair<std::string, int64_t>>{{"layers", 4}, {"hidden_size", 1024}});
   CHECK(recorder.where == std::vector<std::string>{"layers@1", "hidden_size@2"});
 }
 
@@ -179,7 +183,8 @@ TEST_CASE("An SDK CP model prices a ring and refuses what it must") {
   CHECK(comms[0].group_stride == 2);  // tp = 2: CP ranks are tp apart
   CHECK(items[0].extra_activation_bytes == 1572864.0);
   CHECK(items[1].code == NDS_INFEASIBLE);
-  CHECK(std::string(items[1].reason) == "sequence length must be divisible by 2·cp (zig-zag halves)");
+  CHECK(std::string(items[1].reason) ==
+        "sequence length must be divisible by 2·cp (zig-zag halves)");
   CHECK(items[1].comm_count == 0);
 }
 

@@ -3,8 +3,8 @@
 // by reason against a hand enumeration, the same bytes whatever -j, --only,
 // the batch-unreachable and nothing-fits paths, the JSON keys, and the Pareto
 // set on a hand-checked case.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -26,7 +26,9 @@ namespace {
 std::string hf(const std::string& name) {
   return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/" + name + ".json";
 }
-std::string example(const std::string& path) { return std::string(NDS_TEST_EXAMPLES) + "/" + path; }
+std::string example(const std::string& path) {
+  return std::string(NDS_TEST_EXAMPLES) + "/" + path;
+}
 
 struct Search {
   int exit_code;
@@ -34,8 +36,8 @@ struct Search {
   std::string out, err;
 };
 Search search(const std::string& config, const std::string& args, bool as_json = true) {
-  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " search " + config + (as_json ? " --format json " : " ") +
-                       args);
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " search " + config +
+                       (as_json ? " --format json " : " ") + args);
   INFO(r.out << r.err);
   return {r.exit_code, as_json && r.exit_code != 2 ? json::parse(r.out) : json(), r.out, r.err};
 }
@@ -49,7 +51,8 @@ TEST_CASE("search counts every candidate and each refusal as a hand enumeration 
   //         vpp 1 ok, vpp 2 needs mbn % pp == 0 -> vpp), pp=4 (dp 2, vpp 1 ok)
   //   tp=2: pp=1 (dp 4, mbn 1), pp=2 (dp 2, mbn 2: vpp 1 and 2 ok), pp=4 (dp 1)
   // = 8 tested, 1 global-batch, 1 vpp, 6 priced; the tiny model fits all.
-  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 4 --seq-len 1024 -l \"TP PP VPP\" -j 1 -t 100");
+  Search s = search(hf("tiny-4-layers"),
+                    "-A nvidia-h100-sxm -d 8 -b 4 --seq-len 1024 -l \"TP PP VPP\" -j 1 -t 100");
   REQUIRE(s.exit_code == 0);
   const json& c = s.j["counts"];
   CHECK(c["tested"] == 8);
@@ -68,7 +71,8 @@ TEST_CASE("search counts every candidate and each refusal as a hand enumeration 
                                {"pipeline_bound", 8}}));
   REQUIRE(s.j["ranking"].size() == 6);
   for (size_t i = 1; i < s.j["ranking"].size(); ++i)
-    CHECK(s.j["ranking"][i - 1]["time"]["step_s"].get<double>() <= s.j["ranking"][i]["time"]["step_s"].get<double>());
+    CHECK(s.j["ranking"][i - 1]["time"]["step_s"].get<double>() <=
+          s.j["ranking"][i]["time"]["step_s"].get<double>());
 }
 
 TEST_CASE(
@@ -161,7 +165,8 @@ TEST_CASE("search --balance-layers moves interleaved chunks' layers too, per vir
 }
 
 TEST_CASE("search writes the same JSON whatever -j") {
-  const std::string args = "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 50 --only recompute=none,full";
+  const std::string args =
+      "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -t 50 --only recompute=none,full";
   Search one = search(example("llama-3.1-70b/config.json"), args + " -j 1");
   Search two = search(example("llama-3.1-70b/config.json"), args + " -j 2");
   Search three = search(example("llama-3.1-70b/config.json"), args + " -j 3");
@@ -177,7 +182,8 @@ TEST_CASE("search writes the same JSON whatever -j") {
 
 TEST_CASE("search --only restricts a dimension to the listed values") {
   // tp in {1, 2}, pp fixed to 2: two candidates (dp 4 and 2).
-  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -l \"TP PP\" --only pp=2");
+  Search s = search(hf("tiny-4-layers"),
+                    "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -l \"TP PP\" --only pp=2");
   REQUIRE(s.exit_code == 0);
   CHECK(s.j["counts"]["tested"] == 2);
   for (const json& r : s.j["ranking"]) CHECK(r["strategy"]["pp"] == 2);
@@ -191,16 +197,20 @@ TEST_CASE("search --only restricts a dimension to the listed values") {
 
 TEST_CASE("A global batch no candidate can make stops before pricing") {
   // --only tp=1, pp=1,2 on 8 devices leaves dp 8 and 4; neither divides 3.
-  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 3 --seq-len 1024 -l \"TP PP\" --only tp=1 --only pp=1,2");
+  Search s =
+      search(hf("tiny-4-layers"),
+             "-A nvidia-h100-sxm -d 8 -b 3 --seq-len 1024 -l \"TP PP\" --only tp=1 --only pp=1,2");
   CHECK(s.exit_code == 2);
-  CHECK_THAT(s.err, Catch::Contains("E-SEARCH-BATCH") && Catch::Contains("4, 8") && Catch::Contains("global batch 3"));
+  CHECK_THAT(s.err, Catch::Contains("E-SEARCH-BATCH") && Catch::Contains("4, 8") &&
+                        Catch::Contains("global batch 3"));
 }
 
 TEST_CASE("Nothing fits: exit 3 with the closest misses") {
   // Llama-3.1-70B on 8 devices in 20 GiB: its bf16 weights are 131.4 GiB, 16.4
   // GiB a device at the most sharding (under the 18 GiB budget, so no
   // E-BUDGET), but TP x PP alone leaves gradients and Adam unsharded too.
-  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 8192 -M 20GB -l \"TP PP\"");
+  Search s = search(example("llama-3.1-70b/config.json"),
+                    "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 8192 -M 20GB -l \"TP PP\"");
   CHECK(s.exit_code == 3);
   CHECK(s.j["counts"]["fit"] == 0);
   CHECK(s.j["ranking"].empty());
@@ -215,7 +225,8 @@ TEST_CASE("Nothing fits: exit 3 with the closest misses") {
 TEST_CASE("The bounds an MoE search reports are the config's, and the table prints the same") {
   // Mixtral-8x7B's config.json: 8 KV heads, 32 layers, 8 routed experts
   // (num_local_experts). The machine allows pp up to its 8 devices per node.
-  Search s = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1");
+  Search s = search(hf("mixtral-8x7b"),
+                    "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1");
   REQUIRE(s.exit_code == 0);
   CHECK(s.j["bounds"] == json({{"kv_heads", 8},
                                {"layers", 32},
@@ -224,7 +235,9 @@ TEST_CASE("The bounds an MoE search reports are the config's, and the table prin
                                {"max_ep", 0},  // no fast-tuner setup bounds ep
                                {"max_vpp", 4},
                                {"pipeline_bound", 8}}));
-  Search table = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1", false);
+  Search table =
+      search(hf("mixtral-8x7b"),
+             "-A nvidia-h100-sxm -d 16 -b 32 --seq-len 1024 -l \"TP EP ZERO\" -t 1", false);
   CHECK_THAT(
       ndsearch::test::unwrapped(table.out),
       Catch::Contains("tp <= 8 KV heads; pp <= min(8 the machine allows, 32 layers, batch 32); "
@@ -234,12 +247,15 @@ TEST_CASE("The bounds an MoE search reports are the config's, and the table prin
 TEST_CASE("search JSON carries the documented keys") {
   Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 -t 2");
   REQUIRE(s.exit_code == 0);
-  for (const char* key : {"schema_version", "model", "device", "devices", "global_batch", "budget_bytes", "assumptions",
-                          "bounds", "counts", "elapsed_s", "candidates_per_s", "ranking", "pareto", "closest_misses"})
+  for (const char* key : {"schema_version", "model", "device", "devices", "global_batch",
+                          "budget_bytes", "assumptions", "bounds", "counts", "elapsed_s",
+                          "candidates_per_s", "ranking", "pareto", "closest_misses"})
     CHECK(s.j.contains(key));
-  for (const char* key : {"tested", "refused", "priced", "fit", "dropped"}) CHECK(s.j["counts"].contains(key));
+  for (const char* key : {"tested", "refused", "priced", "fit", "dropped"})
+    CHECK(s.j["counts"].contains(key));
   const json& r = s.j["ranking"][0];
-  for (const char* key : {"rank", "strategy", "memory", "time", "mfu", "mfu_causal", "hfu", "tokens_per_s"})
+  for (const char* key :
+       {"rank", "strategy", "memory", "time", "mfu", "mfu_causal", "hfu", "tokens_per_s"})
     CHECK(r.contains(key));
   CHECK(r["rank"] == 1);
   CHECK(r["time"]["parts"].size() == 11);  // kTimeParts, overhead the last
@@ -249,7 +265,8 @@ TEST_CASE("search JSON carries the documented keys") {
   // One stage per pipeline rank (DESIGN §8.8), the largest the peak.
   REQUIRE(r["memory"]["stages"].size() == static_cast<size_t>(r["strategy"]["pp"].get<int>()));
   int64_t largest = 0;
-  for (const json& stage : r["memory"]["stages"]) largest = std::max(largest, stage["peak_bytes"].get<int64_t>());
+  for (const json& stage : r["memory"]["stages"])
+    largest = std::max(largest, stage["peak_bytes"].get<int64_t>());
   CHECK(static_cast<double>(largest) == Approx(r["memory"]["peak_bytes"].get<double>()).margin(6));
   CHECK(s.j["ranking"].size() == 2);
 }
@@ -266,7 +283,7 @@ TEST_CASE("The Pareto set keeps what nothing beats on both time and memory") {
     c.peak_bytes = peak;
     return c;
   };
-  const std::vector<PricedCandidate> all = {make(0, 1, 10), make(1, 2, 5),   make(2, 2, 8),
+  const std::vector<PricedCandidate> all = {make(0, 1, 10), make(1, 2, 5),    make(2, 2, 8),
                                             make(3, 3, 5),  make(4, 0.5, 20), make(5, 2, 5)};
   const std::vector<PricedCandidate> front = ndsearch::pareto_front(all);
   REQUIRE(front.size() == 3);
@@ -276,14 +293,16 @@ TEST_CASE("The Pareto set keeps what nothing beats on both time and memory") {
 }
 
 TEST_CASE("The search's Pareto set is the front of its fitting candidates") {
-  Search s = search(example("llama-3.1-70b/config.json"), "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\"");
+  Search s = search(example("llama-3.1-70b/config.json"),
+                    "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\"");
   REQUIRE(s.exit_code == 0);
   const json& p = s.j["pareto"];
   REQUIRE(p.size() >= 2);
   CHECK(p[0]["time"]["step_s"] == s.j["ranking"][0]["time"]["step_s"]);  // the fastest is on it
   for (size_t i = 1; i < p.size(); ++i) {  // each slower one needs less memory
     CHECK(p[i]["time"]["step_s"].get<double>() >= p[i - 1]["time"]["step_s"].get<double>());
-    CHECK(p[i]["memory"]["peak_bytes"].get<double>() < p[i - 1]["memory"]["peak_bytes"].get<double>());
+    CHECK(p[i]["memory"]["peak_bytes"].get<double>() <
+          p[i - 1]["memory"]["peak_bytes"].get<double>());
   }
 }
 
@@ -292,7 +311,8 @@ TEST_CASE("Each closest miss says which single change makes it fit, priced as ev
   // recompute: nothing fits. The closest (pp 8, dp 1) fits with full
   // recompute; ZeRO-3 is no fix with dp·cp = 1.
   const std::string config = example("llama-3.1-70b/config.json");
-  Search s = search(config, "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -M 40GB -l \"TP PP\" --only tp=8");
+  Search s = search(
+      config, "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -M 40GB -l \"TP PP\" --only tp=8");
   REQUIRE(s.exit_code == 3);
   const json& closest = s.j["closest_misses"][0];
   CHECK(closest["strategy"]["pp"] == 8);
@@ -305,9 +325,11 @@ TEST_CASE("Each closest miss says which single change makes it fit, priced as ev
   REQUIRE(r.exit_code == 0);
   const json e = json::parse(r.out);
   CHECK(e["memory"]["fits"] == true);
-  CHECK(fix == fmt::format("recompute=full: {:.2f} GiB", e["memory"]["peak_bytes"].get<double>() / (1024.0 * 1024 * 1024)));
+  CHECK(fix == fmt::format("recompute=full: {:.2f} GiB",
+                           e["memory"]["peak_bytes"].get<double>() / (1024.0 * 1024 * 1024)));
   for (const json& m : s.j["closest_misses"])
-    for (const json& f : m["fits_with"]) CHECK_THAT(f.get<std::string>(), !Catch::StartsWith("zero=3") || !Catch::Contains("op=1)"));
+    for (const json& f : m["fits_with"])
+      CHECK_THAT(f.get<std::string>(), !Catch::StartsWith("zero=3") || !Catch::Contains("op=1)"));
   CHECK_THAT(s.err, Catch::Contains("fits with recompute=full"));
 }
 
@@ -333,8 +355,9 @@ size_t column(const std::vector<std::string>& header, const std::string& name) {
 TEST_CASE("search -o writes every fitting, dropped and (at -v 3) priced candidate as CSV") {
   const std::string dir = std::string(NDS_TEST_FIXTURES) + "/search-output";
   std::filesystem::remove_all(dir);
-  Search s = search(example("llama-3.1-70b/config.json"),
-                    "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" -t 3 -v 3 -o " + dir);
+  Search s = search(
+      example("llama-3.1-70b/config.json"),
+      "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" -t 3 -v 3 -o " + dir);
   REQUIRE(s.exit_code == 0);
   const json& c = s.j["counts"];
   REQUIRE(c["dropped"].get<int>() > 0);
@@ -348,16 +371,19 @@ TEST_CASE("search -o writes every fitting, dropped and (at -v 3) priced candidat
   CHECK(s.j["ranking"].size() == 3);  // the screen keeps -t
   // The first row is the JSON's winner; the step times rise; the terms sum to the peak.
   const auto& h = ranking[0];
-  CHECK(std::stod(ranking[1][column(h, "step_s")]) == Approx(s.j["ranking"][0]["time"]["step_s"].get<double>()));
+  CHECK(std::stod(ranking[1][column(h, "step_s")]) ==
+        Approx(s.j["ranking"][0]["time"]["step_s"].get<double>()));
   const size_t rows = std::min<size_t>(ranking.size(), 300);  // enough to see the order and sums
   for (size_t i = 2; i < rows; ++i)
-    CHECK(std::stod(ranking[i][column(h, "step_s")]) >= std::stod(ranking[i - 1][column(h, "step_s")]));
+    CHECK(std::stod(ranking[i][column(h, "step_s")]) >=
+          std::stod(ranking[i - 1][column(h, "step_s")]));
   for (size_t i = 1; i < rows; ++i) {
     double sum = 0;
     for (const char* term : {"params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes",
                              "comm_buffers_bytes", "other_bytes"})
       sum += std::stod(ranking[i][column(h, term)]);
-    CHECK(sum == Approx(std::stod(ranking[i][column(h, "peak_bytes")])).margin(6));  // six roundings
+    CHECK(sum ==
+          Approx(std::stod(ranking[i][column(h, "peak_bytes")])).margin(6));  // six roundings
   }
   const double budget = s.j["budget_bytes"].get<double>();
   for (size_t i = 1; i < std::min<size_t>(dropped.size(), 300); ++i)
@@ -365,14 +391,18 @@ TEST_CASE("search -o writes every fitting, dropped and (at -v 3) priced candidat
 }
 
 TEST_CASE("search names the output it cannot write") {
-  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --ranking-csv /nonexistent/dir/r.csv");
+  Search s =
+      search(hf("tiny-4-layers"),
+             "-A nvidia-h100-sxm -d 8 -b 8 --seq-len 1024 --ranking-csv /nonexistent/dir/r.csv");
   CHECK(s.exit_code == 2);
   CHECK_THAT(s.err, Catch::Contains("E-OUTPUT") && Catch::Contains("/nonexistent/dir/r.csv"));
 }
 
-TEST_CASE("explain shows every check, and with -l the strategy's rank and why the faster ones win") {
+TEST_CASE(
+    "explain shows every check, and with -l the strategy's rank and why the faster ones win") {
   const std::string config = example("llama-3.1-70b/config.json");
-  const std::string common = " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" --format json";
+  const std::string common =
+      " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" --format json";
   auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + config + common +
                        " --strategy tp=8,pp=4,dp=2,mbs=1,recompute=full");
   INFO(r.out << r.err);
@@ -384,7 +414,8 @@ TEST_CASE("explain shows every check, and with -l the strategy's rank and why th
   CHECK(e["checks"][0]["id"] == "degrees");
   for (const json& c : e["checks"]) CHECK(c["passed"] == true);
   // Its rank is its place in the search's ranking with the same flags.
-  Search s = search(config, "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" -t 100");
+  Search s =
+      search(config, "-A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 -l \"TP PP RECOMPUTE\" -t 100");
   REQUIRE(s.exit_code == 0);
   size_t place = 0;
   for (const json& row : s.j["ranking"])
@@ -405,12 +436,15 @@ TEST_CASE("explain shows every check, and with -l the strategy's rank and why th
       best = part;
     }
   CHECK_THAT(winner["reason"].get<std::string>(), Catch::StartsWith(best + " "));
-  CHECK(winner["step_s"].get<double>() == Approx(s.j["ranking"][0]["time"]["step_s"].get<double>()));
+  CHECK(winner["step_s"].get<double>() ==
+        Approx(s.j["ranking"][0]["time"]["step_s"].get<double>()));
 }
 
 TEST_CASE("explain of a refused strategy names the failing check and exits 2") {
-  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " + example("llama-3.1-70b/config.json") +
-                       " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 --format json --strategy tp=8,pp=4,dp=2,vpp=2,schedule=1f1b");
+  auto r = run_command("env -u NDS_PLUGIN_PATH " + cli() + " explain " +
+                       example("llama-3.1-70b/config.json") +
+                       " -A nvidia-h100-sxm -d 64 -b 64 --seq-len 8192 --format json --strategy "
+                       "tp=8,pp=4,dp=2,vpp=2,schedule=1f1b");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 2);
   const json e = json::parse(r.out);
@@ -426,7 +460,8 @@ TEST_CASE("search refuses ZeRO-3 where the trainer cannot shard parameters") {
   // and Megatron has no ZeRO-2 (its distributed optimizer is zero 1).
   // -l ZERO alone: zero 0, 1, 2, 3 on the config's stated strategy (16 devices);
   // the zero=2 and zero=3 candidates are refused by the "zero" check.
-  Search s = search(std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/small_gpt.sh", "-A nvidia-h100-sxm -l ZERO");
+  Search s = search(std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/megatron/small_gpt.sh",
+                    "-A nvidia-h100-sxm -l ZERO");
   REQUIRE(s.exit_code == 0);
   CHECK(s.j["devices"] == 16);  // -d defaults to the stated dp·tp·pp·cp
   CHECK(s.j["counts"]["tested"] == 4);
@@ -447,7 +482,8 @@ TEST_CASE("search rejects values it cannot use, without crashing") {
   CHECK(huge.exit_code == 2);
   CHECK_THAT(huge.err, Catch::Contains("E-DEVICE-COUNT") && Catch::Contains("16777216"));
   // Mixtral's 8 experts: ep must divide them; --only ep=3 leaves nothing to test.
-  Search empty = search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 16 --seq-len 4096 --only ep=3");
+  Search empty =
+      search(hf("mixtral-8x7b"), "-A nvidia-h100-sxm -d 16 -b 16 --seq-len 4096 --only ep=3");
   CHECK(empty.exit_code == 2);
   CHECK_THAT(empty.err, Catch::Contains("E-SEARCH-EMPTY"));
 }
@@ -455,7 +491,8 @@ TEST_CASE("search rejects values it cannot use, without crashing") {
 TEST_CASE("The batch check before pricing respects a fixed micro-batch size") {
   // 8 devices leave dp 8, 4, 2 or 1 (tp <= 2 KV heads, pp <= 4 layers); with mbs
   // fixed to 3, dp·3 would have to divide 16, and 3 does not.
-  Search s = search(hf("tiny-4-layers"), "-A nvidia-h100-sxm -d 8 -b 16 --seq-len 1024 -l \"TP PP\" --only mbs=3");
+  Search s = search(hf("tiny-4-layers"),
+                    "-A nvidia-h100-sxm -d 8 -b 16 --seq-len 1024 -l \"TP PP\" --only mbs=3");
   CHECK(s.exit_code == 2);
   CHECK_THAT(s.err, Catch::Contains("E-SEARCH-BATCH") && Catch::Contains("(3)"));
 }

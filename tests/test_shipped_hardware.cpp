@@ -147,11 +147,11 @@ TEST_CASE("GEMM best fractions are the measured maximum achievable matmul FLOPS"
   // stas00/ml-engineering MAMF table (reference/microbenchmarks.md §1a).
   auto devices = shipped_devices();
   const Device& h100 = devices.at("nvidia-h100-sxm");
-  check_best_fraction(h100, "bf16", 0.80);   // 794.5 / 989.4 = 0.803
-  check_best_fraction(h100, "tf32", 0.80);   // no row of its own: bf16's
-  check_best_fraction(h100, "fp8", 0.709);   // 1402.6 / 1978.9
-  check_best_fraction(devices.at("nvidia-h200"), "bf16", 0.80);   // "H200 is the same"
-  check_best_fraction(devices.at("nvidia-h200"), "fp8", 0.734);   // 1453.4 / 1978.9
+  check_best_fraction(h100, "bf16", 0.80);                            // 794.5 / 989.4 = 0.803
+  check_best_fraction(h100, "tf32", 0.80);                            // no row of its own: bf16's
+  check_best_fraction(h100, "fp8", 0.709);                            // 1402.6 / 1978.9
+  check_best_fraction(devices.at("nvidia-h200"), "bf16", 0.80);       // "H200 is the same"
+  check_best_fraction(devices.at("nvidia-h200"), "fp8", 0.734);       // 1453.4 / 1978.9
   check_best_fraction(devices.at("nvidia-a100-80g"), "bf16", 0.869);  // 271.2 / 312
   check_best_fraction(devices.at("nvidia-a100-80g"), "fp16", 0.869);
   check_best_fraction(devices.at("nvidia-b200"), "bf16", 0.776);  // 1745 / 2250
@@ -244,7 +244,8 @@ TEST_CASE("Level bus efficiencies and NVLS speedups are nccl-tests bus bandwidth
     const TopologyLevel& nvlink = devices.at(id).levels.at(0);
     CHECK(nvlink.bus_efficiency == Approx(365.6 / 450).epsilon(5e-3));        // 0.81
     CHECK(nvlink.all_reduce_speedup == Approx(473.1 / 365.6).epsilon(5e-3));  // 1.29
-    CHECK(devices.at(id).levels.at(1).bus_efficiency == 0.92);  // 46 of 50 GB/s per NDR NIC (nccl-tests #290)
+    CHECK(devices.at(id).levels.at(1).bus_efficiency ==
+          0.92);  // 46 of 50 GB/s per NDR NIC (nccl-tests #290)
     CHECK(devices.at(id).levels.at(1).all_reduce_speedup == 0);
   }
   // A100 NVLink 3: 231.58 of 300 GB/s at 8 GB (Azure, §3a), no NVLS; HDR
@@ -287,7 +288,8 @@ TEST_CASE("Half-bandwidth message sizes reproduce the all-reduce tables by size"
     INFO(id);
     const double s0 = devices.at(id).levels.at(0).half_bandwidth_bytes;
     CHECK(s0 == 12.0e6);
-    for (size_t i = 0; i < 5; ++i) CHECK(busbw(sizes[i], s0, 480e9) == Approx(h100_table[i]).epsilon(0.12));
+    for (size_t i = 0; i < 5; ++i)
+      CHECK(busbw(sizes[i], s0, 480e9) == Approx(h100_table[i]).epsilon(0.12));
   }
   // A100 (Ring/Tree), plateau 231.6 GB/s: S0 = 16 MB.
   const double a100_table[] = {109.22e9, 166.63e9, 213.87e9, 228.10e9, 231.58e9};

@@ -37,7 +37,8 @@ std::vector<std::string> test_names(const std::string& source) {
 
 TEST_CASE("No test name holds a character that CTest's discovery splits or drops") {
   size_t seen = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(NDS_TEST_SOURCE_DIR) / "tests")) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(NDS_TEST_SOURCE_DIR) / "tests")) {
     if (entry.path().extension() != ".cpp") continue;
     std::ifstream in(entry.path());
     std::stringstream text;

@@ -31,7 +31,9 @@ using Value = ModelBuilder::Value;
 
 namespace {
 
-const Device& h100() { return test::shipped_device("nvidia-h100-sxm"); }
+const Device& h100() {
+  return test::shipped_device("nvidia-h100-sxm");
+}
 
 using test::Fields;
 struct Block {
@@ -83,8 +85,12 @@ Fields with(Fields a, const Fields& b) {
 
 // 16 layers of that GPT (no overlap stated: a well-tuned Megatron-Core run),
 // and the same with every overlap off.
-Model gpt() { return build({{"decoder", 16, gpt_layer()}}, kGptVocabulary); }
-Model gpt_without_overlap() { return build({{"decoder", 16, gpt_layer()}}, with(kGptVocabulary, kNoOverlap)); }
+Model gpt() {
+  return build({{"decoder", 16, gpt_layer()}}, kGptVocabulary);
+}
+Model gpt_without_overlap() {
+  return build({{"decoder", 16, gpt_layer()}}, with(kGptVocabulary, kNoOverlap));
+}
 
 TimeEstimate estimate(const Model& m, const char* text) {
   const nds_strategy s = resolve_strategy(parse_strategy(text), m, 16, 64);
@@ -103,7 +109,8 @@ double slot(const TimeEstimate& e, double mbn) {
 
 TEST_CASE("The parts of a step sum to the step time") {
   const Model m = gpt();
-  for (const char* s : {"dp=4,tp=2,pp=2,mbs=1", "dp=2,tp=2,pp=4,mbs=2,recompute=full", "dp=16,zero=3"}) {
+  for (const char* s :
+       {"dp=4,tp=2,pp=2,mbs=1", "dp=2,tp=2,pp=4,mbs=2,recompute=full", "dp=16,zero=3"}) {
     INFO(s);
     const TimeEstimate e = estimate(m, s);
     CHECK(e.parts.step() == Approx(e.step_s));
@@ -119,7 +126,8 @@ TEST_CASE("1F1B and GPipe idle p - 1 micro-batch slots and interleaving divides 
   // the others' (p - 1) slots (the schedule's run, pipeline_schedule.hpp).
   const Model m = build({{"decoder", 16, gpt_layer()}},
                         {{"vocab_size", int64_t{8}}, {"tied_embeddings", int64_t{1}}});
-  const TimeEstimate one = estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=1f1b");  // mbn = 64/(2·1) = 32
+  const TimeEstimate one =
+      estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=1f1b");  // mbn = 64/(2·1) = 32
   CHECK(one.parts.bubble == Approx(3 * slot(one, 32)).epsilon(5e-3));
   const TimeEstimate gpipe = estimate(m, "dp=2,tp=2,pp=4,mbs=1,schedule=gpipe");
   CHECK(gpipe.parts.bubble == Approx(3 * slot(gpipe, 32)).epsilon(5e-3));
@@ -139,12 +147,15 @@ TEST_CASE("ZB-V fills the bubble but for F + B - 2W, communication in F and B") 
   auto expected = [](const TimeEstimate& e, double mbn) {
     const TimeParts& t = e.parts;
     // (pipeline sends ride on F and B too; the H100 fit has no per-layer cost)
-    return 3 * std::max(0.0, t.forward + t.recompute + t.tp + t.cp + t.ep + t.pp + t.backward - 3 * e.weight_gradients_s) /
+    return 3 *
+           std::max(0.0, t.forward + t.recompute + t.tp + t.cp + t.ep + t.pp + t.backward -
+                             3 * e.weight_gradients_s) /
            mbn;
   };
   const TimeEstimate pure = estimate(m, "dp=4,tp=1,pp=4,vpp=2,mbs=1,schedule=zb-v");  // mbn 16
   REQUIRE(pure.weight_gradients_s > 0);
-  CHECK(pure.weight_gradients_s < pure.parts.backward / 2);  // attention's backward and the norms' are B's
+  CHECK(pure.weight_gradients_s <
+        pure.parts.backward / 2);  // attention's backward and the norms' are B's
   CHECK(pure.parts.bubble == Approx(expected(pure, 16)));
   // Against interleaving on ranks alike (the paper's setting; a vocabulary of 8).
   const Model alike =
@@ -155,7 +166,8 @@ TEST_CASE("ZB-V fills the bubble but for F + B - 2W, communication in F and B") 
   const TimeEstimate zbv = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v");  // mbn 32
   REQUIRE(zbv.parts.tp > 0);
   CHECK(zbv.parts.bubble == Approx(expected(zbv, 32)));
-  const TimeEstimate recomputed = estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v,recompute=full");
+  const TimeEstimate recomputed =
+      estimate(m, "dp=2,tp=2,pp=4,vpp=2,mbs=1,schedule=zb-v,recompute=full");
   CHECK(recomputed.parts.bubble == Approx(expected(recomputed, 32)));
   CHECK(recomputed.parts.bubble > zbv.parts.bubble);  // the recompute precedes B
 }
@@ -207,8 +219,10 @@ TEST_CASE("A ring that crosses nodes goes at the slowest hop's pace") {
   const double across = collective_seconds(d, Collective::send_recv, 8, 2, bytes);
   // Each at its size's reach: the bus efficiency x S / (S + the level's
   // half-bandwidth size).
-  const double reach0 = d.levels[0].bus_efficiency * bytes / (bytes + d.levels[0].half_bandwidth_bytes);
-  const double reach1 = d.levels[1].bus_efficiency * bytes / (bytes + d.levels[1].half_bandwidth_bytes);
+  const double reach0 =
+      d.levels[0].bus_efficiency * bytes / (bytes + d.levels[0].half_bandwidth_bytes);
+  const double reach1 =
+      d.levels[1].bus_efficiency * bytes / (bytes + d.levels[1].half_bandwidth_bytes);
   CHECK(inside == Approx(d.levels[0].latency_s + bytes / (reach0 * 450e9)));
   CHECK(across == Approx(d.levels[1].latency_s + bytes / (reach1 * 50e9)));
   // A pipeline neighbour (n = 2) at stride 8 is in the next node too.
@@ -220,7 +234,8 @@ namespace {
 // 8 layers of an 8-expert top-2 MoE (Mixtral's shape at 1/4 width: 1024
 // hidden, experts 3584 wide, SwiGLU), seq 2048, global batch 64.
 Model moe(const Fields& extra = {}) {
-  return build({{"decoder", 8,
+  return build({{"decoder",
+                 8,
                  {{"hidden_size", int64_t{1024}},
                   {"heads", int64_t{8}},
                   {"ffn", std::string("swiglu")},
@@ -260,7 +275,8 @@ TEST_CASE("MTP modules are priced: a layer, its projection and the output head a
   // per step grow by tokens x (6 x (the layer's parameters + the 2h x h
   // projection) + 6 h V for the head + 12 s h_attn for attention).
   const Model plain = gpt();
-  const Model with_mtp = build({{"decoder", 16, gpt_layer()}, {"mtp", 1, gpt_layer()}}, kGptVocabulary);
+  const Model with_mtp =
+      build({{"decoder", 16, gpt_layer()}, {"mtp", 1, gpt_layer()}}, kGptVocabulary);
   const char* strategy = "dp=4,tp=2,pp=2,mbs=1";
   const TimeEstimate a = estimate(plain, strategy), b = estimate(with_mtp, strategy);
   const double h = 2048, V = 50000, s = 2048, tokens = 64 * s;
@@ -277,10 +293,10 @@ TEST_CASE("ZeRO-3 gathers the parameters before every micro-batch's forward and 
   // parameters and gradients, so it gathers 2·mbn times and reduce-scatters
   // each micro-batch's gradients (Rajbhandari et al. 2020 §5.3):
   // dp(zero 1) = R + G, dp(zero 3, mbn) = mbn·(R + 2G).
-  const Model m = gpt_without_overlap();  // every collective exposed
-  const double z1 = estimate(m, "dp=8,tp=2,mbs=2,zero=1").parts.dp;     // mbn 4
-  const double z3_4 = estimate(m, "dp=8,tp=2,mbs=2,zero=3").parts.dp;   // mbn 4
-  const double z3_8 = estimate(m, "dp=8,tp=2,mbs=1,zero=3").parts.dp;   // mbn 8
+  const Model m = gpt_without_overlap();                               // every collective exposed
+  const double z1 = estimate(m, "dp=8,tp=2,mbs=2,zero=1").parts.dp;    // mbn 4
+  const double z3_4 = estimate(m, "dp=8,tp=2,mbs=2,zero=3").parts.dp;  // mbn 4
+  const double z3_8 = estimate(m, "dp=8,tp=2,mbs=1,zero=3").parts.dp;  // mbn 8
   CHECK(z3_8 == Approx(2 * z3_4));
   CHECK(z3_4 > 4 * z1);  // 4·(R + 2G) > 4·(R + G)
   // ZeRO-2 reduce-scatters each micro-batch's gradients too, and gathers once.
@@ -301,7 +317,8 @@ TEST_CASE("Model FLOPs follow DESIGN 8.7 and HFU adds the recomputed forward") {
   CHECK(plain.model_flops_per_step == Approx(expected));
   CHECK(plain.hardware_flops_per_step == Approx(expected));
   const TimeEstimate full = estimate(m, "dp=16,mbs=1,recompute=full");
-  CHECK(full.hardware_flops_per_step == Approx(expected + tokens * (2 * 16 * layer + 4 * 16 * 2048.0 * 2048)));
+  CHECK(full.hardware_flops_per_step ==
+        Approx(expected + tokens * (2 * 16 * layer + 4 * 16 * 2048.0 * 2048)));
   // MFU: model FLOPs over the step time x devices x the bf16 dense peak.
   CHECK(plain.mfu == Approx(expected / (plain.step_s * 16 * 989.4e12)));
   CHECK(plain.tokens_per_s == Approx(tokens / plain.step_s));
@@ -363,8 +380,8 @@ TEST_CASE("eval reports the time breakdown MFU HFU and tokens per second") {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json& t = j["time"];
   double sum = 0;
-  for (const char* part :
-       {"forward", "backward", "recompute", "optimizer", "tp", "cp", "ep", "dp", "pp", "bubble", "overhead"})
+  for (const char* part : {"forward", "backward", "recompute", "optimizer", "tp", "cp", "ep", "dp",
+                           "pp", "bubble", "overhead"})
     sum += t["parts"][part].get<double>();
   CHECK(sum == Approx(t["step_s"].get<double>()));
   CHECK(j["mfu"].get<double>() > 0.2);
@@ -374,13 +391,15 @@ TEST_CASE("eval reports the time breakdown MFU HFU and tokens per second") {
 }
 
 TEST_CASE("eval states its assumptions, and --overlap replaces the assumed well-tuned run") {
-  const std::string base = "env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " + NDS_TEST_FIXTURES_SOURCE +
-                           "/configs/hf/llama-3.1-70b.json -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64 "
-                           "--strategy tp=8,pp=4,vpp=2,mbs=1 --format json";
+  const std::string base =
+      "env -u NDS_PLUGIN_PATH " + ndsearch::test::cli() + " eval " + NDS_TEST_FIXTURES_SOURCE +
+      "/configs/hf/llama-3.1-70b.json -A nvidia-h100-sxm -d 64 --seq-len 8192 -b 64 "
+      "--strategy tp=8,pp=4,vpp=2,mbs=1 --format json";
   auto assumed = ndsearch::test::run_command(base);
   REQUIRE(assumed.exit_code == 0);
   const nlohmann::json a = nlohmann::json::parse(assumed.out);
-  CHECK_THAT(a["assumptions"][0].get<std::string>(), Catch::Contains("assumed a well-tuned Megatron-Core run"));
+  CHECK_THAT(a["assumptions"][0].get<std::string>(),
+             Catch::Contains("assumed a well-tuned Megatron-Core run"));
   CHECK(a["time"]["hidden"]["tp"].get<double>() > 0);
   auto none = ndsearch::test::run_command(base + " --overlap none");
   REQUIRE(none.exit_code == 0);
@@ -388,7 +407,8 @@ TEST_CASE("eval states its assumptions, and --overlap replaces the assumed well-
   CHECK_THAT(n["assumptions"][0].get<std::string>(), Catch::Contains("on: none"));
   CHECK_THAT(n["assumptions"][0].get<std::string>(),
              Catch::Contains("(as the overlap switches (`overlap`) state)"));
-  for (const char* part : {"tp", "cp", "ep", "dp", "pp"}) CHECK(n["time"]["hidden"][part].get<double>() == 0);
+  for (const char* part : {"tp", "cp", "ep", "dp", "pp"})
+    CHECK(n["time"]["hidden"][part].get<double>() == 0);
   // Nothing hidden and nothing async: each collective's whole time is
   // exposed, so the step is longer. Per layer and pass a TP pair (all-gather
   // + reduce-scatter) of C: the well-tuned run's backward also gathers each
@@ -413,7 +433,9 @@ TEST_CASE("Swapped optimizer states: copies in, update and copies out pipelined 
   CHECK(swapped_update_s(2e9, 3, OptimizerSwap{1e9, 1}) == Approx(2 + 3 + 2));
 }
 
-TEST_CASE("Swapped optimizer states over a device with no host link is an error naming the device and the fix") {
+TEST_CASE(
+    "Swapped optimizer states over a device with no host link is an error naming the device and "
+    "the fix") {
   Device linkless = h100();
   linkless.id = "linkless-test-device";
   linkless.host_link_bytes_per_s = 0;

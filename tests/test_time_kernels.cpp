@@ -500,11 +500,11 @@ TEST_CASE("Layer prices reused across candidates give the estimates priced afres
   const TimeModel time(m, h100(), &ring);
   TimeModel::LayerReuse reuse;
   const std::vector<const char*> strategies = {
-      "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=0,mbs=1,recompute=none",
-      "tp=2,pp=4,cp=2,sp=1,mbs=1,recompute=full",   "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=selective",
-      "tp=2,pp=2,cp=4,sp=1,mbs=1,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,vpp=2,zero=3",
-      "tp=1,pp=1,cp=1,mbs=1,recompute=full",        "tp=1,pp=1,cp=8,mbs=1,recompute=selective",
-      "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=none",   "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=selective"};
+      "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=none", "tp=2,pp=2,cp=2,sp=0,mbs=1,recompute=none",
+      "tp=2,pp=4,cp=2,sp=1,mbs=1,recompute=full", "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=selective",
+      "tp=2,pp=2,cp=4,sp=1,mbs=1,recompute=none", "tp=2,pp=2,cp=2,sp=1,mbs=1,vpp=2,zero=3",
+      "tp=1,pp=1,cp=1,mbs=1,recompute=full",      "tp=1,pp=1,cp=8,mbs=1,recompute=selective",
+      "tp=4,pp=2,cp=1,sp=1,mbs=2,recompute=none", "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=selective"};
   check_reuse(time, reuse, m, strategies);
 
   // An MoE model through the same reuse (another TimeModel: its prices are
@@ -518,13 +518,14 @@ TEST_CASE("Layer prices reused across candidates give the estimates priced afres
     b->ffn_hidden_size = 0;
   }
   const TimeModel moe_time(moe, h100(), nullptr);
-  check_reuse(moe_time, reuse, moe,
-              {"tp=2,pp=2,ep=4,etp=1,mbs=1", "tp=2,pp=2,ep=4,etp=2,mbs=1", "tp=2,pp=2,ep=8,etp=1,mbs=1",
-               "tp=2,pp=2,ep=4,etp=1,mbs=4", "tp=2,pp=2,ep=4,etp=1,mbs=2,recompute=full",
-               "tp=2,pp=2,ep=2,etp=1,mbs=1,recompute=selective",
-               // One micro-batch, then two, of one shape: the all-to-all
-               // hides behind another micro-batch only in the second.
-               "tp=1,pp=1,ep=4,mbs=1", "tp=1,pp=2,ep=4,mbs=1"});
+  check_reuse(
+      moe_time, reuse, moe,
+      {"tp=2,pp=2,ep=4,etp=1,mbs=1", "tp=2,pp=2,ep=4,etp=2,mbs=1", "tp=2,pp=2,ep=8,etp=1,mbs=1",
+       "tp=2,pp=2,ep=4,etp=1,mbs=4", "tp=2,pp=2,ep=4,etp=1,mbs=2,recompute=full",
+       "tp=2,pp=2,ep=2,etp=1,mbs=1,recompute=selective",
+       // One micro-batch, then two, of one shape: the all-to-all
+       // hides behind another micro-batch only in the second.
+       "tp=1,pp=1,ep=4,mbs=1", "tp=1,pp=2,ep=4,mbs=1"});
   // And the first model again: its prices were dropped for the second's.
   check_reuse(time, reuse, m, strategies);
 }

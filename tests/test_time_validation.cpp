@@ -43,8 +43,8 @@ const ValidationReport& fresh_report() {
 struct KnownGap {
   const char* source;
   const char* row;
-  bool error;   // misses its source's band (or +-15 % with its source left out)
-  bool search;  // the search ranks the published strategy beyond 1.10x of its best
+  bool error;                  // misses its source's band (or +-15 % with its source left out)
+  bool search;                 // the search ranks the published strategy beyond 1.10x of its best
   double search_bound = 1.30;  // how far beyond, at most
   double error_bound = 0.20;   // |error| at most, where `error`
 };
@@ -275,9 +275,11 @@ TEST_CASE("docs/validation.md holds the tables a fresh run prints") {
 }
 
 TEST_CASE("A validation CSV that does not read is an error naming the file, line and column") {
-  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "nds_validation_bad_csv";
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / "nds_validation_bad_csv";
   std::filesystem::create_directories(folder);
-  const std::string header = "name,config,device,devices,global_batch,seq_len,strategy,metric,published,search_only\n";
+  const std::string header =
+      "name,config,device,devices,global_batch,seq_len,strategy,metric,published,search_only\n";
   auto rows_of = [&](const std::string& text) {
     std::ofstream(folder / "runs.csv") << header << text;
     return read_validation_rows(folder);
@@ -297,11 +299,13 @@ TEST_CASE("A validation CSV that does not read is an error naming the file, line
   const std::string metric = message("r,c.sh,nvidia-h100-sxm,8,64,4096,\"tp=1\",speed,0.4,\n");
   CHECK_THAT(metric, Catch::Contains("metric 'speed' is not one of mfu"));
   CHECK_THAT(message("r,c.sh,nvidia-h100-sxm,8\n"), Catch::Contains("4 columns instead of 10"));
-  const std::vector<ValidationRow> good = rows_of("r,c.sh,nvidia-h100-sxm,8,64,4096,\"tp=1,pp=1\",mfu,0.4,\n");
+  const std::vector<ValidationRow> good =
+      rows_of("r,c.sh,nvidia-h100-sxm,8,64,4096,\"tp=1,pp=1\",mfu,0.4,\n");
   REQUIRE(good.size() == 1);
   CHECK(good[0].strategy == "tp=1,pp=1");
   CHECK(good[0].devices == 8);
-  CHECK_THAT(message("r,c.sh,d,8,64,4096,x,mfu,0,\n"), Catch::Contains("column published: '0' is not a positive number"));
+  CHECK_THAT(message("r,c.sh,d,8,64,4096,x,mfu,0,\n"),
+             Catch::Contains("column published: '0' is not a positive number"));
   // A folder without a CSV, and no folder at all.
   std::filesystem::remove(folder / "runs.csv");
   try {
@@ -311,5 +315,6 @@ TEST_CASE("A validation CSV that does not read is an error naming the file, line
     CHECK_THAT(e.what(), Catch::Contains("no .csv file"));
   }
   std::filesystem::remove_all(folder);
-  CHECK_THROWS_WITH(read_validation_rows(folder), Catch::Contains("not a folder of validation CSVs"));
+  CHECK_THROWS_WITH(read_validation_rows(folder),
+                    Catch::Contains("not a folder of validation CSVs"));
 }

@@ -94,8 +94,9 @@ Model tiny_vl(int64_t image_tokens) {
   options.overrides.seq_len = 64;
   options.overrides.global_batch = 2;
   options.overrides.image_tokens = image_tokens;
-  Model m = parse_config(test::shipped_plugins(),
-                         std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-vl.json", options);
+  Model m =
+      parse_config(test::shipped_plugins(),
+                   std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/tiny-vl.json", options);
   m.training.grads_dtype = NDS_DTYPE_FP32;
   return m;
 }

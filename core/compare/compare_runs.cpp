@@ -32,8 +32,10 @@ void price_run(const PluginRegistry& registry, const DeviceCatalog& catalog,
   // (and marked), and the miss is the memory model's to explain.
   run.fits = e.fits;
   run.predicted_peak_bytes = static_cast<double>(e.peak_bytes);
-  if (run.measured.peak_bytes) run.peak_error = signed_error(*run.measured.peak_bytes, *run.predicted_peak_bytes);
-  if (!e.fits) run.memory_miss = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
+  if (run.measured.peak_bytes)
+    run.peak_error = signed_error(*run.measured.peak_bytes, *run.predicted_peak_bytes);
+  if (!e.fits)
+    run.memory_miss = does_not_fit(static_cast<double>(e.peak_bytes), e.budget.budget_bytes);
   if (e.time) {
     run.predicted_s = e.time->step_s;
     run.predicted_parts_s = predicted_parts(e.time->parts, format);

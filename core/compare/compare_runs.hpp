@@ -70,7 +70,7 @@ struct ComparedRuns {
   std::vector<ComparedRun> runs;            // in file order
   std::vector<MeasuredDiagnostic> skipped;  // the reader's
   CompareMetrics metrics;                   // over the runs priced (fitting or not)
-  ErrorSummary peaks;                       // peak errors, over the priced runs with a measured peak
+  ErrorSummary peaks;  // peak errors, over the priced runs with a measured peak
   size_t priced() const { return metrics.runs.size(); }
 };
 

@@ -44,7 +44,7 @@ enum class Role {
   devices,     // per-row overrides
   global_batch,
   seq_len,
-  peak,        // the measured peak memory: `peak_gib` (GiB) or `peak_bytes`
+  peak,  // the measured peak memory: `peak_gib` (GiB) or `peak_bytes`
 };
 
 struct Column {
@@ -306,8 +306,8 @@ class RowReader {
           case Role::global_batch: run.global_batch = whole_number(cell, 1, INT32_MAX); break;
           case Role::seq_len: run.seq_len = whole_number(cell, 1, INT32_MAX); break;
           case Role::peak:
-            run.peak_bytes =
-                peak_bytes(cell, std::string_view(h.column.name) == "peak_gib" ? sdk::kBytesPerGiB : 1.0);
+            run.peak_bytes = peak_bytes(
+                cell, std::string_view(h.column.name) == "peak_gib" ? sdk::kBytesPerGiB : 1.0);
             break;
         }
       } catch (const CellError& e) {
@@ -394,8 +394,9 @@ std::vector<HeaderColumn> read_header(MeasuredFormat format,
     // A column given twice (also through an alias: MP and TP) would let one
     // silently replace the other; the classified waits are summed on purpose.
     const std::string target = it->role == Role::wait ? names[i]
-                               : it->role == Role::peak ? std::string("peak")
-                                                        : fmt::format("{}:{}", it->key, int(it->role));
+                               : it->role == Role::peak
+                                   ? std::string("peak")
+                                   : fmt::format("{}:{}", it->key, int(it->role));
     if (auto [previous, first] = fed.emplace(target, spelled[i]); !first)
       fail(file, fmt::format("line 1: columns \"{}\" and \"{}\" give the same value; keep one",
                              previous->second, sdk::shown(spelled[i], kShownBytes)));

@@ -172,7 +172,8 @@ double signed_error(double measured, double predicted) {
 
 ErrorSummary error_summary(const std::vector<double>& errors) {
   std::vector<double> absolute(errors.size());
-  std::transform(errors.begin(), errors.end(), absolute.begin(), [](double e) { return std::abs(e); });
+  std::transform(errors.begin(), errors.end(), absolute.begin(),
+                 [](double e) { return std::abs(e); });
   return {errors.size(), mean(absolute), mean(errors)};
 }
 

@@ -19,7 +19,9 @@ const T& element(const T* base, size_t i, size_t elem_size) {
   return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) + i * elem_size);
 }
 
-std::string text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
+std::string text(const char* s) {
+  return s == nullptr ? std::string() : std::string(s);
+}
 
 [[noreturn]] void malformed(std::string_view source, std::string_view what) {
   throw UserError("E-HARDWARE-TABLE",
@@ -29,11 +31,11 @@ std::string text(const char* s) { return s == nullptr ? std::string() : std::str
 }
 
 // The prefix of a struct every reader needs: up to and including `field`.
-#define NDS_REQUIRE(p, T, field, source)                                                   \
-  do {                                                                                     \
-    if (!NDS_HAS_FIELD(p, T, field))                                                       \
+#define NDS_REQUIRE(p, T, field, source)                                                    \
+  do {                                                                                      \
+    if (!NDS_HAS_FIELD(p, T, field))                                                        \
       malformed(source, fmt::format(#T " struct_size {} is too small to hold `" #field "`", \
-                                    (p)->struct_size));                                    \
+                                    (p)->struct_size));                                     \
   } while (0)
 
 Curve copy_curve(const nds_curve& c) {
@@ -80,7 +82,9 @@ TopologyLevel copy_level(const nds_topology_level& l, std::string_view source) {
   return level;
 }
 
-bool positive_finite(double v) { return std::isfinite(v) && v > 0; }
+bool positive_finite(double v) {
+  return std::isfinite(v) && v > 0;
+}
 
 // An efficiency of the ABI 1.1 fields: 0 means "absent", otherwise a fraction.
 bool absent_or_fraction(double v) {
@@ -115,8 +119,8 @@ Device copy_device(const nds_device& d, std::string_view source) {
   device.reserved_bytes = d.reserved_bytes;
   device.host_link_bytes_per_s = d.host_link_bytes_per_s;
   if (d.peak_count > 0 && (d.peaks == nullptr || d.peak_elem_size < sizeof(size_t)))
-    malformed(source, fmt::format("device {}: peaks array is NULL or peak_elem_size is {}", device.id,
-                                  d.peak_elem_size));
+    malformed(source, fmt::format("device {}: peaks array is NULL or peak_elem_size is {}",
+                                  device.id, d.peak_elem_size));
   for (size_t i = 0; i < d.peak_count; ++i)
     device.peaks.push_back(copy_peak(element(d.peaks, i, d.peak_elem_size), source));
   if (d.level_count > 0 && (d.levels == nullptr || d.level_elem_size < sizeof(size_t)))
@@ -145,16 +149,19 @@ std::vector<std::string> device_problems(const Device& d) {
   if (d.vendor.empty()) problem("has no vendor");
   if (d.memory_bytes == 0) problem("memory_bytes is 0");
   if (!positive_finite(d.memory_bandwidth_bytes_per_s))
-    problem(fmt::format("memory_bandwidth_bytes_per_s is {} (must be > 0)", d.memory_bandwidth_bytes_per_s));
+    problem(fmt::format("memory_bandwidth_bytes_per_s is {} (must be > 0)",
+                        d.memory_bandwidth_bytes_per_s));
   if (d.reserved_bytes >= d.memory_bytes)
-    problem(fmt::format("reserved_bytes {} leaves no memory of {}", d.reserved_bytes, d.memory_bytes));
+    problem(
+        fmt::format("reserved_bytes {} leaves no memory of {}", d.reserved_bytes, d.memory_bytes));
   if (d.host_link_bytes_per_s < 0 || !std::isfinite(d.host_link_bytes_per_s))
     problem("host_link_bytes_per_s is negative or not finite");
   if (d.peaks.empty()) problem("states no peak FLOP/s");
   for (const DtypePeak& p : d.peaks) {
     bool known = false;
     for (std::string_view k : known_dtypes) known = known || p.dtype == k;
-    if (!known) problem(fmt::format("peak dtype \"{}\" is not one of fp32, tf32, bf16, fp16, fp8", p.dtype));
+    if (!known)
+      problem(fmt::format("peak dtype \"{}\" is not one of fp32, tf32, bf16, fp16, fp8", p.dtype));
     if (!positive_finite(p.peak_flops_per_s))
       problem(fmt::format("{} peak_flops_per_s is {} (must be > 0)", p.dtype, p.peak_flops_per_s));
     curve_problems(p.matmul_efficiency, p.dtype, "matmul_efficiency", problem);
@@ -176,12 +183,15 @@ std::vector<std::string> device_problems(const Device& d) {
     if (l.group_devices == 0 && !last)
       problem(fmt::format("level {} is unbounded (0 devices) but is not the last", i));
     if (l.group_devices != 0 && l.group_devices <= previous)
-      problem(fmt::format("level {} joins {} devices, not more than level {} ({}): levels must "
-                          "grow from the inside out",
-                          i, l.group_devices, i - 1, previous));
+      problem(
+          fmt::format("level {} joins {} devices, not more than level {} ({}): levels must "
+                      "grow from the inside out",
+                      i, l.group_devices, i - 1, previous));
     if (l.link_kind != NDS_LINK_SWITCH && l.link_kind != NDS_LINK_MESH)
-      problem(fmt::format("level {} link_kind {} is neither switch (0) nor mesh (1)", i, l.link_kind));
-    if (!positive_finite(l.link_bandwidth_bytes_per_s) || !positive_finite(l.device_bandwidth_bytes_per_s))
+      problem(
+          fmt::format("level {} link_kind {} is neither switch (0) nor mesh (1)", i, l.link_kind));
+    if (!positive_finite(l.link_bandwidth_bytes_per_s) ||
+        !positive_finite(l.device_bandwidth_bytes_per_s))
       problem(fmt::format("level {} bandwidths must be > 0 bytes/s", i));
     if (!(l.latency_s >= 0) || !std::isfinite(l.latency_s))
       problem(fmt::format("level {} latency_s is {} (must be >= 0)", i, l.latency_s));

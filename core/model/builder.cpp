@@ -20,13 +20,13 @@ constexpr std::string_view kCannotBeKnown = " cannot be known from the file ";
 
 enum class Scope { block, model, training };
 enum class Kind {
-  count,     // whole number >= 0
-  degree,    // whole number >= 1 (a parallel degree)
-  flag,      // 0 or 1
-  real,      // >= 0
-  fraction,  // in [0, 1]
-  choice,    // one of `choices`, a string
-  text,      // any string
+  count,        // whole number >= 0
+  degree,       // whole number >= 1 (a parallel degree)
+  flag,         // 0 or 1
+  real,         // >= 0
+  fraction,     // in [0, 1]
+  choice,       // one of `choices`, a string
+  text,         // any string
   list,         // whole numbers >= 0
   signed_list,  // whole numbers of any sign (offsets)
   ops           // comma-separated selective recompute ops
@@ -47,16 +47,24 @@ struct KeyDef {
   Apply apply;
 };
 
-int64_t as_int(const Value& v) { return std::get<int64_t>(v); }
-double as_real(const Value& v) { return std::get<double>(v); }
-const std::string& as_text(const Value& v) { return std::get<std::string>(v); }
+int64_t as_int(const Value& v) {
+  return std::get<int64_t>(v);
+}
+double as_real(const Value& v) {
+  return std::get<double>(v);
+}
+const std::string& as_text(const Value& v) {
+  return std::get<std::string>(v);
+}
 
 const std::vector<Choice> kDtypes = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
                                      {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
                                      {"fp8", NDS_DTYPE_FP8},   {"none", NDS_DTYPE_NONE}};
 // Activations always exist: no "none".
-const std::vector<Choice> kActivationDtypes = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
-                                               {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
+const std::vector<Choice> kActivationDtypes = {{"fp32", NDS_DTYPE_FP32},
+                                               {"tf32", NDS_DTYPE_TF32},
+                                               {"bf16", NDS_DTYPE_BF16},
+                                               {"fp16", NDS_DTYPE_FP16},
                                                {"fp8", NDS_DTYPE_FP8}};
 // How fp8 GEMMs scale (NDS_FP8_*). "tensorwise" is Megatron-LM's and torchao's
 // name for per-tensor scales from the current amax: the current recipe.
@@ -80,37 +88,49 @@ const std::vector<Choice> kRecomputeOps = [] {
   return choices;
 }();
 
-#define NDS_BLOCK(name, kind, field, ...)                                                 \
+#define NDS_BLOCK(name, kind, field, ...)                                                  \
+  KeyDef {                                                                                 \
+    name, Scope::block, kind, __VA_ARGS__,                                                 \
+        [](Model&, ModelPart&, nds_layer_block* b, const Value& v) { store(b->field, v); } \
+  }
+#define NDS_PART(name, kind, field, ...)                                                  \
   KeyDef {                                                                                \
-    name, Scope::block, kind, __VA_ARGS__, [](Model&, ModelPart&, nds_layer_block* b,     \
-                                              const Value& v) { store(b->field, v); }      \
+    name, Scope::model, kind, __VA_ARGS__,                                                \
+        [](Model&, ModelPart& p, nds_layer_block*, const Value& v) { store(p.field, v); } \
   }
-#define NDS_PART(name, kind, field, ...)                                                          \
-  KeyDef {                                                                                        \
-    name, Scope::model, kind, __VA_ARGS__,                                                        \
-        [](Model&, ModelPart& p, nds_layer_block*, const Value& v) { store(p.field, v); }         \
+#define NDS_TRAINING(name, kind, target, ...)                                              \
+  KeyDef {                                                                                 \
+    name, Scope::training, kind, __VA_ARGS__,                                              \
+        [](Model& m, ModelPart&, nds_layer_block*, const Value& v) { store(m.target, v); } \
   }
-#define NDS_TRAINING(name, kind, target, ...)                                                     \
-  KeyDef {                                                                                        \
-    name, Scope::training, kind, __VA_ARGS__,                                                     \
-        [](Model& m, ModelPart&, nds_layer_block*, const Value& v) { store(m.target, v); }        \
-  }
-#define NDS_BIT(name, target, bit)                                                                \
-  KeyDef {                                                                                        \
-    name, Scope::training, Kind::flag, {}, [](Model& m, ModelPart&, nds_layer_block*,             \
-                                              const Value& v) {                                   \
-      if (as_int(v) != 0) m.training.target |= (bit);                                             \
-      else m.training.target &= ~static_cast<uint64_t>(bit);                                      \
-    }                                                                                             \
+#define NDS_BIT(name, target, bit)                                   \
+  KeyDef {                                                           \
+    name, Scope::training, Kind::flag, {},                           \
+        [](Model& m, ModelPart&, nds_layer_block*, const Value& v) { \
+          if (as_int(v) != 0)                                        \
+            m.training.target |= (bit);                              \
+          else                                                       \
+            m.training.target &= ~static_cast<uint64_t>(bit);        \
+        }                                                            \
   }
 
 // Stores a value into a field of any of the model's types. A choice arrives
 // already turned into its enumerator (an int64_t).
-void store(int64_t& field, const Value& v) { field = as_int(v); }
-void store(int32_t& field, const Value& v) { field = static_cast<int32_t>(as_int(v)); }
-void store(double& field, const Value& v) { field = as_real(v); }
-void store(std::string& field, const Value& v) { field = as_text(v); }
-void store(std::vector<int64_t>& field, const Value& v) { field = std::get<std::vector<int64_t>>(v); }
+void store(int64_t& field, const Value& v) {
+  field = as_int(v);
+}
+void store(int32_t& field, const Value& v) {
+  field = static_cast<int32_t>(as_int(v));
+}
+void store(double& field, const Value& v) {
+  field = as_real(v);
+}
+void store(std::string& field, const Value& v) {
+  field = as_text(v);
+}
+void store(std::vector<int64_t>& field, const Value& v) {
+  field = std::get<std::vector<int64_t>>(v);
+}
 
 const std::vector<KeyDef>& vocabulary() {
   static const std::vector<KeyDef> keys = {
@@ -283,7 +303,8 @@ std::string shown(const Value& v) {
   if (auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
   if (auto* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
   std::string text;
-  for (int64_t x : std::get<std::vector<int64_t>>(v)) text += (text.empty() ? "" : ", ") + std::to_string(x);
+  for (int64_t x : std::get<std::vector<int64_t>>(v))
+    text += (text.empty() ? "" : ", ") + std::to_string(x);
   return "[" + text + "]";
 }
 
@@ -355,7 +376,8 @@ std::variant<Value, std::string> checked(const KeyDef& def, const Value& v) {
           bool known = false;
           for (const Choice& c : def.choices)
             if (c.name == op) bits |= c.value, known = true;
-          if (!known) return fmt::format("op \"{}\" is not one of {}", op, choices_text(def.choices));
+          if (!known)
+            return fmt::format("op \"{}\" is not one of {}", op, choices_text(def.choices));
         }
         return Value(bits);
       }
@@ -374,7 +396,9 @@ const char* scope_name(Scope scope) {
 }
 
 // ---- The C trampolines: the host side never throws across the ABI ----------
-ModelBuilder& self(nds_model_builder* b) { return *reinterpret_cast<ModelBuilder*>(b); }
+ModelBuilder& self(nds_model_builder* b) {
+  return *reinterpret_cast<ModelBuilder*>(b);
+}
 
 template <class Call>
 nds_status* safely(Call&& call) noexcept {
@@ -387,14 +411,19 @@ nds_status* safely(Call&& call) noexcept {
   }
 }
 
-nds_status* c_begin_block(nds_model_builder* b, const char* kind, int64_t layers, const nds_provenance* w) {
+nds_status* c_begin_block(nds_model_builder* b, const char* kind, int64_t layers,
+                          const nds_provenance* w) {
   return safely([&] { return self(b).begin_block(kind, layers, provenance_text(w)); });
 }
-nds_status* c_end_block(nds_model_builder* b) { return safely([&] { return self(b).end_block(); }); }
+nds_status* c_end_block(nds_model_builder* b) {
+  return safely([&] { return self(b).end_block(); });
+}
 nds_status* c_begin_submodel(nds_model_builder* b, const char* name, const nds_provenance* w) {
   return safely([&] { return self(b).begin_submodel(name, provenance_text(w)); });
 }
-nds_status* c_end_submodel(nds_model_builder* b) { return safely([&] { return self(b).end_submodel(); }); }
+nds_status* c_end_submodel(nds_model_builder* b) {
+  return safely([&] { return self(b).end_submodel(); });
+}
 nds_status* c_set_int(nds_model_builder* b, const char* key, int64_t v, const nds_provenance* w) {
   return safely([&] { return self(b).set(key, Value(v), provenance_text(w)); });
 }
@@ -415,7 +444,8 @@ nds_status* c_set_int_list(nds_model_builder* b, const char* key, const int64_t*
                        provenance_text(w));
   });
 }
-nds_status* c_set_unknown(nds_model_builder* b, const char* key, const char* why, const nds_provenance* w) {
+nds_status* c_set_unknown(nds_model_builder* b, const char* key, const char* why,
+                          const nds_provenance* w) {
   return safely([&] { return self(b).unknown(key, why, provenance_text(w)); });
 }
 nds_status* c_unknown_field(nds_model_builder* b, const nds_provenance* w) {
@@ -456,7 +486,8 @@ ModelPart& ModelBuilder::part() {
   return submodel_ < 0 ? model_.main : model_.submodels[static_cast<size_t>(submodel_)];
 }
 
-nds_status* ModelBuilder::refuse(const char* error_id, nds_status_code code, const std::string& message) {
+nds_status* ModelBuilder::refuse(const char* error_id, nds_status_code code,
+                                 const std::string& message) {
   last_error_id_ = error_id;
   nds_status* status = make_status(code, message);
   last_refusal_ = status;
@@ -467,26 +498,32 @@ nds_status* ModelBuilder::set(const char* key_text, const Value& value, const st
   const std::string key = key_text == nullptr ? "" : key_text;
   const KeyDef* def = find_key(key);
   if (def == nullptr) {
-    return refuse("E-PARSE-KEY", NDS_INVALID_ARGUMENT,
-                  fmt::format("{}: parser {} set the key \"{}\", which ndsearch does not know "
-                              "(abi/model-vocabulary.md lists the keys); this is a bug in the parser",
-                              source, parser_id_, key));
+    return refuse(
+        "E-PARSE-KEY", NDS_INVALID_ARGUMENT,
+        fmt::format("{}: parser {} set the key \"{}\", which ndsearch does not know "
+                    "(abi/model-vocabulary.md lists the keys); this is a bug in the parser",
+                    source, parser_id_, key));
   }
   const bool in_block = block_ >= 0;
-  if ((def->scope == Scope::block) != in_block || (def->scope == Scope::training && submodel_ >= 0)) {
-    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
-                  fmt::format("{}: parser {} set \"{}\", a key of {}, {}; this is a bug in the parser",
-                              source, parser_id_, key, scope_name(def->scope),
-                              in_block ? "inside a block" : (submodel_ >= 0 ? "inside a tower" : "outside any block")));
+  if ((def->scope == Scope::block) != in_block ||
+      (def->scope == Scope::training && submodel_ >= 0)) {
+    return refuse(
+        "E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+        fmt::format("{}: parser {} set \"{}\", a key of {}, {}; this is a bug in the parser",
+                    source, parser_id_, key, scope_name(def->scope),
+                    in_block ? "inside a block"
+                             : (submodel_ >= 0 ? "inside a tower" : "outside any block")));
   }
   auto result = checked(*def, value);
   if (auto* why = std::get_if<std::string>(&result)) {
-    return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
-                  fmt::format("{}: {} = {} is not valid for `{}`: {}", source, key, shown(value), key, *why));
+    return refuse(
+        "E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
+        fmt::format("{}: {} = {} is not valid for `{}`: {}", source, key, shown(value), key, *why));
   }
   nds_layer_block* block = in_block ? &part().blocks[static_cast<size_t>(block_)].c : nullptr;
   def->apply(model_, part(), block, std::get<Value>(result));
-  auto& provenance = def->scope == Scope::block   ? part().blocks[static_cast<size_t>(block_)].provenance
+  auto& provenance = def->scope == Scope::block
+                         ? part().blocks[static_cast<size_t>(block_)].provenance
                      : def->scope == Scope::model ? part().provenance
                                                   : model_.training_provenance;
   provenance[key] = source;
@@ -495,20 +532,27 @@ nds_status* ModelBuilder::set(const char* key_text, const Value& value, const st
 
 nds_status* ModelBuilder::begin_block(const char* kind, int64_t layers, const std::string& source) {
   if (block_ >= 0)
-    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
-                  fmt::format("{}: parser {} opened a block inside a block; this is a bug in the parser",
-                              source, parser_id_));
+    return refuse(
+        "E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+        fmt::format("{}: parser {} opened a block inside a block; this is a bug in the parser",
+                    source, parser_id_));
   const std::string k = kind == nullptr ? "" : kind;
   nds_block_kind block_kind;
-  if (k == "decoder") block_kind = NDS_BLOCK_DECODER;
-  else if (k == "mtp") block_kind = NDS_BLOCK_MTP;
-  else if (k == "encoder") block_kind = NDS_BLOCK_ENCODER;
+  if (k == "decoder")
+    block_kind = NDS_BLOCK_DECODER;
+  else if (k == "mtp")
+    block_kind = NDS_BLOCK_MTP;
+  else if (k == "encoder")
+    block_kind = NDS_BLOCK_ENCODER;
   else
-    return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
-                  fmt::format("{}: block kind \"{}\" is not one of \"decoder\", \"mtp\", \"encoder\"", source, k));
+    return refuse(
+        "E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
+        fmt::format("{}: block kind \"{}\" is not one of \"decoder\", \"mtp\", \"encoder\"", source,
+                    k));
   if (layers <= 0)
     return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
-                  fmt::format("{}: a block of {} layers: the number of layers must be at least 1", source, layers));
+                  fmt::format("{}: a block of {} layers: the number of layers must be at least 1",
+                              source, layers));
   ModelBlock block;
   block.c = unknown_block(block_kind, layers);
   block.provenance["layers"] = source;
@@ -519,17 +563,21 @@ nds_status* ModelBuilder::begin_block(const char* kind, int64_t layers, const st
 
 nds_status* ModelBuilder::end_block() {
   if (block_ < 0)
-    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
-                  fmt::format("parser {} closed a block that was not open; this is a bug in the parser", parser_id_));
+    return refuse(
+        "E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+        fmt::format("parser {} closed a block that was not open; this is a bug in the parser",
+                    parser_id_));
   block_ = -1;
   return nullptr;
 }
 
 nds_status* ModelBuilder::begin_submodel(const char* name, const std::string& source) {
   if (block_ >= 0 || submodel_ >= 0)
-    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
-                  fmt::format("{}: parser {} opened a tower inside a block or a tower; this is a bug in the parser",
-                              source, parser_id_));
+    return refuse(
+        "E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+        fmt::format(
+            "{}: parser {} opened a tower inside a block or a tower; this is a bug in the parser",
+            source, parser_id_));
   ModelPart tower;
   tower.name = name == nullptr ? "" : name;
   tower.provenance["name"] = source;
@@ -540,10 +588,11 @@ nds_status* ModelBuilder::begin_submodel(const char* name, const std::string& so
 
 nds_status* ModelBuilder::end_submodel() {
   if (submodel_ < 0 || block_ >= 0)
-    return refuse("E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
-                  fmt::format("parser {} closed a tower that was not open (or inside a block); this is a "
-                              "bug in the parser",
-                              parser_id_));
+    return refuse(
+        "E-PARSE-ORDER", NDS_FAILED_PRECONDITION,
+        fmt::format("parser {} closed a tower that was not open (or inside a block); this is a "
+                    "bug in the parser",
+                    parser_id_));
   submodel_ = -1;
   return nullptr;
 }
@@ -551,10 +600,11 @@ nds_status* ModelBuilder::end_submodel() {
 nds_status* ModelBuilder::unknown(const char* key, const char* why, const std::string& source) {
   const std::string k = key == nullptr ? "" : key;
   if (find_key(k) == nullptr)
-    return refuse("E-PARSE-KEY", NDS_INVALID_ARGUMENT,
-                  fmt::format("{}: parser {} marked the key \"{}\" unknown, but ndsearch does not know that "
-                              "key; this is a bug in the parser",
-                              source, parser_id_, k));
+    return refuse(
+        "E-PARSE-KEY", NDS_INVALID_ARGUMENT,
+        fmt::format("{}: parser {} marked the key \"{}\" unknown, but ndsearch does not know that "
+                    "key; this is a bug in the parser",
+                    source, parser_id_, k));
   model_.warnings.push_back(fmt::format("{}: {}{}({}); it stays unknown", source, k, kCannotBeKnown,
                                         why == nullptr ? "no reason given" : why));
   return nullptr;
@@ -570,7 +620,8 @@ nds_status* ModelBuilder::unknown_field(const std::string& source) {
                   fmt::format("{}: field not understood by {}, an error with {}; remove it, "
                               "or turn strict parsing off to list it as a warning",
                               source, parser_id_, Setting("strict").named()));
-  model_.warnings.push_back(fmt::format("{}: field not understood by {}; ignored", source, parser_id_));
+  model_.warnings.push_back(
+      fmt::format("{}: field not understood by {}; ignored", source, parser_id_));
   return nullptr;
 }
 

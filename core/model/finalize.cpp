@@ -37,66 +37,97 @@ void finalize_block(Model& m, ModelBlock& b, const std::string& part_name) {
   nds_layer_block& c = b.c;
   const std::string where = part_name.empty() ? "" : " of " + part_name;
   if (c.hidden_size == U || c.hidden_size == 0)
-    shape_error(m, fmt::format("a block{} has no hidden_size; the config must state the model width", where));
+    shape_error(
+        m,
+        fmt::format("a block{} has no hidden_size; the config must state the model width", where));
   if (c.heads == U || c.heads == 0)
-    shape_error(m, fmt::format("a block{} has no attention heads; the config must state them", where));
+    shape_error(m,
+                fmt::format("a block{} has no attention heads; the config must state them", where));
   const bool mla = c.attention == NDS_ATTENTION_MLA || (c.attention == U && c.kv_lora_rank > 0);
-  if (c.kv_heads == U) derive(b, c.kv_heads, c.heads, "kv_heads", "kv_heads = heads (no grouped-query attention stated)");
+  if (c.kv_heads == U)
+    derive(b, c.kv_heads, c.heads, "kv_heads",
+           "kv_heads = heads (no grouped-query attention stated)");
   if (c.kv_heads == 0 || c.heads % c.kv_heads != 0)
-    shape_error(m, fmt::format("kv_heads = {} ({}) does not divide heads = {} ({}); grouped-query attention "
-                               "shares each KV head among heads / kv_heads query heads",
-                               c.kv_heads, from(b, "kv_heads"), c.heads, from(b, "heads")));
+    shape_error(
+        m,
+        fmt::format("kv_heads = {} ({}) does not divide heads = {} ({}); grouped-query attention "
+                    "shares each KV head among heads / kv_heads query heads",
+                    c.kv_heads, from(b, "kv_heads"), c.heads, from(b, "heads")));
   if (c.attention == U)
-    derive(b, c.attention, mla ? NDS_ATTENTION_MLA : (c.kv_heads < c.heads ? NDS_ATTENTION_GQA : NDS_ATTENTION_MHA),
+    derive(b, c.attention,
+           mla ? NDS_ATTENTION_MLA : (c.kv_heads < c.heads ? NDS_ATTENTION_GQA : NDS_ATTENTION_MHA),
            "attention", mla ? "mla (kv_lora_rank stated)" : "from heads and kv_heads");
   if (mla) {
-    for (auto [field, key] : {std::pair{&c.kv_lora_rank, "kv_lora_rank"}, {&c.qk_nope_head_dim, "qk_nope_head_dim"},
-                              {&c.qk_rope_head_dim, "qk_rope_head_dim"}, {&c.v_head_dim, "v_head_dim"}})
-      if (*field == U) shape_error(m, fmt::format("multi-latent attention needs {}; the config does not state it", key));
-    if (c.q_lora_rank == U) derive(b, c.q_lora_rank, int64_t{0}, "q_lora_rank", "0 (queries not compressed)");
+    for (auto [field, key] : {std::pair{&c.kv_lora_rank, "kv_lora_rank"},
+                              {&c.qk_nope_head_dim, "qk_nope_head_dim"},
+                              {&c.qk_rope_head_dim, "qk_rope_head_dim"},
+                              {&c.v_head_dim, "v_head_dim"}})
+      if (*field == U)
+        shape_error(
+            m, fmt::format("multi-latent attention needs {}; the config does not state it", key));
+    if (c.q_lora_rank == U)
+      derive(b, c.q_lora_rank, int64_t{0}, "q_lora_rank", "0 (queries not compressed)");
     if (c.head_dim == U)
-      derive(b, c.head_dim, c.qk_nope_head_dim + c.qk_rope_head_dim, "head_dim", "qk_nope_head_dim + qk_rope_head_dim");
+      derive(b, c.head_dim, c.qk_nope_head_dim + c.qk_rope_head_dim, "head_dim",
+             "qk_nope_head_dim + qk_rope_head_dim");
   } else {
     if (c.head_dim == U) {
       if (c.hidden_size % c.heads != 0)
-        shape_error(m, fmt::format("heads = {} ({}) does not divide hidden_size = {} ({}) and no head_dim is "
-                                   "stated; state head_dim or fix the head count",
-                                   c.heads, from(b, "heads"), c.hidden_size, from(b, "hidden_size")));
+        shape_error(
+            m,
+            fmt::format("heads = {} ({}) does not divide hidden_size = {} ({}) and no head_dim is "
+                        "stated; state head_dim or fix the head count",
+                        c.heads, from(b, "heads"), c.hidden_size, from(b, "hidden_size")));
       derive(b, c.head_dim, c.hidden_size / c.heads, "head_dim", "hidden_size / heads");
     }
-    for (auto [field, key] : {std::pair{&c.q_lora_rank, "q_lora_rank"}, {&c.kv_lora_rank, "kv_lora_rank"},
-                              {&c.qk_nope_head_dim, "qk_nope_head_dim"}, {&c.qk_rope_head_dim, "qk_rope_head_dim"}})
+    for (auto [field, key] : {std::pair{&c.q_lora_rank, "q_lora_rank"},
+                              {&c.kv_lora_rank, "kv_lora_rank"},
+                              {&c.qk_nope_head_dim, "qk_nope_head_dim"},
+                              {&c.qk_rope_head_dim, "qk_rope_head_dim"}})
       if (*field == U) derive(b, *field, int64_t{0}, key, "0 (no multi-latent attention)");
     if (c.v_head_dim == U) derive(b, c.v_head_dim, c.head_dim, "v_head_dim", "head_dim");
   }
-  if (c.experts == U) derive(b, c.experts, int64_t{0}, "experts", "0 (no routed experts stated: a dense layer)");
+  if (c.experts == U)
+    derive(b, c.experts, int64_t{0}, "experts", "0 (no routed experts stated: a dense layer)");
   if (c.experts == 0) {
-    for (auto [field, key] : {std::pair{&c.experts_per_token, "experts_per_token"}, {&c.moe_ffn_hidden_size, "moe_ffn_hidden_size"}})
+    for (auto [field, key] : {std::pair{&c.experts_per_token, "experts_per_token"},
+                              {&c.moe_ffn_hidden_size, "moe_ffn_hidden_size"}})
       if (*field == U) derive(b, *field, int64_t{0}, key, "0 (a dense layer)");
   } else {
     if (c.experts_per_token == U || c.experts_per_token == 0)
-      shape_error(m, fmt::format("a MoE block ({} experts) states no experts per token (top-k)", c.experts));
+      shape_error(m, fmt::format("a MoE block ({} experts) states no experts per token (top-k)",
+                                 c.experts));
     if (c.experts_per_token > c.experts)
-      shape_error(m, fmt::format("experts_per_token = {} ({}) is more than experts = {} ({}); a token is routed "
-                                 "to at most all experts",
-                                 c.experts_per_token, from(b, "experts_per_token"), c.experts, from(b, "experts")));
+      shape_error(
+          m, fmt::format(
+                 "experts_per_token = {} ({}) is more than experts = {} ({}); a token is routed "
+                 "to at most all experts",
+                 c.experts_per_token, from(b, "experts_per_token"), c.experts, from(b, "experts")));
     if (c.moe_ffn_hidden_size == U)
-      shape_error(m, fmt::format("a MoE block ({} experts) states no expert FFN size (moe_ffn_hidden_size)", c.experts));
+      shape_error(
+          m, fmt::format("a MoE block ({} experts) states no expert FFN size (moe_ffn_hidden_size)",
+                         c.experts));
   }
-  if (c.shared_experts == U) derive(b, c.shared_experts, int64_t{0}, "shared_experts", "0 (none stated)");
+  if (c.shared_experts == U)
+    derive(b, c.shared_experts, int64_t{0}, "shared_experts", "0 (none stated)");
   if (c.shared_experts == 0 && c.shared_expert_ffn_hidden_size == U)
-    derive(b, c.shared_expert_ffn_hidden_size, int64_t{0}, "shared_expert_ffn_hidden_size", "0 (no shared expert)");
+    derive(b, c.shared_expert_ffn_hidden_size, int64_t{0}, "shared_expert_ffn_hidden_size",
+           "0 (no shared expert)");
   if (c.ffn_hidden_size == U && c.experts > 0)
     derive(b, c.ffn_hidden_size, int64_t{0}, "ffn_hidden_size", "0 (a MoE layer has no dense MLP)");
   // Grouped GEMM is how experts run, not what they weigh: off unless stated.
   if (c.grouped_gemm == U) derive(b, c.grouped_gemm, int32_t{0}, "grouped_gemm", "0 (not stated)");
   // Flags that change the parameter count and that a config leaves unstated
   // count as "off"; say so, once per model part.
-  for (auto [field, key] : {std::pair{&c.qk_norm, "qk_norm"}, {&c.linear_bias, "linear_bias"}, {&c.qkv_bias, "qkv_bias"}}) {
+  for (auto [field, key] : {std::pair{&c.qk_norm, "qk_norm"},
+                            {&c.linear_bias, "linear_bias"},
+                            {&c.qkv_bias, "qkv_bias"}}) {
     if (*field != U) continue;
     derive(b, *field, int32_t{0}, key, "0 (not stated)");
-    const std::string warning = fmt::format("{}: {}{} is not stated; counted as 0 (off)", m.file, key, where);
-    if (std::find(m.warnings.begin(), m.warnings.end(), warning) == m.warnings.end()) m.warnings.push_back(warning);
+    const std::string warning =
+        fmt::format("{}: {}{} is not stated; counted as 0 (off)", m.file, key, where);
+    if (std::find(m.warnings.begin(), m.warnings.end(), warning) == m.warnings.end())
+      m.warnings.push_back(warning);
   }
 }
 

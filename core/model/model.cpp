@@ -11,7 +11,8 @@ nds_layer_block unknown_block(nds_block_kind kind, int64_t layers) {
   b.kind = kind;
   b.layers = layers;
   b.hidden_size = b.heads = b.kv_heads = b.head_dim = NDS_UNKNOWN;
-  b.q_lora_rank = b.kv_lora_rank = b.qk_nope_head_dim = b.qk_rope_head_dim = b.v_head_dim = NDS_UNKNOWN;
+  b.q_lora_rank = b.kv_lora_rank = b.qk_nope_head_dim = b.qk_rope_head_dim = b.v_head_dim =
+      NDS_UNKNOWN;
   b.attention = b.ffn = b.norm = NDS_UNKNOWN;
   b.qk_norm = b.grouped_gemm = b.linear_bias = b.qkv_bias = NDS_UNKNOWN;
   b.ffn_hidden_size = b.experts = b.experts_per_token = b.shared_experts = NDS_UNKNOWN;
@@ -145,8 +146,8 @@ bool overlap_stated(const Model& model) {
 
 bool stated_counts_partial(const Model& model) {
   return !model.recompute_layers.empty() &&
-         std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(),
-                         int64_t{0}) < model.decoder_layers();
+         std::accumulate(model.recompute_layers.begin(), model.recompute_layers.end(), int64_t{0}) <
+             model.decoder_layers();
 }
 
 int64_t Model::decoder_layers() const {

@@ -15,7 +15,7 @@
 namespace ndsearch {
 
 struct ModelBlock {
-  nds_layer_block c{};                           // the values; unknown = NDS_UNKNOWN
+  nds_layer_block c{};                            // the values; unknown = NDS_UNKNOWN
   std::map<std::string, std::string> provenance;  // key -> where it came from
 };
 
@@ -57,10 +57,10 @@ class Model {
  public:
   Model();
 
-  std::string framework;  // the parser's id
+  std::string framework;               // the parser's id
   bool trainer_limits_lifted = false;  // --any-trainer: the trainer's capabilities ignored
-  std::string file;       // the config it read (the one a setup JSON names)
-  SetupStated setup;      // what a fast-tuner setup JSON stated; empty file: none
+  std::string file;                    // the config it read (the one a setup JSON names)
+  SetupStated setup;                   // what a fast-tuner setup JSON stated; empty file: none
   ModelPart main;
   std::vector<ModelPart> submodels;
   nds_training training{};  // pointers are set by view()

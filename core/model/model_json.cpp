@@ -9,10 +9,18 @@ namespace {
 
 using nlohmann::json;
 
-json known(int64_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); }
-json known_real(double v) { return v < 0 ? json(nullptr) : json(v); }
-json named(const char* name) { return name == nullptr ? json(nullptr) : json(name); }
-json flag(int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v == 1); }
+json known(int64_t v) {
+  return v == NDS_UNKNOWN ? json(nullptr) : json(v);
+}
+json known_real(double v) {
+  return v < 0 ? json(nullptr) : json(v);
+}
+json named(const char* name) {
+  return name == nullptr ? json(nullptr) : json(name);
+}
+json flag(int32_t v) {
+  return v == NDS_UNKNOWN ? json(nullptr) : json(v == 1);
+}
 
 // NDS_RECOMPUTE_OP_* bits by their names (recompute_op_names), in bit order.
 json ops_names(uint64_t ops) {
@@ -109,9 +117,18 @@ json overlap_json(const Model& m) {
 
 json stated_json(const nds_strategy& s) {
   auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
-  return {{"dp", k(s.dp)},     {"tp", k(s.tp)},   {"pp", k(s.pp)},         {"cp", k(s.cp)},
-          {"ep", k(s.ep)},     {"etp", k(s.etp)}, {"vpp", k(s.vpp)},       {"sp", k(s.sp)},
-          {"zero", k(s.zero)}, {"op", k(s.op)},   {"mbs", k(s.mbs)},       {"mbn", k(s.mbn)},
+  return {{"dp", k(s.dp)},
+          {"tp", k(s.tp)},
+          {"pp", k(s.pp)},
+          {"cp", k(s.cp)},
+          {"ep", k(s.ep)},
+          {"etp", k(s.etp)},
+          {"vpp", k(s.vpp)},
+          {"sp", k(s.sp)},
+          {"zero", k(s.zero)},
+          {"op", k(s.op)},
+          {"mbs", k(s.mbs)},
+          {"mbn", k(s.mbn)},
           {"recompute", named(recompute_name(s.recompute))},
           {"schedule", named(schedule_name(s.schedule))}};
 }

@@ -8,7 +8,9 @@
 namespace ndsearch {
 namespace {
 
-double d(int64_t v) { return static_cast<double>(v); }
+double d(int64_t v) {
+  return static_cast<double>(v);
+}
 
 }  // namespace
 
@@ -30,17 +32,20 @@ std::optional<ParameterCounts> count_parameters(const Model& m, std::string* why
   if (ffn_unknown(m.main)) return fail("the FFN kind (gelu or swiglu) is unknown");
   // The tokenizer's vocabulary, else the embedding's padded rows (a script
   // that states only --padded-vocab-size).
-  const int64_t vocab = m.main.vocab_size != NDS_UNKNOWN ? m.main.vocab_size : m.main.padded_vocab_size;
+  const int64_t vocab =
+      m.main.vocab_size != NDS_UNKNOWN ? m.main.vocab_size : m.main.padded_vocab_size;
   if (vocab == NDS_UNKNOWN)
     return fail("vocab_size is unknown; set " + Setting("vocab_size").named());
-  if (m.main.tied_embeddings == NDS_UNKNOWN) return fail("whether the embeddings are tied is unknown");
+  if (m.main.tied_embeddings == NDS_UNKNOWN)
+    return fail("whether the embeddings are tied is unknown");
   ParameterCounts c;
   const double h = d(first->hidden_size);
   const double embedding = d(vocab) * h;
   double outside_layers = embedding * (m.main.tied_embeddings == 1 ? 1 : 2);
   outside_layers += (first->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;  // the final norm
   if (m.main.position_embedding == NDS_POSITION_LEARNED) {
-    if (m.main.max_position_embeddings == NDS_UNKNOWN) return fail("max_position_embeddings is unknown");
+    if (m.main.max_position_embeddings == NDS_UNKNOWN)
+      return fail("max_position_embeddings is unknown");
     outside_layers += d(m.main.max_position_embeddings) * h;
   }
   c.total = c.active = outside_layers;

@@ -13,8 +13,8 @@
 
 namespace ndsearch {
 
-using sdk::LayerParameters;
 using sdk::layer_parameters;
+using sdk::LayerParameters;
 
 struct ParameterCounts {
   double total = 0;   // of the language model: embedding, output head (once if tied), final norm,

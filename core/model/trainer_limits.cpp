@@ -62,8 +62,8 @@ std::string trainer_limits_text(const Model& model) {
   const std::string described =
       !trainer.empty() ? fmt::format("{}, as {} reads the config", trainer, model.framework)
                        : model.framework + "'s";
-  return fmt::format("trainer limits: {} ({}); {} lifts them", described,
-                     fmt::join(limits, ", "), Setting("any_trainer").named());
+  return fmt::format("trainer limits: {} ({}); {} lifts them", described, fmt::join(limits, ", "),
+                     Setting("any_trainer").named());
 }
 
 std::string recompute_default_text(const Model& model, bool recompute_searched,

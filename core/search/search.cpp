@@ -77,7 +77,7 @@ struct Worker {
   std::unique_ptr<RecomputeChooser> recompute;  // when a strategy chooses per layer
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
-  Placement placement;  // reused: no allocation per candidate
+  Placement placement;                  // reused: no allocation per candidate
   std::vector<ChunkTimes> chunk_times;  // --balance-layers' scratch
   std::vector<uint32_t> best_split;
   std::vector<PricedCandidate> fits, misses;
@@ -112,7 +112,8 @@ struct Peak {
   double bytes = 0;
   std::array<double, NDS_MEMORY_TERM_COUNT_V1> terms{};  // the peak rank's
 };
-Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devices, int64_t batch) {
+Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devices,
+             int64_t batch) {
   if (const char* refusal = first_refusal_id(s, model, devices, batch)) return {refusal, 0};
   place_layers_into(s, model, false, w.placement);
   // A strategy that follows the candidate's recompute lays it out first.
@@ -120,7 +121,8 @@ Peak peak_of(Worker& w, const Model& model, const nds_strategy& s, uint64_t devi
   price_memory(*w.memory, w.cp.get(), model, w.placement.candidate(), w.ranks, w.pricing);
   if (!w.pricing.pass_refusal.empty()) return {"memory-pass", 0};
   // A working set that is not a finite count >= 0 must not "fit" either.
-  if (!w.pricing.cp.refusal.empty() || !w.pricing.cp_bytes_are_a_count()) return {"cp-algorithm", 0};
+  if (!w.pricing.cp.refusal.empty() || !w.pricing.cp_bytes_are_a_count())
+    return {"cp-algorithm", 0};
   const HighestRank highest = highest_rank(w.ranks, w.pricing.cp.bytes);
   return {nullptr, highest.bytes, highest.terms};
 }
@@ -194,15 +196,19 @@ void price_triple(const SearchOptions& o, const Model& model, Worker& w, const O
 
 // Reference §3.2 batch_reachable: some (tp, pp, cp) leaves a dp that divides
 // the global batch with some micro-batch size, before anything is priced.
-void require_reachable_batch(const SearchSpace& space, const Model& model, const std::vector<OuterTriple>& triples) {
+void require_reachable_batch(const SearchSpace& space, const Model& model,
+                             const std::vector<OuterTriple>& triples) {
   // The micro-batch sizes the space allows: any (1 divides) when searched,
   // else --only's or the config's.
   std::vector<int64_t> mbss{1};
-  if (space.only.count("mbs") != 0) mbss = space.only.at("mbs");
-  else if (space.searched.count("mbs") == 0 && model.stated.mbs != NDS_UNKNOWN) mbss = {model.stated.mbs};
+  if (space.only.count("mbs") != 0)
+    mbss = space.only.at("mbs");
+  else if (space.searched.count("mbs") == 0 && model.stated.mbs != NDS_UNKNOWN)
+    mbss = {model.stated.mbs};
   std::vector<int64_t> dps;
   for (const OuterTriple& t : triples) {
-    const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
+    const int64_t dp =
+        static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
     for (int64_t mbs : mbss)
       if (space.global_batch % (dp * mbs) == 0) return;
     if (std::find(dps.begin(), dps.end(), dp) == dps.end()) dps.push_back(dp);
@@ -225,7 +231,8 @@ void require_reachable_batch(const SearchSpace& space, const Model& model, const
 // What would make a dropped candidate fit, each change alone, re-checked and
 // re-priced: full recompute, ZeRO-3 over dp·cp, a micro-batch of one, twice
 // the devices (dp doubled, the global batch kept).
-std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOptions& o, const nds_strategy& miss) {
+std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOptions& o,
+                                   const nds_strategy& miss) {
   struct Variant {
     std::string what;
     nds_strategy s;
@@ -254,7 +261,8 @@ std::vector<std::string> fixes_for(Worker& w, const Model& model, const SearchOp
     s.dp = miss.dp * 2;
     s.mbn = miss.mbn / 2;
     if (s.op == miss.dp * miss.cp) s.op = s.dp * s.cp;
-    variants.push_back({fmt::format("{} devices (dp={})", 2 * o.space.devices, s.dp), s, 2 * o.space.devices});
+    variants.push_back(
+        {fmt::format("{} devices (dp={})", 2 * o.space.devices, s.dp), s, 2 * o.space.devices});
   }
   std::vector<std::string> fixes;
   for (const Variant& v : variants) {
@@ -425,7 +433,9 @@ SearchResult merge(const std::vector<TripleResult>& results, const std::string& 
     result.counts.dropped += r.dropped;
     result.counts.outpaced += r.outpaced;
     for (const auto& [id, n] : r.refused.counts)
-      result.counts.refused[std::strcmp(id, "cp-algorithm") == 0 ? "cp-" + cp_algorithm : std::string(id)] += n;
+      result.counts
+          .refused[std::strcmp(id, "cp-algorithm") == 0 ? "cp-" + cp_algorithm : std::string(id)] +=
+          n;
     result.ranking.insert(result.ranking.end(), r.best.begin(), r.best.end());
     fronts.insert(fronts.end(), r.pareto.begin(), r.pareto.end());
     result.closest.insert(result.closest.end(), r.closest.begin(), r.closest.end());
@@ -470,7 +480,8 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   SearchResult result =
       merge(price_triples(options, model, workers, triples), cp_algorithm, fronts);
   rank(result, std::move(fronts), workers[0], model, options);
-  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.elapsed_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -31,8 +31,8 @@ struct SearchOptions {
   Budget budget;
   std::string cp_algorithm;  // empty: the config's, else ring
   unsigned threads = 1;
-  size_t keep = 10;           // how many of the ranking to keep (0: all that fit)
-  size_t closest_misses = 5;  // how many dropped candidates to keep, closest first
+  size_t keep = 10;                           // how many of the ranking to keep (0: all that fit)
+  size_t closest_misses = 5;                  // how many dropped candidates to keep, closest first
   std::optional<TrainerOverheads> overheads;  // instead of the shipped fit (the validation's refit)
   Calibration calibration;                    // a user's, on top of the trainer overheads
   // A recompute strategy that chooses per layer for the candidates that do not
@@ -50,16 +50,17 @@ struct SearchOptions {
 struct PricedCandidate {
   nds_strategy strategy{};
   double peak_bytes = 0;  // the largest pipeline rank's
-  std::array<double, NDS_MEMORY_TERM_COUNT_V1> peak_terms{};  // that rank's bytes by nds_memory_term
+  std::array<double, NDS_MEMORY_TERM_COUNT_V1>
+      peak_terms{};  // that rank's bytes by nds_memory_term
   TimeEstimate time;
-  uint64_t index = 0;  // enumeration order: the deterministic tie-break
-  RecomputeSummary recompute;  // what a recompute strategy chose, when one did
+  uint64_t index = 0;                  // enumeration order: the deterministic tie-break
+  RecomputeSummary recompute;          // what a recompute strategy chose, when one did
   std::vector<uint32_t> stage_layers;  // --balance-layers' decoder layers per virtual stage
                                        // (chunk·pp + rank); empty: the default split
 };
 
 struct SearchCounts {
-  uint64_t tested = 0;                    // every enumerated candidate (DESIGN §8.8)
+  uint64_t tested = 0;                      // every enumerated candidate (DESIGN §8.8)
   std::map<std::string, uint64_t> refused;  // by check id (and "memory-pass", "cp-<algo>")
   uint64_t priced = 0;
   uint64_t fit = 0;
@@ -73,9 +74,10 @@ struct SearchCounts {
 
 struct SearchResult {
   SearchCounts counts;
-  std::vector<PricedCandidate> ranking;   // fastest first; equal times: smaller peak, then enumeration order
-  std::vector<PricedCandidate> pareto;    // pareto_front of every fitting candidate
-  std::vector<PricedCandidate> closest;   // dropped, smallest peak first
+  std::vector<PricedCandidate>
+      ranking;  // fastest first; equal times: smaller peak, then enumeration order
+  std::vector<PricedCandidate> pareto;   // pareto_front of every fitting candidate
+  std::vector<PricedCandidate> closest;  // dropped, smallest peak first
   // For the first five of `closest`: each single change that makes it fit
   // ("recompute=full: 61.20 GiB"), re-checked and re-priced; empty: none alone.
   std::vector<std::vector<std::string>> closest_fixes;

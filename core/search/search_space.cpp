@@ -54,7 +54,8 @@ const std::set<std::string> kKnown = {"dp", "tp",   "pp", "cp",  "ep",  "etp",  
 // one fixed value; --only filters both.
 std::vector<int64_t> values(const SearchSpace& space, const std::string& key,
                             std::vector<int64_t> searched, int64_t fixed, int64_t include = U) {
-  std::vector<int64_t> out = space.searched.count(key) != 0 ? std::move(searched) : std::vector<int64_t>{fixed};
+  std::vector<int64_t> out =
+      space.searched.count(key) != 0 ? std::move(searched) : std::vector<int64_t>{fixed};
   // The strategy the space must hold joins a searched list.
   if (include != U && space.searched.count(key) != 0 &&
       std::find(out.begin(), out.end(), include) == out.end())
@@ -62,18 +63,22 @@ std::vector<int64_t> values(const SearchSpace& space, const std::string& key,
   auto only = space.only.find(key);
   if (only != space.only.end()) {
     // --only names the values outright, searched or not (the reference's candidate lists).
-    if (space.searched.count(key) == 0) out = only->second;
+    if (space.searched.count(key) == 0)
+      out = only->second;
     else
       out.erase(std::remove_if(out.begin(), out.end(),
                                [&](int64_t v) {
-                                 return std::find(only->second.begin(), only->second.end(), v) == only->second.end();
+                                 return std::find(only->second.begin(), only->second.end(), v) ==
+                                        only->second.end();
                                }),
                 out.end());
   }
   return out;
 }
 
-int64_t stated_or(int32_t stated, int64_t fallback) { return stated != U ? stated : fallback; }
+int64_t stated_or(int32_t stated, int64_t fallback) {
+  return stated != U ? stated : fallback;
+}
 
 }  // namespace
 
@@ -83,7 +88,8 @@ std::set<std::string> default_dimensions() {
 
 std::vector<int64_t> vpp_bound(int64_t pp, int64_t layers) {
   std::vector<int64_t> vpps{1};
-  for (int64_t v = 2; pp > 1 && v <= std::min<int64_t>({kMaxInterleaving, pp, layers / pp}); ++v) vpps.push_back(v);
+  for (int64_t v = 2; pp > 1 && v <= std::min<int64_t>({kMaxInterleaving, pp, layers / pp}); ++v)
+    vpps.push_back(v);
   return vpps;
 }
 
@@ -111,7 +117,8 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
   return dims;
 }
 
-std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(const std::vector<std::string>& items) {
+std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(
+    const std::vector<std::string>& items) {
   std::map<std::string, std::vector<int64_t>> only;
   std::map<std::string, std::string> given;  // key -> the assignment that gave it
   for (const std::string& item : items) {
@@ -196,7 +203,8 @@ SpaceBounds space_bounds(const SearchSpace& space, const Model& model) {
   SpaceBounds bounds;
   for (const ModelBlock& b : model.main.blocks) {
     if (b.c.kind == NDS_BLOCK_DECODER)
-      bounds.kv_heads = bounds.kv_heads == 0 ? b.c.kv_heads : std::min(bounds.kv_heads, b.c.kv_heads);
+      bounds.kv_heads =
+          bounds.kv_heads == 0 ? b.c.kv_heads : std::min(bounds.kv_heads, b.c.kv_heads);
     bounds.routed_experts = std::max<int64_t>(bounds.routed_experts, b.c.experts);
   }
   bounds.pipeline_bound = space.pipeline_bound;
@@ -221,14 +229,16 @@ std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& mo
     if (tp < 1 || n % tp != 0) continue;
     std::vector<int64_t> pps;
     for (int64_t p : divisors(n / tp))
-      if (p <= static_cast<int64_t>(space.pipeline_bound) && p <= layers && p <= space.global_batch) pps.push_back(p);
+      if (p <= static_cast<int64_t>(space.pipeline_bound) && p <= layers && p <= space.global_batch)
+        pps.push_back(p);
     for (int64_t pp :
          values(space, "pp", pps, stated_or(st.pp, 1), inc && inc->tp == tp ? inc->pp : U)) {
       if (pp < 1 || (n / tp) % pp != 0) continue;
       for (int64_t cp : values(space, "cp", divisors(n / tp / pp), stated_or(st.cp, 1),
                                inc && inc->tp == tp && inc->pp == pp ? inc->cp : U)) {
         if (cp < 1 || (n / tp / pp) % cp != 0) continue;
-        out.push_back({static_cast<int32_t>(tp), static_cast<int32_t>(pp), static_cast<int32_t>(cp)});
+        out.push_back(
+            {static_cast<int32_t>(tp), static_cast<int32_t>(pp), static_cast<int32_t>(cp)});
       }
     }
   }
@@ -238,7 +248,8 @@ std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& mo
 uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& t,
                          const std::function<void(const nds_strategy&)>& visit) {
   const nds_strategy& st = model.stated;
-  const int64_t dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
+  const int64_t dp =
+      static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
   // The strategy the space must hold, at its own triple.
   const nds_strategy* inc = space.include && space.include->tp == t.tp &&
                                     space.include->pp == t.pp && space.include->cp == t.cp
@@ -310,7 +321,8 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
     s.mbs = static_cast<int32_t>(mbs);
     // MBN is the search's own, B / (dp·mbs), searched or not (reference §3.3:
     // MB is always appended); a config's stated mbn belongs to its stated dp.
-    s.mbn = static_cast<int32_t>(batch % (dp * mbs) == 0 ? batch / (dp * mbs) : std::max<int64_t>(1, batch / (dp * mbs)));
+    s.mbn = static_cast<int32_t>(
+        batch % (dp * mbs) == 0 ? batch / (dp * mbs) : std::max<int64_t>(1, batch / (dp * mbs)));
     for (int64_t ep : eps) {
       s.ep = static_cast<int32_t>(ep);
       for (int64_t etp : etps) {

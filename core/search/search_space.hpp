@@ -21,8 +21,8 @@ namespace ndsearch {
 struct SearchSpace {
   uint64_t devices = 0;
   int64_t global_batch = 0;
-  uint64_t pipeline_bound = 0;      // the machine's (reference §3.7)
-  std::set<std::string> searched;   // "dp", "tp", ... (lower case)
+  uint64_t pipeline_bound = 0;                       // the machine's (reference §3.7)
+  std::set<std::string> searched;                    // "dp", "tp", ... (lower case)
   std::map<std::string, std::vector<int64_t>> only;  // --only: allowed values per key
   int64_t max_ep = 0;  // ep at most this (a fast-tuner setup's max_expert_parallel); 0: no bound
   // A strategy the space must hold (explain's, the config's own): its values
@@ -33,7 +33,8 @@ struct SearchSpace {
   // -l "DP TP PP ..." (any case; MP = tp, MB = mbn; commas or spaces) and
   // --only "tp=2,4,8 pp=1,2" (several --only allowed). Throws UserError E-USAGE.
   static std::set<std::string> parse_dimensions(const std::string& text);
-  static std::map<std::string, std::vector<int64_t>> parse_only(const std::vector<std::string>& items);
+  static std::map<std::string, std::vector<int64_t>> parse_only(
+      const std::vector<std::string>& items);
 };
 
 // The dimensions searched without -l (DESIGN §8.1).
@@ -45,12 +46,12 @@ inline constexpr int64_t kMaxInterleaving = 4;
 // The bounds of reference §3.4 that the space applies to this model, in one
 // place for the enumeration and for what a host shows of it.
 struct SpaceBounds {
-  int64_t kv_heads = 0;          // tp <= the fewest KV heads of a decoder block
-  uint64_t pipeline_bound = 0;   // pp <= min(this (the machine's), layers, global_batch)
-  int64_t layers = 0;            // the decoder layers
+  int64_t kv_heads = 0;         // tp <= the fewest KV heads of a decoder block
+  uint64_t pipeline_bound = 0;  // pp <= min(this (the machine's), layers, global_batch)
+  int64_t layers = 0;           // the decoder layers
   int64_t global_batch = 0;
-  int64_t routed_experts = 0;    // ep <= this; 0: a dense model, ep = 1
-  int64_t max_ep = 0;            // ep <= this too (SearchSpace::max_ep); 0: no bound
+  int64_t routed_experts = 0;          // ep <= this; 0: a dense model, ep = 1
+  int64_t max_ep = 0;                  // ep <= this too (SearchSpace::max_ep); 0: no bound
   int64_t max_vpp = kMaxInterleaving;  // vpp <= min(max_vpp, pp, layers / pp)
 };
 SpaceBounds space_bounds(const SearchSpace& space, const Model& model);

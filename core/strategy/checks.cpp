@@ -19,7 +19,9 @@ namespace {
 
 constexpr int32_t U = NDS_UNKNOWN;
 
-bool power_of_two(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool power_of_two(int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 bool resolved(const nds_strategy& s) {
   bool ok = true;
@@ -420,7 +422,8 @@ const char* split_rule_words(int32_t rule) {
   }
 }
 
-std::vector<CheckOutcome> run_checks(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch) {
+std::vector<CheckOutcome> run_checks(const nds_strategy& s, const Model& m, uint64_t devices,
+                                     int64_t global_batch) {
   std::vector<CheckOutcome> out;
   walk_checks(s, m, devices, global_batch, [&](const char* id, bool passed, auto&& message) {
     out.push_back({id, passed, message()});
@@ -439,7 +442,8 @@ std::optional<CheckOutcome> first_refusal(const nds_strategy& s, const Model& m,
   return first;
 }
 
-const char* first_refusal_id(const nds_strategy& s, const Model& m, uint64_t devices, int64_t global_batch) {
+const char* first_refusal_id(const nds_strategy& s, const Model& m, uint64_t devices,
+                             int64_t global_batch) {
   const char* first = nullptr;
   walk_checks(s, m, devices, global_batch, [&](const char* id, bool passed, auto&&) {
     if (!passed) first = id;

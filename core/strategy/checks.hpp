@@ -31,10 +31,11 @@ std::vector<CheckOutcome> run_checks(const nds_strategy& s, const Model& model, 
 
 // The first failing check's id, or nullptr: the search's hot path (no strings
 // are built; the same checks as run_checks).
-const char* first_refusal_id(const nds_strategy& s, const Model& model, uint64_t devices, int64_t global_batch);
+const char* first_refusal_id(const nds_strategy& s, const Model& model, uint64_t devices,
+                             int64_t global_batch);
 
 // The first failing check, if any.
-std::optional<CheckOutcome> first_refusal(const nds_strategy& s, const Model& model, uint64_t devices,
-                                          int64_t global_batch);
+std::optional<CheckOutcome> first_refusal(const nds_strategy& s, const Model& model,
+                                          uint64_t devices, int64_t global_batch);
 
 }  // namespace ndsearch

@@ -30,11 +30,14 @@ void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<
   // offset[chunk·pp + stage] (row-major), as the reference's balancing adapter builds it.
   const uint32_t chunks = pp * vpp;
   offset.assign(chunks, 0);
-  auto at = [&](int64_t row, int64_t col) -> int64_t& { return offset[static_cast<size_t>(row * pp + col)]; };
+  auto at = [&](int64_t row, int64_t col) -> int64_t& {
+    return offset[static_cast<size_t>(row * pp + col)];
+  };
   int64_t rest = layers % chunks;
   if (vpp > 1) {
     for (int64_t row = static_cast<int64_t>(vpp) - 2; row >= 0 && rest > 0; --row)
-      for (int64_t col = static_cast<int64_t>(pp) - 2; col >= 0 && rest > 0; --col, --rest) at(row, col) = 1;
+      for (int64_t col = static_cast<int64_t>(pp) - 2; col >= 0 && rest > 0; --col, --rest)
+        at(row, col) = 1;
     if (at(0, 0) == 1) {
       at(0, 0) = 0;
       at(vpp - 1, pp - 1) += 1;
@@ -42,9 +45,11 @@ void default_split_into(uint32_t layers, uint32_t pp, uint32_t vpp, std::vector<
   }
   // make_valid: bring the sum to L % (p·v), smallest entries first (largest
   // first when over), in row-major order.
-  int64_t delta = static_cast<int64_t>(layers % chunks) - std::accumulate(offset.begin(), offset.end(), int64_t{0});
+  int64_t delta = static_cast<int64_t>(layers % chunks) -
+                  std::accumulate(offset.begin(), offset.end(), int64_t{0});
   while (delta != 0) {
-    auto it = delta > 0 ? std::min_element(offset.begin(), offset.end()) : std::max_element(offset.begin(), offset.end());
+    auto it = delta > 0 ? std::min_element(offset.begin(), offset.end())
+                        : std::max_element(offset.begin(), offset.end());
     *it += delta > 0 ? 1 : -1;
     delta += delta > 0 ? -1 : 1;
   }
@@ -97,7 +102,8 @@ std::vector<uint32_t> micro_batches_in_flight(const nds_strategy& s) {
 }
 
 void micro_batches_in_flight_into(const nds_strategy& s, std::vector<uint32_t>& held) {
-  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp), m = static_cast<uint32_t>(s.mbn);
+  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp),
+             m = static_cast<uint32_t>(s.mbn);
   held.assign(static_cast<size_t>(p) * v, 0);
   for (uint32_t r = 0; r < p; ++r) {
     uint32_t* rank = &held[static_cast<size_t>(r) * v];
@@ -260,7 +266,8 @@ Placement place_layers(const nds_strategy& s, const Model& model, bool layers_fr
   return out;
 }
 
-void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config, Placement& out) {
+void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config,
+                       Placement& out) {
   const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
   const auto layers = static_cast<uint32_t>(model.decoder_layers());
   std::vector<uint32_t>& split = out.scratch_split;  // [virtual stage]

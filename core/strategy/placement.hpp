@@ -16,8 +16,8 @@ namespace ndsearch {
 
 struct Placement {
   nds_strategy strategy{};
-  std::vector<uint32_t> chunk_layers;             // [rank·vpp + chunk]
-  std::vector<uint32_t> chunk_first_layer;        // model-order index of the chunk's first layer
+  std::vector<uint32_t> chunk_layers;       // [rank·vpp + chunk]
+  std::vector<uint32_t> chunk_first_layer;  // model-order index of the chunk's first layer
   std::vector<uint32_t> chunk_recomputed_layers;
   std::vector<uint32_t> in_flight;
   // Empty, or each decoder layer's nds_layer_option as a recompute strategy
@@ -26,9 +26,9 @@ struct Placement {
   // Working space of place_layers_into, kept so that reuse allocates nothing.
   std::vector<uint32_t> scratch_split, scratch_first;
   std::vector<int64_t> scratch_offset;
-  std::vector<int64_t> scratch_recompute;    // the config's per-stage recompute at this pp
-  std::vector<uint32_t> default_split;       // the last default split computed,
-  std::array<uint32_t, 5> split_key{};       // for (layers, pp, vpp, tower layers, trainer's rule)
+  std::vector<int64_t> scratch_recompute;  // the config's per-stage recompute at this pp
+  std::vector<uint32_t> default_split;     // the last default split computed,
+  std::array<uint32_t, 5> split_key{};     // for (layers, pp, vpp, tower layers, trainer's rule)
   // Decoder layers per virtual stage to place instead of the default or the
   // config's split (the search's --balance-layers); empty: none. Kept until cleared.
   std::vector<uint32_t> forced_split;
@@ -109,6 +109,7 @@ bool states_own_split(const Model& model);
 Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config);
 // The same into `out`, reusing its vectors: no allocation once they have room
 // (the search's per-candidate path).
-void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config, Placement& out);
+void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config,
+                       Placement& out);
 
 }  // namespace ndsearch

@@ -67,7 +67,8 @@ nds_strategy parse_strategy(std::string_view text) {
     // A key given twice is a mistake to show, not a value to pick (the last
     // silently won before): "tp=2,tp=4", also through an alias ("mp=2,tp=4").
     if (auto [it, first] = seen.emplace(key, std::string(item)); !first)
-      bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key, it->second, item));
+      bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key, it->second,
+                      item));
     if (key == "recompute") {
       const auto mode = recompute_mode_named(value);
       if (!mode) bad(fmt::format("recompute={} is not {}", value, kRecomputeModeNames));
@@ -80,7 +81,8 @@ nds_strategy parse_strategy(std::string_view text) {
       s.schedule = *schedule;
       continue;
     }
-    auto it = std::find_if(std::begin(kIntKeys), std::end(kIntKeys), [&](const IntKey& k) { return k.name == key; });
+    auto it = std::find_if(std::begin(kIntKeys), std::end(kIntKeys),
+                           [&](const IntKey& k) { return k.name == key; });
     if (it == std::end(kIntKeys)) {
       std::vector<std::string> keys{"recompute", "schedule"};
       for (const IntKey& k : kIntKeys) keys.emplace_back(k.name);
@@ -106,7 +108,8 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   };
   for (const IntKey& k : kIntKeys)
     if (s.*k.field != U) source(std::string(k.name).c_str(), Setting("strategy").named());
-  auto take = [&](int32_t nds_strategy::*field, const char* key, int32_t fallback, const std::string& why) {
+  auto take = [&](int32_t nds_strategy::*field, const char* key, int32_t fallback,
+                  const std::string& why) {
     if (s.*field != U) return;
     if (stated.*field != U) {
       s.*field = stated.*field;
@@ -173,7 +176,8 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   }
   if (s.schedule == U) {
     const bool stated_fits = stated.schedule != U && runs_with_vpp(stated.schedule, s.vpp);
-    s.schedule = stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
+    s.schedule =
+        stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
     source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b");
   } else {
     source("schedule", Setting("strategy").named());
@@ -183,7 +187,8 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
 
 StatedOp op_from_config(const nds_strategy& stated, int64_t shardable) {
   if (stated.op == U) return {shardable, "default: dp·cp"};
-  const int64_t stated_group = stated.dp == U ? U : int64_t{stated.dp} * (stated.cp != U ? stated.cp : 1);
+  const int64_t stated_group =
+      stated.dp == U ? U : int64_t{stated.dp} * (stated.cp != U ? stated.cp : 1);
   if (stated.op == stated_group)
     return {shardable, stated.op == shardable
                            ? "config"
@@ -200,7 +205,8 @@ std::string strategy_text(const nds_strategy& s) {
                         s.*k.field == U ? std::string("?") : std::to_string(s.*k.field));
   const char* recompute = recompute_name(s.recompute);
   const char* schedule = schedule_name(s.schedule);
-  return text + fmt::format(",recompute={},schedule={}", recompute ? recompute : "?", schedule ? schedule : "?");
+  return text + fmt::format(",recompute={},schedule={}", recompute ? recompute : "?",
+                            schedule ? schedule : "?");
 }
 
 std::vector<std::string> strategy_changes(const nds_strategy& from, const nds_strategy& to) {
@@ -237,9 +243,9 @@ nds_strategy normalized_strategy(const nds_strategy& s, const Model& model) {
 }
 
 bool same_keys(const nds_strategy& a, const nds_strategy& b) {
-  return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep && a.etp == b.etp &&
-         a.vpp == b.vpp && a.sp == b.sp && a.zero == b.zero && a.op == b.op && a.mbs == b.mbs && a.mbn == b.mbn &&
-         a.recompute == b.recompute && a.schedule == b.schedule;
+  return a.dp == b.dp && a.tp == b.tp && a.pp == b.pp && a.cp == b.cp && a.ep == b.ep &&
+         a.etp == b.etp && a.vpp == b.vpp && a.sp == b.sp && a.zero == b.zero && a.op == b.op &&
+         a.mbs == b.mbs && a.mbn == b.mbn && a.recompute == b.recompute && a.schedule == b.schedule;
 }
 
 }  // namespace ndsearch

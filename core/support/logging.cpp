@@ -86,10 +86,12 @@ void configure_logging(int verbosity, LogRewrite rewrite) {
   }
   auto logger = std::make_shared<spdlog::logger>("ndsearch", std::move(sink));
   logger->set_pattern("%n: %l: %v");
-  if (verbosity >= 3) logger->set_level(spdlog::level::debug);
+  if (verbosity >= 3)
+    logger->set_level(spdlog::level::debug);
   else if (verbosity >= 1)
     logger->set_level(spdlog::level::warn);
-  else logger->set_level(spdlog::level::err);
+  else
+    logger->set_level(spdlog::level::err);
   spdlog::set_default_logger(logger);
 }
 

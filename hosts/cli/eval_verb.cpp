@@ -27,8 +27,9 @@ int evaluate(const PluginFlags& base_flags, const EvalArgs& args) {
 }  // namespace
 
 void add_swap_optimizer_flag(CLI::App& verb, bool& swap) {
-  verb.add_flag("--swap-optimizer", swap,
-                "Keep optimizer states and master weights on the host, copied in and out each step");
+  verb.add_flag(
+      "--swap-optimizer", swap,
+      "Keep optimizer states and master weights on the host, copied in and out each step");
 }
 
 PluginFlags with_swap_optimizer(const PluginFlags& base, bool swap) {

@@ -30,7 +30,8 @@ void add_hardware_verb(CLI::App& app, const PluginFlags& flags, std::function<in
     std::string format = "table";
   };
   auto args = std::make_shared<Args>();
-  CLI::App* hardware = app.add_subcommand("hardware", "The devices the loaded hardware plugins describe");
+  CLI::App* hardware =
+      app.add_subcommand("hardware", "The devices the loaded hardware plugins describe");
   hardware->add_option("ID", args->id, "One device: an id, or A2 / A3");
   hardware->add_option("--format", args->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // main.cpp: the `ndsearch` program: parses the command line, sets up logging
 // and runs the chosen verb; every user error leaves with its id and exit code.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <ndsearch/nds_abi.h>
+#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <iostream>
@@ -75,11 +75,12 @@ int run_verb(const CLI::App& app, const std::function<int()>& run) {
 
 int main(int argc, char** argv) {
   using namespace ndsearch;
-  CLI::App app("ndsearch: finds the fastest hybrid-parallel strategy to train a large language "
-               "model on a given cluster",
-               "ndsearch");
-  app.set_version_flag("--version",
-                       fmt::format("ndsearch {} (plugin ABI {})", NDS_VERSION, NDS_ABI_VERSION_STRING));
+  CLI::App app(
+      "ndsearch: finds the fastest hybrid-parallel strategy to train a large language "
+      "model on a given cluster",
+      "ndsearch");
+  app.set_version_flag(
+      "--version", fmt::format("ndsearch {} (plugin ABI {})", NDS_VERSION, NDS_ABI_VERSION_STRING));
   app.require_subcommand(1);
   app.fallthrough();  // global flags may follow the verb
 

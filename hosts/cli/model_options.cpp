@@ -63,8 +63,9 @@ uint64_t DevicesFlag::value_or(uint64_t fallback) const {
   // 2^64 - 1, -18446744073709551615 becomes 1): refused as written.
   for (const std::string& given : option->results())
     if (given.find('-') != std::string::npos)
-      throw UserError("E-DEVICE-COUNT",
-                      fmt::format("-d {}: give the number of devices to train on (at least 1)", given));
+      throw UserError(
+          "E-DEVICE-COUNT",
+          fmt::format("-d {}: give the number of devices to train on (at least 1)", given));
   check_device_count(devices, fmt::format("-d {}", devices));
   return devices;
 }

@@ -35,7 +35,8 @@ PluginSettings plugin_settings(const PluginFlags& flags) {
   PluginSettings settings;
   for (const std::string& file : flags.plugin_files) settings.plugin_files.emplace_back(file);
   for (const std::string& list : flags.plugin_paths)
-    for (auto& directory : split_path_list(list)) settings.plugin_dirs.push_back(std::move(directory));
+    for (auto& directory : split_path_list(list))
+      settings.plugin_dirs.push_back(std::move(directory));
   if (!flags.device_file.empty()) settings.device_file = flags.device_file;
   settings.allow_override = flags.allow_override;
   settings.plugin_timeout_s = flags.plugin_timeout_s;

@@ -13,12 +13,12 @@
 namespace ndsearch::cli {
 
 struct PluginFlags {
-  std::vector<std::string> plugin_paths;  // --plugin-path DIR[:DIR...], repeatable
-  std::vector<std::string> plugin_files;  // --plugin FILE, repeatable
-  std::string device_file;                // --device-file FILE (toml-device)
-  std::vector<std::string> allow_override;  // --allow-override ID, repeatable
-  double plugin_timeout_s = 10;             // --plugin-timeout SECONDS
-  int verbosity = 1;                        // -v (DESIGN §8.8)
+  std::vector<std::string> plugin_paths;            // --plugin-path DIR[:DIR...], repeatable
+  std::vector<std::string> plugin_files;            // --plugin FILE, repeatable
+  std::string device_file;                          // --device-file FILE (toml-device)
+  std::vector<std::string> allow_override;          // --allow-override ID, repeatable
+  double plugin_timeout_s = 10;                     // --plugin-timeout SECONDS
+  int verbosity = 1;                                // -v (DESIGN §8.8)
   std::map<std::string, std::string> verb_options;  // options a verb adds ("swap-optimizer", ...)
 };
 

@@ -54,13 +54,17 @@ void add_plugins_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   CLI::App* plugins = app.add_subcommand("plugins", "List the loaded plugins, or check one");
   plugins->require_subcommand(1);
 
-  struct ListArgs { std::string format = "table"; };
+  struct ListArgs {
+    std::string format = "table";
+  };
   auto list_args = std::make_shared<ListArgs>();
   CLI::App* list = plugins->add_subcommand("list", "The plugins found, their versions and kinds");
   list->add_option("--format", list_args->format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  list->callback([&run, &flags, list_args] { run = [&flags, list_args] { return list_plugins(flags, list_args->format); }; });
+  list->callback([&run, &flags, list_args] {
+    run = [&flags, list_args] { return list_plugins(flags, list_args->format); };
+  });
 
   auto check_args = std::make_shared<CheckArgs>();
   CLI::App* check_verb = plugins->add_subcommand("check",

@@ -93,8 +93,10 @@ void add_space_flags(CLI::App& verb, SpaceSettings& space) {
           "MBS MBN RECOMPUTE; MP = TP, MB = MBN; also OP, SCHEDULE); the others keep the config's "
           "value")
       ->expected(1, CLI::detail::expected_max_vector_size);
-  verb.add_option("--only", space.only, "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
-  verb.add_option("-j,--threads", space.threads, "Pricing threads (default: every core)")->check(CLI::Range(1, 4096));
+  verb.add_option("--only", space.only,
+                  "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
+  verb.add_option("-j,--threads", space.threads, "Pricing threads (default: every core)")
+      ->check(CLI::Range(1, 4096));
 }
 
 void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>& run) {
@@ -106,7 +108,8 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
                    "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
       ->required();
   auto devices = std::make_shared<DevicesFlag>();
-  add_devices_flag(*verb, *devices, "How many devices (default: what the config's strategy states)");
+  add_devices_flag(*verb, *devices,
+                   "How many devices (default: what the config's strategy states)");
   add_space_flags(*verb, s.space);
   add_search_recompute_flag(*verb, s.space.recompute_modes);
   add_search_schedule_flag(*verb, s.space.schedules);

@@ -42,8 +42,10 @@ Planner make_planner(const py::dict& settings) {
   ndsearch::PluginSettings s = ndsearch::python::plugin_settings(settings);
   // The shipped plugins and the vetting helper of this build or install,
   // found from this module (the program is python, not ndsearch).
-  if (!s.shipped_dir) s.shipped_dir = beside_module({NDS_PYTHON_TO_PLUGINS_BUILD, NDS_PYTHON_TO_PLUGINS_INSTALL});
-  if (!s.vet_helper) s.vet_helper = beside_module({NDS_PYTHON_TO_VET_BUILD, NDS_PYTHON_TO_VET_INSTALL});
+  if (!s.shipped_dir)
+    s.shipped_dir = beside_module({NDS_PYTHON_TO_PLUGINS_BUILD, NDS_PYTHON_TO_PLUGINS_INSTALL});
+  if (!s.vet_helper)
+    s.vet_helper = beside_module({NDS_PYTHON_TO_VET_BUILD, NDS_PYTHON_TO_VET_INSTALL});
   py::gil_scoped_release unlocked;
   return Planner(s);
 }

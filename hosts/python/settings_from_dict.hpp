@@ -4,8 +4,8 @@
 // it (a misspelt keyword must not be ignored).
 #pragma once
 
-#include <ndsearch/core/planner.hpp>
 #include <pybind11/pybind11.h>
+#include <ndsearch/core/planner.hpp>
 
 namespace ndsearch::python {
 

@@ -19,7 +19,8 @@ namespace {
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
-  if (!(out << text)) throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
+  if (!(out << text))
+    throw ndsearch::UserError("E-OUTPUT", fmt::format("{}: cannot be written", path));
 }
 
 // Replaces what lies between the doc's two markers with `table`.
@@ -35,7 +36,8 @@ void write_doc(const std::string& path, const std::string& table) {
     throw ndsearch::UserError(
         "E-VALIDATION-DOC",
         fmt::format("{}: the markers '{}' and '{}' are missing", path, kBegin, kEnd));
-  write_file(path, doc.substr(0, begin + std::string(kBegin).size()) + "\n" + table + "\n" + doc.substr(end));
+  write_file(path, doc.substr(0, begin + std::string(kBegin).size()) + "\n" + table + "\n" +
+                       doc.substr(end));
 }
 
 }  // namespace
@@ -45,7 +47,8 @@ int main(int argc, char** argv) {
   std::string doc, factors, allocator;
   ndsearch::ValidationSettings options;
   app.add_option("folder", options.folder, "The folder of validation CSVs")->required();
-  app.add_flag("--fit", options.fit, "Refit the trainer overheads and allocator shares, with leave-one-out errors");
+  app.add_flag("--fit", options.fit,
+               "Refit the trainer overheads and allocator shares, with leave-one-out errors");
   app.add_flag("--search", options.search, "Run the search of each row");
   app.add_option("--write-doc", doc,
                  "Write the tables into this markdown file, between its markers");

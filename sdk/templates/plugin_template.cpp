@@ -41,7 +41,8 @@ class WeightBytes {
           reinterpret_cast<const char*>(model.blocks) + i * model.block_elem_size);
       if (block.kind != NDS_BLOCK_DECODER) continue;
       if (block.experts != 0 || block.attention == NDS_ATTENTION_MLA)
-        throw ndsearch::sdk::Error(NDS_UNSUPPORTED, "the template pass handles dense MHA/GQA layers only");
+        throw ndsearch::sdk::Error(NDS_UNSUPPORTED,
+                                   "the template pass handles dense MHA/GQA layers only");
       compiled->params_by_layer_.insert(compiled->params_by_layer_.end(),
                                         static_cast<size_t>(block.layers), layer_params(block));
     }

@@ -16,7 +16,8 @@
 #endif
 
 #if UINTPTR_MAX == UINT64_MAX
-#define NDS_FROZEN(T, field, offset) NDS_ASSERT(offsetof(T, field) == (offset), T##_##field##_moved);
+#define NDS_FROZEN(T, field, offset) \
+  NDS_ASSERT(offsetof(T, field) == (offset), T##_##field##_moved);
 /* Grows only by appending; a smaller size means a field was removed. */
 #define NDS_FROZEN_SIZE(T, size) NDS_ASSERT(sizeof(T) == (size), T##_size_changed);
 /* No struct ends in padding, so NDS_HAS_FIELD is exact (nds_abi.h). */

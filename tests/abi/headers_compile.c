@@ -9,4 +9,6 @@
 
 /* ISO C forbids an empty translation unit. */
 int nds_headers_compile_c(void);
-int nds_headers_compile_c(void) { return NDS_ABI_MAJOR; }
+int nds_headers_compile_c(void) {
+  return NDS_ABI_MAJOR;
+}

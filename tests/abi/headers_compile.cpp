@@ -6,4 +6,6 @@
 
 #include "frozen_layout_check.h"
 
-int nds_headers_compile_cpp() { return NDS_ABI_MAJOR; }
+int nds_headers_compile_cpp() {
+  return NDS_ABI_MAJOR;
+}

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     const nlohmann::json answer = planner.search(search).to_json();
     const nlohmann::json& best = answer.at("ranking").at(0);
     std::cout << nlohmann::json{{"step_s", best.at("time").at("step_s")},
-                                {"strategy", best.at("strategy")}}.dump()
+                                {"strategy", best.at("strategy")}}
+                     .dump()
               << "\n";
     return 0;
   } catch (const ndsearch::UserError& e) {

@@ -13,7 +13,9 @@ using ndsearch::test::run_command;
 using nlohmann::json;
 
 namespace {
-std::string hf(const std::string& name) { return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/" + name + ".json"; }
+std::string hf(const std::string& name) {
+  return std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/" + name + ".json";
+}
 
 ndsearch::test::CommandResult model(const std::string& args) {
   return run_command("env -u NDS_PLUGIN_PATH " + cli() + " model " + args);
@@ -75,9 +77,8 @@ TEST_CASE("Published totals hold within one percent and active within three") {
     double total, active;  // billions, as the model cards state them
   };
   const Published models[] = {
-      {"llama-3.1-8b", 8.03, 8.03},       {"llama-3.1-70b", 70.6, 70.6},
-      {"llama-3.1-405b", 405.9, 405.9},   {"mixtral-8x7b", 46.7, 12.9},
-      {"deepseek-v3", 671, 37},           {"qwen2.5-72b", 72.7, 72.7},
+      {"llama-3.1-8b", 8.03, 8.03}, {"llama-3.1-70b", 70.6, 70.6}, {"llama-3.1-405b", 405.9, 405.9},
+      {"mixtral-8x7b", 46.7, 12.9}, {"deepseek-v3", 671, 37},      {"qwen2.5-72b", 72.7, 72.7},
       {"qwen3-235b-a22b", 235, 22},
   };
   for (const Published& p : models) {
@@ -112,12 +113,37 @@ TEST_CASE("DeepSeek-V3 has 3 dense layers then 58 MoE layers with MLA and one MT
 
 TEST_CASE("The JSON carries the documented keys with provenance and DESIGN 8.5 defaults") {
   json j = model_json("llama-3.1-8b");
-  for (const char* key : {"framework", "name", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
-                          "ffn_hidden_size", "vocab_size", "seq_len", "experts", "experts_per_token",
-                          "shared_experts", "moe_ffn_hidden_size", "dense_layers", "mtp_layers", "q_lora_rank",
-                          "kv_lora_rank", "params_total", "params_active", "params_mtp", "global_batch",
-                          "micro_batch_size", "stated_strategy", "recompute", "dtypes", "capabilities",
-                          "submodels", "provenance", "warnings", "schema_version"})
+  for (const char* key : {"framework",
+                          "name",
+                          "layers",
+                          "hidden_size",
+                          "heads",
+                          "kv_heads",
+                          "head_dim",
+                          "ffn_hidden_size",
+                          "vocab_size",
+                          "seq_len",
+                          "experts",
+                          "experts_per_token",
+                          "shared_experts",
+                          "moe_ffn_hidden_size",
+                          "dense_layers",
+                          "mtp_layers",
+                          "q_lora_rank",
+                          "kv_lora_rank",
+                          "params_total",
+                          "params_active",
+                          "params_mtp",
+                          "global_batch",
+                          "micro_batch_size",
+                          "stated_strategy",
+                          "recompute",
+                          "dtypes",
+                          "capabilities",
+                          "submodels",
+                          "provenance",
+                          "warnings",
+                          "schema_version"})
     CHECK(j.contains(key));
   CHECK(j["seq_len"].is_null());  // an HF config states no training settings
   CHECK(j["dtypes"]["params"] == "bf16");
@@ -127,12 +153,14 @@ TEST_CASE("The JSON carries the documented keys with provenance and DESIGN 8.5 d
   CHECK(j["provenance"]["blocks[0].hidden_size"] == hf("llama-3.1-8b") + ":2: hidden_size");
   CHECK(j["provenance"]["blocks[0].head_dim"] == "derived: hidden_size / heads");
   bool warns_seq = false;
-  for (const json& w : j["warnings"]) warns_seq = warns_seq || w.get<std::string>().find("seq_len") != std::string::npos;
+  for (const json& w : j["warnings"])
+    warns_seq = warns_seq || w.get<std::string>().find("seq_len") != std::string::npos;
   CHECK(warns_seq);
 }
 
 TEST_CASE("Training settings on the command line override the config and say so") {
-  json j = model_json("llama-3.1-8b", "--seq-len 8192 -b 512 --mbs 2 --dtype fp16 --vocab-size 128000");
+  json j =
+      model_json("llama-3.1-8b", "--seq-len 8192 -b 512 --mbs 2 --dtype fp16 --vocab-size 128000");
   CHECK(j["seq_len"] == 8192);
   CHECK(j["global_batch"] == 512);
   CHECK(j["micro_batch_size"] == 2);
@@ -260,13 +288,21 @@ TEST_CASE("Bad input exits 2 with an error id naming the file and the field") {
   };
   const Case cases[] = {
       {"malformed", "E-PARSE-FIELD", {"malformed.json:5:", "not valid JSON"}},
-      {"heads_not_dividing", "E-MODEL-SHAPE", {"heads = 48", "heads_not_dividing.json:2: num_attention_heads",
-                                               "does not divide hidden_size = 4000"}},
-      {"kv_not_dividing", "E-MODEL-SHAPE", {"kv_heads = 6", "kv_not_dividing.json:2: num_key_value_heads",
-                                            "does not divide heads = 32"}},
-      {"topk_over_experts", "E-MODEL-SHAPE", {"experts_per_token = 6", "num_experts_per_tok", "experts = 4"}},
+      {"heads_not_dividing",
+       "E-MODEL-SHAPE",
+       {"heads = 48", "heads_not_dividing.json:2: num_attention_heads",
+        "does not divide hidden_size = 4000"}},
+      {"kv_not_dividing",
+       "E-MODEL-SHAPE",
+       {"kv_heads = 6", "kv_not_dividing.json:2: num_key_value_heads",
+        "does not divide heads = 32"}},
+      {"topk_over_experts",
+       "E-MODEL-SHAPE",
+       {"experts_per_token = 6", "num_experts_per_tok", "experts = 4"}},
       {"no_model", "E-PARSE-NO-MODEL", {"no_model.json", "describes no model"}},
-      {"negative_layers", "E-PARSE-VALUE", {"negative_layers.json:2", "num_hidden_layers` = -2", "whole number"}},
+      {"negative_layers",
+       "E-PARSE-VALUE",
+       {"negative_layers.json:2", "num_hidden_layers` = -2", "whole number"}},
   };
   for (const Case& c : cases) {
     INFO(c.file);
@@ -284,7 +320,8 @@ TEST_CASE("A field the parser does not understand is a warning or under strict a
   json j = model_json("unknown_field");
   bool listed = false;
   for (const json& w : j["warnings"])
-    listed = listed || w.get<std::string>().find("unknown_field.json:3: my_custom_flag") != std::string::npos;
+    listed = listed ||
+             w.get<std::string>().find("unknown_field.json:3: my_custom_flag") != std::string::npos;
   CHECK(listed);
   auto r = model(hf("unknown_field") + " --strict");
   CHECK(r.exit_code == 2);

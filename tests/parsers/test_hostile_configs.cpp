@@ -59,8 +59,9 @@ Timed model(const std::string& args, const std::string& env = "") {
   const std::string limit = ndsearch::test::kAddressSanitized ? "" : "ulimit -v 1048576; ";
   const auto start = std::chrono::steady_clock::now();
   Timed t;
-  t.r = ndsearch::test::run_command(limit + "env -u NDS_PLUGIN_PATH " + env + " timeout " + std::to_string(kHangGuardS) + " " +
-                                    ndsearch::test::cli() + " model " + args);
+  t.r = ndsearch::test::run_command(limit + "env -u NDS_PLUGIN_PATH " + env + " timeout " +
+                                    std::to_string(kHangGuardS) + " " + ndsearch::test::cli() +
+                                    " model " + args);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return t;
 }
@@ -375,19 +376,22 @@ TEST_CASE("More keys, YAML values or script words than any config holds are refu
   // 100,001 keys: kMaxJsonKeys is 100,000 (an HF config has ~50).
   std::string keys = std::string(kTinyHf).substr(0, std::string(kTinyHf).size() - 2) + ", \"x\": {";
   for (int i = 0; i <= 100000; ++i) keys += (i == 0 ? "\"k" : ",\"k") + std::to_string(i) + "\":1";
-  refused(model(write(dir / "keys.json", keys + "}}\n").string()), "E-PARSE-LIMIT", {"keys.json:2", "100000 keys"});
+  refused(model(write(dir / "keys.json", keys + "}}\n").string()), "E-PARSE-LIMIT",
+          {"keys.json:2", "100000 keys"});
 
   // 100,001 list items: kMaxYamlNodes is 100,000 (a training YAML holds a few hundred).
-  refused(model(write(dir / "values.yaml", "model:\n  x:\n" + repeat("  - 1\n", 100001)).string()), "E-PARSE-LIMIT",
-          {"values.yaml:", "100000 YAML values"});
+  refused(model(write(dir / "values.yaml", "model:\n  x:\n" + repeat("  - 1\n", 100001)).string()),
+          "E-PARSE-LIMIT", {"values.yaml:", "100000 YAML values"});
 
   // 1 MiB + 1 byte of YAML: kDefaultYamlMaxBytes (yaml-cpp scans a plain scalar at ~2 MB/s).
-  refused(model(write(dir / "long.yaml", "model:\n  x: " + repeat("y", (1 << 20))).string()), "E-PARSE-LIMIT",
-          {"long.yaml", "1048576-byte limit", "NDS_CONFIG_MAX_BYTES"});
+  refused(model(write(dir / "long.yaml", "model:\n  x: " + repeat("y", (1 << 20))).string()),
+          "E-PARSE-LIMIT", {"long.yaml", "1048576-byte limit", "NDS_CONFIG_MAX_BYTES"});
 
   // 100,001 words: kMaxShellWords is 100,000 (a launch script has a few hundred).
-  refused(model(write(dir / "words.sh", launch("", "--num-layers 2" + repeat(" --x 1", 50001))).string()),
-          "E-PARSE-LIMIT", {"words.sh:3", "100000 words"});
+  refused(
+      model(
+          write(dir / "words.sh", launch("", "--num-layers 2" + repeat(" --x 1", 50001))).string()),
+      "E-PARSE-LIMIT", {"words.sh:3", "100000 words"});
 }
 
 // ---- What the fuzzers found (tests/fuzz_regressions/, docs/fuzzing.md) --------
@@ -430,11 +434,13 @@ TEST_CASE("A pipeline degree beyond what a parser reads is refused before its pe
   const fs::path dir = scratch("stages");
   const std::string yaml =
       "parallel_config:\n  data_parallel: 1\n  model_parallel: 1\n  pipeline_stage: 2097152\n"
-      "model:\n  model_config:\n    type: LlamaConfig\n    seq_length: 2048\n    hidden_size: 1024\n"
+      "model:\n  model_config:\n    type: LlamaConfig\n    seq_length: 2048\n    hidden_size: "
+      "1024\n"
       "    num_layers: 8\n    num_heads: 16\n    vocab_size: 32000\n    offset: 0\n"
       "  arch:\n    type: LlamaForCausalLM\n";
   refused(model("-f mindformers " + write(dir / "train.yaml", yaml).string()), "E-PARSE-VALUE",
-          {"train.yaml:4", "`parallel_config.pipeline_stage` = 2097152", "at most 1048576 pipeline stages"});
+          {"train.yaml:4", "`parallel_config.pipeline_stage` = 2097152",
+           "at most 1048576 pipeline stages"});
 }
 
 TEST_CASE("Text the YAML reader cannot get past stops at the document limit, at once") {

@@ -69,7 +69,8 @@ TEST_CASE("An AutoModels HyperParallel YAML reads the model folder's config json
   CHECK(s["zero"] == 3);
   CHECK(s["mbn"] == 8);  // 32 / (1 x 4)
   CHECK(s["recompute"] == "selective");
-  CHECK(j["provenance"]["blocks[0].hidden_size"].get<std::string>().find("tiny_hf/config.json") != std::string::npos);
+  CHECK(j["provenance"]["blocks[0].hidden_size"].get<std::string>().find("tiny_hf/config.json") !=
+        std::string::npos);
 }
 
 TEST_CASE("An AutoModels YAML naming a missing folder says which path was tried") {
@@ -94,7 +95,8 @@ TEST_CASE("HyperParallel heads that do not divide the hidden size are refused na
 
 TEST_CASE("The YAML parsers tell MindFormers and HyperParallel files apart") {
   CHECK(model_json("tiny_legacy")["framework"] == "hyperparallel-yaml");
-  auto r = model(std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/mindformers/tiny_llama.yaml --format json");
+  auto r = model(std::string(NDS_TEST_FIXTURES_SOURCE) +
+                 "/configs/mindformers/tiny_llama.yaml --format json");
   REQUIRE(r.exit_code == 0);
   CHECK(json::parse(r.out)["framework"] == "mindformers-yaml");
 }

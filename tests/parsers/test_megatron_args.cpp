@@ -117,9 +117,10 @@ TEST_CASE("A branch on the environment leaves what only one branch sets unknown"
   const json m = parsed("env_branches.sh");
   CHECK(m["dtypes"]["params"].is_null());  // --fp16 or --bf16 on $USE_FP16
   CHECK(warned(m, "USE_FP16 is not set in the script"));
-  CHECK(m["seq_len"] == 4096);      // both branches of the $CLUSTER test say 4096
-  CHECK(m["ffn"] == "swiglu");      // MODE=${MODE:-dense}: the script decides this branch
-  CHECK(m["ffn_hidden_size"] == 320);  // SwiGLU default: int(4*128*2/3 / 64)*64 = int(341.3/64)*64 = 320
+  CHECK(m["seq_len"] == 4096);  // both branches of the $CLUSTER test say 4096
+  CHECK(m["ffn"] == "swiglu");  // MODE=${MODE:-dense}: the script decides this branch
+  CHECK(m["ffn_hidden_size"] ==
+        320);  // SwiGLU default: int(4*128*2/3 / 64)*64 = int(341.3/64)*64 = 320
 }
 
 TEST_CASE("A malformed value names the flag its line and the fix") {
@@ -149,11 +150,11 @@ TEST_CASE("A moe-layer-freq list expression places dense and MoE blocks with MLA
   CHECK(m["blocks"][1]["qk_nope_head_dim"] == 64);
   CHECK(m["blocks"][1]["qk_rope_head_dim"] == 32);
   CHECK(m["blocks"][1]["v_head_dim"] == 64);
-  CHECK(m["head_dim"] == 96);  // 64 + 32, derived by the core
+  CHECK(m["head_dim"] == 96);             // 64 + 32, derived by the core
   CHECK(m["padded_vocab_size"] == 1024);  // divisible by 1 x tp 1
   CHECK(m["recompute"] == "full");
   CHECK(m["recompute_layers"] == json::array({6}));  // uniform: every layer of the one stage
-  CHECK(m["dtypes"]["params"] == "fp32");  // neither --bf16 nor --fp16
+  CHECK(m["dtypes"]["params"] == "fp32");            // neither --bf16 nor --fp16
   CHECK(m["dtypes"]["master_weights"] == "none");
 }
 
@@ -243,18 +244,22 @@ TEST_CASE("MindSpeed's swap and reuse flags are read, each from its line") {
   CHECK(j["master_reuses_params"] == true);
   CHECK(j["swap_optimizer"] == true);
   CHECK(j["provenance"]["swapped_ops"] == fixture("mindspeed_memory.sh") + ":10: --swap-attention");
-  CHECK(j["provenance"]["master_reuses_params"] == fixture("mindspeed_memory.sh") + ":11: --reuse-fp32-param");
-  CHECK(j["provenance"]["swap_optimizer"] == fixture("mindspeed_memory.sh") + ":12: --swap-optimizer");
+  CHECK(j["provenance"]["master_reuses_params"] ==
+        fixture("mindspeed_memory.sh") + ":11: --reuse-fp32-param");
+  CHECK(j["provenance"]["swap_optimizer"] ==
+        fixture("mindspeed_memory.sh") + ":12: --swap-optimizer");
   CHECK(j["warnings"].empty());
   // eval says where the swap came from.
-  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " eval " +
-                                             fixture("mindspeed_memory.sh") +
+  const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                             " eval " + fixture("mindspeed_memory.sh") +
                                              " -A nvidia-h100-sxm --strategy pp=2,dp=4");
   REQUIRE(e.exit_code == 0);
-  CHECK_THAT(e.out, Catch::Contains("optimizer swapping (" + fixture("mindspeed_memory.sh") +
-                                    ":12: --swap-optimizer): optimizer states and master weights live in "
-                                    "host memory"));
-  CHECK_THAT(e.out, Catch::Contains("memory: master weights kept as the parameter plus a residual, 2 bytes"));
+  CHECK_THAT(e.out,
+             Catch::Contains("optimizer swapping (" + fixture("mindspeed_memory.sh") +
+                             ":12: --swap-optimizer): optimizer states and master weights live in "
+                             "host memory"));
+  CHECK_THAT(e.out, Catch::Contains(
+                        "memory: master weights kept as the parameter plus a residual, 2 bytes"));
   const json plain = parsed("mindspeed_cp.sh");
   CHECK(plain["swapped_ops"].empty());
   CHECK(plain["master_reuses_params"] == false);
@@ -374,8 +379,9 @@ TEST_CASE("MindSpeed's 2-D tensor parallelism is a warning saying how it is pric
   const json j = parsed("mindspeed_tp2d.sh");
   REQUIRE(j["warnings"].size() == 1);
   CHECK_THAT(j["warnings"][0].get<std::string>(),
-             Catch::Contains("mindspeed_tp2d.sh:9: --tp-2d (priced as 1-D tensor parallelism over the same "
-                             "devices)"));
+             Catch::Contains(
+                 "mindspeed_tp2d.sh:9: --tp-2d (priced as 1-D tensor parallelism over the same "
+                 "devices)"));
 }
 
 TEST_CASE("MindSpeed's ring overlaps its send and receive only with --use-cp-send-recv-overlap") {

@@ -82,7 +82,7 @@ TEST_CASE("A MindFormers YAML states its strategy and global batch") {
   CHECK(j["fsdp_holding"] == "fsdp2_keep");
   CHECK(j["capabilities"]["zero2"] == false);
   CHECK(j["warnings"].empty());
-  CHECK(s["op"] == 2);    // optimizer_weight_shard_size
+  CHECK(s["op"] == 2);  // optimizer_weight_shard_size
   CHECK(s["recompute"] == "full");
   // Global batch = batch_size x data_parallel x micro_batch_num = 2 x 2 x 8.
   CHECK(j["global_batch"] == 32);
@@ -112,9 +112,10 @@ TEST_CASE(
   // the parameters' bytes.
   std::ifstream in(mf("tiny_llama"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text.replace(text.find("gradient_accumulation_shard: False"), 34, "gradient_accumulation_shard: True");
-  const std::filesystem::path copy =
-      std::filesystem::temp_directory_path() / ("ndsearch-ga-" + std::to_string(::getpid()) + ".yaml");
+  text.replace(text.find("gradient_accumulation_shard: False"), 34,
+               "gradient_accumulation_shard: True");
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                                     ("ndsearch-ga-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(copy) << text;
   auto r = model(copy.string() + " --format json");
   INFO(r.err);
@@ -161,9 +162,9 @@ TEST_CASE(
   CHECK(off["stated_strategy"]["zero"] == 0);
   CHECK(off["fsdp_holding"] == "fsdp2_keep");
   auto grads = [](const std::string& config, const std::string& strategy) {
-    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
-                                               " eval " + config + " -A ascend-a2 " + strategy +
-                                               " --format json");
+    const auto e = ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " +
+                                               std::string(NDS_TEST_CLI) + " eval " + config +
+                                               " -A ascend-a2 " + strategy + " --format json");
     REQUIRE(e.exit_code == 0);
     return json::parse(e.out)["memory"]["stages"][0]["grads_bytes"].get<double>();
   };
@@ -216,7 +217,8 @@ TEST_CASE("An unknown MindFormers field is a warning and an error under strict")
   json j = model_json("unknown_field");
   bool warned = false;
   for (const json& w : j["warnings"])
-    warned = warned || w.get<std::string>().find("model.model_config.warp_factor") != std::string::npos;
+    warned =
+        warned || w.get<std::string>().find("model.model_config.warp_factor") != std::string::npos;
   CHECK(warned);
   auto r = model(mf("unknown_field") + " --strict");
   CHECK(r.exit_code == 2);

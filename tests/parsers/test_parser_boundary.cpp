@@ -52,7 +52,8 @@ Outcome parse_with(ThrowingParser& parser, const nds_host& host) {
 }  // namespace
 
 TEST_CASE(
-    "Memory running out in a parser is E-PARSE-LIMIT naming the file, and another exception names it "
+    "Memory running out in a parser is E-PARSE-LIMIT naming the file, and another exception names "
+    "it "
     "too") {
   ndsearch::ModuleHost module_host("throws", std::make_shared<const ndsearch::PluginOptions>());
   sdk::host().attach(module_host.host());

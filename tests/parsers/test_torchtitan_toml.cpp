@@ -342,7 +342,8 @@ TEST_CASE(
   CHECK(j["overlap"]["p2p"].is_null());
 }
 
-TEST_CASE("A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan's version compiles it") {
+TEST_CASE(
+    "A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan's version compiles it") {
   // The loss's bytes per logit at its peak (activations.cpp): eager, the
   // fp32 log_softmax output with the fp32 gradient in and out, 3 x 4 = 12;
   // compiled (components/loss.py, torchtitan#1033 and #1608), the bf16
@@ -372,8 +373,9 @@ TEST_CASE("A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan
   CHECK(bytes_of("[compile]\nenable = true\ncomponents = [\"model\"]\n") == 12);  // 9dec370's way
   CHECK(bytes_of("[training]\ncompile = true\n") == 4);  // the spelling of 2025-04 to 2025-08
   // A component torchtitan does not have is an error naming the field.
-  std::ofstream(dir.path / "bad.toml") << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
-                                       << "[compile]\nenable = true\ncomponents = [\"optimizer\"]\n";
+  std::ofstream(dir.path / "bad.toml")
+      << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+      << "[compile]\nenable = true\ncomponents = [\"optimizer\"]\n";
   auto r = model((dir.path / "bad.toml").string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("compile.components") != std::string::npos);
@@ -383,10 +385,11 @@ TEST_CASE("A compiled loss keeps 4 bytes a logit, an eager one 12, as torchtitan
 TEST_CASE("Float8 options that change the cost are reported, in either spelling") {
   ndsearch::test::TempDir dir;
   const std::filesystem::path file = dir.path / "job.toml";
-  std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\nconverters = [\"float8\"]\n"
-                      << "[float8]\nenable_fsdp_float8_all_gather = true\nrecipe_name = \"tensorwise\"\n"
-                      << "[quantize.linear.float8]\nforce_recompute_fp8_weight_in_bwd = true\n"
-                      << "precompute_float8_dynamic_scale_for_fsdp = false\n";
+  std::ofstream(file)
+      << "[model]\nname = \"llama3\"\nflavor = \"8B\"\nconverters = [\"float8\"]\n"
+      << "[float8]\nenable_fsdp_float8_all_gather = true\nrecipe_name = \"tensorwise\"\n"
+      << "[quantize.linear.float8]\nforce_recompute_fp8_weight_in_bwd = true\n"
+      << "precompute_float8_dynamic_scale_for_fsdp = false\n";
   auto r = model(file.string() + " --format json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

@@ -42,20 +42,53 @@ const std::set<std::string> kSetups = {
 };
 
 // The keys a golden summary keeps: no paths, so it holds on any machine.
-const char* kSummaryKeys[] = {
-    "framework", "name", "layers", "hidden_size", "heads", "kv_heads", "head_dim", "attention", "ffn",
-    "ffn_hidden_size", "vocab_size", "padded_vocab_size", "tied_embeddings", "position_embedding",
-    "seq_len", "experts", "experts_per_token", "shared_experts", "moe_ffn_hidden_size", "dense_layers",
-    "mtp_layers", "q_lora_rank", "kv_lora_rank", "params_total", "params_active", "params_mtp",
-    "global_batch", "micro_batch_size", "stated_strategy", "recompute", "recompute_layers",
-    "stage_layers", "stage_layer_offsets", "cp_algorithm", "device_memory_bytes", "dtypes",
-    "fp8_recipe", "overlap", "optimizer_states", "capabilities"};
+const char* kSummaryKeys[] = {"framework",
+                              "name",
+                              "layers",
+                              "hidden_size",
+                              "heads",
+                              "kv_heads",
+                              "head_dim",
+                              "attention",
+                              "ffn",
+                              "ffn_hidden_size",
+                              "vocab_size",
+                              "padded_vocab_size",
+                              "tied_embeddings",
+                              "position_embedding",
+                              "seq_len",
+                              "experts",
+                              "experts_per_token",
+                              "shared_experts",
+                              "moe_ffn_hidden_size",
+                              "dense_layers",
+                              "mtp_layers",
+                              "q_lora_rank",
+                              "kv_lora_rank",
+                              "params_total",
+                              "params_active",
+                              "params_mtp",
+                              "global_batch",
+                              "micro_batch_size",
+                              "stated_strategy",
+                              "recompute",
+                              "recompute_layers",
+                              "stage_layers",
+                              "stage_layer_offsets",
+                              "cp_algorithm",
+                              "device_memory_bytes",
+                              "dtypes",
+                              "fp8_recipe",
+                              "overlap",
+                              "optimizer_states",
+                              "capabilities"};
 
 json summary(const json& model) {
   json s = json::object();
   for (const char* key : kSummaryKeys) s[key] = model.contains(key) ? model[key] : json(nullptr);
   json towers = json::array();
-  for (const json& t : model["submodels"]) towers.push_back({{"name", t["name"]}, {"layers", t["layers"]}, {"params", t["params"]}});
+  for (const json& t : model["submodels"])
+    towers.push_back({{"name", t["name"]}, {"layers", t["layers"]}, {"params", t["params"]}});
   s["submodels"] = towers;
   s["warning_count"] = model["warnings"].size();
   return s;
@@ -74,14 +107,16 @@ std::vector<std::string> shared_configs() {
   for (const auto& dir : fs::directory_iterator(NDS_TEST_SHARED_CONFIGS)) {
     if (!dir.is_directory() || !selected(dir.path().filename().string())) continue;
     for (const auto& f : fs::directory_iterator(dir.path()))
-      if (f.is_regular_file()) files.push_back(dir.path().filename().string() + "/" + f.path().filename().string());
+      if (f.is_regular_file())
+        files.push_back(dir.path().filename().string() + "/" + f.path().filename().string());
   }
   std::sort(files.begin(), files.end());
   return files;
 }
 
 ndsearch::test::CommandResult model(const std::string& relative) {
-  return ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) + " model --format json " +
+  return ndsearch::test::run_command("env -u NDS_PLUGIN_PATH " + std::string(NDS_TEST_CLI) +
+                                     " model --format json " +
                                      std::string(NDS_TEST_SHARED_CONFIGS) + "/" + relative);
 }
 
@@ -105,7 +140,8 @@ TEST_CASE("Every published config parses with its framework found and matches it
       continue;
     }
     std::ifstream in(golden);
-    INFO("no golden file " << golden.string() << "; write it with NDS_UPDATE_GOLDEN=1 and review it");
+    INFO("no golden file " << golden.string()
+                           << "; write it with NDS_UPDATE_GOLDEN=1 and review it");
     CHECK(in.good());
     if (in.good()) CHECK(got == json::parse(in));
   }

@@ -39,8 +39,9 @@ json json_of(const std::string& args) {
 
 // search --emit-config of rank 1, then eval of the written file: the same
 // step time and peak as the ranked row. Returns the written text.
-std::string check_emitted_prices_as_ranked(const std::string& config, const std::string& search_flags,
-                                    const std::string& eval_flags) {
+std::string check_emitted_prices_as_ranked(const std::string& config,
+                                           const std::string& search_flags,
+                                           const std::string& eval_flags) {
   const fs::path out =
       fs::temp_directory_path() /
       fmt::format("nds_ranking_to_run_{}{}", ::getpid(), fs::path(config).extension().string());
@@ -77,8 +78,7 @@ TEST_CASE("An -ar plan on a MindFormers config is written as per-stage recompute
   // stage: the plan is written as MindFormers' recompute / select_recompute
   // lists and prices as ranked.
   check_emitted_prices_as_ranked("hyperparallel/pretrain_qwen3_72b.yaml",
-                                 "-A A2 -d 128 -l DP TP PP -ar -M 40GB",
-                                 "-A A2 -d 128 -M 40GB");
+                                 "-A A2 -d 128 -l DP TP PP -ar -M 40GB", "-A A2 -d 128 -M 40GB");
 }
 
 TEST_CASE("An -ar plan on a HyperParallel config is written as full_rec per-stage counts") {
@@ -118,7 +118,8 @@ TEST_CASE("Rank 1 of the whole space is written as ranked, in every format with 
            {"mindformers/pretrain_mixtral-8x7b.yaml", "-A A2"},
            {"mindformers/pretrain_qwen3_30b_a3b_4k.yaml", "-A A2"},
            {"mindformers/pretrain_qwen2_57b.yaml", "-A A2"},
-           {"megatron/sbatch_mfsdp_deepseek_v3.sh", "-A nvidia-h100-sxm -d 256 --vocab-size 129280"},
+           {"megatron/sbatch_mfsdp_deepseek_v3.sh",
+            "-A nvidia-h100-sxm -d 256 --vocab-size 129280"},
            {"megatron/rl_qwen3_32b.sh", "-A nvidia-h100-sxm -d 64"},
            {"mindspeed/pretrain_llama3_70b_ptd.sh", "-A A3 --vocab-size 128256"},
            {"mindspeed/fast_tuner_pretrain_deepseek3_671b_4k_A3_ptd.sh", "-A A3"},
@@ -133,14 +134,14 @@ TEST_CASE("A config's stated offsets are priced and written at its own pp, by ev
   // (15, 15, 17, 17). One rule: the stated split where a strategy runs the
   // config's pp and vpp, the trainer's elsewhere (issue 33: search priced the
   // even split and wrote `offset: 0`, dropping the user's offsets).
-  const json own = json_of("eval " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") +
-                           " -A A2 --format json");
+  const json own =
+      json_of("eval " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") + " -A A2 --format json");
   std::vector<int64_t> layers;
   for (const json& st : own["memory"]["stages"]) layers.push_back(st["layers"].get<int64_t>());
   CHECK(layers == std::vector<int64_t>{15, 15, 17, 17});
   // A search at pp 4 writes them back as they were, and prices as written.
-  const std::string text = check_emitted_prices_as_ranked(
-      "mindformers/pretrain_qwen3_32b_4k.yaml", "-A A2 -d 32 -l DP TP", "-A A2 -d 32");
+  const std::string text = check_emitted_prices_as_ranked("mindformers/pretrain_qwen3_32b_4k.yaml",
+                                                          "-A A2 -d 32 -l DP TP", "-A A2 -d 32");
   CHECK_THAT(text, Catch::Contains("offset: [-1, -1, 1, 1]"));
   // At pp 2 they do not apply: the trainer's even split, 32 each.
   const json pp2 = json_of("eval " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") +
@@ -243,9 +244,9 @@ TEST_CASE(
   CHECK_THAT(e["assumptions"].dump(),
              Catch::Contains("op: adapted: dp·cp (the config's op = 8 does not divide dp·cp = 4)"));
   // And in the search's header, which applies it to every row.
-  const auto r = ndsearch::test::run_command(
-      kCli + " search " + shared("hyperparallel/pretrain_qwen3_72b.yaml") +
-      " -A A2 -d 128 -b 128 -l DP TP PP -t 1 --wide");
+  const auto r = ndsearch::test::run_command(kCli + " search " +
+                                             shared("hyperparallel/pretrain_qwen3_72b.yaml") +
+                                             " -A A2 -d 128 -b 128 -l DP TP PP -t 1 --wide");
   CHECK_THAT(r.out, Catch::Contains("op: the config's 8 where it divides a row's dp·cp, else "
                                     "adapted to dp·cp"));
 }

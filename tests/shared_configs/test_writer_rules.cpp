@@ -34,8 +34,9 @@ std::string read(const fs::path& p) {
 
 // `apply CONFIG FLAGS --strategy S`: the written text (exit 0 required).
 std::string applied(const std::string& config, const std::string& flags, const std::string& s) {
-  const fs::path out = fs::temp_directory_path() /
-                       fmt::format("nds_writer_rules_{}{}", ::getpid(), fs::path(config).extension().string());
+  const fs::path out =
+      fs::temp_directory_path() /
+      fmt::format("nds_writer_rules_{}{}", ::getpid(), fs::path(config).extension().string());
   fs::remove(out);
   const auto r = ndsearch::test::run_command(kCli + " apply " + shared(config) + " " + flags +
                                              " --strategy " + s + " -o " + out.string());
@@ -86,12 +87,12 @@ TEST_CASE("MindFormers: interleaving is switched on where pp_interleave_num is s
 TEST_CASE("MindFormers: fewer micro-batches than pipeline stages is refused, naming the bound") {
   // 32 devices, tp 4, pp 8, dp 1: the config's 4 sequences are 4
   // micro-batches, fewer than the 8 stages MindSpore's pipeline needs.
-  const auto r = ndsearch::test::run_command(
-      kCli + " apply " + shared("mindformers/pretrain_qwen3_32b_4k.yaml") +
-      " -d 32 --strategy dp=1,pp=8,mbn=4");
+  const auto r = ndsearch::test::run_command(kCli + " apply " +
+                                             shared("mindformers/pretrain_qwen3_32b_4k.yaml") +
+                                             " -d 32 --strategy dp=1,pp=8,mbn=4");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("E-APPLY") &&
-                        Catch::Contains("micro_batch_num >= pipeline_stage"));
+  CHECK_THAT(r.err,
+             Catch::Contains("E-APPLY") && Catch::Contains("micro_batch_num >= pipeline_stage"));
 }
 
 TEST_CASE("apply keeps the config's own offsets and per-stage recompute where they fit") {
@@ -122,9 +123,12 @@ TEST_CASE("The search ranks only the schedules the config's trainer runs (ABI 1.
       kCli + " search " + shared("megatron/train_gpt3_175b_distributed.sh") +
       " -A nvidia-h100-sxm -d 1024 --vocab-size 51200 -l PP -t 1 --wide");
   // The header wraps its lines: compare with the whitespace collapsed.
-  const auto flat = [](const std::string& t) { return std::regex_replace(t, std::regex(R"(\s+)"), " "); };
-  CHECK_THAT(flat(megatron.out), Catch::Contains("Megatron-LM core_v0.19.0 (docs/trainers.md)") &&
-                                     Catch::Contains("no GPipe, no ZB-V, no DualPipe, no DualPipe-V"));
+  const auto flat = [](const std::string& t) {
+    return std::regex_replace(t, std::regex(R"(\s+)"), " ");
+  };
+  CHECK_THAT(flat(megatron.out),
+             Catch::Contains("Megatron-LM core_v0.19.0 (docs/trainers.md)") &&
+                 Catch::Contains("no GPipe, no ZB-V, no DualPipe, no DualPipe-V"));
   const auto mindspeed = ndsearch::test::run_command(
       kCli + " search " + shared("mindspeed/pretrain_deepseek3_671b_4k_A3_ptd.sh") +
       " -A A3 -l PP -t 1 --wide");
@@ -138,8 +142,9 @@ TEST_CASE("The search ranks only the schedules the config's trainer runs (ABI 1.
              Catch::Contains("MindFormers v1.7.0 (docs/trainers.md), as mindformers-yaml reads the "
                              "config (no ZeRO-1, no ZeRO-2, no SP with CP, tp a power of two, no "
                              "DualPipe, no DualPipe-V)"));
-  const auto titan = ndsearch::test::run_command(
-      kCli + " search " + shared("torchtitan/llama3_8b.toml") + " -A nvidia-h100-sxm -d 8 -b 8 -l PP -t 1");
+  const auto titan =
+      ndsearch::test::run_command(kCli + " search " + shared("torchtitan/llama3_8b.toml") +
+                                  " -A nvidia-h100-sxm -d 8 -b 8 -l PP -t 1");
   CHECK_THAT(flat(titan.out), Catch::Contains("TorchTitan v0.2.0 (docs/trainers.md), as "
                                               "torchtitan-toml reads the config (no ZeRO-1, TP "
                                               "with SP only, no DualPipe)"));

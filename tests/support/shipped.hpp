@@ -42,7 +42,9 @@ inline const DeviceCatalog& shipped_devices() {
   return catalog;
 }
 
-inline const Device& shipped_device(std::string_view id) { return shipped_devices().resolve(id); }
+inline const Device& shipped_device(std::string_view id) {
+  return shipped_devices().resolve(id);
+}
 
 // A Planner's settings for the shipped plugins alone (not the environment's).
 inline PluginSettings shipped_plugin_settings() {

@@ -20,8 +20,8 @@ sdk::Device mi300x() {
   d.id = "amd-mi300x";
   d.name = "AMD Instinct MI300X";
   d.vendor = "AMD";
-  d.memory_bytes = uint64_t{192} << 30;       // "192 GB HBM3", read as GiB (DESIGN §8.5)
-  d.memory_bandwidth_bytes_per_s = 5.3e12;    // 5.3 TB/s
+  d.memory_bytes = uint64_t{192} << 30;     // "192 GB HBM3", read as GiB (DESIGN §8.5)
+  d.memory_bandwidth_bytes_per_s = 5.3e12;  // 5.3 TB/s
   // HIP context, RCCL buffers and allocator slack, as for CUDA: an estimate.
   d.reserved_bytes = uint64_t{2} << 30;
   d.host_link_bytes_per_s = 64.0e9;  // PCIe Gen5 x16, per direction

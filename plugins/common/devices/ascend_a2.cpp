@@ -5,8 +5,8 @@
 // names the published source it comes from (docs/ascend.md lists them).
 #include <string>
 
-#include "plugins/common/gemm_efficiency.hpp"
 #include "plugins/common/devices/ascend.hpp"
+#include "plugins/common/gemm_efficiency.hpp"
 
 namespace ndsearch::plugins::ascend {
 

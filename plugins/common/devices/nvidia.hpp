@@ -20,8 +20,8 @@ struct DgxLink {
   double link_bytes_per_s;    // one link, one direction
   double device_bytes_per_s;  // all of one GPU's links at this level, one direction
   const char* name;
-  double bus_efficiency;      // nccl-tests bus bandwidth / device_bytes_per_s
-  double all_reduce_speedup;  // NVLS all-reduce busbw / Ring's; 0 = no in-network reduction
+  double bus_efficiency;        // nccl-tests bus bandwidth / device_bytes_per_s
+  double all_reduce_speedup;    // NVLS all-reduce busbw / Ring's; 0 = no in-network reduction
   double half_bandwidth_bytes;  // message size at half the bus bandwidth; 0 = every size at it
 };
 

@@ -45,7 +45,7 @@ sdk::Device a100_80g() {
   d.id = "nvidia-a100-80g";
   d.name = "NVIDIA A100 SXM4 80GB";
   d.vendor = "NVIDIA";
-  d.memory_bytes = uint64_t{80} << 30;  // "80GB HBM2e", read as GiB (DESIGN §8.5)
+  d.memory_bytes = uint64_t{80} << 30;        // "80GB HBM2e", read as GiB (DESIGN §8.5)
   d.memory_bandwidth_bytes_per_s = 2.039e12;  // 2,039 GB/s
   d.memory_bandwidth_efficiency = kMemoryBandwidthEfficiency;
   d.reserved_bytes = kCudaReservedBytes;
@@ -61,11 +61,10 @@ sdk::Device a100_80g() {
   // NVLink 3: 12 links, 600 GB/s both directions = 300e9 per direction, 25e9
   // per link; DGX A100: 8 GPUs on 6 NVSwitches, 8 x 200 Gb/s HDR InfiniBand
   // (one per GPU) = 25e9 bytes/s per direction.
-  d.levels = dgx_levels(
-      {25.0e9, 300.0e9, "NVLink 3 through NVSwitch", kNvlinkBusEfficiency, 0,
-       kNvlinkHalfBandwidthBytes},
-      {25.0e9, 25.0e9, "HDR InfiniBand, one 200 Gb/s NIC per GPU", kHdrBusEfficiency, 0,
-       kInfinibandHalfBandwidthBytes});
+  d.levels = dgx_levels({25.0e9, 300.0e9, "NVLink 3 through NVSwitch", kNvlinkBusEfficiency, 0,
+                         kNvlinkHalfBandwidthBytes},
+                        {25.0e9, 25.0e9, "HDR InfiniBand, one 200 Gb/s NIC per GPU",
+                         kHdrBusEfficiency, 0, kInfinibandHalfBandwidthBytes});
   d.assumes =
       "DGX A100 node: 8 GPUs on NVSwitch (NVLink 3, 300 GB/s per direction per GPU); one "
       "200 Gb/s HDR InfiniBand NIC per GPU between nodes";

@@ -49,11 +49,10 @@ sdk::Device b200() {
   };
   // NVLink 5: 18 links, 1.8 TB/s both directions = 900e9 per direction, 50e9
   // per link; 8 ConnectX-7 400 Gb/s NICs, one per GPU = 50e9 bytes/s.
-  d.levels = dgx_levels(
-      {50.0e9, 900.0e9, "NVLink 5 through NVSwitch", kNvlinkBusEfficiency, kNvlsAllReduceSpeedup,
-       kNvlinkHalfBandwidthBytes},
-      {50.0e9, 50.0e9, "InfiniBand, one 400 Gb/s NIC per GPU", kNic400BusEfficiency, 0,
-       kInfinibandHalfBandwidthBytes});
+  d.levels = dgx_levels({50.0e9, 900.0e9, "NVLink 5 through NVSwitch", kNvlinkBusEfficiency,
+                         kNvlsAllReduceSpeedup, kNvlinkHalfBandwidthBytes},
+                        {50.0e9, 50.0e9, "InfiniBand, one 400 Gb/s NIC per GPU",
+                         kNic400BusEfficiency, 0, kInfinibandHalfBandwidthBytes});
   d.assumes =
       "DGX B200 node: 8 GPUs on NVSwitch (NVLink 5, 900 GB/s per direction per GPU); one "
       "400 Gb/s InfiniBand NIC per GPU between nodes";

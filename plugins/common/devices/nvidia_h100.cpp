@@ -52,11 +52,10 @@ std::vector<sdk::DtypePeak> gh100_peaks(double fp8_best_fraction) {
 // link; DGX H100/H200: 8 GPUs on NVSwitch, 8 ConnectX-7 400 Gb/s NDR
 // InfiniBand NICs (one per GPU) = 50e9 bytes/s per direction.
 std::vector<sdk::TopologyLevel> dgx_h100_levels() {
-  return dgx_levels(
-      {25.0e9, 450.0e9, "NVLink 4 through NVSwitch", kNvlinkBusEfficiency, kNvlsAllReduceSpeedup,
-       kNvlinkHalfBandwidthBytes},
-      {50.0e9, 50.0e9, "NDR InfiniBand, one 400 Gb/s NIC per GPU", kNic400BusEfficiency, 0,
-       kInfinibandHalfBandwidthBytes});
+  return dgx_levels({25.0e9, 450.0e9, "NVLink 4 through NVSwitch", kNvlinkBusEfficiency,
+                     kNvlsAllReduceSpeedup, kNvlinkHalfBandwidthBytes},
+                    {50.0e9, 50.0e9, "NDR InfiniBand, one 400 Gb/s NIC per GPU",
+                     kNic400BusEfficiency, 0, kInfinibandHalfBandwidthBytes});
 }
 
 sdk::Device h100_sxm() {
@@ -64,7 +63,7 @@ sdk::Device h100_sxm() {
   d.id = "nvidia-h100-sxm";
   d.name = "NVIDIA H100 SXM5 80GB";
   d.vendor = "NVIDIA";
-  d.memory_bytes = uint64_t{80} << 30;  // "80GB HBM3", read as GiB (DESIGN §8.5)
+  d.memory_bytes = uint64_t{80} << 30;       // "80GB HBM3", read as GiB (DESIGN §8.5)
   d.memory_bandwidth_bytes_per_s = 3.35e12;  // 3.35 TB/s
   d.memory_bandwidth_efficiency = kMemoryBandwidthEfficiency;
   d.reserved_bytes = kCudaReservedBytes;
@@ -92,7 +91,7 @@ sdk::Device h100_gt96() {
   sdk::Device d = h100_sxm();
   d.id = "nvidia-h100-gt96";
   d.name = "NVIDIA H100 96GB HBM2e (Grand Teton, 500 W)";
-  d.memory_bytes = uint64_t{96} << 30;       // "96GB", read as GiB (DESIGN §8.5)
+  d.memory_bytes = uint64_t{96} << 30;      // "96GB", read as GiB (DESIGN §8.5)
   d.memory_bandwidth_bytes_per_s = 2.4e12;  // "2.4 TB/sec"
   d.assumes =
       "Grand Teton host: 8 GPUs on NVLink (as DGX H100's NVSwitch, 450 GB/s per direction per "

@@ -23,7 +23,7 @@ sdk::Device h200() {
   d.id = "nvidia-h200";
   d.name = "NVIDIA H200 SXM 141GB";
   d.vendor = "NVIDIA";
-  d.memory_bytes = uint64_t{141} << 30;  // "141GB HBM3e", read as GiB (DESIGN §8.5)
+  d.memory_bytes = uint64_t{141} << 30;     // "141GB HBM3e", read as GiB (DESIGN §8.5)
   d.memory_bandwidth_bytes_per_s = 4.8e12;  // 4.8 TB/s
   d.memory_bandwidth_efficiency = kMemoryBandwidthEfficiency;
   d.reserved_bytes = kCudaReservedBytes;

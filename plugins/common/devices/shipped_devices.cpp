@@ -10,7 +10,9 @@ std::vector<sdk::Device> nvidia_devices() {
   return {nvidia::a100_80g(), nvidia::h100_sxm(), nvidia::h100_gt96(), nvidia::h200(),
           nvidia::b200()};
 }
-std::vector<sdk::Device> amd_devices() { return {amd::mi300x()}; }
+std::vector<sdk::Device> amd_devices() {
+  return {amd::mi300x()};
+}
 std::vector<sdk::Device> ascend_devices() {
   return {ascend::a2(), ascend::a2_podc(), ascend::a3(), ascend::a2_nd(), ascend::a3_nd()};
 }

@@ -10,8 +10,8 @@ namespace ndsearch::plugins::memory {
 LayerTable LayerTable::compile(const nds_model& model) {
   LayerTable t;
   for (size_t i = 0; i < model.block_count; ++i) {
-    const auto& b = *reinterpret_cast<const nds_layer_block*>(reinterpret_cast<const char*>(model.blocks) +
-                                                              i * model.block_elem_size);
+    const auto& b = *reinterpret_cast<const nds_layer_block*>(
+        reinterpret_cast<const char*>(model.blocks) + i * model.block_elem_size);
     if (b.kind == NDS_BLOCK_DECODER) {
       t.blocks.push_back(b);
       t.block_of_layer.insert(t.block_of_layer.end(), static_cast<size_t>(b.layers),
@@ -24,16 +24,19 @@ LayerTable LayerTable::compile(const nds_model& model) {
   }
   if (t.blocks.empty()) throw sdk::Error(NDS_INVALID_ARGUMENT, "the model has no decoder layer");
   t.hidden = static_cast<double>(t.blocks.front().hidden_size);
-  const int64_t vocab = model.padded_vocab_size != NDS_UNKNOWN ? model.padded_vocab_size : model.vocab_size;
+  const int64_t vocab =
+      model.padded_vocab_size != NDS_UNKNOWN ? model.padded_vocab_size : model.vocab_size;
   if (vocab == NDS_UNKNOWN)
     throw sdk::Error(NDS_INVALID_ARGUMENT, "the vocabulary size (`vocab_size`) is unknown; set it");
   t.vocab = static_cast<double>(vocab);
   t.tokenizer_vocab = model.vocab_size != NDS_UNKNOWN ? static_cast<double>(model.vocab_size) : 0;
   t.tied_embeddings = model.tied_embeddings == 1;
-  if (model.position_embedding == NDS_POSITION_LEARNED && model.max_position_embeddings != NDS_UNKNOWN)
+  if (model.position_embedding == NDS_POSITION_LEARNED &&
+      model.max_position_embeddings != NDS_UNKNOWN)
     t.learned_positions = static_cast<double>(model.max_position_embeddings);
   t.flash_attention = model.flash_attention != 0;  // unknown: on (DESIGN §8.5)
-  if (model.training == nullptr) throw sdk::Error(NDS_INVALID_ARGUMENT, "the model has no training settings");
+  if (model.training == nullptr)
+    throw sdk::Error(NDS_INVALID_ARGUMENT, "the model has no training settings");
   // Only what the writer's struct holds (a 1.0 host's is shorter); the fields
   // past it read as 1.0 meant them (below).
   const nds_training& training = *model.training;

@@ -16,7 +16,7 @@
 namespace ndsearch::plugins::memory {
 
 struct LayerTable {
-  std::vector<nds_layer_block> blocks;  // decoder blocks, model order (copies)
+  std::vector<nds_layer_block> blocks;   // decoder blocks, model order (copies)
   std::vector<uint32_t> block_of_layer;  // decoder layer i -> index in `blocks`
   bool has_mtp = false;
   nds_layer_block mtp{};  // the MTP block, when has_mtp

@@ -44,8 +44,12 @@ bool any_positive(const std::vector<int64_t>& v) {
 }
 }  // namespace
 
-bool StageLists::any_full() const { return any_positive(full); }
-bool StageLists::any_selective() const { return any_positive(selective); }
+bool StageLists::any_full() const {
+  return any_positive(full);
+}
+bool StageLists::any_selective() const {
+  return any_positive(selective);
+}
 
 StageLists per_stage_lists(const std::string& path, const sdk::AppliedStrategy& a,
                            const std::string& trainer) {

@@ -17,21 +17,23 @@ using nlohmann::json;
 // Keys of HF configs that bear on no training cost (token ids, RoPE
 // frequencies, inference caching, initialisation, router loss weights...).
 const std::set<std::string> kIgnored = {
-    "_name_or_path", "architectures", "auto_map", "model_type", "transformers_version", "torch_dtype", "dtype",
-    "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range", "rms_norm_eps", "layer_norm_epsilon",
-    "layer_norm_eps", "rope_theta", "rope_scaling", "rope_parameters", "use_cache", "output_router_logits",
-    "router_aux_loss_coef", "router_z_loss_coef", "norm_topk_prob", "scoring_func", "routed_scaling_factor",
-    "topk_method", "ep_size", "aux_loss_alpha", "seq_aux", "sliding_window",
-    "use_sliding_window", "max_window_layers", "image_token_id", "video_token_id", "vision_start_token_id",
+    "_name_or_path", "architectures", "auto_map", "model_type", "transformers_version",
+    "torch_dtype", "dtype", "bos_token_id", "eos_token_id", "pad_token_id", "initializer_range",
+    "rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps", "rope_theta", "rope_scaling",
+    "rope_parameters", "use_cache", "output_router_logits", "router_aux_loss_coef",
+    "router_z_loss_coef", "norm_topk_prob", "scoring_func", "routed_scaling_factor", "topk_method",
+    "ep_size", "aux_loss_alpha", "seq_aux", "sliding_window", "use_sliding_window",
+    "max_window_layers", "image_token_id", "video_token_id", "vision_start_token_id",
     "vision_end_token_id", "vision_token_id", "attn_logit_softcapping", "final_logit_softcapping",
-    "summary_activation", "summary_first_dropout", "summary_proj_to_labels", "summary_type", "summary_use_proj",
-    "task_specific_params", "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn",
-    "n_ctx", "pretraining_tp", "quantization_config", "embd_pdrop", "num_nextn_predict_layers_shared",
-    "tokenizer_class", "rope_type", "partial_rotary_factor", "attention_bias", "mlp_bias",
+    "summary_activation", "summary_first_dropout", "summary_proj_to_labels", "summary_type",
+    "summary_use_proj", "task_specific_params", "scale_attn_weights",
+    "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "n_ctx", "pretraining_tp",
+    "quantization_config", "embd_pdrop", "num_nextn_predict_layers_shared", "tokenizer_class",
+    "rope_type", "partial_rotary_factor", "attention_bias", "mlp_bias",
     // vision towers
-    "in_chans", "in_channels", "patch_size", "spatial_merge_size", "spatial_patch_size", "temporal_patch_size",
-    "window_size", "fullatt_block_indexes", "tokens_per_second", "out_hidden_size", "deepstack_visual_indexes",
-    "num_position_embeddings"};
+    "in_chans", "in_channels", "patch_size", "spatial_merge_size", "spatial_patch_size",
+    "temporal_patch_size", "window_size", "fullatt_block_indexes", "tokens_per_second",
+    "out_hidden_size", "deepstack_visual_indexes", "num_position_embeddings"};
 
 // Model types whose MLP has two matrices (up, down), not a gated three.
 const std::set<std::string> kUngated = {"gpt2", "gpt_neox", "gptj", "opt", "bloom", "phi"};
@@ -61,7 +63,9 @@ class Reader {
   }
   sdk::Where defaulted() const { return {"", NDS_UNKNOWN, "", source_.trainer}; }
   // Where a key's value came from, or the trainer's default when it is absent.
-  sdk::Where at_or_default(const std::string& key) const { return has(key) ? at(key) : defaulted(); }
+  sdk::Where at_or_default(const std::string& key) const {
+    return has(key) ? at(key) : defaulted();
+  }
 
   // NDS_OUT_OF_RANGE (E-PARSE-VALUE) for a number field's bad number,
   // NDS_INVALID_ARGUMENT (E-PARSE-FIELD) for a value of the wrong kind.
@@ -101,7 +105,8 @@ class Reader {
     return c_[key].get<std::string>();
   }
   // The first of `keys` the config has (HF names differ by model family).
-  std::optional<std::pair<std::string, int64_t>> first_integer(std::initializer_list<const char*> keys) const {
+  std::optional<std::pair<std::string, int64_t>> first_integer(
+      std::initializer_list<const char*> keys) const {
     for (const char* k : keys)
       if (auto v = integer(k)) return std::pair<std::string, int64_t>{k, *v};
     return std::nullopt;
@@ -142,13 +147,16 @@ struct Shape {
 
 // Sets the attention, norm and bias keys of the open block.
 void set_attention(const Reader& r, sdk::Builder& b, const Shape& s) {
-  if (auto h = r.first_integer({"hidden_size", "n_embd"})) b.set("hidden_size", h->second, r.at(h->first));
-  if (auto v = r.first_integer({"num_attention_heads", "n_head", "num_heads"})) b.set("heads", v->second, r.at(v->first));
+  if (auto h = r.first_integer({"hidden_size", "n_embd"}))
+    b.set("hidden_size", h->second, r.at(h->first));
+  if (auto v = r.first_integer({"num_attention_heads", "n_head", "num_heads"}))
+    b.set("heads", v->second, r.at(v->first));
   if (auto v = r.integer("num_key_value_heads")) b.set("kv_heads", *v, r.at("num_key_value_heads"));
   if (auto v = r.integer("head_dim")) b.set("head_dim", *v, r.at("head_dim"));
   if (r.has("kv_lora_rank")) {
     b.set_string("attention", "mla", r.at("kv_lora_rank"));
-    b.set("q_lora_rank", r.integer("q_lora_rank").value_or(0), r.at("q_lora_rank"));  // null: not compressed
+    b.set("q_lora_rank", r.integer("q_lora_rank").value_or(0),
+          r.at("q_lora_rank"));  // null: not compressed
     for (const char* key : {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
       if (auto v = r.integer(key)) b.set(key, *v, r.at(key));
   }
@@ -156,7 +164,8 @@ void set_attention(const Reader& r, sdk::Builder& b, const Shape& s) {
   b.set("qk_norm", qwen3 ? 1 : 0, qwen3 ? r.at_or_default("model_type") : r.defaulted());
   const bool layernorm = r.has("layer_norm_epsilon") || r.has("layer_norm_eps");
   b.set_string("norm", layernorm ? "layernorm" : "rmsnorm",
-               r.at_or_default(layernorm ? (r.has("layer_norm_epsilon") ? "layer_norm_epsilon" : "layer_norm_eps")
+               r.at_or_default(layernorm ? (r.has("layer_norm_epsilon") ? "layer_norm_epsilon"
+                                                                        : "layer_norm_eps")
                                          : "rms_norm_eps"));
   // Biases on every linear layer: GPT-2's, or an MLP with biases (mlp_bias;
   // its attention then counts biases too, at most h + 3·head_dim·heads extra).
@@ -169,16 +178,22 @@ void set_attention(const Reader& r, sdk::Builder& b, const Shape& s) {
   const bool qwen2 = s.model_type.rfind("qwen2", 0) == 0;
   const bool attention_bias = r.boolean("attention_bias").value_or(false);
   b.set("qkv_bias", qwen2 || attention_bias ? 1 : 0,
-        attention_bias ? r.at("attention_bias") : (qwen2 ? r.at_or_default("model_type") : r.defaulted()));
-  if (auto v = r.real("attention_dropout")) b.set_real("attention_dropout", *v, r.at("attention_dropout"));
-  else if (auto v = r.real("attn_pdrop")) b.set_real("attention_dropout", *v, r.at("attn_pdrop"));
-  if (auto v = r.real("hidden_dropout")) b.set_real("hidden_dropout", *v, r.at("hidden_dropout"));
-  else if (auto v = r.real("resid_pdrop")) b.set_real("hidden_dropout", *v, r.at("resid_pdrop"));
+        attention_bias ? r.at("attention_bias")
+                       : (qwen2 ? r.at_or_default("model_type") : r.defaulted()));
+  if (auto v = r.real("attention_dropout"))
+    b.set_real("attention_dropout", *v, r.at("attention_dropout"));
+  else if (auto v = r.real("attn_pdrop"))
+    b.set_real("attention_dropout", *v, r.at("attn_pdrop"));
+  if (auto v = r.real("hidden_dropout"))
+    b.set_real("hidden_dropout", *v, r.at("hidden_dropout"));
+  else if (auto v = r.real("resid_pdrop"))
+    b.set_real("hidden_dropout", *v, r.at("resid_pdrop"));
 }
 
 void set_ffn_kind(const Reader& r, sdk::Builder& b, const Shape& s) {
   const char* act_key = r.has("hidden_act") ? "hidden_act" : "activation_function";
-  b.set_string("ffn", s.gated ? "swiglu" : "gelu", r.has(act_key) ? r.at(act_key) : r.at_or_default("model_type"));
+  b.set_string("ffn", s.gated ? "swiglu" : "gelu",
+               r.has(act_key) ? r.at(act_key) : r.at_or_default("model_type"));
 }
 
 // A decoder (or MTP) block: dense MLP of intermediate_size, or MoE.
@@ -191,14 +206,17 @@ void layer_block(const Reader& r, sdk::Builder& b, const Shape& s, const char* k
     if (auto v = r.integer("intermediate_size")) {
       b.set("ffn_hidden_size", *v, r.at("intermediate_size"));
     } else if (r.has("n_inner") || s.model_type == "gpt2") {
-      if (auto inner = r.integer("n_inner")) b.set("ffn_hidden_size", *inner, r.at("n_inner"));
+      if (auto inner = r.integer("n_inner"))
+        b.set("ffn_hidden_size", *inner, r.at("n_inner"));
       else if (auto h = r.first_integer({"n_embd", "hidden_size"}))
-        b.set("ffn_hidden_size", 4 * h->second, r.at("n_inner"));  // GPT-2: n_inner null means 4 x n_embd
+        b.set("ffn_hidden_size", 4 * h->second,
+              r.at("n_inner"));  // GPT-2: n_inner null means 4 x n_embd
     }
   } else {
     const auto experts = r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"});
     b.set("experts", experts->second, r.at(experts->first));
-    if (auto v = r.integer("num_experts_per_tok")) b.set("experts_per_token", *v, r.at("num_experts_per_tok"));
+    if (auto v = r.integer("num_experts_per_tok"))
+      b.set("experts_per_token", *v, r.at("num_experts_per_tok"));
     // DeepSeek-V3's node-limited routing (ABI 1.13): experts in n_group
     // groups, each token's from at most topk_group of them.
     if (auto g = r.integer("n_group"); g && *g > 1) {
@@ -206,8 +224,10 @@ void layer_block(const Reader& r, sdk::Builder& b, const Shape& s, const char* k
       if (auto k = r.integer("topk_group")) b.set("router_group_topk", *k, r.at("topk_group"));
     }
     // Mixtral: every layer is MoE and intermediate_size is the expert's width.
-    if (auto v = r.integer("moe_intermediate_size")) b.set("moe_ffn_hidden_size", *v, r.at("moe_intermediate_size"));
-    else if (auto v = r.integer("intermediate_size")) b.set("moe_ffn_hidden_size", *v, r.at("intermediate_size"));
+    if (auto v = r.integer("moe_intermediate_size"))
+      b.set("moe_ffn_hidden_size", *v, r.at("moe_intermediate_size"));
+    else if (auto v = r.integer("intermediate_size"))
+      b.set("moe_ffn_hidden_size", *v, r.at("intermediate_size"));
     b.set("ffn_hidden_size", 0, where);
     if (auto shared = r.integer("n_shared_experts"); shared && *shared > 0) {
       // DeepSeek: each shared expert is as wide as a routed one.
@@ -215,7 +235,8 @@ void layer_block(const Reader& r, sdk::Builder& b, const Shape& s, const char* k
       if (auto v = r.integer("moe_intermediate_size"))
         b.set("shared_expert_ffn_hidden_size", *v, r.at("moe_intermediate_size"));
     } else if (auto v = r.integer("shared_expert_intermediate_size"); v && *v > 0) {
-      b.set("shared_experts", 1, r.at("shared_expert_intermediate_size"));  // Qwen2-MoE: one, this wide
+      b.set("shared_experts", 1,
+            r.at("shared_expert_intermediate_size"));  // Qwen2-MoE: one, this wide
       b.set("shared_expert_ffn_hidden_size", *v, r.at("shared_expert_intermediate_size"));
     }
   }
@@ -228,8 +249,10 @@ void layer_block(const Reader& r, sdk::Builder& b, const Shape& s, const char* k
 // i not listed with (i + 1) % step == 0), else all when experts are stated.
 std::vector<bool> moe_layers(const Reader& r, int64_t layers) {
   std::vector<bool> moe(static_cast<size_t>(layers), false);
-  if (!r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"}).has_value()) return moe;
-  if (r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"})->second == 0) return moe;
+  if (!r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"}).has_value())
+    return moe;
+  if (r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"})->second == 0)
+    return moe;
   const int64_t first_k = r.integer("first_k_dense_replace").value_or(0);
   const int64_t freq = std::max<int64_t>(1, r.integer("moe_layer_freq").value_or(1));
   const int64_t step = std::max<int64_t>(1, r.integer("decoder_sparse_step").value_or(1));
@@ -243,7 +266,7 @@ std::vector<bool> moe_layers(const Reader& r, int64_t layers) {
 
 void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shape& shape) {
   const auto layers = r.first_integer({"num_hidden_layers", "n_layer"});
-  if (!layers) return;  // no layers: the core reports a file that describes no model
+  if (!layers) return;                 // no layers: the core reports a file that describes no model
   if (layers->second > kMaxCountRead)  // before the per-layer table below
     r.bad(layers->first,
           "at most " + std::to_string(kMaxCountRead) + " layers (ndsearch reads no more)",
@@ -253,14 +276,16 @@ void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shap
     size_t end = start;
     while (end < moe.size() && moe[end] == moe[start]) ++end;
     sdk::Where where = r.at(layers->first);
-    if (moe[start]) where = r.at(r.has("first_k_dense_replace") ? "first_k_dense_replace" : layers->first);
+    if (moe[start])
+      where = r.at(r.has("first_k_dense_replace") ? "first_k_dense_replace" : layers->first);
     layer_block(r, b, shape, "decoder", static_cast<int64_t>(end - start), where, moe[start]);
     start = end;
   }
   if (auto mtp = r.integer("num_nextn_predict_layers"); mtp && *mtp > 0)
     layer_block(r, b, shape, "mtp", *mtp, r.at("num_nextn_predict_layers"), shape.moe);
   if (auto v = r.integer("vocab_size")) b.set("vocab_size", *v, r.at("vocab_size"));
-  if (auto v = r.first_integer({"max_position_embeddings", "n_positions"})) b.set("max_position_embeddings", v->second, r.at(v->first));
+  if (auto v = r.first_integer({"max_position_embeddings", "n_positions"}))
+    b.set("max_position_embeddings", v->second, r.at(v->first));
   b.set_string("position_embedding", shape.model_type == "gpt2" ? "learned" : "rope",
                shape.model_type == "gpt2" ? r.at_or_default("model_type") : r.defaulted());
   // tie_word_embeddings may sit at the top of a VL config; absent, the config
@@ -270,7 +295,9 @@ void read_language(const Reader& r, const json& top, sdk::Builder& b, const Shap
     b.set("tied_embeddings", *tied ? 1 : 0, r.at("tie_word_embeddings"));
   } else if (top.contains("tie_word_embeddings") && top["tie_word_embeddings"].is_boolean()) {
     b.set("tied_embeddings", top["tie_word_embeddings"].get<bool>() ? 1 : 0,
-          {r.source_.file, r.source_.line_of ? r.source_.line_of("tie_word_embeddings", r.source_.context) : NDS_UNKNOWN,
+          {r.source_.file,
+           r.source_.line_of ? r.source_.line_of("tie_word_embeddings", r.source_.context)
+                             : NDS_UNKNOWN,
            r.source_.field_prefix + "tie_word_embeddings", ""});
   } else {
     b.set("tied_embeddings", shape.model_type == "gpt2" ? 1 : 0, r.defaulted());
@@ -406,7 +433,8 @@ bool looks_like_hf_model(const json& config) {
 }
 
 void read_hf_model(const json& config, const HfSource& source, sdk::Builder& b) {
-  if (!config.is_object()) throw sdk::Error(NDS_INVALID_ARGUMENT, source.file + ": expected a JSON object of model keys");
+  if (!config.is_object())
+    throw sdk::Error(NDS_INVALID_ARGUMENT, source.file + ": expected a JSON object of model keys");
   const bool nested = config.contains("text_config") && config["text_config"].is_object();
   const json& language = nested ? config["text_config"] : config;
   Reader top(config, source, b, "");
@@ -414,21 +442,56 @@ void read_hf_model(const json& config, const HfSource& source, sdk::Builder& b) 
   Shape shape;
   shape.model_type = top.text("model_type").value_or(r.text("model_type").value_or(""));
   shape.gated = kUngated.count(shape.model_type) == 0;
-  shape.moe = r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"}).value_or(std::pair<std::string, int64_t>{"", 0}).second > 0;
+  shape.moe = r.first_integer({"n_routed_experts", "num_local_experts", "num_experts"})
+                  .value_or(std::pair<std::string, int64_t>{"", 0})
+                  .second > 0;
   std::string name = shape.model_type;
-  if (config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty() &&
-      config["architectures"][0].is_string())
+  if (config.contains("architectures") && config["architectures"].is_array() &&
+      !config["architectures"].empty() && config["architectures"][0].is_string())
     name = config["architectures"][0].get<std::string>();
-  if (!name.empty()) b.set_string("name", name, top.at(config.contains("architectures") ? "architectures" : "model_type"));
+  if (!name.empty())
+    b.set_string("name", name,
+                 top.at(config.contains("architectures") ? "architectures" : "model_type"));
   read_language(r, config, b, shape);
-  r.report_unknown({"num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads", "n_head",
-                    "num_key_value_heads", "head_dim", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-                    "qk_rope_head_dim", "v_head_dim", "hidden_act", "activation_function", "intermediate_size",
-                    "n_inner", "n_routed_experts", "num_local_experts", "num_experts", "num_experts_per_tok",
-                    "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
-                    "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers",
-                    "num_nextn_predict_layers", "n_group", "topk_group", "vocab_size", "max_position_embeddings", "n_positions",
-                    "tie_word_embeddings", "attention_dropout", "attn_pdrop", "hidden_dropout", "resid_pdrop"});
+  r.report_unknown({"num_hidden_layers",
+                    "n_layer",
+                    "hidden_size",
+                    "n_embd",
+                    "num_attention_heads",
+                    "n_head",
+                    "num_key_value_heads",
+                    "head_dim",
+                    "q_lora_rank",
+                    "kv_lora_rank",
+                    "qk_nope_head_dim",
+                    "qk_rope_head_dim",
+                    "v_head_dim",
+                    "hidden_act",
+                    "activation_function",
+                    "intermediate_size",
+                    "n_inner",
+                    "n_routed_experts",
+                    "num_local_experts",
+                    "num_experts",
+                    "num_experts_per_tok",
+                    "moe_intermediate_size",
+                    "n_shared_experts",
+                    "shared_expert_intermediate_size",
+                    "first_k_dense_replace",
+                    "moe_layer_freq",
+                    "decoder_sparse_step",
+                    "mlp_only_layers",
+                    "num_nextn_predict_layers",
+                    "n_group",
+                    "topk_group",
+                    "vocab_size",
+                    "max_position_embeddings",
+                    "n_positions",
+                    "tie_word_embeddings",
+                    "attention_dropout",
+                    "attn_pdrop",
+                    "hidden_dropout",
+                    "resid_pdrop"});
   if (nested) top.report_unknown({"tie_word_embeddings"});
   if (config.contains("vision_config") && config["vision_config"].is_object()) {
     Reader vision(config["vision_config"], source, b, "vision_config.");

@@ -51,7 +51,9 @@ class TopLevelKeys final : public nlohmann::json_sax<nlohmann::json> {
     --depth_;
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 
  private:
   int64_t depth_ = 0;

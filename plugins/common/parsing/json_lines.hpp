@@ -29,8 +29,8 @@ inline constexpr size_t kMaxJsonKeys = 100'000;
 // Paths longer than a few hundred bytes get no line (no provenance needs
 // them), so the map stays linear in the text. Throws sdk::LimitError
 // (deeper than kMaxJsonDepth, more than kMaxJsonKeys keys) or
-// sdk::DuplicateKeyError, naming `file` and the lines. Text that is not JSON is scanned as far as it reads: the JSON
-// parser then names the syntax error.
+// sdk::DuplicateKeyError, naming `file` and the lines. Text that is not JSON is scanned as far as
+// it reads: the JSON parser then names the syntax error.
 std::map<std::string, int64_t> json_key_lines(std::string_view text, const std::string& file);
 
 // For probes: the top-level object's keys, each with a null value, read

@@ -125,10 +125,12 @@ void cannot_write(const std::string& where, const std::string& why) {
 void refuse_per_layer_recompute(const std::string& where, const std::vector<int32_t>& layer_options,
                                 const std::string& trainer) {
   if (layer_options.empty()) return;
-  cannot_write(where, "its layers do not all recompute alike (per-stage counts or a per-layer "
-                      "plan); " + trainer +
-                      " states one recompute for every layer: rank with one recompute mode "
-                      "for every layer");
+  cannot_write(where,
+               "its layers do not all recompute alike (per-stage counts or a per-layer "
+               "plan); " +
+                   trainer +
+                   " states one recompute for every layer: rank with one recompute mode "
+                   "for every layer");
 }
 
 }  // namespace ndsearch::plugins

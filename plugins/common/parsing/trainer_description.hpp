@@ -16,9 +16,9 @@
 namespace ndsearch::plugins {
 
 struct TrainerDescription {
-  const char* name;        // "Megatron-LM"
-  const char* release;     // the release (tag or commit) its rules are read from
-  uint64_t capabilities;   // NDS_CAN_* it has, NDS_NO_* / NDS_NEEDS_* that bind it
+  const char* name;       // "Megatron-LM"
+  const char* release;    // the release (tag or commit) its rules are read from
+  uint64_t capabilities;  // NDS_CAN_* it has, NDS_NO_* / NDS_NEEDS_* that bind it
 };
 
 // Megatron-Core: SP with CP, interleaving, expert TP; the distributed
@@ -45,8 +45,7 @@ inline constexpr TrainerDescription kHyperParallel{"HyperParallel", "sapp_nd 8cd
                                                    kMindFormers.capabilities};
 // HyperParallel's AutoModels schema: no virtual stages but ZB-V's two.
 inline constexpr TrainerDescription kHyperParallelAutoModels{
-    "HyperParallel AutoModels", "sapp_nd 8cd4965",
-    kMindFormers.capabilities & ~NDS_CAN_INTERLEAVE};
+    "HyperParallel AutoModels", "sapp_nd 8cd4965", kMindFormers.capabilities & ~NDS_CAN_INTERLEAVE};
 // TorchTitan: FSDP2 or DDP (no ZeRO-1), TP always with SP, every
 // torch.distributed.pipelining schedule it names but DualPipe.
 inline constexpr TrainerDescription kTorchTitan{

@@ -217,13 +217,15 @@ std::string offset_value(const std::string& where, std::vector<int64_t> split, i
   const std::vector<int64_t> offsets = offsets_from_even_split(split);
   if (static_cast<int64_t>(split.size()) == pp) return flow_list(offsets);
   if (v_shaped)
-    cannot_write(where, "an uneven split under a V-shaped schedule: write its per-chunk offsets "
-                        "by hand, or apply a strategy with the even split");
+    cannot_write(where,
+                 "an uneven split under a V-shaped schedule: write its per-chunk offsets "
+                 "by hand, or apply a strategy with the even split");
   std::string rows;
   for (size_t at = 0; at < offsets.size(); at += static_cast<size_t>(pp))
-    rows += (rows.empty() ? "" : ", ") +
-            flow_list({offsets.begin() + static_cast<std::ptrdiff_t>(at),
-                       offsets.begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(pp))});
+    rows +=
+        (rows.empty() ? "" : ", ") +
+        flow_list({offsets.begin() + static_cast<std::ptrdiff_t>(at),
+                   offsets.begin() + static_cast<std::ptrdiff_t>(at + static_cast<size_t>(pp))});
   return "[" + rows + "]";
 }
 

@@ -80,9 +80,10 @@ class Checker final : public YAML::EventHandler {
   // is counted by OnAlias).
   void count_written(const YAML::Mark& mark) {
     if (++written_ <= kMaxYamlNodes) return;
-    throw sdk::LimitError(file_ + ":" + std::to_string(mark.line + 1) +
-                          ": more than " + std::to_string(kMaxYamlNodes) +
-                          " YAML values; a training YAML holds a few hundred: give the framework's config, not a data "
+    throw sdk::LimitError(file_ + ":" + std::to_string(mark.line + 1) + ": more than " +
+                          std::to_string(kMaxYamlNodes) +
+                          " YAML values; a training YAML holds a few hundred: give the framework's "
+                          "config, not a data "
                           "file");
   }
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
@@ -129,9 +130,10 @@ void check_yaml(const std::string& text, const std::string& file) {
   int documents = 0;
   while (parser.HandleNextDocument(checker)) {
     if (++documents > kMaxYamlDocuments)
-      throw sdk::LimitError(file + ": more than " + std::to_string(kMaxYamlDocuments) +
-                            " YAML documents; the YAML reader cannot get past the text it stops at: "
-                            "fix the file (a training config is one document)");
+      throw sdk::LimitError(
+          file + ": more than " + std::to_string(kMaxYamlDocuments) +
+          " YAML documents; the YAML reader cannot get past the text it stops at: "
+          "fix the file (a training config is one document)");
   }
 }
 

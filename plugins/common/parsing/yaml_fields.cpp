@@ -12,7 +12,8 @@ namespace ndsearch::plugins::yaml {
 namespace {
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -32,7 +33,9 @@ std::optional<bool> as_bool(const std::string& s) {
   return std::nullopt;
 }
 
-bool is_plain(const YAML::Node& n) { return n.Tag() != "!"; }  // "!" marks a quoted scalar
+bool is_plain(const YAML::Node& n) {
+  return n.Tag() != "!";
+}  // "!" marks a quoted scalar
 
 }  // namespace
 
@@ -67,7 +70,9 @@ std::optional<YAML::Node> File::try_root(const std::string& path) noexcept {
   }
 }
 
-std::optional<Field> File::find(std::string_view dotted) const { return find(Field{root_, "", NDS_UNKNOWN}, dotted); }
+std::optional<Field> File::find(std::string_view dotted) const {
+  return find(Field{root_, "", NDS_UNKNOWN}, dotted);
+}
 
 std::optional<Field> File::find(const Field& from, std::string_view dotted) const {
   YAML::Node node = from.node;
@@ -137,7 +142,8 @@ std::vector<int64_t> File::integers(const Field& f) const {
   if (!f.node.IsSequence()) bad(f, "a list of whole numbers");
   std::vector<int64_t> values;
   for (size_t i = 0; i < f.node.size(); ++i)
-    values.push_back(integer(Field{f.node[i], f.path + "[" + std::to_string(i) + "]", f.node[i].Mark().line + 1}));
+    values.push_back(integer(
+        Field{f.node[i], f.path + "[" + std::to_string(i) + "]", f.node[i].Mark().line + 1}));
   return values;
 }
 
@@ -151,12 +157,14 @@ std::string File::dtype(const Field& f) const {
   bad(f, "a dtype: float32, bfloat16 or float16 (also fp32, bf16, fp16)");
 }
 
-void File::report_unknown(const Field& section, const std::set<std::string>& known, sdk::Builder& b) const {
+void File::report_unknown(const Field& section, const std::set<std::string>& known,
+                          sdk::Builder& b) const {
   if (!section.node.IsMap()) return;
   for (auto it = section.node.begin(); it != section.node.end(); ++it) {
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     if (known.count(key) != 0) continue;
-    b.unknown_field({path_, it->first.Mark().line + 1, section.path.empty() ? key : section.path + "." + key, ""});
+    b.unknown_field({path_, it->first.Mark().line + 1,
+                     section.path.empty() ? key : section.path + "." + key, ""});
   }
 }
 
@@ -169,14 +177,16 @@ nlohmann::json to_json(const YAML::Node& node) {
   }
   if (node.IsMap()) {
     nlohmann::json object = nlohmann::json::object();
-    for (auto it = node.begin(); it != node.end(); ++it) object[it->first.Scalar()] = to_json(it->second);
+    for (auto it = node.begin(); it != node.end(); ++it)
+      object[it->first.Scalar()] = to_json(it->second);
     return object;
   }
   const std::string& s = node.Scalar();
   if (!is_plain(node)) return s;
   if (auto b = as_bool(s)) return *b;
   if (auto v = as_number(s)) {
-    if (std::floor(*v) == *v && std::fabs(*v) < 9.0e15 && s.find_first_of(".eE") == std::string::npos)
+    if (std::floor(*v) == *v && std::fabs(*v) < 9.0e15 &&
+        s.find_first_of(".eE") == std::string::npos)
       return static_cast<int64_t>(*v);
     return *v;
   }
@@ -218,9 +228,10 @@ OffsetSplit split_from_offsets(const File& f, const Field& offset, int64_t total
     out.layers.push_back(layers);
   }
   if (sum != total)
-    f.bad(offset, "offsets that place all " + std::to_string(total) + " " + what + "; these place " +
-                      std::to_string(sum) + " over " + std::to_string(flat.size()) + " stages of " +
-                      std::to_string(even) + " plus the offset");
+    f.bad(offset, "offsets that place all " + std::to_string(total) + " " + what +
+                      "; these place " + std::to_string(sum) + " over " +
+                      std::to_string(flat.size()) + " stages of " + std::to_string(even) +
+                      " plus the offset");
   return out;
 }
 

@@ -8,8 +8,8 @@
 
 #include <ndsearch/sdk/parser.hpp>
 
-#include <nlohmann/json.hpp>  // yaml_to_json
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>  // yaml_to_json
 
 #include <cstdint>
 #include <optional>
@@ -38,7 +38,8 @@ class File;
 // The layers a MindFormers-style `offset` places (MindFormers' LayerSetting,
 // mindformers/models/utils.py; HyperParallel's config_overrides.offset).
 struct OffsetSplit {
-  std::vector<int64_t> layers;   // by stage, or under a list per chunk by virtual stage (chunk·pp + rank)
+  std::vector<int64_t>
+      layers;  // by stage, or under a list per chunk by virtual stage (chunk·pp + rank)
   std::vector<int64_t> offsets;  // the per-stage offsets (empty for a list per chunk)
   bool per_chunk = false;
 };
@@ -81,7 +82,8 @@ class File {
 
   // Reports every key of the mapping `section` that is neither used nor
   // known-and-ignored as a field the parser does not understand.
-  void report_unknown(const Field& section, const std::set<std::string>& known, sdk::Builder& b) const;
+  void report_unknown(const Field& section, const std::set<std::string>& known,
+                      sdk::Builder& b) const;
 
   // Throws sdk::Error(code) naming file, line, field and value (cut short).
   [[noreturn]] void bad(const Field& f, const std::string& expected,
@@ -100,6 +102,8 @@ bool has(const YAML::Node& node, const char* key);
 nlohmann::json to_json(const YAML::Node& node);
 
 // A trainer's documented default, as provenance.
-inline sdk::Where default_of(const char* trainer) { return {"", NDS_UNKNOWN, "", trainer}; }
+inline sdk::Where default_of(const char* trainer) {
+  return {"", NDS_UNKNOWN, "", trainer};
+}
 
 }  // namespace ndsearch::plugins::yaml

@@ -20,7 +20,8 @@ class RankByRankStrategy {
   }
   void evaluate(sdk::RecomputeOut& out) const noexcept {
     bool fits = true;
-    for (uint32_t r = 0; r < out.rank_count(); ++r) fits = solve_rank(out.rank(r), kOffload).fits && fits;
+    for (uint32_t r = 0; r < out.rank_count(); ++r)
+      fits = solve_rank(out.rank(r), kOffload).fits && fits;
     if (!fits) out.refuse(NDS_INFEASIBLE, "no recompute choice fits a rank's budget");
   }
 };

@@ -34,7 +34,8 @@ CpModel CpModel::compile(const nds_compile_input& input) {
   // the compute dtype for a 1.0 writer.
   const nds_training& t = *model.training;
   const bool has_activation = NDS_HAS_FIELD(&t, nds_training, activation_dtype) &&
-                              t.activation_dtype != NDS_DTYPE_UNKNOWN && t.activation_dtype != NDS_DTYPE_NONE;
+                              t.activation_dtype != NDS_DTYPE_UNKNOWN &&
+                              t.activation_dtype != NDS_DTYPE_NONE;
   m.dtype_bytes_ = sdk::dtype_bytes(has_activation ? t.activation_dtype : t.compute_dtype);
   if (m.dtype_bytes_ <= 0) m.dtype_bytes_ = 4;  // "none" is no compute dtype: the cautious fp32
   for (size_t i = 0; i < model.block_count; ++i) {

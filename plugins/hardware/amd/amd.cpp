@@ -8,7 +8,9 @@
 namespace {
 class Amd final : public ndsearch::sdk::HardwarePlugin {
  public:
-  std::vector<ndsearch::sdk::Device> describe() override { return ndsearch::plugins::amd_devices(); }
+  std::vector<ndsearch::sdk::Device> describe() override {
+    return ndsearch::plugins::amd_devices();
+  }
 };
 }  // namespace
 

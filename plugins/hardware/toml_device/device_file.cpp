@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/hardware/toml_device/device_file.hpp"
 
+#include <toml++/toml.h>
 #include <ndsearch/sdk/config_file.hpp>  // read_config_file: regular files only, bounded
 #include <ndsearch/sdk/units.hpp>
-#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -53,12 +53,14 @@ class Reader {
       if (known.count(std::string(key.str())) == 0) {
         std::string list;
         for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-        fail(&node, "unknown key `" + where + std::string(key.str()) + "`; the keys here are: " + list);
+        fail(&node,
+             "unknown key `" + where + std::string(key.str()) + "`; the keys here are: " + list);
       }
     }
   }
 
-  std::optional<std::string> text(const toml::table& t, const char* key, const std::string& where) const {
+  std::optional<std::string> text(const toml::table& t, const char* key,
+                                  const std::string& where) const {
     const toml::node* node = t.get(key);
     if (node == nullptr) return std::nullopt;
     if (!node->is_string()) fail(node, "`" + where + key + "` must be a string");
@@ -107,7 +109,8 @@ class Reader {
         fail(&t, "`" + where + x_key + "` values must be > 0");
       if (i > 0 && !(c.x[i] > c.x[i - 1]))
         fail(&t, "`" + where + x_key + "` must be strictly ascending");
-      if (!(c.y[i] > 0 && c.y[i] <= 1)) fail(&t, "`" + where + "fraction` values must be in (0, 1]");
+      if (!(c.y[i] > 0 && c.y[i] <= 1))
+        fail(&t, "`" + where + "fraction` values must be in (0, 1]");
     }
     return c;
   }
@@ -154,20 +157,29 @@ class Reader {
       const std::optional<double> devices =
           number(*t, "devices", where, "a whole number of devices (0 = unbounded)", true);
       if (!devices || *devices != std::floor(*devices) || *devices > 1e9)
-        fail(t, "`" + where + "devices` is missing or not a whole number: the cumulative number of "
-                "devices this level joins (8 for an 8-device node, 0 = unbounded)");
+        fail(t, "`" + where +
+                    "devices` is missing or not a whole number: the cumulative number of "
+                    "devices this level joins (8 for an 8-device node, 0 = unbounded)");
       level.group_devices = static_cast<uint32_t>(*devices);
       const std::string kind = text(*t, "kind", where).value_or("");
-      if (kind == "switch") level.link_kind = NDS_LINK_SWITCH;
-      else if (kind == "mesh") level.link_kind = NDS_LINK_MESH;
-      else fail(t, "`" + where + "kind` = \"" + kind + "\": expected \"switch\" or \"mesh\"");
-      const auto link = number(*t, "link_gb_per_s", where, "a bandwidth in GB/s per direction, > 0");
-      const auto device = number(*t, "device_gb_per_s", where, "a bandwidth in GB/s per direction, > 0");
+      if (kind == "switch")
+        level.link_kind = NDS_LINK_SWITCH;
+      else if (kind == "mesh")
+        level.link_kind = NDS_LINK_MESH;
+      else
+        fail(t, "`" + where + "kind` = \"" + kind + "\": expected \"switch\" or \"mesh\"");
+      const auto link =
+          number(*t, "link_gb_per_s", where, "a bandwidth in GB/s per direction, > 0");
+      const auto device =
+          number(*t, "device_gb_per_s", where, "a bandwidth in GB/s per direction, > 0");
       if (!link || !device)
-        fail(t, "`" + where + "link_gb_per_s` and `" + where + "device_gb_per_s` are both required (GB/s per direction)");
+        fail(t, "`" + where + "link_gb_per_s` and `" + where +
+                    "device_gb_per_s` are both required (GB/s per direction)");
       level.link_bandwidth_bytes_per_s = *link * 1e9;
       level.device_bandwidth_bytes_per_s = *device * 1e9;
-      level.latency_s = number(*t, "latency_us", where, "a latency in microseconds, >= 0", true).value_or(0) * 1e-6;
+      level.latency_s =
+          number(*t, "latency_us", where, "a latency in microseconds, >= 0", true).value_or(0) *
+          1e-6;
       level.name = text(*t, "name", where).value_or("");
       static constexpr char kBusEfficiency[] =
           "the fraction of device_gb_per_s large collectives reach (nccl-tests busbw), in (0, 1]; "
@@ -187,10 +199,12 @@ class Reader {
       if (!levels.empty()) {
         const uint32_t previous = levels.back().group_devices;
         if (previous == 0)
-          fail(t, "`levels[" + std::to_string(i - 1) + "].devices` = 0 (unbounded) must be the last level");
+          fail(t, "`levels[" + std::to_string(i - 1) +
+                      "].devices` = 0 (unbounded) must be the last level");
         if (level.group_devices != 0 && level.group_devices <= previous)
-          fail(t, "`" + where + "devices` = " + std::to_string(level.group_devices) + " is not more than `levels[" +
-                      std::to_string(i - 1) + "].devices` = " + std::to_string(previous) +
+          fail(t, "`" + where + "devices` = " + std::to_string(level.group_devices) +
+                      " is not more than `levels[" + std::to_string(i - 1) +
+                      "].devices` = " + std::to_string(previous) +
                       ": levels are listed from the inside out and each joins more devices");
       }
       levels.push_back(level);
@@ -240,12 +254,16 @@ class Reader {
            "\"acme-x1\"");
     // libstdc++'s regex recurses once per character: the length first.
     if (id->size() > kMaxDeviceIdLength)
-      fail(root.get("id"), "`id` is " + std::to_string(id->size()) + " characters long; use at most " +
+      fail(root.get("id"), "`id` is " + std::to_string(id->size()) +
+                               " characters long; use at most " +
                                std::to_string(kMaxDeviceIdLength));
     if (!std::regex_match(*id, id_pattern))
-      fail(root.get("id"), "`id` = \"" + *id + "\": use lower-case letters, digits, '.', '_' and '-'");
+      fail(root.get("id"),
+           "`id` = \"" + *id + "\": use lower-case letters, digits, '.', '_' and '-'");
     if (base && *id == *base)
-      fail(root.get("id"), "`id` = \"" + *id + "\" is the id of its base; name the variant (e.g. \"" + *id + "-mycluster\")");
+      fail(root.get("id"), "`id` = \"" + *id +
+                               "\" is the id of its base; name the variant (e.g. \"" + *id +
+                               "-mycluster\")");
     d.id = *id;
     // A variant of a shipped device shares its trainer fits (ABI 1.15) unless
     // it names another shipped device's.
@@ -263,9 +281,10 @@ class Reader {
     if (auto v = text(root, "assumes", "")) d.assumes = *v;
     if (auto v = number(root, "memory_gib", "", "an HBM capacity in GiB, > 0")) {
       if (*v > kMaxMemoryGib)
-        fail(root.get("memory_gib"), "`memory_gib` = " + std::to_string(*v) + ": above " +
-                                         std::to_string(static_cast<int64_t>(kMaxMemoryGib)) +
-                                         " GiB (1 PiB, the budget's own limit); give the device's HBM in GiB");
+        fail(root.get("memory_gib"),
+             "`memory_gib` = " + std::to_string(*v) + ": above " +
+                 std::to_string(static_cast<int64_t>(kMaxMemoryGib)) +
+                 " GiB (1 PiB, the budget's own limit); give the device's HBM in GiB");
       d.memory_bytes = static_cast<uint64_t>(std::llround(*v * kGiB));
     }
     if (auto v = number(root, "reserved_gib", "", "GiB reserved by the runtime, >= 0", true))
@@ -277,7 +296,8 @@ class Reader {
                      "the fraction of memory_bandwidth_gb_per_s a STREAM triad reaches, in (0, 1]; "
                      "leave it out for the default 0.85"))
       d.memory_bandwidth_efficiency = *v;
-    if (auto v = number(root, "host_link_gb_per_s", "", "a host link bandwidth in GB/s per direction, >= 0", true))
+    if (auto v = number(root, "host_link_gb_per_s", "",
+                        "a host link bandwidth in GB/s per direction, >= 0", true))
       d.host_link_bytes_per_s = *v * 1e9;
     if (const toml::node* node = root.get("peak_tflops")) {
       const toml::table* peaks = node->as_table();
@@ -285,7 +305,8 @@ class Reader {
       only_known(*peaks, {"fp32", "tf32", "bf16", "fp16", "fp8"}, "peak_tflops.");
       for (const auto& [dtype, value] : *peaks) {
         const std::string key(dtype.str());
-        const double tflops = *number(*peaks, key.c_str(), "peak_tflops.", "a dense peak in TFLOP/s, > 0");
+        const double tflops =
+            *number(*peaks, key.c_str(), "peak_tflops.", "a dense peak in TFLOP/s, > 0");
         auto same = [&](const sdk::DtypePeak& p) { return p.dtype == key; };
         auto it = std::find_if(d.peaks.begin(), d.peaks.end(), same);
         if (it == d.peaks.end()) it = d.peaks.insert(d.peaks.end(), sdk::DtypePeak{key, 0, {}});
@@ -302,7 +323,8 @@ class Reader {
                  &sdk::DtypePeak::attention_backward_efficiency, d.peaks);
     if (const toml::node* node = root.get("levels")) {
       const toml::array* array = node->as_array();
-      if (array == nullptr || array->empty()) fail(node, "`levels` must be a non-empty array of tables ([[levels]])");
+      if (array == nullptr || array->empty())
+        fail(node, "`levels` must be a non-empty array of tables ([[levels]])");
       d.levels = levels(*array);
     }
     required(d, base.has_value());
@@ -319,7 +341,8 @@ class Reader {
     if (d.name.empty()) missing("name", "the display name");
     if (d.vendor.empty()) missing("vendor", "who makes it");
     if (d.memory_bytes == 0) missing("memory_gib", "HBM capacity in GiB");
-    if (d.memory_bandwidth_bytes_per_s == 0) missing("memory_bandwidth_gb_per_s", "HBM bandwidth in GB/s");
+    if (d.memory_bandwidth_bytes_per_s == 0)
+      missing("memory_bandwidth_gb_per_s", "HBM bandwidth in GB/s");
     if (d.peaks.empty()) missing("peak_tflops", "dense peak TFLOP/s per dtype");
     if (d.levels.empty()) missing("levels", "the topology, [[levels]] from the inside out");
     if (d.levels.back().group_devices != 0)
@@ -335,6 +358,8 @@ class Reader {
 
 }  // namespace
 
-sdk::Device read_device_file(const std::filesystem::path& file) { return Reader(file).read(); }
+sdk::Device read_device_file(const std::filesystem::path& file) {
+  return Reader(file).read();
+}
 
 }  // namespace ndsearch::plugins::toml_device

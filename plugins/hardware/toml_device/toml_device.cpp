@@ -30,7 +30,8 @@ std::vector<fs::path> toml_files_in(const std::string& path_list) {
     std::error_code ec;
     if (dir.empty() || !fs::is_directory(dir, ec)) {
       if (!dir.empty())
-        ndsearch::sdk::host().log(NDS_LOG_WARN, "NDS_DEVICE_PATH names " + dir.string() + ", which is not a directory; ignored");
+        ndsearch::sdk::host().log(NDS_LOG_WARN, "NDS_DEVICE_PATH names " + dir.string() +
+                                                    ", which is not a directory; ignored");
       continue;
     }
     std::vector<fs::path> here;
@@ -51,7 +52,8 @@ class TomlDevice final : public ndsearch::sdk::HardwarePlugin {
       try {
         devices.push_back(read_device_file(file));
       } catch (const DeviceFileError& e) {
-        host.log(NDS_LOG_WARN, std::string("skipped device file from NDS_DEVICE_PATH: ") + e.what());
+        host.log(NDS_LOG_WARN,
+                 std::string("skipped device file from NDS_DEVICE_PATH: ") + e.what());
       }
     }
     if (auto file = host.option("device-file")) {

@@ -80,28 +80,29 @@ using ndsearch::sdk::MemoryOut;
 
 // Bytes per token of one layer by how they divide.
 struct Coefficients {
-  double replicated = 0;  // / t only with SP
-  double tp_split = 0;    // / t
-  double per_key = 0;     // × keys (s) / t; absent with flash attention
-  double routed = 0;      // per token, already × top-k × capacity: / etp
-  double input = 0;       // the layer's input: what full recompute keeps
+  double replicated = 0;    // / t only with SP
+  double tp_split = 0;      // / t
+  double per_key = 0;       // × keys (s) / t; absent with flash attention
+  double routed = 0;        // per token, already × top-k × capacity: / etp
+  double input = 0;         // the layer's input: what full recompute keeps
   double routed_input = 0;  // the routed tokens' inputs: every ETP rank sees them whole
-  double whole = 0;      // on every TP rank whole (a row-parallel matmul's partial sums)
-  double scattered = 0;  // only with TP > 1, / t (a reduce-scatter's output)
+  double whole = 0;         // on every TP rank whole (a row-parallel matmul's partial sums)
+  double scattered = 0;     // only with TP > 1, / t (a reduce-scatter's output)
 
   Coefficients& operator+=(const Coefficients& o) {
-    replicated += o.replicated, tp_split += o.tp_split, per_key += o.per_key, routed += o.routed, input += o.input;
+    replicated += o.replicated, tp_split += o.tp_split, per_key += o.per_key, routed += o.routed,
+        input += o.input;
     routed_input += o.routed_input, whole += o.whole, scattered += o.scattered;
     return *this;
   }
   Coefficients operator-(const Coefficients& o) const {
-    return {replicated - o.replicated, tp_split - o.tp_split, per_key - o.per_key,
-            routed - o.routed,         input - o.input,       routed_input - o.routed_input,
+    return {replicated - o.replicated, tp_split - o.tp_split,  per_key - o.per_key,
+            routed - o.routed,         input - o.input,        routed_input - o.routed_input,
             whole - o.whole,           scattered - o.scattered};
   }
   Coefficients operator*(double n) const {
-    return {n * replicated, n * tp_split, n * per_key,      n * routed,
-            n * input,      n * routed_input, n * whole, n * scattered};
+    return {n * replicated, n * tp_split,     n * per_key, n * routed,
+            n * input,      n * routed_input, n * whole,   n * scattered};
   }
 };
 
@@ -118,14 +119,14 @@ constexpr double kRouterLogitBytes = 4;
 // of them (the per-op parts below are inside `all`).
 struct LayerCoefficients {
   Coefficients all;
-  Coefficients core_attention;  // the per-key tensors
-  Coefficients dense_mlp;       // the dense MLP's intermediates
-  Coefficients moe;             // routed tokens and intermediates, router logits, shared experts
+  Coefficients core_attention;     // the per-key tensors
+  Coefficients dense_mlp;          // the dense MLP's intermediates
+  Coefficients moe;                // routed tokens and intermediates, router logits, shared experts
   Coefficients expert_activation;  // the routed experts' activation outputs (in `moe`)
   // ABI 1.12: the dense MLP's activation output (in `dense_mlp`) and the
   // shared experts' (in `moe`), each the second GEMM's input.
   Coefficients dense_activation, shared_activation;
-  Coefficients norm_outputs;    // the QKV and MLP inputs the two norms write
+  Coefficients norm_outputs;       // the QKV and MLP inputs the two norms write
   Coefficients alternate_matmuls;  // all that per-op checkpointing keeps (ABI 1.8)
   // ABI 1.9, the attention module: Q, K, V, the output projection's input,
   // MLA's latents and flash attention's log-sum-exp; with core_attention's
@@ -142,7 +143,8 @@ struct LayerCoefficients {
     Coefficients c = all;
     if (attention || (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION)) c = c - core_attention;
     if (attention) c = c - attention_rest;
-    if (ops & NDS_RECOMPUTE_OP_MLP) c = c - dense_mlp;
+    if (ops & NDS_RECOMPUTE_OP_MLP)
+      c = c - dense_mlp;
     else if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION)
       c = c - dense_activation;
     if (ops & NDS_RECOMPUTE_OP_MOE) {
@@ -151,8 +153,10 @@ struct LayerCoefficients {
       if (ops & NDS_RECOMPUTE_OP_ACTIVATION) c = c - expert_activation;
       if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) c = c - shared_activation;
     }
-    if (ops & NDS_RECOMPUTE_OP_NORM) c = c - norm_outputs;
-    else if (attention) c = c - qkv_input;
+    if (ops & NDS_RECOMPUTE_OP_NORM)
+      c = c - norm_outputs;
+    else if (attention)
+      c = c - qkv_input;
     return c;
   }
 };
@@ -173,7 +177,8 @@ bool kv_heads_repeated(const nds_training* t) {
 LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double lin, bool flash,
                                      bool gathered) {
   const double h = static_cast<double>(l.hidden_size), heads = static_cast<double>(l.heads);
-  const double mask_hidden = l.hidden_dropout > 0 ? 1 : 0, mask_attention = l.attention_dropout > 0 ? 1 : 0;
+  const double mask_hidden = l.hidden_dropout > 0 ? 1 : 0,
+               mask_attention = l.attention_dropout > 0 ? 1 : 0;
   LayerCoefficients k;
   Coefficients& c = k.all;
   c.input = b * h;
@@ -187,14 +192,17 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = static_cast<double>(l.qk_nope_head_dim + l.qk_rope_head_dim);
     const double ql = static_cast<double>(l.q_lora_rank), kvl = static_cast<double>(l.kv_lora_rank);
-    attention.replicated = b * (2 * ql + kvl + static_cast<double>(l.qk_rope_head_dim) + kvl);  // latents, their norms
+    attention.replicated =
+        b * (2 * ql + kvl + static_cast<double>(l.qk_rope_head_dim) + kvl);  // latents, their norms
     attention.tp_split = b * heads * (2 * qk + static_cast<double>(l.v_head_dim)) +
                          lin * heads * static_cast<double>(l.v_head_dim);  // Q, K, V, output input
     c.replicated += attention.replicated;
     c.tp_split += attention.tp_split;
   } else {
-    const double q = heads * static_cast<double>(l.head_dim), kv = static_cast<double>(l.kv_heads * l.head_dim);
-    const double v = static_cast<double>(l.kv_heads * l.v_head_dim), o = heads * static_cast<double>(l.v_head_dim);
+    const double q = heads * static_cast<double>(l.head_dim),
+                 kv = static_cast<double>(l.kv_heads * l.head_dim);
+    const double v = static_cast<double>(l.kv_heads * l.v_head_dim),
+                 o = heads * static_cast<double>(l.v_head_dim);
     attention.tp_split = b * (q + kv + v) + lin * o;
     c.tp_split += attention.tp_split;
     // Per-op checkpointing (torchtitan's _save_list, every other mm): of the
@@ -210,8 +218,11 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
     a.scattered = 2 * b * h;
   }
   if (flash)  // the fp32 log-sum-exp
-    c.tp_split += 4 * heads, k.alternate_matmuls.tp_split += 4 * heads, attention.tp_split += 4 * heads;
-  else c.per_key = k.core_attention.per_key = k.alternate_matmuls.per_key = heads * (b + mask_attention * (1 + b));
+    c.tp_split += 4 * heads, k.alternate_matmuls.tp_split += 4 * heads,
+        attention.tp_split += 4 * heads;
+  else
+    c.per_key = k.core_attention.per_key = k.alternate_matmuls.per_key =
+        heads * (b + mask_attention * (1 + b));
   if (l.ffn_hidden_size > 0) {
     k.dense_mlp.tp_split = mlp_intermediates(l, static_cast<double>(l.ffn_hidden_size), b, lin);
     k.dense_activation.tp_split = lin * static_cast<double>(l.ffn_hidden_size);
@@ -237,8 +248,10 @@ LayerCoefficients layer_coefficients(const nds_layer_block& l, double b, double 
   c += k.moe;
   // MLA's projections and MoE layers have no per-op account yet: what they
   // keep is what they keep without recompute.
-  if (l.attention == NDS_ATTENTION_MLA) k.alternate_matmuls = c;
-  else k.alternate_matmuls += k.moe;
+  if (l.attention == NDS_ATTENTION_MLA)
+    k.alternate_matmuls = c;
+  else
+    k.alternate_matmuls += k.moe;
   return k;
 }
 
@@ -346,7 +359,8 @@ class Activations {
     a->selective_rebuilds_ = (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0;
     a->kv_repeated_ = kv_heads_repeated(input.model->training);
     for (uint32_t i = 0; i < t.layers(); ++i) {
-      const LayerCoefficients k = layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
+      const LayerCoefficients k =
+          layer_coefficients(t.block(i), a->b_, lin, t.flash_attention, gathered);
       // The routing's load is priced by the first MoE block's capacity and
       // padding (a model's MoE blocks share them).
       if (t.block(i).experts > 0 && !a->moe_block_) a->moe_block_ = t.block(i);
@@ -473,8 +487,10 @@ class Activations {
                         range_bytes(first + recomputed, first + count, NDS_RECOMPUTE_NONE);
           any_recomputed = any_recomputed || (recomputed > 0 && rebuilds(s.recompute));
           any_full = any_full || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_FULL);
-          any_kept = any_kept || count > recomputed || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_NONE);
-          any_selective = any_selective || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_SELECTIVE);
+          any_kept = any_kept || count > recomputed ||
+                     (recomputed > 0 && s.recompute == NDS_RECOMPUTE_NONE);
+          any_selective =
+              any_selective || (recomputed > 0 && s.recompute == NDS_RECOMPUTE_SELECTIVE);
         } else {
           // Runs of equal option summed through the prefix sums, per option.
           Coefficients by[NDS_LAYER_OPTION_COUNT_V1];
@@ -529,10 +545,11 @@ class Activations {
   bool kv_repeated_ = false;
   Coefficients embedding_, head_, mtp_;
   double mtp_loss_ = 0;  // the MTP modules' losses per token and vocabulary row, before / tp
-  bool swaps_ = false;  // the trainer swaps anything (nds_training.swapped_ops): else no work per rank
+  bool swaps_ =
+      false;  // the trainer swaps anything (nds_training.swapped_ops): else no work per rank
   std::optional<nds_layer_block> moe_block_;  // the first MoE block (its capacity and padding)
-  std::vector<double> rank_load_;  // nds_training.expert_rank_load, copied
-  bool selective_rebuilds_ = false;  // selective recompute rebuilds layers in the backward
+  std::vector<double> rank_load_;             // nds_training.expert_rank_load, copied
+  bool selective_rebuilds_ = false;           // selective recompute rebuilds layers in the backward
 
   bool rebuilds(int32_t mode) const {
     return mode == NDS_RECOMPUTE_FULL || (mode == NDS_RECOMPUTE_SELECTIVE && selective_rebuilds_);
@@ -548,5 +565,6 @@ class Plugin final : public ndsearch::sdk::MemoryPassPlugin<Activations> {};
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "activations", "1.0.0",
-               "Memory: activations kept for the backward pass per pipeline rank (Korthikanti et al. 2022)")
+NDS_SDK_MODULE(
+    Plugin, "activations", "1.0.0",
+    "Memory: activations kept for the backward pass per pipeline rank (Korthikanti et al. 2022)")

@@ -25,17 +25,19 @@ class Allocator {
     auto a = std::make_unique<Allocator>();
     if (NDS_HAS_FIELD(&input, nds_compile_input, allocator_fraction)) {
       if (!(input.allocator_fraction >= 0 && input.allocator_fraction < 1))
-        throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "the host's allocator_fraction " +
-                                                             std::to_string(input.allocator_fraction) +
-                                                             " is not a fraction in [0, 1)");
+        throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
+                                   "the host's allocator_fraction " +
+                                       std::to_string(input.allocator_fraction) +
+                                       " is not a fraction in [0, 1)");
       a->fraction_ = input.allocator_fraction;
     }
     if (auto option = ndsearch::sdk::host().option("allocator-fragmentation")) {
       char* end = nullptr;
       const double fraction = std::strtod(option->c_str(), &end);
       if (end == option->c_str() || *end != '\0' || !(fraction >= 0 && fraction < 1))
-        throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT, "option allocator-fragmentation = " + *option +
-                                                             ": expected a fraction in [0, 1), e.g. 0.1");
+        throw ndsearch::sdk::Error(NDS_INVALID_ARGUMENT,
+                                   "option allocator-fragmentation = " + *option +
+                                       ": expected a fraction in [0, 1), e.g. 0.1");
       a->fraction_ = fraction;
     }
     return a;
@@ -43,7 +45,8 @@ class Allocator {
 
   void evaluate(ndsearch::sdk::MemoryOut& out) const noexcept {
     for (int32_t rank = 0; rank < out.ranks(); ++rank) {
-      const double dynamic = out.prior(rank, NDS_MEMORY_ACTIVATIONS) + out.prior(rank, NDS_MEMORY_COMM_BUFFERS);
+      const double dynamic =
+          out.prior(rank, NDS_MEMORY_ACTIVATIONS) + out.prior(rank, NDS_MEMORY_COMM_BUFFERS);
       out.add(rank, NDS_MEMORY_OTHER, fraction_ * dynamic);
     }
   }
@@ -56,4 +59,5 @@ class Plugin final : public ndsearch::sdk::MemoryPassPlugin<Allocator, /*Phase=*
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "allocator", "1.1.0", "Memory: the allocator's reserve beyond the dynamic memory")
+NDS_SDK_MODULE(Plugin, "allocator", "1.1.0",
+               "Memory: the allocator's reserve beyond the dynamic memory")

@@ -50,7 +50,8 @@ class CommBuffers {
     const nds_strategy& s = out.strategy();
     const double tokens = static_cast<double>(s.mbs) * seq_ / s.cp;
     const double rank_params = params_ / (static_cast<double>(s.tp) * s.pp);
-    const double bucket = s.dp * s.cp > 1 ? grad_bytes_ * std::min(std::max(40e6, 1e6 * s.dp), rank_params) : 0;
+    const double bucket =
+        s.dp * s.cp > 1 ? grad_bytes_ * std::min(std::max(40e6, 1e6 * s.dp), rank_params) : 0;
     const double tp_gather = s.tp > 1 && s.sp == 1 ? tokens * hidden_ * b_ : 0;
     const double ep_all_to_all = s.ep > 1 ? 2 * tokens * top_k_ * hidden_ * b_ : 0;
     const double cp_exchange = s.cp > 1 ? 2 * 2 * tokens * kv_width_ * b_ : 0;
@@ -68,4 +69,5 @@ class Plugin final : public ndsearch::sdk::MemoryPassPlugin<CommBuffers> {};
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "comm-buffers", "1.0.0", "Memory: buffers of the DP, TP/SP, EP, CP and PP collectives")
+NDS_SDK_MODULE(Plugin, "comm-buffers", "1.0.0",
+               "Memory: buffers of the DP, TP/SP, EP, CP and PP collectives")

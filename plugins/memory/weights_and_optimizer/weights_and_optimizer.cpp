@@ -7,9 +7,9 @@
 // weights; 2: + gradients; 3: + parameters, whose gathered working set is an
 // all-gather buffer: comm_buffers, held as nds_training.fsdp_holding says,
 // ABI 1.8: layer by layer, FSDP2's resharded blocks with the root kept, or
-// every block kept with unsharded gradients; in the compute dtype). Vision towers (ABI 1.6) count with the
-// embedding, their linears split by TP (sdk/tower_math.hpp). Option "swap-optimizer" = 1 moves the
-// optimizer states and master weights to the host.
+// every block kept with unsharded gradients; in the compute dtype). Vision towers (ABI 1.6) count
+// with the embedding, their linears split by TP (sdk/tower_math.hpp). Option "swap-optimizer" = 1
+// moves the optimizer states and master weights to the host.
 //
 // Bytes per parameter, the published checks (tests): bf16 params + fp32 grads
 // + fp32 master + Adam: 2 + 4 + (4 + 8) = 18, or 6 + 12/d with ZeRO-1 over d
@@ -78,10 +78,11 @@ class WeightsAndOptimizer {
     c->prefix_.assign(t.layers() + 1, LayerShares{});
     for (uint32_t i = 0; i < t.layers(); ++i) {
       const LayerShares s = shares_of(t.block(i));
-      c->prefix_[i + 1] = {c->prefix_[i].tp_split + s.tp_split, c->prefix_[i].replicated + s.replicated,
+      c->prefix_[i + 1] = {c->prefix_[i].tp_split + s.tp_split,
+                           c->prefix_[i].replicated + s.replicated,
                            c->prefix_[i].routed + s.routed};
-      if (s.tp_split + s.replicated + s.routed > c->largest_layer_.tp_split + c->largest_layer_.replicated +
-                                                     c->largest_layer_.routed)
+      if (s.tp_split + s.replicated + s.routed >
+          c->largest_layer_.tp_split + c->largest_layer_.replicated + c->largest_layer_.routed)
         c->largest_layer_ = s;
     }
     const double h = t.hidden;
@@ -132,7 +133,8 @@ class WeightsAndOptimizer {
     // shards to MixedPrecisionPolicy.param_dtype before the all-gather
     // (torch/distributed/_composable/fsdp/_fsdp_param.py); ZeRO-3's
     // parameters already are bf16. Under fp8 GEMMs the high-precision copy.
-    const bool fp8_compute = tr.compute_dtype == NDS_DTYPE_FP8 || tr.compute_dtype == NDS_DTYPE_UNKNOWN;
+    const bool fp8_compute =
+        tr.compute_dtype == NDS_DTYPE_FP8 || tr.compute_dtype == NDS_DTYPE_UNKNOWN;
     c->gather_bytes_ =
         std::min(c->param_bytes_, fp8_compute ? 2.0 : ndsearch::sdk::dtype_bytes(tr.compute_dtype));
     c->holding_ = tr.fsdp_holding;
@@ -171,7 +173,8 @@ class WeightsAndOptimizer {
       out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
       if (accumulates_unsharded(s))
         out.add(rank, NDS_MEMORY_GRADS, grad_bytes_ * (dense + expert));
-      else out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
+      else
+        out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
       return;
     }
     // A layer's parameters gathered before it runs and freed after it, the
@@ -187,7 +190,8 @@ class WeightsAndOptimizer {
       // is cast to the reduce dtype (foreach_reduce): one block's unsharded
       // gradients and that copy at a time.
       out.add(rank, NDS_MEMORY_COMM_BUFFERS, gather_bytes_ * root);
-      if (holds_layers) out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
+      if (holds_layers)
+        out.add(rank, NDS_MEMORY_COMM_BUFFERS, (gather_bytes_ + grad_bytes_) * layer);
     }
   }
 
@@ -237,9 +241,12 @@ class WeightsAndOptimizer {
         if (table_.has_mtp && !has_embedding && !table_.tied_embeddings) dense += embedding_tp / tp;
       }
       dense += root;
-      const double params_shard = s.zero >= 3 ? op_dense : 1, params_shard_e = s.zero >= 3 ? op_expert : 1;
-      const double grads_shard = s.zero >= 2 ? op_dense : 1, grads_shard_e = s.zero >= 2 ? op_expert : 1;
-      out.add(rank, NDS_MEMORY_PARAMS, param_bytes_ * (dense / params_shard + expert / params_shard_e));
+      const double params_shard = s.zero >= 3 ? op_dense : 1,
+                   params_shard_e = s.zero >= 3 ? op_expert : 1;
+      const double grads_shard = s.zero >= 2 ? op_dense : 1,
+                   grads_shard_e = s.zero >= 2 ? op_expert : 1;
+      out.add(rank, NDS_MEMORY_PARAMS,
+              param_bytes_ * (dense / params_shard + expert / params_shard_e));
       // ZeRO-3/FSDP: the fp8 copies exist only for the gathered layers (below).
       if (s.zero < 3) out.add(rank, NDS_MEMORY_PARAMS, fp8_copy_bytes_ * linear);
       // Where the unsharded gradients accumulate over the micro-batches
@@ -252,9 +259,11 @@ class WeightsAndOptimizer {
         out.add(rank, NDS_MEMORY_GRADS,
                 grad_bytes_ * (dense / grads_shard + expert / grads_shard_e));
       const double main_params = dense / op_dense + expert / op_expert;
-      if (!swap_optimizer_) out.add(rank, NDS_MEMORY_OPTIMIZER, (master_bytes_ + state_bytes_) * main_params);
+      if (!swap_optimizer_)
+        out.add(rank, NDS_MEMORY_OPTIMIZER, (master_bytes_ + state_bytes_) * main_params);
       const double widened = widened_grad_bytes_ * main_params;
-      out.add(rank, NDS_MEMORY_GRADS, std::max(0.0, widened - out.prior(rank, NDS_MEMORY_ACTIVATIONS)));
+      out.add(rank, NDS_MEMORY_GRADS,
+              std::max(0.0, widened - out.prior(rank, NDS_MEMORY_ACTIVATIONS)));
       if (s.zero >= 3) add_gathered(out, rank, holds_layers, root, dense, expert, linear);
     }
   }
@@ -267,8 +276,9 @@ class WeightsAndOptimizer {
   LayerShares largest_layer_;  // the layer with the most parameters
   double param_bytes_ = 2, grad_bytes_ = 4, master_bytes_ = 4, state_bytes_ = 8;
   double fp8_copy_bytes_ = 0;  // per fp8 linear parameter beyond the parameter; 0 without fp8 GEMMs
-  double widened_grad_bytes_ = 0;  // per main parameter at the optimizer step; 0 when grads are as wide
-  double gather_bytes_ = 2;        // per gathered parameter under ZeRO-3/FSDP
+  double widened_grad_bytes_ =
+      0;                     // per main parameter at the optimizer step; 0 when grads are as wide
+  double gather_bytes_ = 2;  // per gathered parameter under ZeRO-3/FSDP
   nds_fsdp_holding holding_ = NDS_FSDP_LAYER_BY_LAYER;
   bool swap_optimizer_ = false;
 };
@@ -278,5 +288,6 @@ class Plugin final : public ndsearch::sdk::MemoryPassPlugin<WeightsAndOptimizer,
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "weights-and-optimizer", "1.1.0",
-               "Memory: parameters, gradients, optimizer states and master weights per pipeline rank")
+NDS_SDK_MODULE(
+    Plugin, "weights-and-optimizer", "1.1.0",
+    "Memory: parameters, gradients, optimizer states and master weights per pipeline rank")

@@ -17,9 +17,9 @@
 
 namespace {
 
-using nlohmann::json;
 using ndsearch::sdk::Builder;
 using ndsearch::sdk::Where;
+using nlohmann::json;
 
 int64_t line_of(const std::string& key, const void* context) {
   const auto& lines = *static_cast<const std::map<std::string, int64_t>*>(context);
@@ -47,8 +47,8 @@ void training_defaults(Builder& b) {
   b.set("stated.zero", 1, d);
   b.set("flash_attention", 1, d);
   // No trainer named: assume one that can do what Megatron-LM can.
-  for (const char* can : {"capabilities.sp_with_cp", "capabilities.interleave", "capabilities.zero3",
-                          "capabilities.expert_tp"})
+  for (const char* can : {"capabilities.sp_with_cp", "capabilities.interleave",
+                          "capabilities.zero3", "capabilities.expert_tp"})
     b.set(can, 1, d);
 }
 
@@ -82,7 +82,8 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
     if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) return 0;
     auto text = ndsearch::sdk::try_read_config_file(path);
     if (!text) return 0;
-    const auto keys = ndsearch::plugins::json_top_level_keys(*text);  // no DOM: a probe reads every file
+    const auto keys =
+        ndsearch::plugins::json_top_level_keys(*text);  // no DOM: a probe reads every file
     // A .json that does not parse may still be a broken config.json: claim it
     // weakly, so that parse can say where the JSON breaks.
     if (!keys) return 0.2;
@@ -100,7 +101,8 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
       config = json::parse(text);
     } catch (const json::out_of_range& e) {  // a number beyond a double: 1e999
       throw ndsearch::sdk::Error(NDS_OUT_OF_RANGE,
-                    path + ": a number beyond the range of a double (" + ndsearch::sdk::shown(e.what(), 200) + "); fix it");
+                                 path + ": a number beyond the range of a double (" +
+                                     ndsearch::sdk::shown(e.what(), 200) + "); fix it");
     } catch (const json::parse_error& e) {
       const auto [line, column] =
           ndsearch::plugins::line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
@@ -121,4 +123,5 @@ class HfConfigJson final : public ndsearch::sdk::ParserPlugin {
 
 }  // namespace
 
-NDS_SDK_MODULE(HfConfigJson, "hf-config-json", "1.0.0", "Hugging Face config.json (model shapes only)")
+NDS_SDK_MODULE(HfConfigJson, "hf-config-json", "1.0.0",
+               "Hugging Face config.json (model shapes only)")

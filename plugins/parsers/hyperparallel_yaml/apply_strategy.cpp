@@ -47,7 +47,8 @@ void legacy(const yaml::File& f, YamlEditor& e, const std::string& path,
   if (s.zero == 1 || s.zero == 2)
     cannot_write(path, "zero=" + std::to_string(s.zero) +
                            ": HyperParallel's parallel optimizer shards the parameters with the "
-                           "optimizer states (zero=3); it has no ZeRO-" + std::to_string(s.zero));
+                           "optimizer states (zero=3); it has no ZeRO-" +
+                           std::to_string(s.zero));
   e.set(acc + "dp_replicate", std::to_string(fsdp ? s.dp / s.op : s.dp));
   if (fsdp || e.has(acc + "dp_shard")) e.set(acc + "dp_shard", std::to_string(fsdp ? s.op : 1));
   e.set_unless_default(acc + "tp_degree", s.tp, 1);
@@ -86,8 +87,8 @@ void legacy(const yaml::File& f, YamlEditor& e, const std::string& path,
                  "a plan that recomputes some layers fully and others selectively: HyperParallel "
                  "reads one mode's per-stage counts (full_rec, else sel_rec); rank with one "
                  "recompute mode");
-  const int32_t in_force = lists.any_full()        ? NDS_RECOMPUTE_FULL
-                           : lists.any_selective() ? NDS_RECOMPUTE_SELECTIVE
+  const int32_t in_force = lists.any_full()           ? NDS_RECOMPUTE_FULL
+                           : lists.any_selective()    ? NDS_RECOMPUTE_SELECTIVE
                            : !a.layer_options.empty() ? NDS_RECOMPUTE_NONE
                                                       : s.recompute;
   const char* name = in_force == NDS_RECOMPUTE_FULL        ? "full"
@@ -110,7 +111,8 @@ void legacy(const yaml::File& f, YamlEditor& e, const std::string& path,
     int64_t mtp = 0;
     for (const char* key : {"mtp_depth", "num_nextn_predict_layers"})
       if (auto v = f.find(std::string("model.config_overrides.") + key)) mtp = f.integer(*v);
-    e.set(offset, yaml::offset_value(path, a.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V, mtp));
+    e.set(offset,
+          yaml::offset_value(path, a.stage_layers, s.pp, s.schedule == NDS_SCHEDULE_ZB_V, mtp));
   } else if (e.has(offset)) {
     e.set(offset, "0");
   }

@@ -23,8 +23,8 @@
 #include "plugins/common/parsing/json_lines.hpp"
 #include "plugins/common/parsing/memory_size.hpp"
 #include "plugins/common/parsing/mindspore_cp.hpp"
-#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/common/parsing/read_limits.hpp"
+#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/common/parsing/yaml_fields.hpp"
 #include "plugins/parsers/hyperparallel_yaml/apply_strategy.hpp"
 
@@ -48,15 +48,15 @@ sdk::Where cp_default() {
 
 // ND's keys inside config_overrides that are not Hugging Face's: read here,
 // never passed to the HF reader. Two are HF keys under another name.
-const std::set<std::string> kNdOverrideKeys = {"offset",   "full_rec", "sel_rec",    "multiple_of",
-                                               "capacity_factor", "cap_fact", "use_gmm", "gmm",
-                                               "seq_length", "ffn_dim_multiplier"};
+const std::set<std::string> kNdOverrideKeys = {
+    "offset",   "full_rec", "sel_rec", "multiple_of", "capacity_factor",
+    "cap_fact", "use_gmm",  "gmm",     "seq_length",  "ffn_dim_multiplier"};
 const std::map<std::string, std::string> kRenamed = {{"num_shared_experts", "n_shared_experts"},
                                                      {"mtp_depth", "num_nextn_predict_layers"}};
 
-
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -74,8 +74,10 @@ struct OverrideLines {
   }
   static void block_keys(sdk::Builder& b, const void* context) {
     const auto& self = *static_cast<const OverrideLines*>(context);
-    if (self.capacity_factor) b.set_real("capacity_factor", self.capacity_factor->first, self.capacity_factor->second);
-    if (self.grouped_gemm) b.set("grouped_gemm", self.grouped_gemm->first, self.grouped_gemm->second);
+    if (self.capacity_factor)
+      b.set_real("capacity_factor", self.capacity_factor->first, self.capacity_factor->second);
+    if (self.grouped_gemm)
+      b.set("grouped_gemm", self.grouped_gemm->first, self.grouped_gemm->second);
   }
 };
 
@@ -100,9 +102,11 @@ class HyperParallelParser final : public sdk::ParserPlugin {
   }
 
   double probe(const std::string& path) override {
-    const bool yaml_name = path.size() > 5 && (path.rfind(".yaml") == path.size() - 5 || path.rfind(".yml") == path.size() - 4);
+    const bool yaml_name = path.size() > 5 && (path.rfind(".yaml") == path.size() - 5 ||
+                                               path.rfind(".yml") == path.size() - 4);
     auto root = File::try_root(path);
-    if (!root) return yaml_name ? 0.04 : 0.0;  // below mindformers-yaml's: one of them names the line
+    if (!root)
+      return yaml_name ? 0.04 : 0.0;  // below mindformers-yaml's: one of them names the line
     if (!root->IsMap() || !yaml::has(*root, "model") || !(*root)["model"].IsMap()) return 0;
     const YAML::Node model = (*root)["model"];
     if (yaml::has(model, "model_config")) return 0;  // MindFormers
@@ -116,7 +120,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     const File f = File::load(path);
     if (!f.root().IsMap()) return;  // describes no model: the core says so
     if (f.find("model.config_overrides")) return parse_legacy(f, b);
-    if (auto target = f.find("model.pretrained_model_name_or_path")) return parse_automodels(f, *target, b);
+    if (auto target = f.find("model.pretrained_model_name_or_path"))
+      return parse_automodels(f, *target, b);
   }
 
  private:
@@ -138,9 +143,11 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     json config = json::object();
     OverrideLines lines;
     for (const char* key : {"capacity_factor", "cap_fact"})
-      if (auto v = f.find(std::string("model.config_overrides.") + key)) lines.capacity_factor = {{f.real(*v), f.at(*v)}};
+      if (auto v = f.find(std::string("model.config_overrides.") + key))
+        lines.capacity_factor = {{f.real(*v), f.at(*v)}};
     for (const char* key : {"use_gmm", "gmm"})
-      if (auto v = f.find(std::string("model.config_overrides.") + key)) lines.grouped_gemm = {{f.boolean(*v) ? 1 : 0, f.at(*v)}};
+      if (auto v = f.find(std::string("model.config_overrides.") + key))
+        lines.grouped_gemm = {{f.boolean(*v) ? 1 : 0, f.at(*v)}};
     for (auto it = overrides.node.begin(); it != overrides.node.end(); ++it) {
       const std::string key = it->first.Scalar();
       if (kNdOverrideKeys.count(key) != 0) continue;
@@ -149,8 +156,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
       config[hf_key] = yaml::to_json(it->second);
       lines.lines[hf_key] = it->first.Mark().line + 1;
     }
-    HfSource source{f.path(), "model.config_overrides.", &OverrideLines::line_of, &lines, kTrainer,
-                    &OverrideLines::block_keys};
+    HfSource source{f.path(), "model.config_overrides.", &OverrideLines::line_of, &lines,
+                    kTrainer, &OverrideLines::block_keys};
     read_hf_model(config, source, b);
     if (auto name = f.find("model.name")) b.set_string("name", f.text(*name), f.at(*name));
 
@@ -158,7 +165,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     const Int replicate = int_or(f, "train.accelerator.dp_replicate", 1);
     const Int shard = int_or(f, "train.accelerator.dp_shard", 1);
     const int64_t dp = replicate.value * shard.value;
-    b.set("stated.dp", dp, {f.path(), replicate.where.line, "train.accelerator.dp_replicate x dp_shard", ""});
+    b.set("stated.dp", dp,
+          {f.path(), replicate.where.line, "train.accelerator.dp_replicate x dp_shard", ""});
     const Int tp = int_or(f, "train.accelerator.tp_degree", 1);
     const Int pp = int_or(f, "train.accelerator.pipeline_parallel_degree", 1);
     const Int cp = int_or(f, "train.accelerator.context_parallel_degree", 1);
@@ -167,13 +175,17 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     b.set("stated.pp", pp.value, pp.where);
     b.set("stated.cp", cp.value, cp.where);
     b.set("stated.ep", ep.value, ep.where);
-    if (auto etp = int_at(f, "train.accelerator.expert_tensor_parallel_degree")) b.set("stated.etp", etp->value, etp->where);
+    if (auto etp = int_at(f, "train.accelerator.expert_tensor_parallel_degree"))
+      b.set("stated.etp", etp->value, etp->where);
     const Int vp = int_or(f, "train.accelerator.pp_interleave_num", 1);
     b.set("stated.vpp", vp.value, vp.where);
-    if (auto sp = f.find("train.accelerator.use_seq_parallel")) b.set("stated.sp", f.boolean(*sp) ? 1 : 0, f.at(*sp));
+    if (auto sp = f.find("train.accelerator.use_seq_parallel"))
+      b.set("stated.sp", f.boolean(*sp) ? 1 : 0, f.at(*sp));
     write_schedule(f, f.find("train.accelerator.pipeline_scheduler"), vp, b);
-    if (auto algo = f.find("train.accelerator.context_parallel_algo")) b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
-    else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
+    if (auto algo = f.find("train.accelerator.context_parallel_algo"))
+      b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
+    else if (cp.value > 1)
+      b.set_string("cp_algorithm", "ring", cp_default());
 
     // Optimizer sharding: FSDP over dp_shard, else MindSpore's parallel
     // optimizer (on by default) over optimizer_weight_shard_size (default
@@ -200,8 +212,10 @@ class HyperParallelParser final : public sdk::ParserPlugin {
       } else {
         b.set("stated.zero", 3, on_where);
         auto size = int_at(f, "train.accelerator.optimizer_weight_shard_size");
-        if (size && size->value > 0) b.set("stated.op", size->value, size->where);
-        else b.set("stated.op", dp * cp.value, kDefault);
+        if (size && size->value > 0)
+          b.set("stated.op", size->value, size->where);
+        else
+          b.set("stated.op", dp * cp.value, kDefault);
       }
     }
 
@@ -211,23 +225,33 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     auto gbs = int_at(f, "train.global_batch_size");
     std::optional<Int> mbn = int_at(f, "train.micro_batch_num");
     if (!mbn && gbs && gbs->value % (mbs.value * dp) == 0) {
-      mbn = Int{gbs->value / (mbs.value * dp), {f.path(), gbs->where.line, "train.global_batch_size / (micro_batch_size x dp)", ""}};
+      mbn =
+          Int{gbs->value / (mbs.value * dp),
+              {f.path(), gbs->where.line, "train.global_batch_size / (micro_batch_size x dp)", ""}};
     }
     if (!mbn) mbn = Int{pp.value, kDefault};
     b.set("stated.mbn", mbn->value, mbn->where);
-    if (gbs) b.set("global_batch", gbs->value, gbs->where);
-    else b.set("global_batch", mbs.value * dp * mbn->value, {f.path(), mbs.where.line, "train.micro_batch_size x dp x micro_batch_num", ""});
+    if (gbs)
+      b.set("global_batch", gbs->value, gbs->where);
+    else
+      b.set("global_batch", mbs.value * dp * mbn->value,
+            {f.path(), mbs.where.line, "train.micro_batch_size x dp x micro_batch_num", ""});
 
     // Sequence: data.max_seq_len, else the model's limit, else 4096.
-    if (auto s = int_at(f, "data.max_seq_len")) b.set("seq_len", s->value, s->where);
-    else if (auto l = f.find(overrides, "seq_length")) b.set("seq_len", f.integer(*l), f.at(*l));
-    else if (auto m = f.find(overrides, "max_position_embeddings")) b.set("seq_len", f.integer(*m), f.at(*m));
-    else b.set("seq_len", 4096, kDefault);
+    if (auto s = int_at(f, "data.max_seq_len"))
+      b.set("seq_len", s->value, s->where);
+    else if (auto l = f.find(overrides, "seq_length"))
+      b.set("seq_len", f.integer(*l), f.at(*l));
+    else if (auto m = f.find(overrides, "max_position_embeddings"))
+      b.set("seq_len", f.integer(*m), f.at(*m));
+    else
+      b.set("seq_len", 4096, kDefault);
 
     write_recompute(f, overrides, b);
     write_stage_layers(f, overrides, config, pp, vp, b);
     write_dtypes(f, "model.param_init_type", "model.compute_dtype", b);
-    if (auto reduce = f.find("train.mixed_precision.reduce_dtype")) b.set_string("grads_dtype", f.dtype(*reduce), f.at(*reduce));
+    if (auto reduce = f.find("train.mixed_precision.reduce_dtype"))
+      b.set_string("grads_dtype", f.dtype(*reduce), f.at(*reduce));
     write_optimizer(f, f.find("train.optimizer.type"), b);
     write_memory(f, b);
     write_overlaps(b);
@@ -235,14 +259,19 @@ class HyperParallelParser final : public sdk::ParserPlugin {
 
     f.report_unknown({f.root(), "", NDS_UNKNOWN}, {"model", "data", "train", "context"}, b);
     if (auto m = f.find("model"))
-      f.report_unknown(*m, {"name", "weights_path", "tokenizer_path", "param_init_type", "compute_dtype",
-                            "softmax_compute_type", "config_overrides"}, b);
+      f.report_unknown(*m,
+                       {"name", "weights_path", "tokenizer_path", "param_init_type",
+                        "compute_dtype", "softmax_compute_type", "config_overrides"},
+                       b);
     if (auto acc = f.find("train.accelerator"))
-      f.report_unknown(*acc, {"dp_shard", "dp_replicate", "tp_degree", "pipeline_parallel_degree",
-                              "context_parallel_degree", "expert_parallel_degree", "expert_tensor_parallel_degree",
-                              "pp_interleave_num", "use_seq_parallel", "pipeline_scheduler",
-                              "enable_parallel_optimizer", "optimizer_weight_shard_size",
-                              "gradient_accumulation_shard", "context_parallel_algo"}, b);
+      f.report_unknown(
+          *acc,
+          {"dp_shard", "dp_replicate", "tp_degree", "pipeline_parallel_degree",
+           "context_parallel_degree", "expert_parallel_degree", "expert_tensor_parallel_degree",
+           "pp_interleave_num", "use_seq_parallel", "pipeline_scheduler",
+           "enable_parallel_optimizer", "optimizer_weight_shard_size",
+           "gradient_accumulation_shard", "context_parallel_algo"},
+          b);
   }
 
   // full_rec / sel_rec (config_overrides): True/False or layers per stage;
@@ -268,34 +297,40 @@ class HyperParallelParser final : public sdk::ParserPlugin {
       if (m != "none" && m != "full" && m != "selective") f.bad(*mode, "none, full or selective");
       stated = m, where = f.at(*mode);
     }
-    if (full) stated = "full", where = full_where;
-    else if (selective && stated != "full") stated = "selective", where = selective_where;
+    if (full)
+      stated = "full", where = full_where;
+    else if (selective && stated != "full")
+      stated = "selective", where = selective_where;
     b.set_string("stated.recompute", stated, where);
-    if (stated == "full" && !full_layers.empty()) b.set_list("recompute_layers", full_layers, full_where);
-    if (stated == "selective" && !selective_layers.empty()) b.set_list("recompute_layers", selective_layers, selective_where);
+    if (stated == "full" && !full_layers.empty())
+      b.set_list("recompute_layers", full_layers, full_where);
+    if (stated == "selective" && !selective_layers.empty())
+      b.set_list("recompute_layers", selective_layers, selective_where);
   }
 
   // offset: per-stage shifts from the even split (MTP layers among them).
-  static void write_stage_layers(const File& f, const Field& overrides, const json& config, const Int& pp,
-                                 const Int& vp, sdk::Builder& b) {
+  static void write_stage_layers(const File& f, const Field& overrides, const json& config,
+                                 const Int& pp, const Int& vp, sdk::Builder& b) {
     auto offset = f.find(overrides, "offset");
     if (!offset || pp.value <= 1) return;
     plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
     // No offset (0, or a 0 per stage): the trainer's own split, whatever
     // the remainder.
-    const bool per_chunk = offset->node.IsSequence() && offset->node.size() > 0 && offset->node[0].IsSequence();
+    const bool per_chunk =
+        offset->node.IsSequence() && offset->node.size() > 0 && offset->node[0].IsSequence();
     if (!per_chunk) {
-      const std::vector<int64_t> given = offset->node.IsScalar()
-                                             ? std::vector<int64_t>(static_cast<size_t>(pp.value), f.integer(*offset))
-                                             : f.integers(*offset);
+      const std::vector<int64_t> given =
+          offset->node.IsScalar()
+              ? std::vector<int64_t>(static_cast<size_t>(pp.value), f.integer(*offset))
+              : f.integers(*offset);
       if (static_cast<int64_t>(given.size()) == pp.value &&
           std::all_of(given.begin(), given.end(), [](int64_t o) { return o == 0; })) {
         b.set_list("stage_layer_offsets", given, f.at(*offset));
         return;
       }
     }
-    const int64_t total =
-        config.value("num_hidden_layers", int64_t{0}) + config.value("num_nextn_predict_layers", int64_t{0});
+    const int64_t total = config.value("num_hidden_layers", int64_t{0}) +
+                          config.value("num_nextn_predict_layers", int64_t{0});
     const yaml::OffsetSplit split =
         yaml::split_from_offsets(f, *offset, total, pp.value, vp.value,
                                  "train.accelerator.pipeline_parallel_degree", "layers (with MTP)");
@@ -328,16 +363,19 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     try {
       config = json::parse(text);
     } catch (const json::out_of_range& e) {  // a number beyond a double: 1e999
-      throw sdk::Error(NDS_OUT_OF_RANGE,
-                    config_path.string() + ": a number beyond the range of a double (" + sdk::shown(e.what(), 200) + "); fix it");
+      throw sdk::Error(NDS_OUT_OF_RANGE, config_path.string() +
+                                             ": a number beyond the range of a double (" +
+                                             sdk::shown(e.what(), 200) + "); fix it");
     } catch (const json::parse_error& e) {
       const auto [line, column] = line_and_column(text, e.byte > 0 ? e.byte - 1 : 0);
-      throw sdk::Error(NDS_INVALID_ARGUMENT, config_path.string() + ":" + std::to_string(line) + ":" +
-                                                 std::to_string(column) + ": not valid JSON; fix the syntax there");
+      throw sdk::Error(NDS_INVALID_ARGUMENT, config_path.string() + ":" + std::to_string(line) +
+                                                 ":" + std::to_string(column) +
+                                                 ": not valid JSON; fix the syntax there");
     }
     // Transformers does not train MTP layers: AutoModels drops them.
     config.erase("num_nextn_predict_layers");
-    read_hf_model(config, HfSource{config_path.string(), "", &JsonLines::line_of, &lines, kTrainer}, b);
+    read_hf_model(config, HfSource{config_path.string(), "", &JsonLines::line_of, &lines, kTrainer},
+                  b);
 
     const Int tp = int_or(f, "accelerator.tp_size", 1);
     const Int pp = int_or(f, "accelerator.pp_size", 1);
@@ -351,7 +389,8 @@ class HyperParallelParser final : public sdk::ParserPlugin {
         f.bad(*f.find("context.device_num"), "a multiple of tp_size x pp_size x cp_size = " +
                                                  std::to_string(tp.value * pp.value * cp.value));
       dp = Int{devices->value / (tp.value * pp.value * cp.value),
-               {f.path(), devices->where.line, "context.device_num / (tp_size x pp_size x cp_size)", ""}};
+               {f.path(), devices->where.line, "context.device_num / (tp_size x pp_size x cp_size)",
+                ""}};
     } else if (shard) {
       dp = shard;
     }
@@ -360,11 +399,14 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     b.set("stated.pp", pp.value, pp.where);
     b.set("stated.cp", cp.value, cp.where);
     b.set("stated.ep", ep.value, ep.where);
-    if (auto sp = f.find("accelerator.sequence_parallel")) b.set("stated.sp", f.boolean(*sp) ? 1 : 0, f.at(*sp));
+    if (auto sp = f.find("accelerator.sequence_parallel"))
+      b.set("stated.sp", f.boolean(*sp) ? 1 : 0, f.at(*sp));
     b.set("stated.vpp", 1, kDefault);
     write_schedule(f, f.find("accelerator.pipeline_scheduler"), Int{1, kDefault}, b);
-    if (auto algo = f.find("accelerator.context_parallel_algo")) b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
-    else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
+    if (auto algo = f.find("accelerator.context_parallel_algo"))
+      b.set_string("cp_algorithm", mindspore_cp_model(f.text(*algo)), f.at(*algo));
+    else if (cp.value > 1)
+      b.set_string("cp_algorithm", "ring", cp_default());
     // FSDP: gradients sharded like the parameters; optimizer parallel when dp_shard > 1.
     if (shard && shard->value > 1) {
       b.set("stated.zero", 3, shard->where);
@@ -376,48 +418,64 @@ class HyperParallelParser final : public sdk::ParserPlugin {
     b.set("stated.mbs", mbs.value, mbs.where);
     auto gbs = int_at(f, "training.global_batch_size");
     if (gbs) b.set("global_batch", gbs->value, gbs->where);
-    if (auto mbn = int_at(f, "training.micro_batch_num")) b.set("stated.mbn", mbn->value, mbn->where);
+    if (auto mbn = int_at(f, "training.micro_batch_num"))
+      b.set("stated.mbn", mbn->value, mbn->where);
     else if (gbs && dp && gbs->value % (mbs.value * dp->value) == 0)
-      b.set("stated.mbn", gbs->value / (mbs.value * dp->value),
-            {f.path(), gbs->where.line, "training.global_batch_size / (micro_batch_size x dp)", ""});
-    if (auto s = int_at(f, "dataset.data_transform.max_seq_len")) b.set("seq_len", s->value, s->where);
-    else b.set("seq_len", 4096, kDefault);
+      b.set(
+          "stated.mbn", gbs->value / (mbs.value * dp->value),
+          {f.path(), gbs->where.line, "training.global_batch_size / (micro_batch_size x dp)", ""});
+    if (auto s = int_at(f, "dataset.data_transform.max_seq_len"))
+      b.set("seq_len", s->value, s->where);
+    else
+      b.set("seq_len", 4096, kDefault);
     auto mode = f.find("activation_checkpoint.mode");
     if (mode) {
       const std::string m = lower(f.text(*mode));
-      if (m != "off" && m != "none" && m != "full" && m != "selective") f.bad(*mode, "off, none, selective or full");
+      if (m != "off" && m != "none" && m != "full" && m != "selective")
+        f.bad(*mode, "off, none, selective or full");
       b.set_string("stated.recompute", m == "off" ? "none" : m, f.at(*mode));
     } else {
       b.set_string("stated.recompute", "none", kDefault);
     }
-    write_dtypes(f, f.find("model.model_init_dtype") ? "model.model_init_dtype" : "model.torch_dtype",
+    write_dtypes(f,
+                 f.find("model.model_init_dtype") ? "model.model_init_dtype" : "model.torch_dtype",
                  "fsdp_config.mix_precision.param_dtype", b);
     auto opt = f.find("optimizer._target_");
     write_optimizer(f, opt ? opt : f.find("optimizer.type"), b);
     write_memory(f, b);
     write_overlaps(b);
     write_capabilities(b, plugins::kHyperParallelAutoModels);
-    f.report_unknown({f.root(), "", NDS_UNKNOWN},
-                     {"model", "dataset", "training", "accelerator", "fsdp_config", "activation_checkpoint",
-                      "optimizer", "context", "lr_scheduler", "checkpoint", "logging", "seed"}, b);
+    f.report_unknown(
+        {f.root(), "", NDS_UNKNOWN},
+        {"model", "dataset", "training", "accelerator", "fsdp_config", "activation_checkpoint",
+         "optimizer", "context", "lr_scheduler", "checkpoint", "logging", "seed"},
+        b);
     if (auto acc = f.find("accelerator"))
-      f.report_unknown(*acc, {"tp_size", "pp_size", "cp_size", "ep_size", "sequence_parallel", "loss_parallel",
-                              "pipeline_scheduler", "context_parallel_algo"}, b);
+      f.report_unknown(*acc,
+                       {"tp_size", "pp_size", "cp_size", "ep_size", "sequence_parallel",
+                        "loss_parallel", "pipeline_scheduler", "context_parallel_algo"},
+                       b);
   }
 
   // ---- Shared by both schemas ---------------------------------------------
-  static void write_schedule(const File& f, const std::optional<Field>& s, const Int& vp, sdk::Builder& b) {
+  static void write_schedule(const File& f, const std::optional<Field>& s, const Int& vp,
+                             sdk::Builder& b) {
     if (!s) {
       b.set_string("stated.schedule", vp.value > 1 ? "interleaved" : "1f1b", kDefault);
       return;
     }
     const std::string name = lower(f.text(*s));
     std::string schedule;
-    if (name == "1f1b" || name == "seqpipe") schedule = vp.value > 1 ? "interleaved" : "1f1b";
-    else if (name == "interleaved1f1b" || name == "interleaved_1f1b") schedule = "interleaved";
-    else if (name == "gpipe") schedule = "gpipe";
-    else if (name == "zero_bubble_v" || name == "zbv" || name == "zb-v") schedule = "zb-v";
-    else f.bad(*s, "1f1b, interleaved_1f1b, gpipe, seqpipe or zero_bubble_v");
+    if (name == "1f1b" || name == "seqpipe")
+      schedule = vp.value > 1 ? "interleaved" : "1f1b";
+    else if (name == "interleaved1f1b" || name == "interleaved_1f1b")
+      schedule = "interleaved";
+    else if (name == "gpipe")
+      schedule = "gpipe";
+    else if (name == "zero_bubble_v" || name == "zbv" || name == "zb-v")
+      schedule = "zb-v";
+    else
+      f.bad(*s, "1f1b, interleaved_1f1b, gpipe, seqpipe or zero_bubble_v");
     b.set_string("stated.schedule", schedule, f.at(*s));
   }
 
@@ -446,21 +504,30 @@ class HyperParallelParser final : public sdk::ParserPlugin {
   }
 
   // HyperParallel: parameters fp32 and compute bf16 unless stated.
-  static void write_dtypes(const File& f, const char* params_key, const char* compute_key, sdk::Builder& b) {
-    if (auto p = f.find(params_key)) b.set_string("params_dtype", f.dtype(*p), f.at(*p));
-    else b.set_string("params_dtype", "fp32", kDefault);
-    if (auto c = f.find(compute_key)) b.set_string("compute_dtype", f.dtype(*c), f.at(*c));
-    else b.set_string("compute_dtype", "bf16", kDefault);
+  static void write_dtypes(const File& f, const char* params_key, const char* compute_key,
+                           sdk::Builder& b) {
+    if (auto p = f.find(params_key))
+      b.set_string("params_dtype", f.dtype(*p), f.at(*p));
+    else
+      b.set_string("params_dtype", "fp32", kDefault);
+    if (auto c = f.find(compute_key))
+      b.set_string("compute_dtype", f.dtype(*c), f.at(*c));
+    else
+      b.set_string("compute_dtype", "bf16", kDefault);
   }
 
   static void write_optimizer(const File& f, const std::optional<Field>& type, sdk::Builder& b) {
     const std::string name = type ? lower(f.text(*type)) : "adamw";
     const sdk::Where where = type ? f.at(*type) : kDefault;
     std::string optimizer = "adamw";
-    if (name.find("muon") != std::string::npos) optimizer = "muon";
-    else if (name.find("sgd") != std::string::npos) optimizer = "sgd";
-    else if (name == "adam" || name.rfind(".adam") == name.size() - 5) optimizer = "adam";
-    else if (name.find("adam") == std::string::npos) f.bad(*type, "adamw, adam, muon or sgd");
+    if (name.find("muon") != std::string::npos)
+      optimizer = "muon";
+    else if (name.find("sgd") != std::string::npos)
+      optimizer = "sgd";
+    else if (name == "adam" || name.rfind(".adam") == name.size() - 5)
+      optimizer = "adam";
+    else if (name.find("adam") == std::string::npos)
+      f.bad(*type, "adamw, adam, muon or sgd");
     b.set_string("optimizer", optimizer, where);
     b.set("optimizer_states", optimizer == "muon" ? 1 : optimizer == "sgd" ? 0 : 2, where);
   }
@@ -489,5 +556,6 @@ class HyperParallelParser final : public sdk::ParserPlugin {
 }  // namespace ndsearch::plugins
 
 NDS_SDK_MODULE(ndsearch::plugins::HyperParallelParser, "hyperparallel-yaml", "1.0.0",
-               "HyperParallel (PyTorch) training YAML: config_overrides + train.accelerator, or AutoModels naming "
+               "HyperParallel (PyTorch) training YAML: config_overrides + train.accelerator, or "
+               "AutoModels naming "
                "a Hugging Face model folder")

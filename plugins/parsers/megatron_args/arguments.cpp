@@ -16,6 +16,8 @@ struct FlagSpec {
 // that bear on no training cost it models (learning rate, data, logging,
 // checkpoints, fusions, launcher and RL settings), which it ignores knowingly.
 // Arities follow Megatron-LM's and MindSpeed-LLM's argparse definitions.
+// Packed several to a line (clang-format would give each its own: 400 lines).
+// clang-format off
 constexpr FlagSpec kFlags[] = {
     // ---- model shape
     {"--num-layers", 1}, {"--hidden-size", 1}, {"--num-attention-heads", 1}, {"--group-query-attention", 0},
@@ -135,6 +137,7 @@ constexpr FlagSpec kFlags[] = {
     // Gemma 2's soft-capped logits (model.cpp, loss_traffic).
     {"--output-logit-softcapping", 1},
 };
+// clang-format on
 
 const FlagSpec* spec(std::string_view flag) {
   for (const FlagSpec& f : kFlags)
@@ -153,7 +156,9 @@ int flag_arity(const std::string& flag) {
   const FlagSpec* f = spec(flag);
   return f == nullptr ? -1 : f->arity;
 }
-bool is_known_flag(const std::string& flag) { return spec(flag) != nullptr; }
+bool is_known_flag(const std::string& flag) {
+  return spec(flag) != nullptr;
+}
 
 void Arguments::add_words(const std::vector<Word>& words) {
   for (size_t i = 0; i < words.size();) {
@@ -174,7 +179,8 @@ void Arguments::add_words(const std::vector<Word>& words) {
       o.values.push_back(value);
     } else {
       const int arity = flag_arity(o.flag);
-      while (i < words.size() && !is_flag(words[i]) && (arity < 0 || static_cast<int>(o.values.size()) < arity)) {
+      while (i < words.size() && !is_flag(words[i]) &&
+             (arity < 0 || static_cast<int>(o.values.size()) < arity)) {
         o.values.push_back(words[i]);
         ++i;
       }

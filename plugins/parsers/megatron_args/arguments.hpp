@@ -33,7 +33,8 @@ struct Found {
 
 class Arguments {
  public:
-  Arguments(std::string file, const ShellScript* script) : file_(std::move(file)), script_(script) {}
+  Arguments(std::string file, const ShellScript* script)
+      : file_(std::move(file)), script_(script) {}
 
   // Reads flags out of a list of words: `--flag value...`; words before the
   // first flag are not arguments. Occurrences seen already (the same written
@@ -43,7 +44,9 @@ class Arguments {
 
   // The winning occurrence of any of `flags` (synonyms; the last wins).
   Found find(std::initializer_list<const char*> flags) const;
-  bool has(std::initializer_list<const char*> flags) const { return find(flags).state == Found::State::known; }
+  bool has(std::initializer_list<const char*> flags) const {
+    return find(flags).state == Found::State::known;
+  }
 
   const std::vector<Occurrence>& all() const { return all_; }
   const std::string& file() const { return file_; }

@@ -5,8 +5,8 @@
 // and MindSpeed-LLM's FSDP2 YAML.
 #include <ndsearch/sdk/parser.hpp>
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <set>
@@ -33,17 +33,19 @@ bool megatron_argument_file(const nlohmann::json& j) {
   if (!j.is_object() || j.contains("model_type") || j.contains("architectures")) return false;
   if (!j.contains("num_layers")) return false;
   int shape_keys = 0;
-  for (const char* key : {"hidden_size", "num_attention_heads", "ffn_hidden_size", "seq_length",
-                          "tensor_model_parallel_size", "pipeline_model_parallel_size", "micro_batch_size",
-                          "global_batch_size", "num_query_groups", "kv_channels"})
+  for (const char* key :
+       {"hidden_size", "num_attention_heads", "ffn_hidden_size", "seq_length",
+        "tensor_model_parallel_size", "pipeline_model_parallel_size", "micro_batch_size",
+        "global_batch_size", "num_query_groups", "kv_channels"})
     shape_keys += j.contains(key) ? 1 : 0;
   return shape_keys >= 1;
 }
 
 // MindSpeed-LLM's FSDP2 backend YAML: model.model_id with parallel.fsdp_modules.
 bool fsdp2_yaml(const YAML::Node& root) {
-  return root.IsMap() && root["model"] && root["model"].IsMap() && root["model"]["model_id"] && root["parallel"] &&
-         root["parallel"].IsMap() && (root["parallel"]["fsdp_modules"] || root["parallel"]["fsdp_size"]);
+  return root.IsMap() && root["model"] && root["model"].IsMap() && root["model"]["model_id"] &&
+         root["parallel"] && root["parallel"].IsMap() &&
+         (root["parallel"]["fsdp_modules"] || root["parallel"]["fsdp_size"]);
 }
 
 // A JSON value as the words a command line would carry.
@@ -103,7 +105,9 @@ class MegatronArgs final : public sdk::ParserPlugin {
                                                path.compare(path.size() - 4, 4, ".yml") == 0);
     if (yaml_name) {
       try {
-        if (static_cast<int64_t>(text->size()) > sdk::config_max_bytes(plugins::yaml::kDefaultYamlMaxBytes)) return 0;
+        if (static_cast<int64_t>(text->size()) >
+            sdk::config_max_bytes(plugins::yaml::kDefaultYamlMaxBytes))
+          return 0;
         plugins::yaml::check_yaml(*text, path);  // bounds what YAML::Load costs
         return fsdp2_yaml(YAML::Load(*text)) ? 0.9 : 0;
       } catch (...) {
@@ -111,11 +115,14 @@ class MegatronArgs final : public sdk::ParserPlugin {
       }
     }
     int markers = 0;
-    for (const char* marker : {"--num-layers", "--hidden-size", "--num-attention-heads", "--tensor-model-parallel-size",
-                               "--seq-length", "--micro-batch-size", "pretrain_gpt.py"})
+    for (const char* marker :
+         {"--num-layers", "--hidden-size", "--num-attention-heads", "--tensor-model-parallel-size",
+          "--seq-length", "--micro-batch-size", "pretrain_gpt.py"})
       markers += text->find(marker) != std::string::npos ? 1 : 0;
     if (markers >= 2) return 0.95;
-    if (text->find("torchrun") != std::string::npos || text->find("pretrain_gpt.py") != std::string::npos) return 0.5;
+    if (text->find("torchrun") != std::string::npos ||
+        text->find("pretrain_gpt.py") != std::string::npos)
+      return 0.5;
     return 0;
   }
 
@@ -127,8 +134,9 @@ class MegatronArgs final : public sdk::ParserPlugin {
                                                path.compare(path.size() - 4, 4, ".yml") == 0);
     if (yaml_name) {
       // yaml-cpp is slow: the YAML limit, as for the other YAML parsers.
-      return parse_fsdp2_yaml(path, sdk::read_config_file(path, "FSDP2 YAML", plugins::yaml::kDefaultYamlMaxBytes),
-                              builder);
+      return parse_fsdp2_yaml(
+          path, sdk::read_config_file(path, "FSDP2 YAML", plugins::yaml::kDefaultYamlMaxBytes),
+          builder);
     }
     parse_script(path, *text, builder);
   }
@@ -166,16 +174,19 @@ class MegatronArgs final : public sdk::ParserPlugin {
     }
   }
 
-  static void parse_script(const std::string& path, const std::string& text, sdk::Builder& builder) {
+  static void parse_script(const std::string& path, const std::string& text,
+                           sdk::Builder& builder) {
     ShellScript script;
     try {
       script = read_shell_script(text);
     } catch (const ShellLimitError& e) {
       throw sdk::LimitError(path + ":" + std::to_string(e.line()) + ": " + e.what());
     } catch (const ShellSyntaxError& e) {
-      throw sdk::Error(NDS_INVALID_ARGUMENT, path + ":" + std::to_string(e.line()) + ": " + e.what() +
-                                                 "; ndsearch reads the script without running it and cannot follow this "
-                                                 "line; fix the script (bash -n " + path + " checks it)");
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       path + ":" + std::to_string(e.line()) + ": " + e.what() +
+                           "; ndsearch reads the script without running it and cannot follow this "
+                           "line; fix the script (bash -n " +
+                           path + " checks it)");
     }
     Arguments args(path, &script);
     for (const auto& list : script.argument_lists) args.add_words(list);
@@ -193,12 +204,15 @@ class MegatronArgs final : public sdk::ParserPlugin {
     try {
       j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::out_of_range& e) {  // a number beyond a double: 1e999
-      throw sdk::Error(NDS_OUT_OF_RANGE, path + ": a number beyond the range of a double (" + sdk::shown(e.what(), 200) + "); fix it");
+      throw sdk::Error(NDS_OUT_OF_RANGE, path + ": a number beyond the range of a double (" +
+                                             sdk::shown(e.what(), 200) + "); fix it");
     } catch (const nlohmann::json::parse_error& e) {
       throw sdk::Error(NDS_INVALID_ARGUMENT,
                        path + ": not valid JSON (" + sdk::shown(e.what(), 200) + "); fix the file");
     }
-    if (!j.is_object()) throw sdk::Error(NDS_INVALID_ARGUMENT, path + ": a JSON argument file is an object of argument names");
+    if (!j.is_object())
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       path + ": a JSON argument file is an object of argument names");
     Arguments args(path, nullptr);
     uint64_t id = 1;
     for (const auto& [key, value] : j.items()) {
@@ -218,9 +232,12 @@ class MegatronArgs final : public sdk::ParserPlugin {
         continue;
       } else if (key == "params_dtype" && value.is_string()) {
         const std::string dtype = value.get<std::string>();
-        if (dtype.find("bfloat16") != std::string::npos || dtype == "bf16") o.flag = "--bf16";
-        else if (dtype.find("float16") != std::string::npos || dtype == "fp16") o.flag = "--fp16";
-        else continue;
+        if (dtype.find("bfloat16") != std::string::npos || dtype == "bf16")
+          o.flag = "--bf16";
+        else if (dtype.find("float16") != std::string::npos || dtype == "fp16")
+          o.flag = "--fp16";
+        else
+          continue;
         o.flag_word = json_word(o.flag, line, id++);
         args.add(o);
         continue;
@@ -232,9 +249,10 @@ class MegatronArgs final : public sdk::ParserPlugin {
       } else if (value.is_array()) {
         // Each value is a word, as in a script: as many as a script may hold.
         if (value.size() > kMaxShellWords)
-          throw sdk::LimitError(path + ":" + std::to_string(line) + ": `" + sdk::shown(key) + "` lists " +
-                                std::to_string(value.size()) + " values, more than the " +
-                                std::to_string(kMaxShellWords) + " words a launch script may hold");
+          throw sdk::LimitError(path + ":" + std::to_string(line) + ": `" + sdk::shown(key) +
+                                "` lists " + std::to_string(value.size()) +
+                                " values, more than the " + std::to_string(kMaxShellWords) +
+                                " words a launch script may hold");
         for (const auto& item : value) o.values.push_back(json_word(json_scalar(item), line, id++));
       } else if (value.is_object()) {
         sdk::Where w{path, line, key, ""};
@@ -249,7 +267,8 @@ class MegatronArgs final : public sdk::ParserPlugin {
     build_model(args, Arguments(path, nullptr), builder);
   }
 
-  static void parse_fsdp2_yaml(const std::string& path, const std::string& text, sdk::Builder& builder) {
+  static void parse_fsdp2_yaml(const std::string& path, const std::string& text,
+                               sdk::Builder& builder) {
     YAML::Node root;
     try {
       plugins::yaml::check_yaml(text, path);  // depth, duplicated keys, aliases
@@ -259,8 +278,11 @@ class MegatronArgs final : public sdk::ParserPlugin {
                        path + ": not valid YAML (" + sdk::shown(e.what(), 200) + "); fix the file");
     }
     if (!fsdp2_yaml(root)) {
-      throw sdk::Error(NDS_UNSUPPORTED, path + ": not a MindSpeed-LLM FSDP2 YAML (no model.model_id with parallel.fsdp_modules); "
-                                                "name its framework with -f");
+      throw sdk::Error(
+          NDS_UNSUPPORTED,
+          path +
+              ": not a MindSpeed-LLM FSDP2 YAML (no model.model_id with parallel.fsdp_modules); "
+              "name its framework with -f");
     }
     // A field of the wrong shape (`data: 1`, a map for model_id) makes
     // yaml-cpp throw where it is read: the error names the place.
@@ -268,18 +290,23 @@ class MegatronArgs final : public sdk::ParserPlugin {
       read_fsdp2_fields(path, root, builder);
     } catch (const YAML::Exception& e) {
       const std::string at = e.mark.line >= 0 ? ":" + std::to_string(e.mark.line + 1) : "";
-      throw sdk::Error(NDS_INVALID_ARGUMENT, path + at + ": a field does not have the shape an FSDP2 YAML gives it (" +
-                                                 sdk::shown(e.msg, 120) + "); fix it");
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       path + at + ": a field does not have the shape an FSDP2 YAML gives it (" +
+                           sdk::shown(e.msg, 120) + "); fix it");
     }
   }
 
-  static void read_fsdp2_fields(const std::string& path, const YAML::Node& root, sdk::Builder& builder) {
+  static void read_fsdp2_fields(const std::string& path, const YAML::Node& root,
+                                sdk::Builder& builder) {
     auto where = [&](const YAML::Node& node, const std::string& field) {
-      return sdk::Where{path, node.Mark().line >= 0 ? node.Mark().line + 1 : NDS_UNKNOWN, field, ""};
+      return sdk::Where{path, node.Mark().line >= 0 ? node.Mark().line + 1 : NDS_UNKNOWN, field,
+                        ""};
     };
     const YAML::Node model = root["model"];
-    builder.set_string("name", model["model_id"].as<std::string>(), where(model["model_id"], "model.model_id"));
-    if (const YAML::Node cutoff = root["data"] ? root["data"]["cutoff_len"] : YAML::Node(); cutoff) {
+    builder.set_string("name", model["model_id"].as<std::string>(),
+                       where(model["model_id"], "model.model_id"));
+    if (const YAML::Node cutoff = root["data"] ? root["data"]["cutoff_len"] : YAML::Node();
+        cutoff) {
       int64_t seq = 0;
       try {
         seq = cutoff.as<int64_t>();
@@ -296,19 +323,23 @@ class MegatronArgs final : public sdk::ParserPlugin {
     if (parallel["fsdp_modules"]) {
       // FSDP2 shards parameters, gradients and optimizer states.
       builder.set("stated.zero", 3, where(parallel["fsdp_modules"], "parallel.fsdp_modules"));
-      builder.set("capabilities.zero3", 1, where(parallel["fsdp_modules"], "parallel.fsdp_modules"));
+      builder.set("capabilities.zero3", 1,
+                  where(parallel["fsdp_modules"], "parallel.fsdp_modules"));
     }
     if (const YAML::Node recompute = parallel["recompute"]; recompute) {
       bool on = false;
       try {
         on = recompute.as<bool>();
       } catch (const YAML::Exception&) {
-        throw sdk::Error(NDS_INVALID_ARGUMENT, path + ":" + std::to_string(recompute.Mark().line + 1) +
-                                                   ": parallel.recompute: expected True or False; fix it");
+        throw sdk::Error(NDS_INVALID_ARGUMENT,
+                         path + ":" + std::to_string(recompute.Mark().line + 1) +
+                             ": parallel.recompute: expected True or False; fix it");
       }
-      builder.set_string("stated.recompute", on ? "full" : "none", where(recompute, "parallel.recompute"));
+      builder.set_string("stated.recompute", on ? "full" : "none",
+                         where(recompute, "parallel.recompute"));
     }
-    if (const YAML::Node opt = root["training"] ? root["training"]["optimizer"] : YAML::Node(); opt) {
+    if (const YAML::Node opt = root["training"] ? root["training"]["optimizer"] : YAML::Node();
+        opt) {
       const std::string name = opt.as<std::string>();
       if (name == "adamw" || name == "adam") {
         builder.set_string("optimizer", name, where(opt, "training.optimizer"));
@@ -330,5 +361,6 @@ class MegatronArgs final : public sdk::ParserPlugin {
 
 }  // namespace
 
-NDS_SDK_MODULE(MegatronArgs, "megatron-args", "1.0.0",
-               "Megatron-LM and MindSpeed-LLM launch scripts, MindSpeed JSON argument files and FSDP2 YAML")
+NDS_SDK_MODULE(
+    MegatronArgs, "megatron-args", "1.0.0",
+    "Megatron-LM and MindSpeed-LLM launch scripts, MindSpeed JSON argument files and FSDP2 YAML")

@@ -71,7 +71,8 @@ class Reader {
     const std::string value = index < o.values.size() ? sdk::shown(o.values[index].text()) : "";
     std::string via;
     if (index < o.values.size() && !o.values[index].variable().empty())
-      via = " (written in " + o.values[index].variable() + " on line " + std::to_string(o.values[index].line()) + ")";
+      via = " (written in " + o.values[index].variable() + " on line " +
+            std::to_string(o.values[index].line()) + ")";
     throw sdk::Error(
         code, args_.file() + ":" + (w.line > 0 ? std::to_string(w.line) : std::string("?")) + ": " +
                   o.flag + (o.values.empty() ? std::string(" has no value") : " '" + value + "'") +
@@ -214,7 +215,8 @@ Value<T> known_value(T value, Where where) {
 
 // What every layer of the model shares.
 struct LayerShape {
-  Value<int64_t> hidden, heads, kv_heads, head_dim, ffn_hidden, qk_norm, linear_bias, qkv_bias, grouped_gemm;
+  Value<int64_t> hidden, heads, kv_heads, head_dim, ffn_hidden, qk_norm, linear_bias, qkv_bias,
+      grouped_gemm;
   Value<std::string> ffn, norm, attention;
   Value<int64_t> q_lora, kv_lora, qk_nope, qk_rope, v_head;
   Value<double> hidden_dropout, attention_dropout;
@@ -469,20 +471,24 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
   s.hidden = r.integer({"--hidden-size"}, 1);
   s.heads = r.integer({"--num-attention-heads"}, 1);
   const bool mla = r.flag({"--multi-latent-attention", "--multi-head-latent-attention"}).known();
-  if (r.flag({"--group-query-attention"}).known() && !mla) s.kv_heads = r.integer({"--num-query-groups"}, 1);
+  if (r.flag({"--group-query-attention"}).known() && !mla)
+    s.kv_heads = r.integer({"--num-query-groups"}, 1);
   if (mla) {
-    s.attention = known_value<std::string>("mla", r.flag({"--multi-latent-attention", "--multi-head-latent-attention"}).where);
+    s.attention = known_value<std::string>(
+        "mla", r.flag({"--multi-latent-attention", "--multi-head-latent-attention"}).where);
     // Megatron-LM's MLA defaults (MLATransformerConfig): q_lora_rank None
     // (queries not compressed), kv_lora_rank 32, qk_head_dim 128,
     // qk_pos_emb_head_dim 64, v_head_dim 128.
-    auto with_default = [&](std::initializer_list<const char*> flags, int64_t value, const char* field) {
+    auto with_default = [&](std::initializer_list<const char*> flags, int64_t value,
+                            const char* field) {
       Value<int64_t> v = r.integer(flags);
       return v.state == State::absent ? known_value(value, fallback(field)) : v;
     };
     s.q_lora = with_default({"--q-lora-rank"}, 0, "--q-lora-rank");
     s.kv_lora = with_default({"--kv-lora-rank"}, 32, "--kv-lora-rank");
     s.qk_nope = with_default({"--qk-head-dim", "--qk-nope-head-dim"}, 128, "--qk-head-dim");
-    s.qk_rope = with_default({"--qk-pos-emb-head-dim", "--qk-rope-head-dim"}, 64, "--qk-pos-emb-head-dim");
+    s.qk_rope =
+        with_default({"--qk-pos-emb-head-dim", "--qk-rope-head-dim"}, 64, "--qk-pos-emb-head-dim");
     s.v_head = with_default({"--v-head-dim"}, 128, "--v-head-dim");
   } else {
     s.head_dim = r.integer({"--kv-channels"}, 1);
@@ -495,36 +501,41 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
     w.field = "--qk-layernorm (MLA: norms of the compressed q and kv)";
     s.qk_norm = known_value<int64_t>(0, w);
   } else {
-    s.qk_norm = qk_layernorm.state == State::absent ? known_value<int64_t>(0, fallback("--qk-layernorm"))
-                                                     : qk_layernorm;
+    s.qk_norm = qk_layernorm.state == State::absent
+                    ? known_value<int64_t>(0, fallback("--qk-layernorm"))
+                    : qk_layernorm;
   }
   // Gated MLPs: SwiGLU, and MindSpeed-LLM's --geglu and --gelu-tanh, which
   // set gated_linear_unit with a GELU (modellink/core/transformer/mlp.py at
   // v1.0.RC3.0): the same three matrices, priced as one gated kind.
   const Value<int64_t> swiglu = r.flag({"--swiglu", "--geglu", "--gelu-tanh"});
-  s.ffn = swiglu.state == State::absent ? known_value<std::string>("gelu", fallback("--swiglu"))
-                                        : Value<std::string>{swiglu.state, "swiglu", swiglu.where, swiglu.why};
+  s.ffn = swiglu.state == State::absent
+              ? known_value<std::string>("gelu", fallback("--swiglu"))
+              : Value<std::string>{swiglu.state, "swiglu", swiglu.where, swiglu.why};
   s.ffn_hidden = r.integer({"--ffn-hidden-size"}, 1);
   if (s.ffn_hidden.state == State::absent && s.hidden.known()) {
     // Megatron-LM (arguments.py): 4h, or for SwiGLU int(4h·2/3 / 64)·64.
     const int64_t h = s.hidden.value;
     const bool gated = swiglu.known();
-    s.ffn_hidden = known_value<int64_t>(gated ? (4 * h * 2 / 3) / 64 * 64 : 4 * h,
-                                        fallback(gated ? "--ffn-hidden-size (SwiGLU: 4h*2/3 rounded down to 64)"
-                                                       : "--ffn-hidden-size (4h)"));
+    s.ffn_hidden = known_value<int64_t>(
+        gated ? (4 * h * 2 / 3) / 64 * 64 : 4 * h,
+        fallback(gated ? "--ffn-hidden-size (SwiGLU: 4h*2/3 rounded down to 64)"
+                       : "--ffn-hidden-size (4h)"));
   }
   const Value<std::string> normalization = r.text({"--normalization"});
   if (normalization.known()) {
     std::string n = normalization.value;
-    std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(n.begin(), n.end(), n.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (n != "layernorm" && n != "rmsnorm") {
       const Found f = args.find({"--normalization"});
       r.bad(*f.occurrence, 0, "LayerNorm or RMSNorm");
     }
     s.norm = known_value<std::string>(n, normalization.where);
   } else {
-    s.norm = normalization.state == State::absent ? known_value<std::string>("layernorm", fallback("--normalization"))
-                                                  : normalization;
+    s.norm = normalization.state == State::absent
+                 ? known_value<std::string>("layernorm", fallback("--normalization"))
+                 : normalization;
   }
   const Value<int64_t> no_bias = r.flag({"--disable-bias-linear"});
   if (no_bias.state == State::unknown) {
@@ -547,19 +558,24 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
   s.hidden_dropout = dropout("--hidden-dropout");
   s.attention_dropout = dropout("--attention-dropout");
   const Value<int64_t> grouped = r.flag({"--moe-grouped-gemm"});
-  s.grouped_gemm = grouped.state == State::absent ? known_value<int64_t>(0, fallback("--moe-grouped-gemm")) : grouped;
+  s.grouped_gemm = grouped.state == State::absent
+                       ? known_value<int64_t>(0, fallback("--moe-grouped-gemm"))
+                       : grouped;
 
   // MoE
   s.experts = r.integer({"--num-experts"});
-  const bool has_moe = s.experts.state == State::unknown || (s.experts.known() && s.experts.value > 0);
+  const bool has_moe =
+      s.experts.state == State::unknown || (s.experts.known() && s.experts.value > 0);
   if (has_moe) {
     s.topk = r.integer({"--moe-router-topk"}, 1);
-    if (s.topk.state == State::absent) s.topk = known_value<int64_t>(2, fallback("--moe-router-topk"));
+    if (s.topk.state == State::absent)
+      s.topk = known_value<int64_t>(2, fallback("--moe-router-topk"));
     s.moe_ffn = r.integer({"--moe-ffn-hidden-size", "--moe-intermediate-size"}, 1);
     if (s.moe_ffn.state == State::absent) {
       s.moe_ffn = s.ffn_hidden;  // Megatron-LM: moe_ffn_hidden_size defaults to ffn_hidden_size
       s.moe_ffn.where.field = "--moe-ffn-hidden-size (= --ffn-hidden-size)";
-      if (s.moe_ffn.where.default_of.empty() && s.moe_ffn.known()) s.moe_ffn.where.default_of = kTrainer;
+      if (s.moe_ffn.where.default_of.empty() && s.moe_ffn.known())
+        s.moe_ffn.where.default_of = kTrainer;
     }
     const Value<int64_t> shared = r.integer({"--moe-shared-expert-intermediate-size"}, 1);
     const Value<int64_t> n_shared = r.integer({"--n-shared-experts"});
@@ -605,19 +621,21 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
     std::optional<std::vector<int64_t>> pattern;
     if (freq_found.state == State::known) {
       const Occurrence& o = *freq_found.occurrence;
-      if (o.values.empty()) r.bad(o, 0, "a layer frequency (an integer or a list such as [0]*3+[1]*58)");
+      if (o.values.empty())
+        r.bad(o, 0, "a layer frequency (an integer or a list such as [0]*3+[1]*58)");
       const std::string text = o.values[0].text();
       if (!o.values[0].known()) {
-        throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(args.where(o).line) + ": " +
-                                                   Reader::unknown_value_why(o) +
+        throw sdk::Error(NDS_INVALID_ARGUMENT, file + ":" + std::to_string(args.where(o).line) +
+                                                   ": " + Reader::unknown_value_why(o) +
                                                    "; give --moe-layer-freq a value in the script");
       }
       if (!whole_number(text, freq)) {
         pattern = layer_pattern(text);
         if (!pattern) r.bad(o, 0, "an integer or a Python list expression such as [0]*3+[1]*58");
         if (static_cast<int64_t>(pattern->size()) != n) {
-          r.bad(o, 0, "a list of --num-layers = " + std::to_string(n) + " entries (it has " +
-                          std::to_string(pattern->size()) + ")");
+          r.bad(o, 0,
+                "a list of --num-layers = " + std::to_string(n) + " entries (it has " +
+                    std::to_string(pattern->size()) + ")");
         }
       } else if (freq == 0) {
         r.bad(o, 0, "a non-zero layer frequency");
@@ -658,7 +676,9 @@ int64_t build_layer_blocks(Reader& r, const Arguments& args, const Value<int64_t
       runs.push_back({moe, windowed, 0});
     ++runs.back().count;
   }
-  if (runs.empty()) throw sdk::Error(NDS_INVALID_ARGUMENT, file + ": every layer is in --noop-layers; no layer remains");
+  if (runs.empty())
+    throw sdk::Error(NDS_INVALID_ARGUMENT,
+                     file + ": every layer is in --noop-layers; no layer remains");
   for (const Run& run : runs) {
     b.begin_block("decoder", run.count, layers_where);
     put_shape(r, s, run.moe == 1);
@@ -700,16 +720,20 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     vocab.where.field += " + 1 (NullTokenizer's end-of-document token)";
   }
   if (vocab.state == State::absent) {
-    const Value<std::string> source = r.text({"--tokenizer-model", "--tokenizer-name-or-path", "--vocab-file"});
+    const Value<std::string> source =
+        r.text({"--tokenizer-model", "--tokenizer-name-or-path", "--vocab-file"});
     Where w = source.state != State::absent ? source.where : tokenizer.where;
     if (w.file.empty()) {
       w.file = file;
       w.field = "--vocab-size";
     }
-    std::string named = source.known() ? " '" + source.value + "'" : source.state == State::unknown ? " (" + source.why + ")" : "";
+    std::string named = source.known()                   ? " '" + source.value + "'"
+                        : source.state == State::unknown ? " (" + source.why + ")"
+                                                         : "";
     b.set_unknown("vocab_size",
-                  "the vocabulary comes from the tokenizer" + (tokenizer.known() ? " (" + tokenizer.value + ")" : std::string()) +
-                      named + ", which ndsearch does not read; give --vocab-size",
+                  "the vocabulary comes from the tokenizer" +
+                      (tokenizer.known() ? " (" + tokenizer.value + ")" : std::string()) + named +
+                      ", which ndsearch does not read; give --vocab-size",
                   w);
   } else {
     r.put("vocab_size", vocab);
@@ -719,18 +743,20 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     r.put("padded_vocab_size", padded);
   } else if (vocab.known() && (tp.known() || tp.state == State::absent)) {
     Value<int64_t> divisible = r.integer({"--make-vocab-size-divisible-by"}, 1);
-    if (divisible.state == State::absent) divisible = known_value<int64_t>(128, fallback("--make-vocab-size-divisible-by"));
+    if (divisible.state == State::absent)
+      divisible = known_value<int64_t>(128, fallback("--make-vocab-size-divisible-by"));
     if (divisible.known()) {
       // Megatron-LM pads to a multiple of make-vocab-size-divisible-by × tp.
       const int64_t multiple = divisible.value * (tp.known() ? tp.value : 1);
       Where w = vocab.where;
-      w.field = "--vocab-size padded to a multiple of " + std::to_string(divisible.value) + " x tp " +
-                std::to_string(tp.known() ? tp.value : 1);
+      w.field = "--vocab-size padded to a multiple of " + std::to_string(divisible.value) +
+                " x tp " + std::to_string(tp.known() ? tp.value : 1);
       b.set("padded_vocab_size", (vocab.value + multiple - 1) / multiple * multiple, w);
       // A candidate at another tp pads anew (ABI 1.11).
       Where rule = divisible.where;
-      rule.field = "--make-vocab-size-divisible-by (Megatron-LM pads the vocabulary to a multiple "
-                   "of it x tp)";
+      rule.field =
+          "--make-vocab-size-divisible-by (Megatron-LM pads the vocabulary to a multiple "
+          "of it x tp)";
       b.set("vocab_multiple_per_tp", divisible.value, rule);
     }
   }
@@ -773,7 +799,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   } else if (no_position.known()) {
     b.set_string("position_embedding", "none", no_position.where);
   } else {
-    b.set_string("position_embedding", "learned", fallback("--position-embedding-type (learned_absolute)"));
+    b.set_string("position_embedding", "learned",
+                 fallback("--position-embedding-type (learned_absolute)"));
   }
   r.put("max_position_embeddings", r.integer({"--max-position-embeddings"}, 1));
   const Value<int64_t> flash = r.flag({"--use-flash-attn"});
@@ -782,7 +809,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.set("flash_attention", 1, flash.where);
   } else if (backend.known()) {
     // auto picks flash or fused (cuDNN) attention; both avoid the s² scores.
-    const bool fused = backend.value == "flash" || backend.value == "fused" || backend.value == "auto";
+    const bool fused =
+        backend.value == "flash" || backend.value == "fused" || backend.value == "auto";
     b.set("flash_attention", fused ? 1 : 0, backend.where);
   } else if (mindspeed) {
     // MindSpeed runs FlashAttentionScore only under --use-flash-attn
@@ -806,8 +834,9 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   } else if (fp16.known()) {
     params_dtype = known_value<std::string>("fp16", fp16.where);
   } else if (bf16.state == State::unknown || fp16.state == State::unknown) {
-    params_dtype = bf16.state == State::unknown ? Value<std::string>{State::unknown, "", bf16.where, bf16.why}
-                                                : Value<std::string>{State::unknown, "", fp16.where, fp16.why};
+    params_dtype = bf16.state == State::unknown
+                       ? Value<std::string>{State::unknown, "", bf16.where, bf16.why}
+                       : Value<std::string>{State::unknown, "", fp16.where, fp16.why};
   } else {
     params_dtype = known_value<std::string>("fp32", fallback("--bf16/--fp16 (fp32)"));
   }
@@ -824,8 +853,9 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.set_string("compute_dtype", "fp8", fp8.where);
     fp8_recipe(r);
   } else {
-    r.put("compute_dtype", fp8.state == State::unknown ? Value<std::string>{State::unknown, "", fp8.where, fp8.why}
-                                                      : params_dtype);
+    r.put("compute_dtype", fp8.state == State::unknown
+                               ? Value<std::string>{State::unknown, "", fp8.where, fp8.why}
+                               : params_dtype);
   }
   const bool mixed = params_dtype.known() && params_dtype.value != "fp32";
   // Megatron-LM keeps fp32 main gradients for bf16 unless told otherwise
@@ -833,15 +863,18 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   // accumulated and reduced in fp16 unless that flag is given.
   const Value<int64_t> grad_bf16 = r.flag({"--grad-reduce-in-bf16"});
   const Value<int64_t> grad_fp32 = r.flag({"--accumulate-allreduce-grads-in-fp32"});
-  const Value<std::string> fsdp_grads = r.text({"--megatron-fsdp-main-grads-dtype", "--main-grads-dtype"});
-  if (fsdp_grads.known() && (fsdp_grads.value == "bf16" || fsdp_grads.value == "fp32" || fsdp_grads.value == "fp16")) {
+  const Value<std::string> fsdp_grads =
+      r.text({"--megatron-fsdp-main-grads-dtype", "--main-grads-dtype"});
+  if (fsdp_grads.known() &&
+      (fsdp_grads.value == "bf16" || fsdp_grads.value == "fp32" || fsdp_grads.value == "fp16")) {
     b.set_string("grads_dtype", fsdp_grads.value, fsdp_grads.where);
   } else if (grad_bf16.known()) {
     b.set_string("grads_dtype", "bf16", grad_bf16.where);
   } else if (grad_fp32.known()) {
     b.set_string("grads_dtype", "fp32", grad_fp32.where);
   } else if (params_dtype.known() && params_dtype.value == "fp16") {
-    b.set_string("grads_dtype", "fp16", fallback("--accumulate-allreduce-grads-in-fp32 (off: fp16 gradients)"));
+    b.set_string("grads_dtype", "fp16",
+                 fallback("--accumulate-allreduce-grads-in-fp32 (off: fp16 gradients)"));
   } else {
     b.set_string("grads_dtype", "fp32", fallback("--grad-reduce-in-bf16 (fp32 main gradients)"));
   }
@@ -854,8 +887,9 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     b.set_string("optimizer_dtype", "fp32", fallback("--exp-avg-dtype (fp32)"));
   }
   if (params_dtype.known()) {
-    b.set_string("master_dtype", mixed ? "fp32" : "none",
-                 fallback(mixed ? "fp32 main parameters for bf16/fp16" : "no master copy in fp32 training"));
+    b.set_string(
+        "master_dtype", mixed ? "fp32" : "none",
+        fallback(mixed ? "fp32 main parameters for bf16/fp16" : "no master copy in fp32 training"));
   }
   // MindSpeed's memory settings (ABI 1.9), read from its source
   // (Ascend/MindSpeed master 028de58c):
@@ -915,9 +949,12 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     return v;
   };
   degree("stated.tp", {"--tensor-model-parallel-size"}, "--tensor-model-parallel-size");
-  const Value<int64_t> pp = degree("stated.pp", {"--pipeline-model-parallel-size"}, "--pipeline-model-parallel-size");
-  const Value<int64_t> cp = degree("stated.cp", {"--context-parallel-size"}, "--context-parallel-size");
-  const Value<int64_t> ep = degree("stated.ep", {"--expert-model-parallel-size"}, "--expert-model-parallel-size");
+  const Value<int64_t> pp =
+      degree("stated.pp", {"--pipeline-model-parallel-size"}, "--pipeline-model-parallel-size");
+  const Value<int64_t> cp =
+      degree("stated.cp", {"--context-parallel-size"}, "--context-parallel-size");
+  const Value<int64_t> ep =
+      degree("stated.ep", {"--expert-model-parallel-size"}, "--expert-model-parallel-size");
   Value<int64_t> etp = r.integer({"--expert-tensor-parallel-size"}, 1);
   const Value<int64_t> tp_extend_ep = r.flag({"--moe-tp-extend-ep"});
   if (etp.state == State::absent && tp_extend_ep.known()) {
@@ -934,7 +971,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     if (per_virtual.known() && pp.known() && n > 0) {
       if (n % (pp.value * per_virtual.value) != 0) {
         r.bad(*args.find({"--num-layers-per-virtual-pipeline-stage"}).occurrence, 0,
-              "a divisor of --num-layers / pp = " + std::to_string(n) + " / " + std::to_string(pp.value));
+              "a divisor of --num-layers / pp = " + std::to_string(n) + " / " +
+                  std::to_string(pp.value));
       }
       vpp = known_value<int64_t>(n / (pp.value * per_virtual.value), per_virtual.where);
       vpp.where.field += " (vpp = num-layers / (pp x layers per virtual stage))";
@@ -953,7 +991,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     vpp = known_value<int64_t>(2, schedules_method.where);
     vpp.where.field += " (DualPipe-V: two chunks per rank)";
   }
-  if (vpp.state == State::absent) vpp = known_value<int64_t>(1, fallback("--num-virtual-stages-per-pipeline-rank"));
+  if (vpp.state == State::absent)
+    vpp = known_value<int64_t>(1, fallback("--num-virtual-stages-per-pipeline-rank"));
   r.put("stated.vpp", vpp);
 
   const Value<int64_t> sp = r.flag({"--sequence-parallel"});
@@ -971,14 +1010,19 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   if (megatron_fsdp.known()) {
     const Value<std::string> strategy = r.text({"--data-parallel-sharding-strategy"});
     int64_t zero = 3;  // optim_grads_params, Megatron-FSDP's default
-    Where w = strategy.known() ? strategy.where : fallback("--data-parallel-sharding-strategy (optim_grads_params)");
+    Where w = strategy.known() ? strategy.where
+                               : fallback("--data-parallel-sharding-strategy (optim_grads_params)");
     if (strategy.known()) {
       const std::string& st = strategy.value;
-      if (st == "no_shard") zero = 0;
-      else if (st == "optim") zero = 1;
-      else if (st == "optim_grads") zero = 2;
+      if (st == "no_shard")
+        zero = 0;
+      else if (st == "optim")
+        zero = 1;
+      else if (st == "optim_grads")
+        zero = 2;
       else if (st != "optim_grads_params")
-        r.bad(*args.find({"--data-parallel-sharding-strategy"}).occurrence, 0, "no_shard, optim, optim_grads or optim_grads_params");
+        r.bad(*args.find({"--data-parallel-sharding-strategy"}).occurrence, 0,
+              "no_shard, optim, optim_grads or optim_grads_params");
     }
     b.set("stated.zero", zero, w);
     b.set("capabilities.zero3", 1, megatron_fsdp.where);
@@ -990,7 +1034,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   } else if (dist_opt.state == State::unknown) {
     r.put("stated.zero", dist_opt);
   } else {
-    b.set("stated.zero", dist_opt.known() ? 1 : 0, dist_opt.known() ? dist_opt.where : fallback("--use-distributed-optimizer"));
+    b.set("stated.zero", dist_opt.known() ? 1 : 0,
+          dist_opt.known() ? dist_opt.where : fallback("--use-distributed-optimizer"));
   }
 
   // Recompute.
@@ -1078,16 +1123,18 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       // allowed set, core_v0.19.0 and main): another is a typo its own
       // validation would refuse.
       static const std::vector<std::string> kModules = {
-          "core_attn",      "moe_act", "layernorm",    "mla_up_proj", "mlp", "moe",
-          "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
+          "core_attn",      "moe_act",      "layernorm",   "mla_up_proj", "mlp", "moe",
+          "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv",     "mhc"};
       const Occurrence& o = *modules.occurrence;
       for (size_t i = 0; i < o.values.size(); ++i) {
         const std::string name = o.values[i].text();
-        if (o.values[i].known() && std::find(kModules.begin(), kModules.end(), name) == kModules.end())
-          r.bad(o, i,
-                "one of Megatron-Core's recompute modules (core_attn, mlp, moe, moe_act, layernorm, "
-                "mla_up_proj, shared_experts, ...)" +
-                    sdk::did_you_mean(name, kModules));
+        if (o.values[i].known() &&
+            std::find(kModules.begin(), kModules.end(), name) == kModules.end())
+          r.bad(
+              o, i,
+              "one of Megatron-Core's recompute modules (core_attn, mlp, moe, moe_act, layernorm, "
+              "mla_up_proj, shared_experts, ...)" +
+                  sdk::did_you_mean(name, kModules));
         names.push_back(name);
       }
       ops_where = args.where(o);
@@ -1142,9 +1189,12 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
     const int64_t rest = n - std::max<int64_t>(first, 0) - std::max<int64_t>(last, 0);
     if (middle_stages > 0 && rest % middle_stages == 0 && rest >= 0) {
       for (int64_t k = 0; k < pp.value; ++k) {
-        if (k == 0 && first >= 0) stage_layers.push_back(first);
-        else if (k == pp.value - 1 && last >= 0) stage_layers.push_back(last);
-        else stage_layers.push_back(rest / middle_stages);
+        if (k == 0 && first >= 0)
+          stage_layers.push_back(first);
+        else if (k == pp.value - 1 && last >= 0)
+          stage_layers.push_back(last);
+        else
+          stage_layers.push_back(rest / middle_stages);
       }
       stage_where = first_stage.known() ? first_stage.where : last_stage.where;
     }
@@ -1188,7 +1238,8 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
       count = real;
     }
   }
-  if (stage_layers.empty() && !noop.empty() && pp.known() && vpp.known() && n % (pp.value * vpp.value) == 0) {
+  if (stage_layers.empty() && !noop.empty() && pp.known() && vpp.known() &&
+      n % (pp.value * vpp.value) == 0) {
     // MindSpeed places the layers evenly, noop layers included, chunk by
     // chunk in model order: the layers left per virtual stage (pp·vpp
     // entries under vpp, which keeps where DualPipe-V's V puts the last
@@ -1383,21 +1434,24 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
   const Value<std::string> dispatcher = r.text({"--moe-token-dispatcher-type"});
   const Value<int64_t> deepep = r.flag({"--moe-enable-deepep"});
   const Value<std::string> flex_backend = r.text({"--moe-flex-dispatcher-backend"});
-  if (deepep.known() || flex_backend.known() || (dispatcher.known() && dispatcher.value == "flex")) {
-    const sdk::Where& where = deepep.known()    ? deepep.where
+  if (deepep.known() || flex_backend.known() ||
+      (dispatcher.known() && dispatcher.value == "flex")) {
+    const sdk::Where& where = deepep.known()         ? deepep.where
                               : flex_backend.known() ? flex_backend.where
-                                                : dispatcher.where;
+                                                     : dispatcher.where;
     b.set_string("moe_dispatcher", "node_dedup", where);
   } else if (dispatcher.known() && dispatcher.value == "allgather") {
     b.set_string("moe_dispatcher", "allgather", dispatcher.where);
-  } else if (dispatcher.known() && (dispatcher.value == "alltoall" || dispatcher.value == "alltoall_seq")) {
+  } else if (dispatcher.known() &&
+             (dispatcher.value == "alltoall" || dispatcher.value == "alltoall_seq")) {
     b.set_string("moe_dispatcher", "alltoall", dispatcher.where);
   } else if (dispatcher.known()) {
     r.bad(*args.find({"--moe-token-dispatcher-type"}).occurrence, 0,
           "one of alltoall, alltoall_seq, allgather or flex");
   }
   const Value<int64_t> no_p2p = r.flag({"--no-overlap-p2p-communication"});
-  b.set("overlap.p2p", no_p2p.known() ? 0 : 1, no_p2p.known() ? no_p2p.where : fallback("--overlap-p2p-communication"));
+  b.set("overlap.p2p", no_p2p.known() ? 0 : 1,
+        no_p2p.known() ? no_p2p.where : fallback("--overlap-p2p-communication"));
   // The CP exchange. Megatron-LM runs CP through Transformer Engine, whose
   // ring attention always sends the next KV block while it computes on this
   // one (no flag turns it off). MindSpeed runs its own ring, which overlaps
@@ -1460,11 +1514,13 @@ void build_model(const Arguments& args, const Arguments& launcher, sdk::Builder&
                     w);
     } else {
       const int64_t dp = world / model_parallel;
-      const int64_t expert_group = (ep.known() ? ep.value : 1) * (etp.known() ? etp.value : (tp.known() ? tp.value : 1));
+      const int64_t expert_group =
+          (ep.known() ? ep.value : 1) * (etp.known() ? etp.value : (tp.known() ? tp.value : 1));
       if (ep.known() && (dp * cp.value * (tp.known() ? tp.value : 1)) % expert_group != 0) {
         b.set_unknown("stated.dp",
-                      "the launch starts " + std::to_string(world) + " processes (" + named + "), giving dp = " +
-                          std::to_string(dp) + ", too few for ep x etp = " + std::to_string(expert_group) +
+                      "the launch starts " + std::to_string(world) + " processes (" + named +
+                          "), giving dp = " + std::to_string(dp) +
+                          ", too few for ep x etp = " + std::to_string(expert_group) +
                           "; the script's node count looks like a placeholder",
                       w);
       } else {

@@ -98,8 +98,8 @@ std::vector<Wanted> split_flags(const std::string& where, const sdk::AppliedStra
                       (a.stage_layers.empty() || own == a.stage_layers);
     if (!same)
       cannot_write(where, "MindSpeed pads the layers with --noop-layers to --num-layers = " +
-                              std::to_string(padded_slots) + ", which does not split as priced over " +
-                              std::to_string(stages) +
+                              std::to_string(padded_slots) +
+                              ", which does not split as priced over " + std::to_string(stages) +
                               " stages: set --num-layers and --noop-layers for them by hand");
     return {};
   }

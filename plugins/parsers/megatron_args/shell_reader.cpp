@@ -28,13 +28,16 @@ int Word::branch() const {
     if (p.branch >= 0) return p.branch;
   return -1;
 }
-int64_t Word::line() const { return pieces.empty() ? 0 : pieces.front().line; }
+int64_t Word::line() const {
+  return pieces.empty() ? 0 : pieces.front().line;
+}
 const std::string& Word::variable() const {
   static const std::string none;
   return pieces.empty() ? none : pieces.front().variable;
 }
 std::pair<uint64_t, uint32_t> Word::source() const {
-  return pieces.empty() ? std::pair<uint64_t, uint32_t>{0, 0} : std::pair{pieces.front().id, pieces.front().offset};
+  return pieces.empty() ? std::pair<uint64_t, uint32_t>{0, 0}
+                        : std::pair{pieces.front().id, pieces.front().offset};
 }
 
 namespace {
@@ -46,7 +49,9 @@ struct Decision {
   std::string why;
 };
 
-Decision decided(bool b) { return {b ? Truth::yes : Truth::no, ""}; }
+Decision decided(bool b) {
+  return {b ? Truth::yes : Truth::no, ""};
+}
 
 // A piece of a word being read, with what word splitting needs to know.
 struct Part {
@@ -79,12 +84,18 @@ struct Frame {
   std::map<std::string, std::vector<std::string>> assigned;
 };
 
-bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_name_start(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
 bool is_meta(char c) {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' ||
-         c == '>' || c == '(' || c == ')';
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' ||
+         c == '<' || c == '>' || c == '(' || c == ')';
 }
 
 bool parse_integer(const std::string& text, int64_t& value) {
@@ -153,7 +164,8 @@ class Arithmetic {
     auto left = unary();
     for (;;) {
       skip();
-      if (!left || pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/' && s_[pos_] != '%')) return left;
+      if (!left || pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/' && s_[pos_] != '%'))
+        return left;
       const char op = s_[pos_++];
       auto right = unary();
       if (!right) return std::nullopt;
@@ -205,7 +217,8 @@ class Reader {
   ShellScript run() {
     read_list();
     if (!frames_.empty()) {
-      throw ShellSyntaxError(frames_.back().line, "the block opened here (if/for/while/{) is never closed");
+      throw ShellSyntaxError(frames_.back().line,
+                             "the block opened here (if/for/while/{) is never closed");
     }
     if (!out_.launched) {
       // The script launches nothing itself: its arguments are what its
@@ -236,7 +249,9 @@ class Reader {
     if (c == '\n') ++line_;
     return c;
   }
-  bool starts_with(const char* text) const { return s_.compare(pos_, std::char_traits<char>::length(text), text) == 0; }
+  bool starts_with(const char* text) const {
+    return s_.compare(pos_, std::char_traits<char>::length(text), text) == 0;
+  }
   void skip_blanks() {
     for (;;) {
       if (is_blank(peek())) {
@@ -257,10 +272,16 @@ class Reader {
     get();
     for (const auto& [delimiter, strip_tabs] : heredocs_) {
       for (;;) {
-        if (eof()) throw ShellSyntaxError(line_, "a here-document never reaches its end line '" + delimiter + "'");
+        if (eof())
+          throw ShellSyntaxError(line_,
+                                 "a here-document never reaches its end line '" + delimiter + "'");
         size_t end = s_.find('\n', pos_);
-        std::string text = s_.substr(pos_, end == std::string::npos ? std::string::npos : end - pos_);
-        if (strip_tabs) text.erase(0, text.find_first_not_of('\t') == std::string::npos ? text.size() : text.find_first_not_of('\t'));
+        std::string text =
+            s_.substr(pos_, end == std::string::npos ? std::string::npos : end - pos_);
+        if (strip_tabs)
+          text.erase(0, text.find_first_not_of('\t') == std::string::npos
+                            ? text.size()
+                            : text.find_first_not_of('\t'));
         pos_ = end == std::string::npos ? s_.size() : end + 1;
         ++line_;
         if (text == delimiter) break;
@@ -289,8 +310,9 @@ class Reader {
   void add_char(std::vector<Part>& parts, char c, bool quoted, int64_t line) {
     if (!parts.empty()) {
       Part& last = parts.back();
-      if (!last.word_break && !last.from_self && last.piece.id == last_literal_id_ && last.piece.quoted == quoted &&
-          last.piece.line == line && last.piece.unknown_why.empty()) {
+      if (!last.word_break && !last.from_self && last.piece.id == last_literal_id_ &&
+          last.piece.quoted == quoted && last.piece.line == line &&
+          last.piece.unknown_why.empty()) {
         last.piece.text += c;
         return;
       }
@@ -310,14 +332,15 @@ class Reader {
       return "$" + name + " is a positional argument, given only when the script is run";
     if (name == "@" || name == "*" || name == "#")
       return "$" + name + " is the script's arguments, given only when it is run";
-    if (name.size() == 1 && !is_name_char(name[0])) return "$" + name + " is known only when the script runs";
+    if (name.size() == 1 && !is_name_char(name[0]))
+      return "$" + name + " is known only when the script runs";
     return name + " is not set in the script (it would come from the environment)";
   }
 
   // The parts of a variable's value: its elements joined (or broken into
   // words for a quoted [@]).
-  std::vector<Part> value_parts(const Variable& v, const std::string& name, const std::string& subscript,
-                                bool quoted) {
+  std::vector<Part> value_parts(const Variable& v, const std::string& name,
+                                const std::string& subscript, bool quoted) {
     count_expansion(v, name);
     std::vector<Part> parts;
     auto add_element = [&](const std::vector<Piece>& element) {
@@ -347,9 +370,10 @@ class Reader {
     if (!subscript.empty()) {
       int64_t i = 0;
       if (!parse_integer(subscript, i) || i < 0) {
-        parts.push_back(unknown("${" + name + "[" + subscript + "]}", "the index [" + subscript + "] of " + name +
-                                                                          " is known only when the script runs",
-                                quoted));
+        parts.push_back(unknown(
+            "${" + name + "[" + subscript + "]}",
+            "the index [" + subscript + "] of " + name + " is known only when the script runs",
+            quoted));
         return parts;
       }
       index = static_cast<size_t>(i);
@@ -377,8 +401,9 @@ class Reader {
   void count_words(size_t words) {
     words_ += words;
     if (words_ > kMaxShellWords)
-      throw ShellLimitError(line_, "more than " + std::to_string(kMaxShellWords) +
-                                       " words; a launch script has a few hundred: give the script, not a data file");
+      throw ShellLimitError(
+          line_, "more than " + std::to_string(kMaxShellWords) +
+                     " words; a launch script has a few hundred: give the script, not a data file");
   }
   // A value past kMaxShellValueBytes (X="$X$X" doubling, say) is refused.
   void check_value_size(const Variable& v, const std::string& name) const {
@@ -426,7 +451,8 @@ class Reader {
       if (c == close && --depth == 0) return text;
       text += c;
     }
-    throw ShellSyntaxError(line_, std::string("a '") + open + "' is never closed by '" + close + "'");
+    throw ShellSyntaxError(line_,
+                           std::string("a '") + open + "' is never closed by '" + close + "'");
   }
 
   // After '$'. Appends the expansion's parts.
@@ -454,7 +480,8 @@ class Reader {
     if (peek() == '(') {
       get();
       std::string command = balanced('(', ')');
-      parts.push_back(unknown("$(" + command + ")", "the output of the command $(" + command + ")", quoted));
+      parts.push_back(
+          unknown("$(" + command + ")", "the output of the command $(" + command + ")", quoted));
       return;
     }
     if (peek() == '{') {
@@ -465,7 +492,8 @@ class Reader {
     std::string name;
     if (is_name_start(peek())) {
       while (is_name_char(peek())) name += get();
-    } else if (std::isdigit(static_cast<unsigned char>(peek())) || std::string("@*#?$!-").find(peek()) != std::string::npos) {
+    } else if (std::isdigit(static_cast<unsigned char>(peek())) ||
+               std::string("@*#?$!-").find(peek()) != std::string::npos) {
       name = std::string(1, get());
     } else {
       add_char(parts, '$', quoted, line_);
@@ -474,7 +502,8 @@ class Reader {
     plain_value(parts, name, "", quoted);
   }
 
-  void plain_value(std::vector<Part>& parts, const std::string& name, const std::string& subscript, bool quoted) {
+  void plain_value(std::vector<Part>& parts, const std::string& name, const std::string& subscript,
+                   bool quoted) {
     auto v = lookup(name);
     if (!v) {
       parts.push_back(unknown("$" + name, unset_why(name), quoted));
@@ -522,8 +551,9 @@ class Reader {
                                       " deep; no launch script does: fix the arithmetic");
     }
     if (!value) {
-      parts.push_back(unknown("$((" + expr + "))", why.empty() ? "$((" + expr + ")) is not arithmetic ndsearch can read" : why,
-                              quoted));
+      parts.push_back(unknown(
+          "$((" + expr + "))",
+          why.empty() ? "$((" + expr + ")) is not arithmetic ndsearch can read" : why, quoted));
       return;
     }
     parts.push_back(literal(std::to_string(*value), quoted, line));
@@ -533,7 +563,8 @@ class Reader {
   void braced(std::vector<Part>& parts, bool quoted) {
     if (peek() == '#' || peek() == '!') {
       std::string text = balanced('{', '}');
-      parts.push_back(unknown("${" + text + "}", "${" + text + "} is known only when the script runs", quoted));
+      parts.push_back(
+          unknown("${" + text + "}", "${" + text + "} is known only when the script runs", quoted));
       return;
     }
     std::string name;
@@ -562,8 +593,9 @@ class Reader {
       op += get();
     } else {
       std::string rest = balanced('{', '}');
-      parts.push_back(unknown("${" + name + rest + "}",
-                              "${" + name + rest + "} changes the text of " + name + " when the script runs", quoted));
+      parts.push_back(unknown(
+          "${" + name + rest + "}",
+          "${" + name + rest + "} changes the text of " + name + " when the script runs", quoted));
       return;
     }
     std::vector<Part> operand = read_until_brace(quoted);
@@ -669,7 +701,8 @@ class Reader {
         std::string command;
         while (!eof() && peek() != '`') command += get();
         if (!eof()) get();
-        parts.push_back(unknown("`" + command + "`", "the output of the command `" + command + "`", true));
+        parts.push_back(
+            unknown("`" + command + "`", "the output of the command `" + command + "`", true));
         continue;
       }
       const int64_t line = line_;
@@ -722,7 +755,8 @@ class Reader {
         std::string command;
         while (!eof() && peek() != '`') command += get();
         if (!eof()) get();
-        parts.push_back(unknown("`" + command + "`", "the output of the command `" + command + "`", false));
+        parts.push_back(
+            unknown("`" + command + "`", "the output of the command `" + command + "`", false));
         continue;
       }
       const int64_t line = line_;
@@ -822,7 +856,8 @@ class Reader {
       a.value.array = true;
       for (;;) {
         skip_blanks();
-        if (eof()) throw ShellSyntaxError(line_, "the array " + head.name + "=( ... ) is never closed");
+        if (eof())
+          throw ShellSyntaxError(line_, "the array " + head.name + "=( ... ) is never closed");
         if (peek() == '\n') {
           newline();
           continue;
@@ -865,8 +900,10 @@ class Reader {
     if (mode_.branch >= 0 && p.piece.branch < 0 && !p.from_self) p.piece.branch = mode_.branch;
   }
 
-  void assign(const std::string& name, const Variable& value, bool append, const std::string& subscript = "") {
-    if (mode_.branch >= 0 && !frames_.empty() && frames_.back().kind == Frame::Kind::conditional && !append) {
+  void assign(const std::string& name, const Variable& value, bool append,
+              const std::string& subscript = "") {
+    if (mode_.branch >= 0 && !frames_.empty() && frames_.back().kind == Frame::Kind::conditional &&
+        !append) {
       std::string text;
       for (const auto& element : value.elements) {
         for (const Piece& p : element) text += p.unknown_why.empty() ? p.text : "\x01";
@@ -874,7 +911,8 @@ class Reader {
       }
       frames_.back().assigned[name].push_back(text);
     }
-    if (std::find(assignment_order_.begin(), assignment_order_.end(), name) == assignment_order_.end())
+    if (std::find(assignment_order_.begin(), assignment_order_.end(), name) ==
+        assignment_order_.end())
       assignment_order_.push_back(name);
     Variable& v = vars_[name];
     if (!subscript.empty() && subscript != "@" && subscript != "*") {
@@ -886,7 +924,8 @@ class Reader {
                                     std::to_string(kMaxShellArrayIndex) +
                                     " or more; no launch script has such an array: fix the index");
         v.array = true;
-        if (v.elements.size() <= static_cast<size_t>(index)) v.elements.resize(static_cast<size_t>(index) + 1);
+        if (v.elements.size() <= static_cast<size_t>(index))
+          v.elements.resize(static_cast<size_t>(index) + 1);
         if (!value.elements.empty()) {
           auto& element = v.elements[static_cast<size_t>(index)];
           if (!append) element.clear();
@@ -917,12 +956,14 @@ class Reader {
     const int count = out_.ifs[static_cast<size_t>(f.if_index)].branch_count;
     for (const auto& [name, texts] : f.assigned) {
       if (static_cast<int>(texts.size()) != count) continue;
-      if (std::adjacent_find(texts.begin(), texts.end(), std::not_equal_to<>()) != texts.end()) continue;
+      if (std::adjacent_find(texts.begin(), texts.end(), std::not_equal_to<>()) != texts.end())
+        continue;
       auto it = vars_.find(name);
       if (it == vars_.end()) continue;
       for (auto& element : it->second.elements)
         for (Piece& p : element)
-          if (p.branch >= 0 && out_.branches[static_cast<size_t>(p.branch)].if_index == f.if_index) p.branch = -1;
+          if (p.branch >= 0 && out_.branches[static_cast<size_t>(p.branch)].if_index == f.if_index)
+            p.branch = -1;
     }
   }
 
@@ -1000,7 +1041,8 @@ class Reader {
         const std::string first = cmd.words.front().text();
         assignments_allowed = is_assignment_builtin(first);
         if (first == "[[") double_bracket = true;
-        if (double_bracket && cmd.words.size() > 1 && cmd.words.back().text() == "]]") double_bracket = false;
+        if (double_bracket && cmd.words.size() > 1 && cmd.words.back().text() == "]]")
+          double_bracket = false;
       }
     }
     return cmd;
@@ -1033,12 +1075,14 @@ class Reader {
   void execute(Command& cmd) {
     if (mode_.skip) return;
     if (cmd.words.empty()) {
-      for (const Assignment& a : cmd.assignments) assign(a.head.name, a.value, a.head.append, a.head.subscript);
+      for (const Assignment& a : cmd.assignments)
+        assign(a.head.name, a.value, a.head.append, a.head.subscript);
       return;
     }
     const std::string first = cmd.words.front().text();
     if (is_assignment_builtin(first)) {
-      for (const Assignment& a : cmd.assignments) assign(a.head.name, a.value, a.head.append, a.head.subscript);
+      for (const Assignment& a : cmd.assignments)
+        assign(a.head.name, a.value, a.head.append, a.head.subscript);
       return;
     }
     if (first == "unset") {
@@ -1048,10 +1092,13 @@ class Reader {
     // NAME=value before a command sets it for that command only.
     for (size_t i = 0; i < cmd.words.size(); ++i) {
       const std::string text = cmd.words[i].text();
-      if (!cmd.words[i].known() || text.size() < 4 || text.compare(text.size() - 3, 3, ".py") != 0) continue;
+      if (!cmd.words[i].known() || text.size() < 4 || text.compare(text.size() - 3, 3, ".py") != 0)
+        continue;
       out_.launched = true;
-      out_.launcher_words.assign(cmd.words.begin(), cmd.words.begin() + static_cast<std::ptrdiff_t>(i));
-      out_.argument_lists.emplace_back(cmd.words.begin() + static_cast<std::ptrdiff_t>(i + 1), cmd.words.end());
+      out_.launcher_words.assign(cmd.words.begin(),
+                                 cmd.words.begin() + static_cast<std::ptrdiff_t>(i));
+      out_.argument_lists.emplace_back(cmd.words.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                                       cmd.words.end());
       return;
     }
   }
@@ -1112,14 +1159,16 @@ class Reader {
         const bool empty = w[begin + 1].text().empty();
         return decided(op == "-z" ? empty : !empty);
       }
-      return {Truth::unknown, "the test '" + op + " " + w[begin + 1].text() + "' looks at the file system"};
+      return {Truth::unknown,
+              "the test '" + op + " " + w[begin + 1].text() + "' looks at the file system"};
     }
     if (n == 3) {
       const std::string op = w[begin + 1].text();
       if (auto u = unknown_in(begin, end)) return *u;
       const std::string a = w[begin].text(), b = w[begin + 2].text();
       if (op == "=" || op == "==") {
-        if (b.find_first_of("*?[") != std::string::npos) return {Truth::unknown, "the pattern '" + b + "'"};
+        if (b.find_first_of("*?[") != std::string::npos)
+          return {Truth::unknown, "the pattern '" + b + "'"};
         return decided(a == b);
       }
       if (op == "!=") return decided(a != b);
@@ -1188,11 +1237,14 @@ class Reader {
         pos_ += std::char_traits<char>::length(keyword);
         return result;
       }
-      if (eof()) throw ShellSyntaxError(line_, std::string("a condition is never followed by '") + keyword + "'");
+      if (eof())
+        throw ShellSyntaxError(line_,
+                               std::string("a condition is never followed by '") + keyword + "'");
       // A character no command starts with (`if )`): reading on would read
       // the same empty command for ever.
       if (pos_ == start)
-        throw ShellSyntaxError(line_, std::string("unexpected '") + peek() + "' in a condition before '" + keyword + "'");
+        throw ShellSyntaxError(line_, std::string("unexpected '") + peek() +
+                                          "' in a condition before '" + keyword + "'");
       // another command of the condition list
     }
   }
@@ -1227,7 +1279,8 @@ class Reader {
       f.all_maybe = false;
       return;
     }
-    const std::string why = condition && truth == Truth::unknown ? condition->why : "an earlier branch may have run";
+    const std::string why =
+        condition && truth == Truth::unknown ? condition->why : "an earlier branch may have run";
     mode_ = {false, new_branch(f, why)};
     f.maybe_taken = true;
   }
@@ -1240,7 +1293,8 @@ class Reader {
     frames_.push_back(f);
     mode_ = {true, -1};  // the condition itself changes nothing
     Decision d = read_condition("then");
-    enter_branch(frames_.back(), frames_.back().parent.skip ? std::nullopt : std::optional<Decision>(d));
+    enter_branch(frames_.back(),
+                 frames_.back().parent.skip ? std::nullopt : std::optional<Decision>(d));
   }
 
   Frame& innermost(Frame::Kind kind, const char* word) {
@@ -1310,8 +1364,8 @@ class Reader {
       }
       if (raw == "for" || raw == "while" || raw == "until") {
         Frame f;
-    f.kind = Frame::Kind::loop;
-    f.parent = mode_;
+        f.kind = Frame::Kind::loop;
+        f.parent = mode_;
         f.line = line_;
         pos_ += raw.size();
         mode_ = {true, -1};
@@ -1334,7 +1388,8 @@ class Reader {
         if (loop.parent.skip) {
           mode_ = {true, -1};
         } else {
-          mode_ = {false, new_branch(loop, "it is inside the loop starting on line " + std::to_string(loop.line))};
+          mode_ = {false, new_branch(loop, "it is inside the loop starting on line " +
+                                               std::to_string(loop.line))};
         }
         continue;
       }
@@ -1356,8 +1411,8 @@ class Reader {
       if (raw == "{") {
         get();
         Frame f;
-    f.kind = Frame::Kind::group;
-    f.parent = mode_;
+        f.kind = Frame::Kind::group;
+        f.parent = mode_;
         f.line = line_;
         if (pending_function_) {
           f.kind = Frame::Kind::function_body;
@@ -1369,8 +1424,8 @@ class Reader {
       }
       if (raw == "}") {
         get();
-        if (frames_.empty() ||
-            (frames_.back().kind != Frame::Kind::group && frames_.back().kind != Frame::Kind::function_body))
+        if (frames_.empty() || (frames_.back().kind != Frame::Kind::group &&
+                                frames_.back().kind != Frame::Kind::function_body))
           throw ShellSyntaxError(line_, "'}' without the '{' it closes");
         mode_ = frames_.back().parent;
         frames_.pop_back();
@@ -1451,6 +1506,8 @@ class Reader {
 
 }  // namespace
 
-ShellScript read_shell_script(const std::string& text) { return Reader(text).run(); }
+ShellScript read_shell_script(const std::string& text) {
+  return Reader(text).run();
+}
 
 }  // namespace ndsearch::plugins::megatron

@@ -23,12 +23,13 @@ namespace ndsearch::plugins::megatron {
 struct Piece {
   std::string text;
   int64_t line = 0;
-  std::string variable;     // the variable whose assignment wrote it ("" in a command)
-  std::string unknown_why;  // non-empty: the text is a placeholder for a value the script cannot know
-  int branch = -1;          // index into ShellScript::branches when set inside an undecidable `if`
-  uint64_t id = 0;          // the same for every copy of one written piece of text
-  uint32_t offset = 0;      // where `text` starts inside that written piece
-  bool quoted = false;      // protected from word splitting
+  std::string variable;  // the variable whose assignment wrote it ("" in a command)
+  std::string
+      unknown_why;      // non-empty: the text is a placeholder for a value the script cannot know
+  int branch = -1;      // index into ShellScript::branches when set inside an undecidable `if`
+  uint64_t id = 0;      // the same for every copy of one written piece of text
+  uint32_t offset = 0;  // where `text` starts inside that written piece
+  bool quoted = false;  // protected from word splitting
 };
 
 // One shell word after expansion.
@@ -53,8 +54,8 @@ struct Branch {
 };
 struct IfStatement {
   int64_t line = 0;
-  std::string why;        // why the condition cannot be decided
-  int branch_count = 0;   // branches read as "maybe"
+  std::string why;          // why the condition cannot be decided
+  int branch_count = 0;     // branches read as "maybe"
   bool exhaustive = false;  // has an `else` and every branch was a "maybe"
 };
 
@@ -73,8 +74,7 @@ struct ShellScript {
 // `fi`): the message names the line.
 class ShellSyntaxError : public std::runtime_error {
  public:
-  ShellSyntaxError(int64_t line, const std::string& what)
-      : std::runtime_error(what), line_(line) {}
+  ShellSyntaxError(int64_t line, const std::string& what) : std::runtime_error(what), line_(line) {}
   int64_t line() const noexcept { return line_; }
 
  private:

@@ -25,8 +25,9 @@ void write_recompute(const std::string& path, const sdk::AppliedStrategy& a, yam
     return;
   }
   const StageLists lists = per_stage_lists(path, a, "MindFormers");
-  e.set("recompute_config.recompute", lists.any_full() ? yaml::flow_list(lists.full)
-                                                       : e.boolean("recompute_config.recompute", false));
+  e.set("recompute_config.recompute", lists.any_full()
+                                          ? yaml::flow_list(lists.full)
+                                          : e.boolean("recompute_config.recompute", false));
   if (lists.any_selective())
     e.set("recompute_config.select_recompute", yaml::flow_list(lists.selective));
   else
@@ -120,9 +121,11 @@ std::string apply_strategy(const std::string& path, const sdk::AppliedStrategy& 
   // states: zero 3. gradient_accumulation_shard is how it holds the
   // gradients (the parser's fsdp_holding), not the strategy: left as stated.
   if (s.zero == 1 || s.zero == 2)
-    cannot_write(path, "zero=" + std::to_string(s.zero) +
-                           ": MindSpore's parallel optimizer shards the parameters with the optimizer "
-                           "states (zero=3); it has no ZeRO-" + std::to_string(s.zero));
+    cannot_write(path,
+                 "zero=" + std::to_string(s.zero) +
+                     ": MindSpore's parallel optimizer shards the parameters with the optimizer "
+                     "states (zero=3); it has no ZeRO-" +
+                     std::to_string(s.zero));
   e.set("parallel.enable_parallel_optimizer",
         e.boolean("parallel.enable_parallel_optimizer", s.zero == 3));
   if (s.zero == 3) {

@@ -52,76 +52,262 @@ sdk::Where cp_default() {
 // Keys of model.model_config that bear no training cost ndsearch models
 // (token ids, RoPE settings, inference switches, fused-kernel choices, loss
 // weights, router details) or that only name the class.
-const std::set<std::string> kIgnoredModelKeys = {
-    "type", "auto_register", "architectures", "batch_size", "rms_norm_eps", "layernorm_epsilon", "norm_eps",
-    "bos_token_id", "eos_token_id", "pad_token_id", "ignore_token_id", "rotary_dtype", "use_past", "scaling_factor",
-    "theta", "rope_theta", "rope_scaling", "use_rope_scaling", "extend_method", "fine_grain_interleave",
-    "checkpoint_name_or_path", "repetition_penalty", "max_decode_length", "top_k", "top_p", "do_sample",
-    "router_dense_type", "use_fused_swiglu", "use_fused_rope", "input_sliced_sig", "return_extra_loss",
-    "mtp_loss_factor", "is_dynamic", "use_past_shard", "use_attn_mask_compression", "use_eod_attn_mask_compression",
-    "qkv_concat", "use_contiguous_weight_layout_attention", "use_interleaved_weight_layout_mlp", "initializer_range",
-    "use_cache", "fp32_residual_connection", "norm_topk_prob", "moe_router_pre_softmax", "moe_token_drop_policy",
-    "routed_scaling_factor", "router_aux_loss_coef", "moe_aux_loss_coeff", "moe_router_load_balancing_type",
-    "moe_router_score_function", "moe_router_enable_expert_bias", "layernorm_compute_type",
-    "layernorm_compute_dtype", "softmax_compute_type", "softmax_compute_dtype", "max_position_embedding",
-    "block_size", "num_blocks", "residual_dtype", "init_method_std", "use_eod_reset", "mask_func_type",
-    "sandwich_norm", "fused_norm", "use_fused_ops_permute", "use_fused_ops_topkrouter", "bias_swiglu_fusion",
-    "mla_qkv_concat", "rotary_cos_format", "input_layout", "sparse_mode", "rms_norm_compute_dtype",
-    "print_separate_loss", "emb_dropout_prob", "qkv_has_bias_for_infer", "n_group", "topk_group", "topk_method",
-    "aux_loss_types", "aux_loss_factors", "use_shared_expert_gating", "rotary_pct", "rotary_emb_base"};
+const std::set<std::string> kIgnoredModelKeys = {"type",
+                                                 "auto_register",
+                                                 "architectures",
+                                                 "batch_size",
+                                                 "rms_norm_eps",
+                                                 "layernorm_epsilon",
+                                                 "norm_eps",
+                                                 "bos_token_id",
+                                                 "eos_token_id",
+                                                 "pad_token_id",
+                                                 "ignore_token_id",
+                                                 "rotary_dtype",
+                                                 "use_past",
+                                                 "scaling_factor",
+                                                 "theta",
+                                                 "rope_theta",
+                                                 "rope_scaling",
+                                                 "use_rope_scaling",
+                                                 "extend_method",
+                                                 "fine_grain_interleave",
+                                                 "checkpoint_name_or_path",
+                                                 "repetition_penalty",
+                                                 "max_decode_length",
+                                                 "top_k",
+                                                 "top_p",
+                                                 "do_sample",
+                                                 "router_dense_type",
+                                                 "use_fused_swiglu",
+                                                 "use_fused_rope",
+                                                 "input_sliced_sig",
+                                                 "return_extra_loss",
+                                                 "mtp_loss_factor",
+                                                 "is_dynamic",
+                                                 "use_past_shard",
+                                                 "use_attn_mask_compression",
+                                                 "use_eod_attn_mask_compression",
+                                                 "qkv_concat",
+                                                 "use_contiguous_weight_layout_attention",
+                                                 "use_interleaved_weight_layout_mlp",
+                                                 "initializer_range",
+                                                 "use_cache",
+                                                 "fp32_residual_connection",
+                                                 "norm_topk_prob",
+                                                 "moe_router_pre_softmax",
+                                                 "moe_token_drop_policy",
+                                                 "routed_scaling_factor",
+                                                 "router_aux_loss_coef",
+                                                 "moe_aux_loss_coeff",
+                                                 "moe_router_load_balancing_type",
+                                                 "moe_router_score_function",
+                                                 "moe_router_enable_expert_bias",
+                                                 "layernorm_compute_type",
+                                                 "layernorm_compute_dtype",
+                                                 "softmax_compute_type",
+                                                 "softmax_compute_dtype",
+                                                 "max_position_embedding",
+                                                 "block_size",
+                                                 "num_blocks",
+                                                 "residual_dtype",
+                                                 "init_method_std",
+                                                 "use_eod_reset",
+                                                 "mask_func_type",
+                                                 "sandwich_norm",
+                                                 "fused_norm",
+                                                 "use_fused_ops_permute",
+                                                 "use_fused_ops_topkrouter",
+                                                 "bias_swiglu_fusion",
+                                                 "mla_qkv_concat",
+                                                 "rotary_cos_format",
+                                                 "input_layout",
+                                                 "sparse_mode",
+                                                 "rms_norm_compute_dtype",
+                                                 "print_separate_loss",
+                                                 "emb_dropout_prob",
+                                                 "qkv_has_bias_for_infer",
+                                                 "n_group",
+                                                 "topk_group",
+                                                 "topk_method",
+                                                 "aux_loss_types",
+                                                 "aux_loss_factors",
+                                                 "use_shared_expert_gating",
+                                                 "rotary_pct",
+                                                 "rotary_emb_base"};
 // Keys the parser reads (below); together with kIgnoredModelKeys, the rest are unknown.
-const std::set<std::string> kReadModelKeys = {
-    "model_type", "num_layers", "num_hidden_layers", "hidden_size", "num_heads", "num_attention_heads",
-    "n_kv_heads", "num_key_value_heads", "head_dim", "kv_channels", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim",
-    "qk_nope_head_dim", "v_head_dim", "intermediate_size", "ffn_dim_multiplier", "multiple_of", "vocab_size",
-    "seq_length", "max_position_embeddings", "tie_word_embeddings", "untie_embeddings_and_output_weights",
-    "use_flash_attention", "offset", "mtp_depth", "mtp_num_layers", "num_nextn_predict_layers",
-    "param_init_type", "params_dtype", "compute_dtype", "pp_interleave_num", "qkv_has_bias", "attention_bias",
-    "add_bias_linear", "qk_layernorm", "hidden_act", "gated_linear_unit", "normalization", "hidden_dropout",
-    "attention_dropout", "position_embedding_type", "n_routed_experts", "num_experts", "num_experts_per_tok",
-    "n_shared_experts", "moe_intermediate_size", "moe_shared_expert_intermediate_size",
-    "shared_expert_intermediate_size", "first_k_dense_replace", "moe_grouped_gemm", "moe_expert_capacity_factor",
-    "context_parallel_algo"};
+const std::set<std::string> kReadModelKeys = {"model_type",
+                                              "num_layers",
+                                              "num_hidden_layers",
+                                              "hidden_size",
+                                              "num_heads",
+                                              "num_attention_heads",
+                                              "n_kv_heads",
+                                              "num_key_value_heads",
+                                              "head_dim",
+                                              "kv_channels",
+                                              "kv_lora_rank",
+                                              "q_lora_rank",
+                                              "qk_rope_head_dim",
+                                              "qk_nope_head_dim",
+                                              "v_head_dim",
+                                              "intermediate_size",
+                                              "ffn_dim_multiplier",
+                                              "multiple_of",
+                                              "vocab_size",
+                                              "seq_length",
+                                              "max_position_embeddings",
+                                              "tie_word_embeddings",
+                                              "untie_embeddings_and_output_weights",
+                                              "use_flash_attention",
+                                              "offset",
+                                              "mtp_depth",
+                                              "mtp_num_layers",
+                                              "num_nextn_predict_layers",
+                                              "param_init_type",
+                                              "params_dtype",
+                                              "compute_dtype",
+                                              "pp_interleave_num",
+                                              "qkv_has_bias",
+                                              "attention_bias",
+                                              "add_bias_linear",
+                                              "qk_layernorm",
+                                              "hidden_act",
+                                              "gated_linear_unit",
+                                              "normalization",
+                                              "hidden_dropout",
+                                              "attention_dropout",
+                                              "position_embedding_type",
+                                              "n_routed_experts",
+                                              "num_experts",
+                                              "num_experts_per_tok",
+                                              "n_shared_experts",
+                                              "moe_intermediate_size",
+                                              "moe_shared_expert_intermediate_size",
+                                              "shared_expert_intermediate_size",
+                                              "first_k_dense_replace",
+                                              "moe_grouped_gemm",
+                                              "moe_expert_capacity_factor",
+                                              "context_parallel_algo"};
 const std::set<std::string> kMoeConfigKeys = {
     // read
-    "expert_num", "num_experts_chosen", "shared_expert_num", "moe_intermediate_size", "capacity_factor",
-    "first_k_dense_replace", "use_gmm", "expert_model_parallel",
+    "expert_num", "num_experts_chosen", "shared_expert_num", "moe_intermediate_size",
+    "capacity_factor", "first_k_dense_replace", "use_gmm", "expert_model_parallel",
     // no cost ndsearch models: routing and balancing policy, fused kernels, loss weights
-    "expert_group_size", "aux_loss_factor", "aux_loss_factors", "aux_loss_types", "z_loss_factor", "routing_policy",
-    "balance_via_topk_bias", "topk_bias_update_rate", "use_fused_ops_topkrouter", "routed_scaling_factor",
-    "norm_topk_prob", "use_gating_sigmoid", "callback_moe_droprate", "use_fused_ops_permute",
-    "enable_gmm_safe_tokens", "enable_sdrop", "router_dense_type", "use_shared_expert_gating", "group_wise_a2a",
-    "topk_group", "n_group", "topk_method", "enable_deredundency", "npu_nums_per_device", "use_allgather_dispatcher",
-    "comp_comm_parallel", "comp_comm_parallel_degree", "moe_shared_expert_overlap", "use_pad_tokens",
-    "max_router_load", "num_experts_per_tok"};
-const std::set<std::string> kParallelConfigKeys = {
-    "data_parallel", "model_parallel", "pipeline_stage", "context_parallel", "expert_parallel", "micro_batch_num",
-    "use_seq_parallel", "context_parallel_algo", "seq_split_num", "vocab_emb_dp", "gradient_aggregation_group",
-    "optimizer_shard", "ulysses_degree_in_cp", "mem_coeff"};
-const std::set<std::string> kParallelKeys = {
-    "parallel_mode", "gradients_mean", "enable_alltoall", "full_batch", "dataset_strategy", "search_mode",
-    "enable_parallel_optimizer", "strategy_ckpt_save_file", "strategy_ckpt_config", "parallel_optimizer_config",
-    "pipeline_config", "dump_device_local_norm", "loss_repeated_mean", "device_num", "auto_pipeline"};
-const std::set<std::string> kRecomputeKeys = {
-    "recompute", "select_recompute", "select_comm_recompute", "parallel_optimizer_comm_recompute",
-    "mp_comm_recompute", "recompute_slice_activation", "select_recompute_exclude", "select_comm_recompute_exclude"};
-const std::set<std::string> kRunnerKeys = {"batch_size", "gradient_accumulation_steps", "epochs", "sink_mode",
-                                           "sink_size", "stop_step", "initial_epoch"};
+    "expert_group_size", "aux_loss_factor", "aux_loss_factors", "aux_loss_types", "z_loss_factor",
+    "routing_policy", "balance_via_topk_bias", "topk_bias_update_rate", "use_fused_ops_topkrouter",
+    "routed_scaling_factor", "norm_topk_prob", "use_gating_sigmoid", "callback_moe_droprate",
+    "use_fused_ops_permute", "enable_gmm_safe_tokens", "enable_sdrop", "router_dense_type",
+    "use_shared_expert_gating", "group_wise_a2a", "topk_group", "n_group", "topk_method",
+    "enable_deredundency", "npu_nums_per_device", "use_allgather_dispatcher", "comp_comm_parallel",
+    "comp_comm_parallel_degree", "moe_shared_expert_overlap", "use_pad_tokens", "max_router_load",
+    "num_experts_per_tok"};
+const std::set<std::string> kParallelConfigKeys = {"data_parallel",
+                                                   "model_parallel",
+                                                   "pipeline_stage",
+                                                   "context_parallel",
+                                                   "expert_parallel",
+                                                   "micro_batch_num",
+                                                   "use_seq_parallel",
+                                                   "context_parallel_algo",
+                                                   "seq_split_num",
+                                                   "vocab_emb_dp",
+                                                   "gradient_aggregation_group",
+                                                   "optimizer_shard",
+                                                   "ulysses_degree_in_cp",
+                                                   "mem_coeff"};
+const std::set<std::string> kParallelKeys = {"parallel_mode",
+                                             "gradients_mean",
+                                             "enable_alltoall",
+                                             "full_batch",
+                                             "dataset_strategy",
+                                             "search_mode",
+                                             "enable_parallel_optimizer",
+                                             "strategy_ckpt_save_file",
+                                             "strategy_ckpt_config",
+                                             "parallel_optimizer_config",
+                                             "pipeline_config",
+                                             "dump_device_local_norm",
+                                             "loss_repeated_mean",
+                                             "device_num",
+                                             "auto_pipeline"};
+const std::set<std::string> kRecomputeKeys = {"recompute",
+                                              "select_recompute",
+                                              "select_comm_recompute",
+                                              "parallel_optimizer_comm_recompute",
+                                              "mp_comm_recompute",
+                                              "recompute_slice_activation",
+                                              "select_recompute_exclude",
+                                              "select_comm_recompute_exclude"};
+const std::set<std::string> kRunnerKeys = {
+    "batch_size",   "gradient_accumulation_steps", "epochs", "sink_mode", "sink_size", "stop_step",
+    "initial_epoch"};
 // Top-level sections: those read above, and those that bear no training cost
 // (datasets, checkpoints, callbacks, learning-rate schedule, profiling, eval).
-const std::set<std::string> kTopKeys = {
-    "model", "parallel_config", "parallel", "moe_config", "recompute_config", "runner_config", "context", "trainer",
-    "optimizer", "micro_batch_interleave_num", "use_parallel", "use_legacy", "seed", "output_dir", "load_checkpoint",
-    "load_ckpt_format", "src_strategy_path_or_dir", "auto_trans_ckpt", "only_save_strategy", "resume_training",
-    "run_mode", "print_separate_loss", "lr_schedule", "train_dataset", "train_dataset_task", "eval_dataset",
-    "eval_dataset_task", "do_eval", "eval_step_interval", "eval_epoch_interval", "callbacks", "eval_callbacks",
-    "metric", "runner_wrapper", "auto_tune", "filepath_prefix", "autotune_per_step", "profile",
-    "profile_start_step", "profile_stop_step", "init_start_profile", "profile_communication", "profile_memory",
-    "profile_level", "profile_rank_ids", "profile_pipeline", "layer_scale", "layer_decay", "lr_scale_factor",
-    "remote_save_url", "processor", "monitor_config", "tensorboard", "swap_config", "load_ckpt_async",
-    "ckpt_use_legacy_format", "use_clip_grad", "wrapper", "train_precision_sync", "infer_precision_sync",
-    "postprocess_use_numpy", "moe_infer_config", "pretrained_model_dir", "generation_config"};
-
+const std::set<std::string> kTopKeys = {"model",
+                                        "parallel_config",
+                                        "parallel",
+                                        "moe_config",
+                                        "recompute_config",
+                                        "runner_config",
+                                        "context",
+                                        "trainer",
+                                        "optimizer",
+                                        "micro_batch_interleave_num",
+                                        "use_parallel",
+                                        "use_legacy",
+                                        "seed",
+                                        "output_dir",
+                                        "load_checkpoint",
+                                        "load_ckpt_format",
+                                        "src_strategy_path_or_dir",
+                                        "auto_trans_ckpt",
+                                        "only_save_strategy",
+                                        "resume_training",
+                                        "run_mode",
+                                        "print_separate_loss",
+                                        "lr_schedule",
+                                        "train_dataset",
+                                        "train_dataset_task",
+                                        "eval_dataset",
+                                        "eval_dataset_task",
+                                        "do_eval",
+                                        "eval_step_interval",
+                                        "eval_epoch_interval",
+                                        "callbacks",
+                                        "eval_callbacks",
+                                        "metric",
+                                        "runner_wrapper",
+                                        "auto_tune",
+                                        "filepath_prefix",
+                                        "autotune_per_step",
+                                        "profile",
+                                        "profile_start_step",
+                                        "profile_stop_step",
+                                        "init_start_profile",
+                                        "profile_communication",
+                                        "profile_memory",
+                                        "profile_level",
+                                        "profile_rank_ids",
+                                        "profile_pipeline",
+                                        "layer_scale",
+                                        "layer_decay",
+                                        "lr_scale_factor",
+                                        "remote_save_url",
+                                        "processor",
+                                        "monitor_config",
+                                        "tensorboard",
+                                        "swap_config",
+                                        "load_ckpt_async",
+                                        "ckpt_use_legacy_format",
+                                        "use_clip_grad",
+                                        "wrapper",
+                                        "train_precision_sync",
+                                        "infer_precision_sync",
+                                        "postprocess_use_numpy",
+                                        "moe_infer_config",
+                                        "pretrained_model_dir",
+                                        "generation_config"};
 
 class Reader {
  public:
@@ -143,7 +329,8 @@ class Reader {
     if (auto v = f_.find(*section, key)) return Int{f_.integer(*v), f_.at(*v)};
     return std::nullopt;
   }
-  std::optional<std::pair<bool, sdk::Where>> bool_in(const std::optional<Field>& section, const char* key) const {
+  std::optional<std::pair<bool, sdk::Where>> bool_in(const std::optional<Field>& section,
+                                                     const char* key) const {
     if (!section) return std::nullopt;
     if (auto v = f_.find(*section, key)) return std::pair{f_.boolean(*v), f_.at(*v)};
     return std::nullopt;
@@ -154,7 +341,8 @@ class Reader {
 };
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -199,7 +387,8 @@ class MindformersParser final : public sdk::ParserPlugin {
   }
 
   double probe(const std::string& path) override {
-    const bool yaml_name = path.size() > 5 && (path.rfind(".yaml") == path.size() - 5 || path.rfind(".yml") == path.size() - 4);
+    const bool yaml_name = path.size() > 5 && (path.rfind(".yaml") == path.size() - 5 ||
+                                               path.rfind(".yml") == path.size() - 4);
     auto root = File::try_root(path);
     // A YAML that does not parse: claim it weakly, so that parse names the line.
     if (!root) return yaml_name ? 0.05 : 0.0;
@@ -207,7 +396,8 @@ class MindformersParser final : public sdk::ParserPlugin {
     const YAML::Node model = (*root)["model"];
     if (!yaml::has(model, "model_config") || !model["model_config"].IsMap()) return 0;
     double confidence = 0.8;
-    for (const char* section : {"parallel_config", "runner_config", "recompute_config", "context", "trainer"})
+    for (const char* section :
+         {"parallel_config", "runner_config", "recompute_config", "context", "trainer"})
       if (yaml::has(*root, section)) confidence += 0.03;
     return std::min(confidence, 0.95);
   }
@@ -215,7 +405,8 @@ class MindformersParser final : public sdk::ParserPlugin {
   void parse(const std::string& path, sdk::Builder& b) override {
     const File f = File::load(path);
     auto mc = f.find("model.model_config");
-    if (!f.root().IsMap() || !mc || !mc->node.IsMap()) return;  // describes no model: the core says so
+    if (!f.root().IsMap() || !mc || !mc->node.IsMap())
+      return;  // describes no model: the core says so
     const Reader r(f, *mc);
     const bool mcore = mc->node["model_type"].IsDefined() ||
                        (yaml::has(f.root(), "use_legacy") && !f.boolean(*f.find("use_legacy")));
@@ -227,8 +418,9 @@ class MindformersParser final : public sdk::ParserPlugin {
       auto v = r.int_in(pc, key);
       return v ? Int{std::max<int64_t>(1, v->value), v->where} : Int{1, kDefault};
     };
-    const Int dp = degree("data_parallel"), tp = degree("model_parallel"), pp = degree("pipeline_stage"),
-              cp = degree("context_parallel"), ep = degree("expert_parallel");
+    const Int dp = degree("data_parallel"), tp = degree("model_parallel"),
+              pp = degree("pipeline_stage"), cp = degree("context_parallel"),
+              ep = degree("expert_parallel");
 
     write_blocks(r, shape, b);
     write_model_keys(r, mcore, b);
@@ -248,8 +440,10 @@ class MindformersParser final : public sdk::ParserPlugin {
                "parallel_config.expert_parallel (experts whole: tp·ep > dp·tp)", ""});
       }
     }
-    if (auto sp = r.bool_in(pc, "use_seq_parallel")) b.set("stated.sp", sp->first ? 1 : 0, sp->second);
-    else b.set("stated.sp", 0, kDefault);
+    if (auto sp = r.bool_in(pc, "use_seq_parallel"))
+      b.set("stated.sp", sp->first ? 1 : 0, sp->second);
+    else
+      b.set("stated.sp", 0, kDefault);
     auto vpp = r.model_int({"pp_interleave_num"});
     Int vp = vpp ? Int{std::max<int64_t>(1, vpp->value), vpp->where} : Int{1, kDefault};
     // pp_interleave_num is read only with pipeline_interleave on; without it
@@ -278,7 +472,8 @@ class MindformersParser final : public sdk::ParserPlugin {
     const std::string algorithm = algo ? mindformers_cp_model(f.text(*algo)) : std::string();
     if (algo)
       b.set_string("cp_algorithm", algorithm, f.at(*algo));
-    else if (cp.value > 1) b.set_string("cp_algorithm", "ring", cp_default());
+    else if (cp.value > 1)
+      b.set_string("cp_algorithm", "ring", cp_default());
     // hybird_cp's Ulysses degree (ABI 1.16): ulysses_degree_in_cp, 1 when
     // unstated (TransformerOpParallelConfig's default: no Ulysses at all).
     if (algorithm == "hybrid") {
@@ -311,8 +506,10 @@ class MindformersParser final : public sdk::ParserPlugin {
     Shape s;
     auto layers = r.model_int({"num_layers", "num_hidden_layers"});
     if (!layers)
-      throw sdk::Error(NDS_INVALID_ARGUMENT, f.path() + ": `model.model_config` states no num_layers (or "
-                                                        "num_hidden_layers); give the model's layer count");
+      throw sdk::Error(NDS_INVALID_ARGUMENT,
+                       f.path() +
+                           ": `model.model_config` states no num_layers (or "
+                           "num_hidden_layers); give the model's layer count");
     s.layers = *layers;
     s.hidden = r.model_int({"hidden_size"});
     s.heads = r.model_int({"num_heads", "num_attention_heads"});
@@ -347,8 +544,10 @@ class MindformersParser final : public sdk::ParserPlugin {
       s.norm_where = f.at(*eps);
     }
     if (auto v = r.model("add_bias_linear")) s.linear_bias = {f.boolean(*v) ? 1 : 0, f.at(*v)};
-    if (auto v = r.model("qkv_has_bias")) s.qkv_bias = {f.boolean(*v) ? 1 : 0, f.at(*v)};
-    else if (auto a = r.model("attention_bias")) s.qkv_bias = {f.boolean(*a) ? 1 : 0, f.at(*a)};
+    if (auto v = r.model("qkv_has_bias"))
+      s.qkv_bias = {f.boolean(*v) ? 1 : 0, f.at(*v)};
+    else if (auto a = r.model("attention_bias"))
+      s.qkv_bias = {f.boolean(*a) ? 1 : 0, f.at(*a)};
     if (auto v = r.model("qk_layernorm")) {
       s.qk_norm = {f.boolean(*v) ? 1 : 0, f.at(*v)};
     } else if (auto type = r.model("model_type")) {
@@ -358,14 +557,16 @@ class MindformersParser final : public sdk::ParserPlugin {
       if (t == "qwen3" || t == "qwen3_moe") s.qk_norm = {1, f.at(*type)};
     }
     if (auto v = r.model("hidden_dropout")) s.hidden_dropout = std::pair{f.real(*v), f.at(*v)};
-    if (auto v = r.model("attention_dropout")) s.attention_dropout = std::pair{f.real(*v), f.at(*v)};
+    if (auto v = r.model("attention_dropout"))
+      s.attention_dropout = std::pair{f.real(*v), f.at(*v)};
     s.moe = read_moe(r);
     // The legacy DeepSeek-V3 model places its mtp_depth layers by the offsets
     // (LayerSetting over num_layers + mtp_depth: research/deepseek3/
     // deepseek2_model.py, v1.7.0); the mcore models' mtp_num_layers sit on
     // the last stage outside them (multi_token_prediction.py), as the HF
     // num_nextn_predict_layers.
-    if (auto v = r.model_int({"mtp_depth"})) s.mtp = *v;
+    if (auto v = r.model_int({"mtp_depth"}))
+      s.mtp = *v;
     else if (auto n = r.model_int({"mtp_num_layers", "num_nextn_predict_layers"}))
       s.mtp = *n, s.mtp_in_offset = false;
     return s;
@@ -384,16 +585,21 @@ class MindformersParser final : public sdk::ParserPlugin {
     }
     width = 2 * width / 3;
     int64_t multiple = 256;
-    if (auto m = r.model("multiple_of")) multiple = std::max<int64_t>(1, f.integer(*m)), why += ", multiple_of";
+    if (auto m = r.model("multiple_of"))
+      multiple = std::max<int64_t>(1, f.integer(*m)), why += ", multiple_of";
     width = multiple * ((width + multiple - 1) / multiple);
-    return {width, {f.path(), hidden.where.line, why + " (LlamaFeedForward: multiple_of x ceil(2/3 x 4h x "
-                                                    "ffn_dim_multiplier / multiple_of))", ""}};
+    return {width,
+            {f.path(), hidden.where.line,
+             why + " (LlamaFeedForward: multiple_of x ceil(2/3 x 4h x "
+                   "ffn_dim_multiplier / multiple_of))",
+             ""}};
   }
 
   static std::optional<Moe> read_moe(const Reader& r) {
     const File& f = r.f_;
     Moe m;
-    if (auto mc = f.find("moe_config"); mc && r.int_in(mc, "expert_num") && r.int_in(mc, "expert_num")->value > 1) {
+    if (auto mc = f.find("moe_config");
+        mc && r.int_in(mc, "expert_num") && r.int_in(mc, "expert_num")->value > 1) {
       m.experts = *r.int_in(mc, "expert_num");
       if (auto v = r.int_in(mc, "num_experts_chosen")) m.top_k = *v;
       if (auto v = r.int_in(mc, "shared_expert_num")) m.shared = *v;
@@ -401,7 +607,8 @@ class MindformersParser final : public sdk::ParserPlugin {
       if (auto v = r.int_in(mc, "first_k_dense_replace")) m.first_k_dense = *v;
       // MoEConfig: capacity_factor 1.1 by default; <= 0 means dropless.
       m.capacity = 1.1;
-      if (auto v = f.find(*mc, "capacity_factor")) m.capacity = std::max(0.0, f.real(*v)), m.capacity_where = f.at(*v);
+      if (auto v = f.find(*mc, "capacity_factor"))
+        m.capacity = std::max(0.0, f.real(*v)), m.capacity_where = f.at(*v);
       if (auto v = r.bool_in(mc, "use_gmm")) m.grouped_gemm = {v->first ? 1 : 0, v->second};
       m.groups = r.int_in(mc, "n_group");
       m.group_topk = r.int_in(mc, "topk_group");
@@ -414,14 +621,16 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (auto v = r.model_int({"moe_intermediate_size"})) m.expert_ffn = *v;
     if (auto v = r.model_int({"n_shared_experts"})) {
       m.shared = *v;
-    } else if (auto w = r.model_int({"moe_shared_expert_intermediate_size", "shared_expert_intermediate_size"});
+    } else if (auto w = r.model_int(
+                   {"moe_shared_expert_intermediate_size", "shared_expert_intermediate_size"});
                w && w->value > 0) {
       m.shared = {1, w->where};  // one shared expert this wide
       m.shared_ffn = *w;
     }
     if (auto v = r.model_int({"first_k_dense_replace"})) m.first_k_dense = *v;
     // Megatron-style MoE (mcore): dropless unless a capacity factor is given.
-    if (auto v = r.model("moe_expert_capacity_factor")) m.capacity = std::max(0.0, f.real(*v)), m.capacity_where = f.at(*v);
+    if (auto v = r.model("moe_expert_capacity_factor"))
+      m.capacity = std::max(0.0, f.real(*v)), m.capacity_where = f.at(*v);
     if (auto v = r.model("moe_grouped_gemm")) m.grouped_gemm = {f.boolean(*v) ? 1 : 0, f.at(*v)};
     m.groups = r.model_int({"n_group"});
     m.group_topk = r.model_int({"topk_group"});
@@ -450,8 +659,10 @@ class MindformersParser final : public sdk::ParserPlugin {
     b.set_string("norm", s.norm, s.norm_where);
     b.set("linear_bias", s.linear_bias.value, s.linear_bias.where);
     b.set("qkv_bias", s.qkv_bias.value, s.qkv_bias.where);
-    if (s.hidden_dropout) b.set_real("hidden_dropout", s.hidden_dropout->first, s.hidden_dropout->second);
-    if (s.attention_dropout) b.set_real("attention_dropout", s.attention_dropout->first, s.attention_dropout->second);
+    if (s.hidden_dropout)
+      b.set_real("hidden_dropout", s.hidden_dropout->first, s.hidden_dropout->second);
+    if (s.attention_dropout)
+      b.set_real("attention_dropout", s.attention_dropout->first, s.attention_dropout->second);
     if (!moe) {
       set_opt(b, "ffn_hidden_size", s.ffn);
       return;
@@ -464,7 +675,8 @@ class MindformersParser final : public sdk::ParserPlugin {
     const std::optional<Int> expert = m.expert_ffn ? m.expert_ffn : s.ffn;
     set_opt(b, "moe_ffn_hidden_size", expert);
     b.set("shared_experts", m.shared.value, m.shared.where);
-    if (m.shared.value > 0) set_opt(b, "shared_expert_ffn_hidden_size", m.shared_ffn ? m.shared_ffn : expert);
+    if (m.shared.value > 0)
+      set_opt(b, "shared_expert_ffn_hidden_size", m.shared_ffn ? m.shared_ffn : expert);
     b.set_real("capacity_factor", m.capacity, m.capacity_where);
     b.set("grouped_gemm", m.grouped_gemm.value, m.grouped_gemm.where);
     // DeepSeek-V3's node-limited routing: experts in n_group groups, each
@@ -476,7 +688,9 @@ class MindformersParser final : public sdk::ParserPlugin {
   }
 
   static void write_blocks(const Reader& r, const Shape& s, sdk::Builder& b) {
-    if (s.layers.value <= 0) r.f_.bad(*r.model(r.model("num_layers") ? "num_layers" : "num_hidden_layers"), "at least 1 layer");
+    if (s.layers.value <= 0)
+      r.f_.bad(*r.model(r.model("num_layers") ? "num_layers" : "num_hidden_layers"),
+               "at least 1 layer");
     int64_t dense = s.layers.value;
     if (s.moe) dense = std::min(s.moe->first_k_dense.value, s.layers.value);
     if (dense > 0) {
@@ -498,39 +712,58 @@ class MindformersParser final : public sdk::ParserPlugin {
 
   static void write_model_keys(const Reader& r, bool mcore, sdk::Builder& b) {
     const File& f = r.f_;
-    if (auto name = f.find("trainer.model_name")) b.set_string("name", f.text(*name), f.at(*name));
-    else if (auto type = r.model("model_type")) b.set_string("name", f.text(*type), f.at(*type));
-    else if (auto cls = r.model("type")) b.set_string("name", f.text(*cls), f.at(*cls));
+    if (auto name = f.find("trainer.model_name"))
+      b.set_string("name", f.text(*name), f.at(*name));
+    else if (auto type = r.model("model_type"))
+      b.set_string("name", f.text(*type), f.at(*type));
+    else if (auto cls = r.model("type"))
+      b.set_string("name", f.text(*cls), f.at(*cls));
     // Defaults: LlamaConfig (vocab 32000, seq 2048, flash attention off) and
     // the mcore MFModelConfig (vocab 128000, seq 4096, flash attention on).
-    if (auto v = r.model_int({"vocab_size"})) b.set("vocab_size", v->value, v->where);
-    else b.set("vocab_size", mcore ? 128000 : 32000, kDefault);
-    if (auto v = r.model("tie_word_embeddings")) b.set("tied_embeddings", f.boolean(*v) ? 1 : 0, f.at(*v));
-    else if (auto u = r.model("untie_embeddings_and_output_weights")) b.set("tied_embeddings", f.boolean(*u) ? 0 : 1, f.at(*u));
-    else b.set("tied_embeddings", 0, kDefault);
+    if (auto v = r.model_int({"vocab_size"}))
+      b.set("vocab_size", v->value, v->where);
+    else
+      b.set("vocab_size", mcore ? 128000 : 32000, kDefault);
+    if (auto v = r.model("tie_word_embeddings"))
+      b.set("tied_embeddings", f.boolean(*v) ? 1 : 0, f.at(*v));
+    else if (auto u = r.model("untie_embeddings_and_output_weights"))
+      b.set("tied_embeddings", f.boolean(*u) ? 0 : 1, f.at(*u));
+    else
+      b.set("tied_embeddings", 0, kDefault);
     if (auto v = r.model("position_embedding_type")) {
       const std::string kind = lower(f.text(*v));
-      if (kind != "rope" && kind != "learned_absolute" && kind != "none") f.bad(*v, "\"rope\", \"learned_absolute\" or \"none\"");
+      if (kind != "rope" && kind != "learned_absolute" && kind != "none")
+        f.bad(*v, "\"rope\", \"learned_absolute\" or \"none\"");
       b.set_string("position_embedding", kind == "learned_absolute" ? "learned" : kind, f.at(*v));
     } else {
       b.set_string("position_embedding", "rope", kDefault);
     }
-    if (auto v = r.model_int({"max_position_embeddings"})) b.set("max_position_embeddings", v->value, v->where);
-    if (auto v = r.model("use_flash_attention")) b.set("flash_attention", f.boolean(*v) ? 1 : 0, f.at(*v));
-    else b.set("flash_attention", mcore ? 1 : 0, kDefault);
-    if (auto v = r.model_int({"seq_length"})) b.set("seq_len", v->value, v->where);
-    else b.set("seq_len", mcore ? 4096 : 2048, kDefault);
+    if (auto v = r.model_int({"max_position_embeddings"}))
+      b.set("max_position_embeddings", v->value, v->where);
+    if (auto v = r.model("use_flash_attention"))
+      b.set("flash_attention", f.boolean(*v) ? 1 : 0, f.at(*v));
+    else
+      b.set("flash_attention", mcore ? 1 : 0, kDefault);
+    if (auto v = r.model_int({"seq_length"}))
+      b.set("seq_len", v->value, v->where);
+    else
+      b.set("seq_len", mcore ? 4096 : 2048, kDefault);
   }
 
   static void write_schedule(const File& f, const Int& vp, sdk::Builder& b) {
     if (auto s = f.find("parallel.pipeline_config.pipeline_scheduler")) {
       const std::string name = lower(f.text(*s));
       std::string schedule;
-      if (name == "1f1b") schedule = vp.value > 1 ? "interleaved" : "1f1b";
-      else if (name == "gpipe") schedule = "gpipe";
-      else if (name == "zero_bubble_v" || name == "zbv") schedule = "zb-v";
-      else if (name == "seqpipe" || name == "seqvpp" || name == "seqsmartvpp") schedule = vp.value > 1 ? "interleaved" : "1f1b";
-      else f.bad(*s, "1f1b, gpipe, zero_bubble_v or seqpipe");
+      if (name == "1f1b")
+        schedule = vp.value > 1 ? "interleaved" : "1f1b";
+      else if (name == "gpipe")
+        schedule = "gpipe";
+      else if (name == "zero_bubble_v" || name == "zbv")
+        schedule = "zb-v";
+      else if (name == "seqpipe" || name == "seqvpp" || name == "seqsmartvpp")
+        schedule = vp.value > 1 ? "interleaved" : "1f1b";
+      else
+        f.bad(*s, "1f1b, gpipe, zero_bubble_v or seqpipe");
       b.set_string("stated.schedule", schedule, f.at(*s));
     } else {
       b.set_string("stated.schedule", vp.value > 1 ? "interleaved" : "1f1b", kDefault);
@@ -540,7 +773,8 @@ class MindformersParser final : public sdk::ParserPlugin {
   // MindFormers' trainer: global batch = batch_size x data_parallel x
   // micro_batch_interleave_num x (micro_batch_num with pipeline stages, else
   // gradient_accumulation_steps).
-  static void write_batch(const Reader& r, const std::optional<Field>& pc, const Int& pp, const Int& dp, sdk::Builder& b) {
+  static void write_batch(const Reader& r, const std::optional<Field>& pc, const Int& pp,
+                          const Int& dp, sdk::Builder& b) {
     const File& f = r.f_;
     auto mbs = r.int_at("runner_config.batch_size");
     const Int micro = mbs ? *mbs : Int{1, kDefault};
@@ -586,7 +820,8 @@ class MindformersParser final : public sdk::ParserPlugin {
     return f.find("parallel.parallel_optimizer_config.gradient_accumulation_shard");
   }
 
-  static void write_optimizer_parallel(const Reader& r, const Int& dp, const Int& cp, sdk::Builder& b) {
+  static void write_optimizer_parallel(const Reader& r, const Int& dp, const Int& cp,
+                                       sdk::Builder& b) {
     const File& f = r.f_;
     auto enabled = f.find("parallel.enable_parallel_optimizer");
     const bool on = enabled && f.boolean(*enabled);
@@ -608,8 +843,11 @@ class MindformersParser final : public sdk::ParserPlugin {
     }
     b.set("stated.zero", 3, on_where);
     auto size = r.int_at("parallel.parallel_optimizer_config.optimizer_weight_shard_size");
-    if (size && size->value > 0) b.set("stated.op", size->value, size->where);
-    else b.set("stated.op", dp.value * cp.value, size ? size->where : kDefault);  // -1: the whole DP group
+    if (size && size->value > 0)
+      b.set("stated.op", size->value, size->where);
+    else
+      b.set("stated.op", dp.value * cp.value,
+            size ? size->where : kDefault);  // -1: the whole DP group
   }
 
   // A per-stage list (or, with interleaving, a list per chunk) of layer counts.
@@ -617,9 +855,11 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (field.node.IsSequence() && field.node.size() > 0 && field.node[0].IsSequence()) {
       std::vector<int64_t> sum;
       for (size_t c = 0; c < field.node.size(); ++c) {
-        const auto chunk = f.integers({field.node[c], field.path + "[" + std::to_string(c) + "]", field.line});
+        const auto chunk =
+            f.integers({field.node[c], field.path + "[" + std::to_string(c) + "]", field.line});
         if (sum.empty()) sum.assign(chunk.size(), 0);
-        if (chunk.size() != sum.size()) f.bad(field, "lists of one length (one value per pipeline stage)");
+        if (chunk.size() != sum.size())
+          f.bad(field, "lists of one length (one value per pipeline stage)");
         for (size_t i = 0; i < chunk.size(); ++i) sum[i] += chunk[i];
       }
       return sum;
@@ -824,23 +1064,27 @@ class MindformersParser final : public sdk::ParserPlugin {
       if (!full_layers.empty()) b.set_list("recompute_layers", full_layers, full_where);
     } else if (selective) {
       b.set_string("stated.recompute", "selective", selective_where);
-      if (!selective_layers.empty()) b.set_list("recompute_layers", selective_layers, selective_where);
+      if (!selective_layers.empty())
+        b.set_list("recompute_layers", selective_layers, selective_where);
     } else {
-      b.set_string("stated.recompute", "none", rc && f.find(*rc, "recompute") ? full_where : kDefault);
+      b.set_string("stated.recompute", "none",
+                   rc && f.find(*rc, "recompute") ? full_where : kDefault);
     }
   }
 
   // model_config.offset: per-stage shifts from the even split of the layers
   // (with mtp_depth, the MTP layers count among them). Stage i holds
   // total / pp + offset[i] layers, and the offsets take up the remainder.
-  static void write_stage_layers(const Reader& r, const Shape& s, const Int& pp, const Int& vp, sdk::Builder& b) {
+  static void write_stage_layers(const Reader& r, const Shape& s, const Int& pp, const Int& vp,
+                                 sdk::Builder& b) {
     const File& f = r.f_;
     auto offset = r.model("offset");
     if (!offset || pp.value <= 1) return;
     plugins::check_stage_count(pp.value, pp.where);  // before the per-stage tables below
     const int64_t total = s.layers.value + (s.mtp_in_offset ? s.mtp.value : 0);
     if (offset->node.IsScalar() && f.integer(*offset) == 0) {
-      b.set_list("stage_layer_offsets", std::vector<int64_t>(static_cast<size_t>(pp.value), 0), f.at(*offset));
+      b.set_list("stage_layer_offsets", std::vector<int64_t>(static_cast<size_t>(pp.value), 0),
+                 f.at(*offset));
       return;
     }
     const yaml::OffsetSplit split = yaml::split_from_offsets(
@@ -872,8 +1116,10 @@ class MindformersParser final : public sdk::ParserPlugin {
     // (mindformers/core/optim/optim.py, _update_run_op): no master copy.
     b.set_string("grads_dtype", params, params_where);
     b.set_string("master_dtype", "none", params_where);
-    if (auto v = r.model("compute_dtype")) b.set_string("compute_dtype", f.dtype(*v), f.at(*v));
-    else b.set_string("compute_dtype", mcore ? "bf16" : "fp16", kDefault);
+    if (auto v = r.model("compute_dtype"))
+      b.set_string("compute_dtype", f.dtype(*v), f.at(*v));
+    else
+      b.set_string("compute_dtype", mcore ? "bf16" : "fp16", kDefault);
     // The optimizer: AdamW keeps its two moments in the parameters' dtype,
     // FP32StateAdamWeightDecay in fp32.
     std::string name = "AdamW";
@@ -881,18 +1127,24 @@ class MindformersParser final : public sdk::ParserPlugin {
     if (auto v = f.find("optimizer.type")) name = f.text(*v), name_where = f.at(*v);
     const std::string l = lower(name);
     std::string optimizer;
-    if (l.find("muon") != std::string::npos) optimizer = "muon";
-    else if (l.find("sgd") != std::string::npos) optimizer = "sgd";
-    else if (l == "adam") optimizer = "adam";
-    else if (l.find("adam") != std::string::npos || l == "came") optimizer = "adamw";
+    if (l.find("muon") != std::string::npos)
+      optimizer = "muon";
+    else if (l.find("sgd") != std::string::npos)
+      optimizer = "sgd";
+    else if (l == "adam")
+      optimizer = "adam";
+    else if (l.find("adam") != std::string::npos || l == "came")
+      optimizer = "adamw";
     if (optimizer.empty()) {
       b.unknown_field(name_where);
       return;
     }
     b.set_string("optimizer", optimizer, name_where);
     b.set("optimizer_states", optimizer == "muon" ? 1 : optimizer == "sgd" ? 0 : 2, name_where);
-    if (l.find("fp32state") != std::string::npos) b.set_string("optimizer_dtype", "fp32", name_where);
-    else b.set_string("optimizer_dtype", params, params_where);
+    if (l.find("fp32state") != std::string::npos)
+      b.set_string("optimizer_dtype", "fp32", name_where);
+    else
+      b.set_string("optimizer_dtype", params, params_where);
   }
 
   // What the MindSpore runtime can do, as the reference's checks encode it
@@ -904,7 +1156,9 @@ class MindformersParser final : public sdk::ParserPlugin {
   // states: zero 3, never the states alone or with the gradients alone
   // (MindSpore's "Optimizer Parallel" guide; mindformers/trainer/
   // base_trainer.py passes parallel_optimizer_config on).
-  static void write_capabilities(sdk::Builder& b) { plugins::state_trainer(plugins::kMindFormers, b); }
+  static void write_capabilities(sdk::Builder& b) {
+    plugins::state_trainer(plugins::kMindFormers, b);
+  }
 
   static void report_unknown(const File& f, const Field& mc, sdk::Builder& b) {
     f.report_unknown({f.root(), "", NDS_UNKNOWN}, kTopKeys, b);
@@ -927,5 +1181,6 @@ class MindformersParser final : public sdk::ParserPlugin {
 }  // namespace ndsearch::plugins
 
 NDS_SDK_MODULE(ndsearch::plugins::MindformersParser, "mindformers-yaml", "1.0.0",
-               "MindSpore Transformers (MindFormers) training YAML: model_config, parallel_config, moe_config, "
+               "MindSpore Transformers (MindFormers) training YAML: model_config, parallel_config, "
+               "moe_config, "
                "recompute_config, runner_config")

@@ -113,9 +113,10 @@ std::vector<Key> keys_of(const std::string& path, const sdk::AppliedStrategy& a,
     std::vector<int64_t> own;
     if (!sdk::edges_weighted_split(a.layers, static_cast<int64_t>(s.pp) * s.vpp, edge, own) ||
         own != a.stage_layers)
-      cannot_write(path, "a split TorchTitan does not build from layers per stage (it weighs the "
-                         "embedding and the head as layers on the first and last stage): apply "
-                         "one with the split TorchTitan builds");
+      cannot_write(path,
+                   "a split TorchTitan does not build from layers per stage (it weighs the "
+                   "embedding and the head as layers on the first and last stage): apply "
+                   "one with the split TorchTitan builds");
   }
   // Batch: one local batch per step split into micro-batches (pipelines), or
   // local batch = mbs accumulated mbn times (none).

@@ -6,8 +6,8 @@
 // degree 1, pipeline_parallel_schedule "1F1B", pipeline_parallel_microbatch_size
 // 1, context_parallel_rotate_method "allgather", activation_checkpoint.mode
 // "selective" with selective_ac_option "2", optimizer "AdamW".
-#include "plugins/common/parsing/trainer_description.hpp"
 #include "plugins/parsers/torchtitan_toml/job_settings.hpp"
+#include "plugins/common/parsing/trainer_description.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -129,7 +129,8 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
     if (*reshard != "default" && *reshard != "always" && *reshard != "never")
       job.fail("parallelism.fsdp_reshard_after_forward",
                "expected \"default\", \"always\" or \"never\"");
-    if (*reshard == "always") b.set_string("fsdp_holding", "fsdp2_reshard", job.where(reshard_field));
+    if (*reshard == "always")
+      b.set_string("fsdp_holding", "fsdp2_reshard", job.where(reshard_field));
     if (fsdp && *reshard == "never") {
       zero = 2;
       zero_from =
@@ -463,8 +464,10 @@ void loss(const JobFile& job, sdk::Builder& b) {
       return;
     }
     for (const std::string& c : *components)
-      if (c != "model" && c != "loss") job.fail(components_field, "expected a list of \"model\" and \"loss\"");
-    const bool compiled = std::find(components->begin(), components->end(), "loss") != components->end();
+      if (c != "model" && c != "loss")
+        job.fail(components_field, "expected a list of \"model\" and \"loss\"");
+    const bool compiled =
+        std::find(components->begin(), components->end(), "loss") != components->end();
     state_loss(b, compiled,
                job.derived(components_field,
                            compiled ? "the loss compiled, fused" : "the loss eager, in fp32"));

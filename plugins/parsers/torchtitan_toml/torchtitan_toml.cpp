@@ -96,9 +96,9 @@ const std::set<std::string> kIgnored = {
 // job_settings.cpp reads Float8Linear's recipe_name, the fp8 recipe; the
 // kUnmodelled ones among them are still reported when set).
 const std::set<std::string> kIgnoredSections = {
-    "job",        "profiling",         "metrics",         "lr_scheduler", "checkpoint", "comm",
-    "validation", "memory_estimation", "fault_tolerance", "experimental", "float8",
-    "mx",         "quantize",          "debug",
+    "job",    "profiling",  "metrics",           "lr_scheduler",    "checkpoint",
+    "comm",   "validation", "memory_estimation", "fault_tolerance", "experimental",
+    "float8", "mx",         "quantize",          "debug",
 };
 
 // Fields that change the cost in ways ndsearch does not model: fine when off
@@ -142,8 +142,9 @@ void check_fields(const JobFile& job, const toml::table& table, const std::strin
       continue;
     }
     const bool unmodelled = kUnmodelled.count(field) != 0;
-    const bool understood = !(unmodelled && is_set(node)) &&
-                            (ignored || unmodelled || kRead.count(field) != 0 || kIgnored.count(field) != 0);
+    const bool understood =
+        !(unmodelled && is_set(node)) &&
+        (ignored || unmodelled || kRead.count(field) != 0 || kIgnored.count(field) != 0);
     if (!understood) b.unknown_field(job.where(field));
   }
 }

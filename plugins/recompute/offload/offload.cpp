@@ -7,7 +7,8 @@
 
 namespace {
 
-class Plugin final : public ndsearch::sdk::RecomputeStrategyPlugin<ndsearch::RankByRankStrategy<true>> {
+class Plugin final
+    : public ndsearch::sdk::RecomputeStrategyPlugin<ndsearch::RankByRankStrategy<true>> {
  public:
   Plugin() : RecomputeStrategyPlugin("offload") {}
 };

@@ -7,12 +7,14 @@
 
 namespace {
 
-class Plugin final : public ndsearch::sdk::RecomputeStrategyPlugin<ndsearch::RankByRankStrategy<false>> {
+class Plugin final
+    : public ndsearch::sdk::RecomputeStrategyPlugin<ndsearch::RankByRankStrategy<false>> {
  public:
   Plugin() : RecomputeStrategyPlugin("per-layer") {}
 };
 
 }  // namespace
 
-NDS_SDK_MODULE(Plugin, "recompute-per-layer", "1.0.0",
-               "Recompute: per rank, the fastest mix of kept, selective and full layers that fits (exact)")
+NDS_SDK_MODULE(
+    Plugin, "recompute-per-layer", "1.0.0",
+    "Recompute: per rank, the fastest mix of kept, selective and full layers that fits (exact)")

@@ -32,13 +32,13 @@ namespace ndsearch {
 struct PluginSettings {
   std::vector<std::filesystem::path> plugin_files;  // loaded first; a failure is an error
   std::vector<std::filesystem::path> plugin_dirs;   // searched next; each must exist
-  bool use_environment = true;  // NDS_PLUGIN_PATH and NDS_DEVICE_PATH
+  bool use_environment = true;                      // NDS_PLUGIN_PATH and NDS_DEVICE_PATH
   // The shipped plugins: nullopt finds them beside the program or library.
   std::optional<std::filesystem::path> shipped_dir;
   std::optional<std::filesystem::path> device_file;  // a device in TOML (docs/device-toml.md)
   std::vector<std::string> allow_override;           // ids a plugin may take from a shipped one
-  double plugin_timeout_s = 10;                       // vetting and each blocking call
-  std::map<std::string, std::string> options;         // further plugin options by key
+  double plugin_timeout_s = 10;                      // vetting and each blocking call
+  std::map<std::string, std::string> options;        // further plugin options by key
   // The plugin-vetting helper: nullopt finds it (NDS_PLUGIN_VET, beside the
   // program, the install folder).
   std::optional<std::filesystem::path> vet_helper;
@@ -62,8 +62,8 @@ std::vector<std::filesystem::path> split_path_list(std::string_view list);
 // apply where these settings leave them unset.
 struct ModelSettings {
   std::filesystem::path config;
-  std::string framework;  // a parser id or alias; empty: the parser that recognises the file
-  bool strict = false;    // fields the parser does not understand are errors
+  std::string framework;     // a parser id or alias; empty: the parser that recognises the file
+  bool strict = false;       // fields the parser does not understand are errors
   bool any_trainer = false;  // rank what the config's trainer cannot run too
   std::optional<int64_t> seq_len, global_batch, micro_batch_size, vocab_size;
   std::optional<std::string> dtype, fp8_recipe, overlap;
@@ -95,9 +95,9 @@ struct RecomputeChoiceSettings {
 // One strategy on one machine (`eval`).
 struct EvaluateSettings {
   ModelSettings model;
-  std::string device;     // an id of hardware()
-  uint64_t devices = 0;   // 0: the strategy's dp·tp·pp·cp
-  std::string strategy;   // "tp=4,pp=2,mbs=1"; unset keys from the config, then defaults
+  std::string device;    // an id of hardware()
+  uint64_t devices = 0;  // 0: the strategy's dp·tp·pp·cp
+  std::string strategy;  // "tp=4,pp=2,mbs=1"; unset keys from the config, then defaults
   // The strategy's recompute mode, as recompute= in `strategy` (one of the
   // two): off, selective or full.
   std::string recompute_mode;
@@ -135,7 +135,7 @@ struct SpaceSettings {
   // Shortcuts for an `only` restriction: recompute modes ("off", "selective",
   // "full", "auto" = all three) and pipeline schedules ("1f1b", ..., "all").
   std::vector<std::string> recompute_modes, schedules;
-  unsigned threads = 0;           // 0: every core
+  unsigned threads = 0;  // 0: every core
 };
 
 // How the search's text lists the ranking (SearchReport::write_text).
@@ -203,8 +203,8 @@ struct ExplainSettings {
 // `ndsearch apply`: a strategy written into the config by its parser.
 struct ApplySettings {
   ModelSettings model;
-  std::string strategy;  // "tp=4,pp=2"; unset keys keep the config's
-  uint64_t devices = 0;  // 0: the config's own dp·tp·pp·cp
+  std::string strategy;          // "tp=4,pp=2"; unset keys keep the config's
+  uint64_t devices = 0;          // 0: the config's own dp·tp·pp·cp
   std::filesystem::path output;  // where to write it; empty: none (the result holds the text)
 };
 

@@ -10,8 +10,8 @@ namespace ndsearch {
 
 // Exit codes of every verb (DESIGN §8.8).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitUsage = 2;    // usage or input error
-inline constexpr int kExitNoFit = 3;    // `search` found nothing that fits
+inline constexpr int kExitUsage = 2;  // usage or input error
+inline constexpr int kExitNoFit = 3;  // `search` found nothing that fits
 
 // The message names what was wrong, where (file, line, field or flag), the bad
 // value and the fix; `id` is stable across releases (e.g. "E-PLUGIN-ABI-MAJOR").

@@ -29,9 +29,7 @@ struct CompiledGlue {
       *out = reinterpret_cast<Opaque*>(compiled.release());
     });
   }
-  static void release(Opaque* compiled) noexcept {
-    delete reinterpret_cast<Compiled*>(compiled);
-  }
+  static void release(Opaque* compiled) noexcept { delete reinterpret_cast<Compiled*>(compiled); }
   // The evaluate of the C table: one `Out` view per item, `Compiled::evaluate`
   // inlined into the loop.
   template <class Out, class Item>

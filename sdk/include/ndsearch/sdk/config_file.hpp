@@ -161,7 +161,8 @@ inline const char* file_kind(mode_t mode) {
 // sdk::Error: a FileError (NDS_NOT_FOUND for a missing or unreadable file,
 // NDS_INVALID_ARGUMENT for one that is not a regular file), a LimitError for
 // one too large.
-inline std::optional<Error> config_file_problem(const std::string& path, const char* what = "config",
+inline std::optional<Error> config_file_problem(const std::string& path,
+                                                const char* what = "config",
                                                 int64_t default_bytes = kDefaultConfigMaxBytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -225,8 +226,8 @@ inline std::string read_config_file(const std::string& path, const char* what = 
 }
 
 // For probe: the text, or nullopt when read_config_file would throw.
-inline std::optional<std::string> try_read_config_file(const std::string& path,
-                                                       int64_t default_bytes = kDefaultConfigMaxBytes) noexcept {
+inline std::optional<std::string> try_read_config_file(
+    const std::string& path, int64_t default_bytes = kDefaultConfigMaxBytes) noexcept {
   try {
     return read_config_file(path, "config", default_bytes);
   } catch (...) {

@@ -26,7 +26,8 @@ class CpOut {
     const size_t size = std::min(item_.comm_elem_size, sizeof(nds_cp_comm));
     nds_cp_comm stamped = comm;
     stamped.struct_size = size;
-    std::memcpy(&detail::item_at(item_.comms, item_.comm_count, item_.comm_elem_size), &stamped, size);
+    std::memcpy(&detail::item_at(item_.comms, item_.comm_count, item_.comm_elem_size), &stamped,
+                size);
     ++item_.comm_count;
     return true;
   }
@@ -55,8 +56,12 @@ class CpAttentionPlugin : public virtual Plugin {
 
  private:
   using Glue = detail::CompiledGlue<Compiled, nds_cp_compiled>;
-  nds_cp_attention_v1 table_ = {sizeof(nds_cp_attention_v1), nullptr, &Glue::compile,
-                                &Glue::template evaluate<CpOut, nds_cp_item>, &Glue::release, 0};
+  nds_cp_attention_v1 table_ = {sizeof(nds_cp_attention_v1),
+                                nullptr,
+                                &Glue::compile,
+                                &Glue::template evaluate<CpOut, nds_cp_item>,
+                                &Glue::release,
+                                0};
 };
 
 }  // namespace ndsearch::sdk

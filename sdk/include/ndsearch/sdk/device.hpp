@@ -37,8 +37,8 @@ struct TopologyLevel {
   double latency_s = 0;
   std::string name;
   // ABI 1.1; 0 = absent (the host's default).
-  double bus_efficiency = 0;      // fraction of device_bandwidth_bytes_per_s collectives reach
-  double all_reduce_speedup = 0;  // NVLS/SHARP all-reduce over ring; 0 or 1 = none
+  double bus_efficiency = 0;        // fraction of device_bandwidth_bytes_per_s collectives reach
+  double all_reduce_speedup = 0;    // NVLS/SHARP all-reduce over ring; 0 or 1 = none
   double half_bandwidth_bytes = 0;  // message size at half the bus bandwidth; 0 = none
 };
 
@@ -51,7 +51,7 @@ struct Device {
   std::vector<DtypePeak> peaks;
   std::vector<TopologyLevel> levels;
   std::string assumes;
-  std::string source;  // a device file, say; empty: the plugin's id
+  std::string source;                      // a device file, say; empty: the plugin's id
   double memory_bandwidth_efficiency = 0;  // ABI 1.1: STREAM triad fraction; 0 = absent
   // ABI 1.14: where each figure comes from, a line per figure or group of
   // figures ("peak bf16: cores x clock x ... (source)"); empty = not stated.

@@ -26,8 +26,8 @@ class MemoryOut {
   // What the passes of lower phases put in `rank` for `term`.
   double prior(int32_t rank, nds_memory_term term) const noexcept {
     if (static_cast<uint32_t>(term) >= item_.term_count) return 0;
-    return item_.prior_bytes[static_cast<size_t>(rank) * item_.term_count +
-                             static_cast<uint32_t>(term)];
+    return item_
+        .prior_bytes[static_cast<size_t>(rank) * item_.term_count + static_cast<uint32_t>(term)];
   }
   // Refuses the candidate with a static reason.
   void refuse(nds_status_code code, const char* static_reason) noexcept {
@@ -51,9 +51,9 @@ class MemoryPassPlugin : public virtual Plugin {
 
  private:
   using Glue = detail::CompiledGlue<Compiled, nds_memory_compiled>;
-  nds_memory_v1 table_ = {sizeof(nds_memory_v1), &Glue::compile,
-                          &Glue::template evaluate<MemoryOut, nds_memory_item>, &Glue::release,
-                          Phase, Flags};
+  nds_memory_v1 table_ = {
+      sizeof(nds_memory_v1), &Glue::compile, &Glue::template evaluate<MemoryOut, nds_memory_item>,
+      &Glue::release,        Phase,          Flags};
 };
 
 }  // namespace ndsearch::sdk

@@ -23,12 +23,18 @@ struct LayerParameters {
   double routed_active = 0;   // experts_per_token of them
   double shared_experts = 0;
 
-  double total() const { return attention + norms + dense_mlp + router + routed_experts + shared_experts; }
-  double active() const { return attention + norms + dense_mlp + router + routed_active + shared_experts; }
+  double total() const {
+    return attention + norms + dense_mlp + router + routed_experts + shared_experts;
+  }
+  double active() const {
+    return attention + norms + dense_mlp + router + routed_active + shared_experts;
+  }
 };
 
 namespace detail {
-inline double as_double(int64_t v) { return static_cast<double>(v); }
+inline double as_double(int64_t v) {
+  return static_cast<double>(v);
+}
 
 // One FFN of width f: GeLU has two matrices (up, down), SwiGLU three (gate,
 // up, down); biases on each when the layer has them.
@@ -59,8 +65,10 @@ inline LayerParameters layer_parameters(const nds_layer_block& b) {
   } else {
     const double q = heads * hd, k = kv * hd;
     p.attention = h * (q + 2 * k) + q * h;  // Q, K, V and output projections
-    if (b.linear_bias == 1) p.attention += q + 2 * k + h;
-    else if (b.qkv_bias == 1) p.attention += q + 2 * k;
+    if (b.linear_bias == 1)
+      p.attention += q + 2 * k + h;
+    else if (b.qkv_bias == 1)
+      p.attention += q + 2 * k;
   }
   if (b.qk_norm == 1) p.attention += 2 * hd;  // one norm over head_dim for Q, one for K
   p.norms = (b.norm == NDS_NORM_LAYERNORM ? 2 : 1) * 2 * h;  // LayerNorm has a bias too
@@ -72,7 +80,8 @@ inline LayerParameters layer_parameters(const nds_layer_block& b) {
     p.routed_active = as_double(b.experts_per_token) * expert;
   }
   if (b.shared_experts > 0)
-    p.shared_experts = as_double(b.shared_experts) * detail::ffn_parameters(b, b.shared_expert_ffn_hidden_size);
+    p.shared_experts =
+        as_double(b.shared_experts) * detail::ffn_parameters(b, b.shared_expert_ffn_hidden_size);
   return p;
 }
 
@@ -109,7 +118,8 @@ inline OptimizerBytes optimizer_bytes(const nds_training& t) {
   // --reuse-fp32-param: bf16 + 16 bits) costs what the parameter does not hold.
   if (NDS_HAS_FIELD(&t, nds_training, master_reuses_params) && t.master_reuses_params == 1)
     b.master = b.master > params ? b.master - params : 0;
-  const double states = t.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(t.optimizer_states);
+  const double states =
+      t.optimizer_states == NDS_UNKNOWN ? 2 : static_cast<double>(t.optimizer_states);
   b.states = states * dtype_bytes(t.optimizer_dtype);
   return b;
 }

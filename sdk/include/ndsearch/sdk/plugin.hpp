@@ -138,7 +138,9 @@ inline HostStatus::HostStatus(nds_status* status) noexcept : status_(status) {
     // an empty message; the status itself still travels
   }
 }
-inline HostStatus::~HostStatus() { host().release_status(status_); }
+inline HostStatus::~HostStatus() {
+  host().release_status(status_);
+}
 
 // Runs `body` and turns whatever it throws into a status for the C caller.
 // (Only between init and shutdown, when the host is attached: the host never
@@ -245,7 +247,7 @@ const void* module_get_interface(const char* interface_id) noexcept {
 
 // Defines the library's entry point for `PluginClass` (default-constructible,
 // derived from sdk::Plugin through its kind bases). Use once per library.
-#define NDS_SDK_MODULE(PluginClass, id_literal, version_literal, description_literal)  \
+#define NDS_SDK_MODULE(PluginClass, id_literal, version_literal, description_literal) \
   extern "C" NDS_EXPORT const nds_module* nds_get_module(void) {                      \
     static const nds_module module = {                                                \
         sizeof(nds_module),                                                           \

@@ -5,10 +5,10 @@
 #ifndef NDSEARCH_SDK_UNITS_HPP_INCLUDED
 #define NDSEARCH_SDK_UNITS_HPP_INCLUDED
 
-#include <cctype>    // std::isdigit, std::isspace, std::tolower
-#include <cmath>     // std::llround
+#include <cctype>  // std::isdigit, std::isspace, std::tolower
+#include <cmath>   // std::llround
 #include <cstdint>
-#include <cstdlib>   // std::strtod
+#include <cstdlib>  // std::strtod
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,18 +24,25 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline std::optional<int64_t> memory_size_bytes(std::string_view text) {
   std::string s;
   for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c))) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   size_t unit = 0;
-  while (unit < s.size() && (std::isdigit(static_cast<unsigned char>(s[unit])) || s[unit] == '.')) ++unit;
+  while (unit < s.size() && (std::isdigit(static_cast<unsigned char>(s[unit])) || s[unit] == '.'))
+    ++unit;
   if (unit == 0) return std::nullopt;
   const double number = std::strtod(s.substr(0, unit).c_str(), nullptr);
   const std::string suffix = s.substr(unit);
   double scale = 0;
-  if (suffix == "kb" || suffix == "kib") scale = 1024.0;
-  else if (suffix == "mb" || suffix == "mib") scale = 1024.0 * 1024;
-  else if (suffix == "gb" || suffix == "gib") scale = kBytesPerGiB;
-  else if (suffix == "tb" || suffix == "tib") scale = kBytesPerGiB * 1024;
-  else return std::nullopt;
+  if (suffix == "kb" || suffix == "kib")
+    scale = 1024.0;
+  else if (suffix == "mb" || suffix == "mib")
+    scale = 1024.0 * 1024;
+  else if (suffix == "gb" || suffix == "gib")
+    scale = kBytesPerGiB;
+  else if (suffix == "tb" || suffix == "tib")
+    scale = kBytesPerGiB * 1024;
+  else
+    return std::nullopt;
   return static_cast<int64_t>(std::llround(number * scale));
 }
 
