@@ -23,6 +23,7 @@ packages=(
   chromium fonts-dejavu-core     # the report's test opens it headless (tests/report/)
   python3-pil                    # ... and reads its screenshot (Pillow, for /usr/bin/python3)
   pmccabe                        # function lengths for the ratchet (scripts/function_lengths.py)
+  clang-format                   # the format gate (scripts/check_format.sh, .clang-format)
 )
 
 missing=()
