@@ -33,9 +33,10 @@ void derive(ModelBlock& b, T& field, V value, const char* key, const std::string
   b.provenance[key] = "derived: " + why;
 }
 
-void finalize_block(Model& m, ModelBlock& b, const std::string& part_name) {
+// The block's width and attention: what must be stated, and what follows
+// from it (kv_heads, the attention kind, head dims; MLA's or not).
+void finalize_attention(Model& m, ModelBlock& b, const std::string& where) {
   nds_layer_block& c = b.c;
-  const std::string where = part_name.empty() ? "" : " of " + part_name;
   if (c.hidden_size == U || c.hidden_size == 0)
     shape_error(
         m,
@@ -87,6 +88,12 @@ void finalize_block(Model& m, ModelBlock& b, const std::string& part_name) {
       if (*field == U) derive(b, *field, int64_t{0}, key, "0 (no multi-latent attention)");
     if (c.v_head_dim == U) derive(b, c.v_head_dim, c.head_dim, "v_head_dim", "head_dim");
   }
+}
+
+// The block's experts: routed (top-k and FFN size stated), shared, and the
+// dense MLP a MoE layer does not have.
+void finalize_experts(Model& m, ModelBlock& b) {
+  nds_layer_block& c = b.c;
   if (c.experts == U)
     derive(b, c.experts, int64_t{0}, "experts", "0 (no routed experts stated: a dense layer)");
   if (c.experts == 0) {
@@ -115,6 +122,13 @@ void finalize_block(Model& m, ModelBlock& b, const std::string& part_name) {
            "0 (no shared expert)");
   if (c.ffn_hidden_size == U && c.experts > 0)
     derive(b, c.ffn_hidden_size, int64_t{0}, "ffn_hidden_size", "0 (a MoE layer has no dense MLP)");
+}
+
+void finalize_block(Model& m, ModelBlock& b, const std::string& part_name) {
+  nds_layer_block& c = b.c;
+  const std::string where = part_name.empty() ? "" : " of " + part_name;
+  finalize_attention(m, b, where);
+  finalize_experts(m, b);
   // Grouped GEMM is how experts run, not what they weigh: off unless stated.
   if (c.grouped_gemm == U) derive(b, c.grouped_gemm, int32_t{0}, "grouped_gemm", "0 (not stated)");
   // Flags that change the parameter count and that a config leaves unstated

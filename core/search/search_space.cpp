@@ -80,6 +80,39 @@ int64_t stated_or(int32_t stated, int64_t fallback) {
   return stated != U ? stated : fallback;
 }
 
+// One value `v` of `key` in an --only `assignment`: a schedule's or a
+// recompute mode's name, else a whole number in the key's range.
+int64_t only_value(const std::string& key, const std::string& v, const std::string& assignment) {
+  if (key == "schedule") {
+    const auto named = schedule_named(v);
+    if (!named)
+      throw UserError("E-USAGE",
+                      fmt::format("{}: {}", only_given("schedule=" + v), kScheduleNameList));
+    return *named;
+  }
+  if (key == "recompute") {
+    const auto named = recompute_mode_named(v);
+    if (!named)
+      throw UserError("E-USAGE",
+                      fmt::format("{}: {}", only_given("recompute=" + v), kRecomputeModeNames));
+    return *named;
+  }
+  char* end = nullptr;
+  const long long number = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0')
+    throw UserError("E-USAGE",
+                    fmt::format("{}: \"{}\" is not a whole number", only_given(assignment), v));
+  // sp and zero start at 0; the degrees at 1; all fit the ABI's int32.
+  const long long least = key == "sp" || key == "zero" ? 0 : 1;
+  if (number < least || number > INT32_MAX)
+    throw UserError("E-USAGE", fmt::format("{}: {} is out of range; {} takes {} to {}",
+                                           only_given(assignment), v, key, least,
+                                           key == "sp"     ? 1
+                                           : key == "zero" ? 3
+                                                           : INT32_MAX));
+  return number;
+}
+
 }  // namespace
 
 std::set<std::string> default_dimensions() {
@@ -162,38 +195,7 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(
                                                  only_given(assignment), typed));
         only[key].push_back(value);
       };
-      while (std::getline(values_in, v, ',')) {
-        if (key == "schedule") {
-          const auto named = schedule_named(v);
-          if (!named)
-            throw UserError("E-USAGE",
-                            fmt::format("{}: {}", only_given("schedule=" + v), kScheduleNameList));
-          add_once(*named, v);
-          continue;
-        }
-        if (key == "recompute") {
-          const auto named = recompute_mode_named(v);
-          if (!named)
-            throw UserError("E-USAGE", fmt::format("{}: {}", only_given("recompute=" + v),
-                                                   kRecomputeModeNames));
-          add_once(*named, v);
-          continue;
-        }
-        char* end = nullptr;
-        const long long number = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0')
-          throw UserError("E-USAGE", fmt::format("{}: \"{}\" is not a whole number",
-                                                 only_given(assignment), v));
-        // sp and zero start at 0; the degrees at 1; all fit the ABI's int32.
-        const long long least = key == "sp" || key == "zero" ? 0 : 1;
-        if (number < least || number > INT32_MAX)
-          throw UserError("E-USAGE", fmt::format("{}: {} is out of range; {} takes {} to {}",
-                                                 only_given(assignment), v, key, least,
-                                                 key == "sp"     ? 1
-                                                 : key == "zero" ? 3
-                                                                 : INT32_MAX));
-        add_once(number, v);
-      }
+      while (std::getline(values_in, v, ',')) add_once(only_value(key, v, assignment), v);
     }
   }
   return only;
