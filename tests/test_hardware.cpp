@@ -204,3 +204,23 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("`id` is 100000 characters long; use at most 128"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("A device file in error stops the verbs that price, not those that read no device") {
+  // The Planner reads the devices at the first call that needs them: as
+  // before the hosts shared it, `plugins list`, `model` and `apply` load no
+  // device, so a broken --device-file does not stop the command a user
+  // reaches for to see what loaded; `hardware` and `eval` stop on it.
+  const std::string bad = " --device-file " + device_file("speedup_below_one");
+  const std::string run = "env -u NDS_PLUGIN_PATH -u NDS_DEVICE_PATH " + cli();
+  const std::string config =
+      std::string(NDS_TEST_FIXTURES_SOURCE) + "/configs/hf/llama-3.1-8b.json";
+  CHECK(run_command(run + bad + " plugins list").exit_code == 0);
+  CHECK(run_command(run + bad + " model " + config).exit_code == 0);
+  for (const std::string& verb :
+       {std::string(" hardware"), " eval " + config + " -A nvidia-h100-sxm -d 8"}) {
+    INFO(verb);
+    const auto r = run_command(run + bad + verb);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("[E-DEVICE-FILE]"));
+  }
+}

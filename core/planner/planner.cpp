@@ -89,8 +89,9 @@ Planner::Planner(const PluginSettings& settings) {
   auto loaded = std::make_shared<Loaded>();
   loaded->options = search.options;
   loaded->registry = PluginRegistry::load(search);
-  // A device file the user names must be right: an error in it stops the run.
-  loaded->catalog = DeviceCatalog::load(loaded->registry, settings.device_file.has_value());
+  // A device file the user names must be right: an error in it stops the
+  // first call that reads the devices (Loaded::catalog).
+  loaded->device_file_named = settings.device_file.has_value();
   loaded_ = std::move(loaded);
 }
 
@@ -109,15 +110,15 @@ Listing Planner::plugins() const {
 
 Listing Planner::hardware() const {
   const RunScope run(loaded_->options);
-  return {hardware_document(loaded_->catalog),
+  return {hardware_document(loaded_->catalog()),
           [loaded = loaded_](std::ostream& out, const TextSettings&) {
-            write_hardware_text(out, loaded->catalog.devices());
+            write_hardware_text(out, loaded->catalog().devices());
           }};
 }
 
 Listing Planner::device(const std::string& id) const {
   const RunScope run(loaded_->options);
-  const Device& device = loaded_->catalog.resolve(id, "the device id");
+  const Device& device = loaded_->catalog().resolve(id, "the device id");
   return {device_document(device),
           [loaded = loaded_, d = &device](std::ostream& out, const TextSettings&) {
             write_device_text(out, *d);
@@ -153,7 +154,7 @@ Evaluation Planner::evaluate(const EvaluateSettings& settings) const {
   const RunScope run(loaded_->options);
   Model model =
       parse_config(loaded_->registry, settings.model.config, parse_options(settings.model));
-  const Machine machine = evaluation_machine(loaded_->catalog, settings.device, settings.devices);
+  const Machine machine = evaluation_machine(loaded_->catalog(), settings.device, settings.devices);
   const auto calibration = calibration_of(settings, *machine.device);
   apply_memory_calibration(model, calibration);
   const StrategyEvaluation e = evaluate_strategy(
@@ -189,13 +190,13 @@ Comparison Planner::compare(const CompareSettings& settings) const {
   const Device* device = nullptr;
   const bool swap = swaps_optimizer(*loaded_->options);
   if (!validation && !e.device.empty()) {
-    device = &loaded_->catalog.resolve(e.device, "the device id");
+    device = &loaded_->catalog().resolve(e.device, "the device id");
     calibration = calibration_of(e, *device);
     request.calibration = calibration;
   }
   request.base = evaluation_request(e, calibration, swap);
   const ComparedRuns compared =
-      compare_measured_file(loaded_->registry, loaded_->catalog, request, settings.measured);
+      compare_measured_file(loaded_->registry, loaded_->catalog(), request, settings.measured);
   Comparison r;
   r.document = compare_json(compared);
   if (device != nullptr)
@@ -203,8 +204,8 @@ Comparison Planner::compare(const CompareSettings& settings) const {
                          parse_config(loaded_->registry, e.model.config, parse_options(e.model)),
                          *device);
   if (!settings.fit.empty() && compared.priced() > 0)
-    r.document["fit"] = fit_json(
-        fit_calibration_file(loaded_->registry, loaded_->catalog, request, compared, settings.fit));
+    r.document["fit"] = fit_json(fit_calibration_file(loaded_->registry, loaded_->catalog(),
+                                                      request, compared, settings.fit));
   std::ostringstream csv;
   write_compare_csv(csv, compared);
   r.csv = csv.str();
@@ -236,7 +237,7 @@ Explanation Planner::explain(const ExplainSettings& settings) const {
   const bool own = e.strategy.empty() && e.recompute_mode.empty();
   const uint64_t devices = own ? prepare_own_strategy(model, e.devices) : e.devices;
   request.rank_by_default = own;
-  const Machine machine = evaluation_machine(loaded_->catalog, e.device, devices);
+  const Machine machine = evaluation_machine(loaded_->catalog(), e.device, devices);
   const auto calibration = calibration_of(e, *machine.device);
   apply_memory_calibration(model, calibration);
   request.evaluation = evaluation_request(e, calibration, swaps_optimizer(*loaded_->options));

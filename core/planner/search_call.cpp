@@ -102,9 +102,11 @@ WrittenFile write_ppb(const SearchReport::Data& d, const SearchSettings& s) {
               ppb_command(folder.string(), file_stem, strategy, d.options.budget.budget_bytes))};
 }
 
-// The config with the emit_rank-th strategy in it, checked to price as the
-// ranked job (eval's pricing of it).
-WrittenConfig emit(SearchReport::Data& d, const SearchSettings& s) {
+// The config with the emit_rank-th strategy written into it (apply's
+// writer), checked to price as the ranked job (eval's pricing of it). A rank
+// beyond the ranking or a pricing error stops the search; a writer's refusal
+// is kept for the host to show after the ranking, still worth reading.
+void emit(SearchReport::Data& d, const SearchSettings& s, SearchReport& report) {
   const PricedCandidate& c = ranked(d.result, s.emit_rank, Setting("emit_rank"));
   PriceCheck price{&d.machine, listed_evaluation_request(c, d.machine, d.request, d.options),
                    nullptr};
@@ -115,9 +117,13 @@ WrittenConfig emit(SearchReport::Data& d, const SearchSettings& s) {
       c.strategy, priced_stage_layers(priced.strategy, d.model, c.stage_layers),
       priced_layer_options(priced, static_cast<uint32_t>(d.model.decoder_layers())),
       recompute_text(c.strategy.recompute, c.recompute)};
-  const ConfigWrite written =
-      write_config(d.loaded->registry, d.model, s.model.config, parse_options(s.model), w, &price);
-  return written_config(written, d.model, s.model.config, s.emit_config, true);
+  try {
+    const ConfigWrite written = write_config(d.loaded->registry, d.model, s.model.config,
+                                             parse_options(s.model), w, &price);
+    report.written_config = written_config(written, d.model, s.model.config, s.emit_config, true);
+  } catch (const UserError& e) {
+    report.emit_failure = e;
+  }
 }
 
 WrittenFile write_report(SearchReport::Data& d, SearchReportParts& parts,
@@ -156,7 +162,7 @@ SearchReport Planner::search(const SearchSettings& settings) const {
   request.recompute = recompute_settings_of(settings.recompute, swaps_optimizer(*loaded_->options));
   request.balance_layers = settings.balance_layers;
   request.devices = search_device_count(d->model, settings.devices);
-  d->machine = make_machine(loaded_->catalog, settings.device, request.devices);
+  d->machine = make_machine(loaded_->catalog(), settings.device, request.devices);
   request.calibration =
       load_calibration(settings.calibration, *d->machine.device, settings.force_calibration);
   apply_memory_calibration(d->model, request.calibration);
@@ -171,6 +177,7 @@ SearchReport Planner::search(const SearchSettings& settings) const {
   d->options.closest_misses = settings.output_dir.empty() ? misses : 0;
   d->options.progress = settings.progress;
   d->result = run_search(loaded_->registry, d->model, *d->machine.device, d->options);
+  d->options.progress = nullptr;  // the caller's, valid during the call only
 
   SearchReport report(d);
   if (!settings.ranking_csv.empty()) {
@@ -182,13 +189,7 @@ SearchReport Planner::search(const SearchSettings& settings) const {
   if (settings.report) parts.sample = sample_fits(d->result.ranking);
   if (!settings.output_dir.empty()) write_folder(*d, settings, parts.potentials, report.files);
   if (settings.ppb_rank > 0) report.files.push_back(write_ppb(*d, settings));
-  if (!settings.emit_config.empty() && d->result.counts.fit > 0) {
-    try {
-      report.written_config = emit(*d, settings);
-    } catch (const UserError& e) {
-      report.emit_failure = e;  // the ranking is still worth reading
-    }
-  }
+  if (!settings.emit_config.empty() && d->result.counts.fit > 0) emit(*d, settings, report);
   keep_listed(d->result, settings.top, misses);
   if (library) report.files.push_back(write_report(*d, parts, *library, settings.output_dir));
   return report;

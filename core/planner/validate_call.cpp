@@ -37,7 +37,7 @@ std::string parts_text(const ValidationReport& report) {
 
 Validation Planner::validate(const ValidationSettings& settings) const {
   const RunScope run(loaded_->options);
-  const ValidationReport report = run_validation(loaded_->registry, loaded_->catalog,
+  const ValidationReport report = run_validation(loaded_->registry, loaded_->catalog(),
                                                  settings.folder, {settings.fit, settings.search});
   return {validation_markdown(report), parts_text(report), fitted_overheads_source(report),
           fitted_allocator_source(report.memory)};

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <ndsearch/core/json_text.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -35,16 +36,17 @@ void apply_verbosity(SearchSettings& s, int verbosity) {
 }
 
 // What was written, beside the table; on stderr where stdout is one JSON or
-// CSV document.
-void print_notes(std::ostream& out, const SearchReport& r) {
+// CSV document: the balancer's file, the emitted config, then the report.
+void print_notes(std::ostream& out, const SearchReport& r, const std::filesystem::path& report) {
+  const bool reported = !report.empty();
   for (const WrittenFile& f : r.files)
-    if (!f.note.empty() && f.path.filename() != "report.html") out << "  " << f.note << "\n";
+    if (!f.note.empty() && !(reported && f.path == report)) out << "  " << f.note << "\n";
   if (r.written_config && r.written_config->file) {
     out << r.written_config->file->note << "\n";
     if (!r.written_config->fragments) r.written_config->write_changes(out);
   }
   for (const WrittenFile& f : r.files)
-    if (f.path.filename() == "report.html") out << "  " << f.note << "\n";
+    if (reported && f.path == report) out << "  " << f.note << "\n";
 }
 
 int search(const PluginFlags& base_flags, SearchArgs& args) {
@@ -62,7 +64,8 @@ int search(const PluginFlags& base_flags, SearchArgs& args) {
     r.write_json(std::cout);
   else if (base_flags.verbosity >= 1)
     r.write_text(std::cout, cli_text());
-  print_notes(args.format == "table" ? std::cout : std::cerr, r);
+  print_notes(args.format == "table" ? std::cout : std::cerr, r,
+              args.settings.report ? args.settings.output_dir / "report.html" : "");
   if (r.emit_failure) throw *r.emit_failure;
   if (!r.fits()) throw r.no_fit();
   return kExitOk;

@@ -84,7 +84,9 @@ py::object answer(const Result& r, Format format) {
   return py::str(text.str());
 }
 
-// A refusal or a search where nothing fits raises, as the CLI exits non-zero.
+// A written config the writer refused raises (the search's document would
+// not say so); a refused strategy or a search where nothing fits answers
+// with its document, which says it (valid false, counts.fit 0).
 void raise_outcome(const std::optional<ndsearch::UserError>& failure) {
   if (failure) throw *failure;
 }

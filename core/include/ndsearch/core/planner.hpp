@@ -227,8 +227,10 @@ PluginCheck check_plugin(const PluginCheckSettings& settings);
 
 class Planner {
  public:
-  // Loads the plugins and devices `settings` describe (the vetting of
-  // search-path plugins included); throws UserError as the CLI's flags do.
+  // Loads the plugins `settings` describe (the vetting of search-path
+  // plugins included); throws UserError as the CLI's flags do. The devices
+  // (and `device_file`) are read by the first call that needs them, which
+  // throws for an error there: plugins(), model() and apply() need none.
   explicit Planner(const PluginSettings& settings = {});
   Planner(Planner&&) noexcept;
   Planner& operator=(Planner&&) noexcept;
