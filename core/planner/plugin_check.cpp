@@ -113,7 +113,11 @@ PluginCheck check_plugin(const PluginCheckSettings& s) {
                           : std::optional<fs::path>(fs::absolute(s.sample_config))),
       std::chrono::milliseconds(static_cast<long long>(s.timeout_s * 1000))));
   const std::string warning = stdout_warning(s.path, *result);
-  const auto [error_id, message] = check_failure(*result);
+  // Named copies, not a structured binding: clang before 16 cannot capture
+  // a binding in the lambda below, and the fuzz/ASan build uses clang.
+  const auto failure = check_failure(*result);
+  const std::string error_id = failure.first;
+  const std::string message = failure.second;
   const fs::path path = s.path;
   PluginCheck check{Listing(check_document(path, *result, error_id, message, warning),
                             [=](std::ostream& out, const TextSettings& text) {
