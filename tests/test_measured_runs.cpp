@@ -212,13 +212,18 @@ TEST_CASE(
   CHECK(d[0].line == 3);
   CHECK(d[0].column == "dp");
   CHECK(d[0].value == "0");
-  CHECK_THAT(d[0].reason, Catch::Contains("whole number from 1"));
+  // Each range is strategy_keys.hpp's, as --strategy reads it: degrees 1 to
+  // 2^24 = 16777216, zero 0 to 3, sp 0 to 1.
+  CHECK(d[0].reason == "out of range; dp takes 1 to 16777216");
   CHECK(d[1].column == "TP");  // as the header spells it
   CHECK(d[1].value == "2.5");
+  CHECK(d[1].reason == "not a whole number");
   CHECK(d[2].column == "zero");
-  CHECK_THAT(d[2].reason, Catch::Contains("from 0 to 3"));
+  CHECK(d[2].reason == "out of range; zero takes 0 to 3");
   CHECK(d[3].column == "sp");
+  CHECK(d[3].reason == "out of range; sp takes 0 to 1 (or the reference's True or False)");
   CHECK(d[4].value == "99999999999");
+  CHECK(d[4].reason == "out of range; dp takes 1 to 16777216");
 }
 
 TEST_CASE("Recompute and schedule values: ours and the reference's spellings, and a bad one") {

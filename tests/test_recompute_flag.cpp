@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_recompute_flag.cpp: --recompute as the reference and the runtimes
-// spell it (core/search/space_shortcuts.hpp, core/strategy/recompute_names.hpp):
+// spell it (core/search/space_shortcuts.hpp, core/model/recompute_names.hpp):
 // on search it restricts the recompute dimension, `auto` meaning the three
 // uniform modes; on eval and explain it is the strategy's recompute=; `off`
 // is none everywhere (reference §8.1).
@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "core/strategy/recompute_names.hpp"
+#include "core/model/recompute_names.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 

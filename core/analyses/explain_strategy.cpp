@@ -42,7 +42,7 @@ StrategyRank rank_in_search(const PluginRegistry& registry, Model& model, const 
   options.space.include = normal;
   options.calibration = request.evaluation.calibration;  // ranked as the strategy is priced
   options.keep = 0;  // every fitting strategy: the rank is a position among them
-  options.closest_misses = 5;
+  options.closest_misses = kListedMisses;
   const SearchResult r = run_search(registry, model, *machine.device, options);
   StrategyRank out;
   out.fit = r.counts.fit;

@@ -15,9 +15,8 @@
 #include <ndsearch/sdk/units.hpp>
 
 #include "core/model/model_json.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/price/time/time_model.hpp"
-#include "core/strategy/recompute_names.hpp"
-#include "core/strategy/strategy.hpp"
 #include "core/support/csv.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
@@ -26,22 +25,17 @@ namespace ndsearch {
 namespace {
 
 constexpr const char* kErrorId = "E-MEASURED-CSV";
-constexpr int64_t kMaxDegree = int64_t{1} << 24;  // as --strategy and the device count
 constexpr size_t kShownBytes = 80;
 
 // What a column holds.
 enum class Role {
-  degree,      // a strategy key, a whole number from 1
-  flag,        // sp: 0 or 1 (the reference's SP also True/False)
-  zero_level,  // zero: 0 to 3
-  recompute,   // none/selective/full (the reference's off, True, False too)
-  schedule,    // as --strategy reads it
-  step_time,   // `time` or `step_s`: seconds per step, required
-  part,        // a measured part in seconds (ours: forward_s ...)
-  comp,        // the classified CSV's compute seconds, required there
-  wait,        // a classified *_wait column, summed into its part
-  ignored,     // step_trainer: read, not used
-  devices,     // per-row overrides
+  strategy,   // a strategy key, read as --strategy reads it (the reference's True/False too)
+  step_time,  // `time` or `step_s`: seconds per step, required
+  part,       // a measured part in seconds (ours: forward_s ...)
+  comp,       // the classified CSV's compute seconds, required there
+  wait,       // a classified *_wait column, summed into its part
+  ignored,    // step_trainer: read, not used
+  devices,    // per-row overrides
   global_batch,
   seq_len,
   peak,  // the measured peak memory: `peak_gib` (GiB) or `peak_bytes`
@@ -56,13 +50,13 @@ struct Column {
 // The reference's dimension acronyms (its -l, reference §3.1) and our key
 // for each: MP is TP, MB is the micro-batch number.
 constexpr Column kReferenceColumns[] = {
-    {"dp", Role::degree, "dp"},    {"mp", Role::degree, "tp"},
-    {"tp", Role::degree, "tp"},    {"pp", Role::degree, "pp"},
-    {"ep", Role::degree, "ep"},    {"cp", Role::degree, "cp"},
-    {"vpp", Role::degree, "vpp"},  {"mb", Role::degree, "mbn"},
-    {"mbn", Role::degree, "mbn"},  {"mbs", Role::degree, "mbs"},
-    {"op", Role::degree, "op"},    {"sp", Role::flag, "sp"},
-    {"time", Role::step_time, ""}, {"recompute", Role::recompute, "recompute"},
+    {"dp", Role::strategy, "dp"},   {"mp", Role::strategy, "tp"},
+    {"tp", Role::strategy, "tp"},   {"pp", Role::strategy, "pp"},
+    {"ep", Role::strategy, "ep"},   {"cp", Role::strategy, "cp"},
+    {"vpp", Role::strategy, "vpp"}, {"mb", Role::strategy, "mbn"},
+    {"mbn", Role::strategy, "mbn"}, {"mbs", Role::strategy, "mbs"},
+    {"op", Role::strategy, "op"},   {"sp", Role::strategy, "sp"},
+    {"time", Role::step_time, ""},  {"recompute", Role::strategy, "recompute"},
 };
 
 // The classified CSV's measured parts (reference §9.4, §6.8 RealParts), as
@@ -76,37 +70,14 @@ constexpr Column kClassifiedColumns[] = {
     {"step_trainer", Role::ignored, ""},
 };
 
-// Ours: the strategy keys of DESIGN §8.1 (MP and MB accepted, as
-// --strategy does), the step time and the overrides; the parts come from
-// kTimeParts.
+// Ours besides the strategy keys of strategy_keys.hpp (their aliases
+// too, as --strategy reads them): the step time, the overrides and the
+// peak; the parts come from kTimeParts.
 constexpr Column kOurColumns[] = {
-    {"dp", Role::degree, "dp"},
-    {"tp", Role::degree, "tp"},
-    {"mp", Role::degree, "tp"},
-    {"pp", Role::degree, "pp"},
-    {"cp", Role::degree, "cp"},
-    {"ep", Role::degree, "ep"},
-    {"etp", Role::degree, "etp"},
-    {"vpp", Role::degree, "vpp"},
-    {"sp", Role::flag, "sp"},
-    {"zero", Role::zero_level, "zero"},
-    {"op", Role::degree, "op"},
-    {"mbs", Role::degree, "mbs"},
-    {"mbn", Role::degree, "mbn"},
-    {"mb", Role::degree, "mbn"},
-    {"recompute", Role::recompute, "recompute"},
-    {"schedule", Role::schedule, "schedule"},
-    {"step_s", Role::step_time, ""},
-    {"devices", Role::devices, ""},
-    {"global_batch", Role::global_batch, ""},
-    {"seq_len", Role::seq_len, ""},
-    {"peak_gib", Role::peak, "peak"},
-    {"peak_bytes", Role::peak, "peak"},
+    {"step_s", Role::step_time, ""},          {"devices", Role::devices, ""},
+    {"global_batch", Role::global_batch, ""}, {"seq_len", Role::seq_len, ""},
+    {"peak_gib", Role::peak, "peak"},         {"peak_bytes", Role::peak, "peak"},
 };
-
-// The order the strategy text states its keys in (strategy_text's).
-constexpr const char* kKeyOrder[] = {"dp", "tp",   "pp", "cp",  "ep",  "etp",       "vpp",
-                                     "sp", "zero", "op", "mbs", "mbn", "recompute", "schedule"};
 
 constexpr const char* kFormats =
     "the reference's simple CSV (its dimension acronyms, e.g. DP,MP,PP,MBS, and `time`), its "
@@ -136,7 +107,11 @@ std::vector<std::string> our_part_columns() {
 std::vector<Column> known_columns(MeasuredFormat format, const std::vector<std::string>& parts) {
   std::vector<Column> columns;
   if (format == MeasuredFormat::ndsearch) {
-    columns.assign(std::begin(kOurColumns), std::end(kOurColumns));
+    for (const StrategyKey& k : kStrategyKeys) {
+      columns.push_back({k.name.data(), Role::strategy, k.name.data()});
+      if (!k.alias.empty()) columns.push_back({k.alias.data(), Role::strategy, k.name.data()});
+    }
+    columns.insert(columns.end(), std::begin(kOurColumns), std::end(kOurColumns));
     for (size_t i = 0; i < parts.size(); ++i)
       columns.push_back({parts[i].c_str(), Role::part, kTimeParts[i].first});
     return columns;
@@ -208,31 +183,22 @@ double peak_bytes(std::string_view text, double unit) {
   return v * unit;
 }
 
-std::string recompute_mode(std::string_view text) {
-  const std::string v = lowercase(text);
-  if (v == "false") return "none";  // the reference's boolean column
-  if (v == "true") return "full";
-  if (const auto mode = recompute_mode_named(v)) return recompute_name(*mode);
-  throw CellError{
-      "not a recompute mode (none, selective or full; the reference's off, True, False)"};
-}
-
-std::string flag(std::string_view text) {
-  const std::string v = lowercase(text);
-  if (v == "1" || v == "true") return "1";
-  if (v == "0" || v == "false") return "0";
-  throw CellError{"not 0 or 1 (True or False)"};
-}
-
-// The schedule as --strategy reads it; its message names the accepted ones.
-std::string schedule(std::string_view text) {
-  const std::string v = lowercase(text);
-  try {
-    parse_strategy("schedule=" + v);
-  } catch (const UserError& e) {
-    throw CellError{fmt::format("not a schedule ndsearch reads ({})", e.what())};
-  }
-  return v;
+// A strategy key's cell, read as --strategy reads it, with the reference's
+// booleans: its SP as True/False, its recompute column's True (full) and
+// False (none).
+std::string strategy_cell(std::string_view name, std::string_view text) {
+  const StrategyKey& key = *strategy_key(name);
+  std::string v = lowercase(text);
+  const bool boolean = v == "true" || v == "false";
+  if (boolean && key.name == "sp") v = v == "true" ? "1" : "0";
+  if (boolean && key.name == "recompute") v = v == "true" ? "full" : "none";
+  std::string why;
+  const auto value = read_key_value(key, v, why);
+  if (!value)
+    throw CellError{key.name == "sp" || key.name == "recompute"
+                        ? fmt::format("{} (or the reference's True or False)", why)
+                        : why};
+  return key_value_text(key, *value).value_or("");
 }
 
 struct HeaderColumn {
@@ -275,15 +241,7 @@ class RowReader {
           continue;  // not stated: the core's defaults apply
         }
         switch (h.column.role) {
-          case Role::degree:
-            keys[h.column.key] = std::to_string(whole_number(cell, 1, kMaxDegree));
-            break;
-          case Role::flag: keys[h.column.key] = flag(cell); break;
-          case Role::zero_level:
-            keys[h.column.key] = std::to_string(whole_number(cell, 0, 3));
-            break;
-          case Role::recompute: keys[h.column.key] = recompute_mode(cell); break;
-          case Role::schedule: keys[h.column.key] = schedule(cell); break;
+          case Role::strategy: keys[h.column.key] = strategy_cell(h.column.key, cell); break;
           case Role::step_time:
             run.step_s = seconds(cell, "a step time of 0 s; a measured step takes time");
             has_step = true;
@@ -301,7 +259,7 @@ class RowReader {
           }
           case Role::ignored: break;
           case Role::devices:
-            run.devices = static_cast<uint64_t>(whole_number(cell, 1, kMaxDegree));
+            run.devices = static_cast<uint64_t>(whole_number(cell, 1, kMostDegree));
             break;
           case Role::global_batch: run.global_batch = whole_number(cell, 1, INT32_MAX); break;
           case Role::seq_len: run.seq_len = whole_number(cell, 1, INT32_MAX); break;
@@ -334,9 +292,9 @@ class RowReader {
  private:
   static std::string strategy_text_of(const std::map<std::string, std::string>& keys) {
     std::string text;
-    for (const char* key : kKeyOrder)
-      if (auto it = keys.find(key); it != keys.end())
-        text += fmt::format("{}{}={}", text.empty() ? "" : ",", key, it->second);
+    for (const StrategyKey& k : kStrategyKeys)
+      if (auto it = keys.find(std::string(k.name)); it != keys.end())
+        text += fmt::format("{}{}={}", text.empty() ? "" : ",", k.name, it->second);
     return text;
   }
 

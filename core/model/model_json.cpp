@@ -3,6 +3,7 @@
 
 #include "core/model/params.hpp"
 #include "core/model/schedule_names.hpp"
+#include "core/model/strategy_keys.hpp"
 
 namespace ndsearch {
 namespace {
@@ -115,25 +116,16 @@ json overlap_json(const Model& m) {
   return j;
 }
 
-json stated_json(const nds_strategy& s) {
-  auto k = [](int32_t v) { return v == NDS_UNKNOWN ? json(nullptr) : json(v); };
-  return {{"dp", k(s.dp)},
-          {"tp", k(s.tp)},
-          {"pp", k(s.pp)},
-          {"cp", k(s.cp)},
-          {"ep", k(s.ep)},
-          {"etp", k(s.etp)},
-          {"vpp", k(s.vpp)},
-          {"sp", k(s.sp)},
-          {"zero", k(s.zero)},
-          {"op", k(s.op)},
-          {"mbs", k(s.mbs)},
-          {"mbn", k(s.mbn)},
-          {"recompute", named(recompute_name(s.recompute))},
-          {"schedule", named(schedule_name(s.schedule))}};
-}
-
 }  // namespace
+
+json strategy_json(const nds_strategy& s) {
+  json j = json::object();
+  for (const StrategyKey& k : kStrategyKeys) {
+    const auto text = key_value_text(k, key_value(s, k));
+    j[std::string(k.name)] = !text ? json(nullptr) : k.field ? json(key_value(s, k)) : json(*text);
+  }
+  return j;
+}
 
 const char* dtype_name(nds_dtype dtype) {
   switch (dtype) {
@@ -242,7 +234,7 @@ json model_to_json(const Model& m) {
             {"params_mtp", params ? json(params->mtp) : json(nullptr)},
             {"global_batch", known(m.training.global_batch)},
             {"micro_batch_size", m.stated.mbs == NDS_UNKNOWN ? json(nullptr) : json(m.stated.mbs)},
-            {"stated_strategy", stated_json(m.stated)},
+            {"stated_strategy", strategy_json(m.stated)},
             {"recompute", named(recompute_name(m.stated.recompute))},
             {"recompute_layers", m.recompute_layers},
             {"stage_layers", m.stage_layers},

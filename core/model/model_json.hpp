@@ -15,6 +15,11 @@ nlohmann::json model_to_json(const Model& model);
 // where unknown.
 nlohmann::json block_json(const nds_layer_block& block);
 
+// A strategy as the verbs print it (DESIGN §8.8): each key of
+// strategy_keys.hpp, degrees as integers, recompute and schedule as names,
+// unknown as null.
+nlohmann::json strategy_json(const nds_strategy& s);
+
 // The names the JSON uses for enumerations ("bf16", "swiglu", "interleaved"...).
 const char* dtype_name(nds_dtype dtype);
 const char* fp8_recipe_name(int32_t recipe);  // NDS_FP8_*: "none", "delayed", ...

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/output/apply_json.hpp"
 
+#include "core/model/model_json.hpp"
 #include "core/output/schema_version.hpp"
-#include "core/output/strategy_json.hpp"
 #include "core/strategy/strategy.hpp"
 
 namespace ndsearch {

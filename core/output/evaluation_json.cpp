@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "core/output/strategy_json.hpp"
+#include "core/model/model_json.hpp"
 #include "core/output/time_json.hpp"
 #include "core/support/byte_counts.hpp"
 

@@ -3,8 +3,8 @@
 
 #include <ndsearch/core/settings.hpp>
 
+#include "core/model/model_json.hpp"
 #include "core/output/evaluation_json.hpp"
-#include "core/output/strategy_json.hpp"
 #include "core/strategy/strategy.hpp"
 
 namespace ndsearch {

@@ -13,9 +13,8 @@
 #include <ndsearch/core/settings.hpp>
 
 #include "core/model/model_json.hpp"
-#include "core/output/strategy_json.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/price/time/time_model.hpp"
-#include "core/strategy/strategy_keys.hpp"
 #include "core/support/closest_name.hpp"
 #include "core/support/user_error.hpp"
 
@@ -31,10 +30,6 @@ constexpr double kGiB = sdk::kBytesPerGiB;  // sizes print in GiB
 const std::vector<std::string> kDropOrder = {"parts3", "op",     "etp",       "sp",    "schedule",
                                              "parts2", "tokens", "zero",      "ep",    "cp",
                                              "vpp",    "mbs",    "recompute", "parts1"};
-
-std::string degree_text(int32_t value) {
-  return value == NDS_UNKNOWN ? "?" : std::to_string(value);
-}
 
 // Four significant digits, the trailing zeros kept so the column aligns.
 std::string seconds_text(double s) {
@@ -72,11 +67,10 @@ struct Row {
 
 std::map<std::string, std::string> strategy_cells(const PricedCandidate& c) {
   std::map<std::string, std::string> cells;
-  for (const StrategyIntKey& k : kStrategyIntKeys)
-    cells[std::string(k.name)] = degree_text(c.strategy.*k.field);
+  for (const StrategyKey& k : kStrategyKeys)
+    cells[std::string(k.name)] = key_value_text(k, key_value(c.strategy, k)).value_or("?");
+  // The recompute cell also says what the chooser picked ("selective: 3 of 8 layers").
   cells["recompute"] = recompute_text(c.strategy.recompute, c.recompute);
-  const char* schedule = schedule_name(c.strategy.schedule);
-  cells["schedule"] = schedule != nullptr ? schedule : "?";
   return cells;
 }
 
@@ -225,13 +219,6 @@ std::string shared_settings(const std::vector<Row>& rows, std::vector<std::strin
   return text;
 }
 
-std::vector<std::string> strategy_keys() {
-  std::vector<std::string> keys;
-  for (const StrategyIntKey& k : kStrategyIntKeys) keys.emplace_back(k.name);
-  keys.insert(keys.end(), {"recompute", "schedule"});
-  return keys;
-}
-
 std::vector<Column> columns_of(const std::vector<std::string>& keys) {
   std::vector<Column> columns{{"rank", "rank"}};
   for (const std::string& key : keys) columns.push_back(column_of(key));
@@ -262,7 +249,7 @@ void print_rows(std::ostream& out, const std::vector<Column>& columns, const std
 
 const std::vector<std::string>& table_column_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> n = strategy_keys();
+    std::vector<std::string> n = strategy_key_names();
     n.insert(n.end(), {"step", "mfu", "tokens", "peak", "parts"});
     for (const auto& [name, member] : kTimeParts) n.push_back(std::string(name) + "%");
     return n;
@@ -291,13 +278,13 @@ void print_ranking_table(std::ostream& out, const std::vector<PricedCandidate>& 
     return;
   }
   if (options.wide) {
-    std::vector<std::string> keys = strategy_keys();
+    std::vector<std::string> keys = strategy_key_names();
     keys.insert(keys.end(), {"step", "mfu", "tokens", "peak"});
     for (const auto& [name, member] : kTimeParts) keys.push_back(std::string(name) + "%");
     print_rows(out, columns_of(keys), rows, options.width);
     return;
   }
-  std::vector<std::string> strategy = strategy_keys();
+  std::vector<std::string> strategy = strategy_key_names();
   const std::string shared = shared_settings(rows, strategy);
   std::vector<std::string> keys = strategy;
   keys.insert(keys.end(), {"step", "mfu", "tokens", "peak", "parts3"});

@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/model/strategy_keys.hpp"
 #include "core/output/evaluation_json.hpp"
 #include "core/output/search_json.hpp"
 #include "core/output/timeline_json.hpp"
 #include "core/price/evaluate_strategy.hpp"
 #include "core/price/recompute/recompute_summary.hpp"
 #include "core/price/time/time_model.hpp"
-#include "core/strategy/strategy_keys.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -19,9 +19,7 @@ using nlohmann::json;
 
 json report_vocabulary() {
   json keys = json::array(), parts = json::array(), terms = json::array();
-  for (const StrategyIntKey& k : kStrategyIntKeys) keys.push_back(k.name);
-  keys.push_back("recompute");
-  keys.push_back("schedule");
+  for (const StrategyKey& k : kStrategyKeys) keys.push_back(k.name);
   for (const auto& [name, member] : kTimeParts) parts.push_back(name);
   for (const auto& [key, term] : kStageMemoryTerms) terms.push_back(key);
   return {{"strategy_keys", keys}, {"parts", parts}, {"memory_terms", terms}};

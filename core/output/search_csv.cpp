@@ -7,13 +7,14 @@
 #include <cmath>
 
 #include "core/model/model_json.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/support/byte_counts.hpp"
 
 namespace ndsearch {
 namespace {
 
-constexpr const char* kStrategyHeader =
-    "dp,tp,pp,cp,ep,etp,vpp,sp,zero,op,mbs,mbn,recompute,schedule";
+// The strategy's columns: its keys' names, in the table's order.
+const std::string kStrategyHeader = fmt::format("{}", fmt::join(strategy_key_names(), ","));
 constexpr const char* kTermsHeader =
     "params_bytes,grads_bytes,optimizer_bytes,activations_bytes,comm_buffers_bytes,other_bytes";
 // step_s, the exposed parts in kTimeParts' order (forward_s ... overhead_s),
@@ -25,12 +26,16 @@ const std::string kTimeHeader = [] {
   return header + ",mfu,hfu,tokens_per_s";
 }();
 
+// Each key's value, as its column holds it; an unknown name is an empty cell.
 std::string strategy_cells(const nds_strategy& s) {
-  const char* recompute = recompute_name(s.recompute);
-  const char* schedule = schedule_name(s.schedule);
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", s.dp, s.tp, s.pp, s.cp, s.ep,
-                     s.etp, s.vpp, s.sp, s.zero, s.op, s.mbs, s.mbn, recompute ? recompute : "",
-                     schedule ? schedule : "");
+  std::string cells;
+  for (const StrategyKey& k : kStrategyKeys) {
+    const int32_t v = key_value(s, k);
+    cells +=
+        fmt::format("{}{}", cells.empty() ? "" : ",",
+                    k.field != nullptr ? std::to_string(v) : key_value_text(k, v).value_or(""));
+  }
+  return cells;
 }
 
 // Bytes as whole numbers (the passes sum fractions of bytes), as eval prints them.

@@ -9,6 +9,7 @@
 
 #include <ndsearch/core/settings.hpp>
 #include "core/model/model_json.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/model/trainer_limits.hpp"
 #include "core/output/calibration_json.hpp"
 #include "core/output/calibration_text.hpp"
@@ -73,9 +74,8 @@ std::string setup_text(const Model& model, const SearchOptions& options) {
 
 std::string searched_text(const SearchSpace& space) {
   std::vector<std::string> keys;
-  for (const char* k : {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "op", "mbs",
-                        "mbn", "recompute", "schedule"})
-    if (space.searched.count(k) != 0) keys.emplace_back(k);
+  for (const StrategyKey& k : kStrategyKeys)
+    if (space.searched.count(std::string(k.name)) != 0) keys.emplace_back(k.name);
   return fmt::format("searched: {}; the other settings keep the config's value",
                      fmt::join(keys, " "));
 }

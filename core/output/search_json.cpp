@@ -2,10 +2,10 @@
 #include "core/output/search_json.hpp"
 #include "core/output/schema_version.hpp"
 
+#include "core/model/model_json.hpp"
 #include "core/output/calibration_json.hpp"
 #include "core/output/evaluation_json.hpp"
 #include "core/output/json_stream.hpp"
-#include "core/output/strategy_json.hpp"
 #include "core/output/time_json.hpp"
 #include "core/price/evaluate_strategy.hpp"
 #include "core/strategy/strategy.hpp"

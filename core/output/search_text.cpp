@@ -5,9 +5,9 @@
 #include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/units.hpp>
 
+#include "core/model/model_json.hpp"
 #include "core/output/ranking_table.hpp"
 #include "core/output/search_header.hpp"
-#include "core/output/strategy_json.hpp"
 #include "core/output/text_settings.hpp"
 #include "core/output/wrapped_text.hpp"
 #include "core/strategy/strategy.hpp"

@@ -34,8 +34,6 @@ namespace {
 
 // recompute_potentials.csv covers the strategies a user weighs: the top ten.
 constexpr size_t kPotentialsTop = 10;
-// The closest misses the document lists unless more are asked for.
-constexpr size_t kListedMisses = 5;
 
 // The closest misses kept for the document: 0 for every one.
 size_t misses_kept(const SearchSettings& s) {

@@ -457,7 +457,7 @@ void rank(SearchResult& result, std::vector<PricedCandidate> fronts, Worker& wor
   keep_first(result.ranking, options.keep, ranks_before);
   result.pareto = pareto_front(std::move(fronts));
   keep_first(result.closest, options.closest_misses, closer_miss);
-  for (size_t i = 0; i < result.closest.size() && i < 5; ++i)
+  for (size_t i = 0; i < result.closest.size() && i < kListedMisses; ++i)
     result.closest_fixes.push_back(fixes_for(worker, model, options, result.closest[i].strategy));
   result.assumptions = worker.time->assumptions();
   for (std::string& line : memory_assumptions(model)) result.assumptions.push_back(std::move(line));

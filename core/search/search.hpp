@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <ndsearch/core/planner.hpp>  // kListedMisses
 #include <ndsearch/core/search_progress.hpp>
 #include "core/model/model.hpp"
 #include "core/price/memory/budget.hpp"
@@ -32,7 +33,7 @@ struct SearchOptions {
   std::string cp_algorithm;  // empty: the config's, else ring
   unsigned threads = 1;
   size_t keep = 10;                           // how many of the ranking to keep (0: all that fit)
-  size_t closest_misses = 5;                  // how many dropped candidates to keep, closest first
+  size_t closest_misses = kListedMisses;      // how many dropped candidates to keep, closest first
   std::optional<TrainerOverheads> overheads;  // instead of the shipped fit (the validation's refit)
   Calibration calibration;                    // a user's, on top of the trainer overheads
   // A recompute strategy that chooses per layer for the candidates that do not

@@ -12,7 +12,7 @@
 
 #include "core/model/model_json.hpp"
 #include "core/model/schedule_names.hpp"
-#include "core/strategy/recompute_names.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/strategy/strategy.hpp"  // op_from_config
 #include "core/support/closest_name.hpp"
 #include "core/support/lowercase.hpp"
@@ -38,17 +38,6 @@ std::vector<int64_t> divisors(int64_t n) {
   std::sort(out.begin(), out.end());
   return out;
 }
-
-// A dimension's key as typed, lower case, the reference's acronyms read as ours.
-std::string dimension_key(std::string_view typed) {
-  std::string s = lowercase(typed);
-  if (s == "mp") s = "tp";
-  if (s == "mb") s = "mbn";
-  return s;
-}
-
-const std::set<std::string> kKnown = {"dp", "tp",   "pp", "cp",  "ep",  "etp",       "vpp",
-                                      "sp", "zero", "op", "mbs", "mbn", "recompute", "schedule"};
 
 // The values of `key`: `searched` when the dimension is searched, else the
 // one fixed value; --only filters both.
@@ -80,43 +69,24 @@ int64_t stated_or(int32_t stated, int64_t fallback) {
   return stated != U ? stated : fallback;
 }
 
-// One value `v` of `key` in an --only `assignment`: a schedule's or a
-// recompute mode's name, else a whole number in the key's range.
-int64_t only_value(const std::string& key, const std::string& v, const std::string& assignment) {
-  if (key == "schedule") {
-    const auto named = schedule_named(v);
-    if (!named)
-      throw UserError("E-USAGE",
-                      fmt::format("{}: {}", only_given("schedule=" + v), kScheduleNameList));
-    return *named;
-  }
-  if (key == "recompute") {
-    const auto named = recompute_mode_named(v);
-    if (!named)
-      throw UserError("E-USAGE",
-                      fmt::format("{}: {}", only_given("recompute=" + v), kRecomputeModeNames));
-    return *named;
-  }
-  char* end = nullptr;
-  const long long number = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0')
-    throw UserError("E-USAGE",
-                    fmt::format("{}: \"{}\" is not a whole number", only_given(assignment), v));
-  // sp and zero start at 0; the degrees at 1; all fit the ABI's int32.
-  const long long least = key == "sp" || key == "zero" ? 0 : 1;
-  if (number < least || number > INT32_MAX)
-    throw UserError("E-USAGE", fmt::format("{}: {} is out of range; {} takes {} to {}",
-                                           only_given(assignment), v, key, least,
-                                           key == "sp"     ? 1
-                                           : key == "zero" ? 3
-                                                           : INT32_MAX));
-  return number;
+// One value `v` of `key` in an --only `assignment`, read as --strategy
+// reads it (strategy_keys.hpp): a schedule's or a recompute mode's name, else
+// a whole number in the key's range.
+int64_t only_value(const StrategyKey& key, const std::string& v, const std::string& assignment) {
+  std::string why;
+  const auto value = read_key_value(key, v, why);
+  if (!value)
+    throw UserError("E-USAGE", fmt::format("{}: \"{}\" is {}", only_given(assignment), v, why));
+  return *value;
 }
 
 }  // namespace
 
 std::set<std::string> default_dimensions() {
-  return {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero", "mbs", "mbn", "recompute"};
+  std::set<std::string> keys;
+  for (const StrategyKey& k : kStrategyKeys)
+    if (k.searched_by_default) keys.emplace(k.name);
+  return keys;
 }
 
 std::vector<int64_t> vpp_bound(int64_t pp, int64_t layers) {
@@ -135,16 +105,13 @@ std::set<std::string> SearchSpace::parse_dimensions(const std::string& text) {
     std::string part;
     while (std::getline(parts, part, ',')) {
       if (part.empty()) continue;
-      const std::string key = dimension_key(part);
-      if (kKnown.count(key) == 0)
+      const StrategyKey* key = strategy_key(part);
+      if (key == nullptr)
         throw UserError(
             "E-USAGE",
-            fmt::format("{}: not a dimension{}; use DP TP PP CP EP ETP VPP SP ZERO OP MBS MBN "
-                        "RECOMPUTE SCHEDULE (MP = TP, MB = MBN)",
-                        Setting("dimensions").named(part),
-                        did_you_mean(part, {"DP", "TP", "PP", "CP", "EP", "ETP", "VPP", "SP",
-                                            "ZERO", "OP", "MBS", "MBN", "RECOMPUTE", "SCHEDULE"})));
-      dims.insert(key);
+            fmt::format("{}: not a dimension{}; use {}", Setting("dimensions").named(part),
+                        did_you_mean(part, strategy_key_names(true)), strategy_key_list(true)));
+      dims.emplace(key->name);
     }
   }
   return dims;
@@ -163,14 +130,13 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(
       if (eq == std::string::npos)
         throw UserError("E-USAGE",
                         fmt::format("{}: write KEY=V1,V2 (e.g. tp=2,4,8)", only_given(assignment)));
-      const std::string key = dimension_key(assignment.substr(0, eq));
-      if (kKnown.count(key) == 0)
-        throw UserError(
-            "E-USAGE",
-            fmt::format("{}: unknown key \"{}\"{}", only_given(assignment), key,
-                        did_you_mean(key, {"dp", "tp", "pp", "cp", "ep", "etp", "vpp", "sp", "zero",
-                                           "op", "mbs", "mbn", "recompute", "schedule"})));
-      if (key == "dp" || key == "mbn")
+      const std::string typed = lowercase(assignment.substr(0, eq));
+      const StrategyKey* found = strategy_key(typed);
+      if (found == nullptr)
+        throw UserError("E-USAGE", fmt::format("{}: unknown key \"{}\"{}", only_given(assignment),
+                                               typed, did_you_mean(typed, strategy_key_names())));
+      const std::string key(found->name);
+      if (found->follows)
         throw UserError(
             "E-USAGE",
             fmt::format("{}: {} follows from the others (dp = devices / (tp·pp·cp), "
@@ -195,7 +161,7 @@ std::map<std::string, std::vector<int64_t>> SearchSpace::parse_only(
                                                  only_given(assignment), typed));
         only[key].push_back(value);
       };
-      while (std::getline(values_in, v, ',')) add_once(only_value(key, v, assignment), v);
+      while (std::getline(values_in, v, ',')) add_once(only_value(*found, v, assignment), v);
     }
   }
   return only;
@@ -387,8 +353,8 @@ Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_s
   plain.include.reset();
   const SpaceBounds b = space_bounds(plain, model);
   Exclusions out;
-  const auto restricted = [&](const char* key, int64_t v) {
-    auto it = plain.only.find(key);
+  const auto restricted = [&](std::string_view key, int64_t v) {
+    auto it = plain.only.find(std::string(key));
     if (it == plain.only.end() ||
         std::find(it->second.begin(), it->second.end(), v) != it->second.end())
       return false;
@@ -410,12 +376,9 @@ Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_s
     return out;
   }
   // Inner keys: the values the space visits at this triple, key by key.
-  std::map<std::string, std::set<int64_t>> seen;
+  std::map<std::string_view, std::set<int64_t>> seen;
   enumerate_inner(plain, model, {s.tp, s.pp, s.cp}, [&](const nds_strategy& c) {
-    seen["mbs"].insert(c.mbs), seen["ep"].insert(c.ep), seen["etp"].insert(c.etp),
-        seen["vpp"].insert(c.vpp);
-    seen["sp"].insert(c.sp), seen["zero"].insert(c.zero), seen["op"].insert(c.op);
-    seen["recompute"].insert(c.recompute), seen["schedule"].insert(c.schedule);
+    for (const StrategyKey& k : kStrategyKeys) seen[k.name].insert(key_value(c, k));
   });
   const int64_t dp = s.dp;
   const std::map<std::string, std::string> bound = {
@@ -437,23 +400,13 @@ Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_s
        "recompute is the config's unless RECOMPUTE is among " + Setting("dimensions").named()},
       {"schedule",
        "the schedule follows vpp unless SCHEDULE is among " + Setting("dimensions").named()}};
-  const std::vector<std::pair<std::string, int64_t>> keys = {{"mbs", s.mbs},
-                                                             {"ep", s.ep},
-                                                             {"etp", s.etp},
-                                                             {"vpp", s.vpp},
-                                                             {"sp", s.sp},
-                                                             {"zero", s.zero},
-                                                             {"op", s.op},
-                                                             {"recompute", s.recompute},
-                                                             {"schedule", s.schedule}};
-  for (const auto& [key, v] : keys) {
-    if (seen[key].count(v) != 0 || restricted(key.c_str(), v)) continue;
-    const bool named = key == "recompute" || key == "schedule";
-    const char* name = key == "recompute"  ? recompute_name(static_cast<nds_recompute_mode>(v))
-                       : key == "schedule" ? schedule_name(static_cast<nds_schedule>(v))
-                                           : nullptr;
-    out.bounds.push_back(fmt::format("{}={}: outside the bound {}", key,
-                                     named && name ? name : std::to_string(v), bound.at(key)));
+  for (const StrategyKey& k : kStrategyKeys) {
+    const auto why = bound.find(std::string(k.name));  // the keys inside the triple
+    const int32_t v = key_value(s, k);
+    if (why == bound.end() || seen[k.name].count(v) != 0 || restricted(k.name, v)) continue;
+    out.bounds.push_back(fmt::format("{}={}: outside the bound {}", k.name,
+                                     key_value_text(k, v).value_or(std::to_string(v)),
+                                     why->second));
   }
   return out;
 }

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "core/model/model_json.hpp"
+#include "core/model/recompute_names.hpp"
 #include "core/model/schedule_names.hpp"
-#include "core/strategy/recompute_names.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 

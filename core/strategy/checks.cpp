@@ -10,6 +10,7 @@
 #include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/schedule_names.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/placement.hpp"  // trainer_split_exists, stated_split_applies
 #include "core/strategy/strategy.hpp"
@@ -23,35 +24,29 @@ bool power_of_two(int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
 }
 
+// Every integer key known and in its range (strategy_keys.hpp).
 bool resolved(const nds_strategy& s) {
   bool ok = true;
-  for (int32_t v : {s.dp, s.tp, s.pp, s.cp, s.ep, s.etp, s.vpp, s.op, s.mbs, s.mbn})
-    ok = ok && v != U && v >= 1;
-  return ok && (s.sp == 0 || s.sp == 1) && s.zero >= 0 && s.zero <= 3;
+  for (const StrategyKey& k : kStrategyKeys)
+    if (k.field != nullptr)
+      ok = ok && s.*k.field != U && s.*k.field >= k.least && s.*k.field <= k.most;
+  return ok;
 }
 
 std::string degrees_message(const nds_strategy& s) {
   if (resolved(s)) return "every key resolved";
-  std::string unresolved;
-  for (auto [value, name] : {std::pair{s.dp, "dp"},
-                             {s.tp, "tp"},
-                             {s.pp, "pp"},
-                             {s.cp, "cp"},
-                             {s.ep, "ep"},
-                             {s.etp, "etp"},
-                             {s.vpp, "vpp"},
-                             {s.op, "op"},
-                             {s.mbs, "mbs"},
-                             {s.mbn, "mbn"}})
-    if (value == U || value < 1)
-      unresolved += fmt::format("{}{}", unresolved.empty() ? "" : ", ", name);
-  if (s.sp != 0 && s.sp != 1)
-    unresolved += fmt::format("{}sp (0 or 1)", unresolved.empty() ? "" : ", ");
-  if (s.zero < 0 || s.zero > 3)
-    unresolved += fmt::format("{}zero (0..3)", unresolved.empty() ? "" : ", ");
+  std::vector<std::string> unresolved;
+  for (const StrategyKey& k : kStrategyKeys) {
+    if (k.field == nullptr) continue;
+    const int32_t v = s.*k.field;
+    if (v != U && v >= k.least && v <= k.most) continue;
+    const bool unknown_degree = k.least == 1 && v < 1;  // NDS_UNKNOWN is negative
+    unresolved.push_back(unknown_degree ? std::string(k.name)
+                                        : fmt::format("{} ({} to {})", k.name, k.least, k.most));
+  }
   return fmt::format("{} unknown or out of range; give them in {}: dp follows from {}, mbn from {}",
-                     unresolved, Setting("strategy").named(), Setting("devices").named(),
-                     Setting("global_batch").named());
+                     fmt::join(unresolved, ", "), Setting("strategy").named(),
+                     Setting("devices").named(), Setting("global_batch").named());
 }
 
 // What the checks after "degrees" read: the strategy, the model, and what

@@ -7,16 +7,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 #include <string>
 
 #include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/schedule_names.hpp"
+#include "core/model/strategy_keys.hpp"
 #include "core/strategy/degree_product.hpp"
-#include "core/strategy/recompute_names.hpp"
-#include "core/strategy/strategy_keys.hpp"
 #include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
@@ -25,16 +23,10 @@ namespace {
 
 constexpr int32_t U = NDS_UNKNOWN;
 
-using IntKey = StrategyIntKey;
-constexpr const auto& kIntKeys = kStrategyIntKeys;
-
 [[noreturn]] void bad(const std::string& what) {
-  throw UserError(
-      "E-STRATEGY",
-      fmt::format("{}: {}; write strategy keys as \"dp=8,tp=4,pp=4,mbs=1\" "
-                  "(dp tp pp cp ep etp vpp sp zero op mbs mbn recompute schedule; MP = tp, "
-                  "MB = mbn)",
-                  Setting("strategy").named(), what));
+  throw UserError("E-STRATEGY",
+                  fmt::format("{}: {}; write strategy keys as \"dp=8,tp=4,pp=4,mbs=1\" ({})",
+                              Setting("strategy").named(), what, strategy_key_list()));
 }
 
 }  // namespace
@@ -42,15 +34,13 @@ constexpr const auto& kIntKeys = kStrategyIntKeys;
 nds_strategy unset_strategy() {
   nds_strategy s{};
   s.struct_size = sizeof(nds_strategy);
-  for (const IntKey& k : kIntKeys) s.*k.field = U;
-  s.recompute = U;
-  s.schedule = U;
+  for (const StrategyKey& k : kStrategyKeys) set_key_value(s, k, U);
   return s;
 }
 
 nds_strategy parse_strategy(std::string_view text) {
   nds_strategy s = unset_strategy();
-  std::map<std::string, std::string> seen;  // key -> the item that gave it
+  std::map<std::string_view, std::string> seen;  // key -> the item that gave it
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find(',', start);
@@ -60,41 +50,20 @@ nds_strategy parse_strategy(std::string_view text) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) bad(fmt::format("\"{}\" has no value", item));
-    std::string key = lowercase(item.substr(0, eq));
+    const std::string typed = lowercase(item.substr(0, eq));
     const std::string value = lowercase(item.substr(eq + 1));
-    if (key == "mp") key = "tp";
-    if (key == "mb") key = "mbn";
+    const StrategyKey* key = strategy_key(typed);
+    if (key == nullptr)
+      bad(fmt::format("unknown key \"{}\"{}", typed, did_you_mean(typed, strategy_key_names())));
     // A key given twice is a mistake to show, not a value to pick (the last
     // silently won before): "tp=2,tp=4", also through an alias ("mp=2,tp=4").
-    if (auto [it, first] = seen.emplace(key, std::string(item)); !first)
-      bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key, it->second,
-                      item));
-    if (key == "recompute") {
-      const auto mode = recompute_mode_named(value);
-      if (!mode) bad(fmt::format("recompute={} is not {}", value, kRecomputeModeNames));
-      s.recompute = *mode;
-      continue;
-    }
-    if (key == "schedule") {
-      const auto schedule = schedule_named(value);
-      if (!schedule) bad(fmt::format("schedule={} is not {}", value, kScheduleNameList));
-      s.schedule = *schedule;
-      continue;
-    }
-    auto it = std::find_if(std::begin(kIntKeys), std::end(kIntKeys),
-                           [&](const IntKey& k) { return k.name == key; });
-    if (it == std::end(kIntKeys)) {
-      std::vector<std::string> keys{"recompute", "schedule"};
-      for (const IntKey& k : kIntKeys) keys.emplace_back(k.name);
-      bad(fmt::format("unknown key \"{}\"{}", key, did_you_mean(key, keys)));
-    }
-    int64_t number = -1;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-    if (ec != std::errc() || ptr != value.data() + value.size() || number < 0 || number > (1 << 24))
-      bad(fmt::format("{}={} is not a whole number", key, value));
-    const bool zero_ok = key == "sp" || key == "zero";
-    if (number == 0 && !zero_ok) bad(fmt::format("{}=0: a degree is at least 1", key));
-    s.*it->field = static_cast<int32_t>(number);
+    if (auto [it, first] = seen.emplace(key->name, std::string(item)); !first)
+      bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key->name,
+                      it->second, item));
+    std::string why;
+    const auto v = read_key_value(*key, value, why);
+    if (!v) bad(fmt::format("{}={} is {}", key->name, value, why));
+    set_key_value(s, *key, *v);
   }
   return s;
 }
@@ -106,8 +75,8 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
   auto source = [&](const char* key, const std::string& where) {
     if (sources != nullptr) (*sources)[key] = where;
   };
-  for (const IntKey& k : kIntKeys)
-    if (s.*k.field != U) source(std::string(k.name).c_str(), Setting("strategy").named());
+  for (const StrategyKey& k : kStrategyKeys)
+    if (key_value(s, k) != U) source(std::string(k.name).c_str(), Setting("strategy").named());
   auto take = [&](int32_t nds_strategy::*field, const char* key, int32_t fallback,
                   const std::string& why) {
     if (s.*field != U) return;
@@ -200,28 +169,19 @@ StatedOp op_from_config(const nds_strategy& stated, int64_t shardable) {
 
 std::string strategy_text(const nds_strategy& s) {
   std::string text;
-  for (const IntKey& k : kIntKeys)
+  for (const StrategyKey& k : kStrategyKeys)
     text += fmt::format("{}{}={}", text.empty() ? "" : ",", k.name,
-                        s.*k.field == U ? std::string("?") : std::to_string(s.*k.field));
-  const char* recompute = recompute_name(s.recompute);
-  const char* schedule = schedule_name(s.schedule);
-  return text + fmt::format(",recompute={},schedule={}", recompute ? recompute : "?",
-                            schedule ? schedule : "?");
+                        key_value_text(k, key_value(s, k)).value_or("?"));
+  return text;
 }
 
 std::vector<std::string> strategy_changes(const nds_strategy& from, const nds_strategy& to) {
   std::vector<std::string> out;
-  const auto shown = [](int32_t v) { return v == U ? std::string("?") : std::to_string(v); };
-  for (const IntKey& k : kIntKeys)
-    if (from.*k.field != to.*k.field)
-      out.push_back(fmt::format("{} {} -> {}", k.name, shown(from.*k.field), shown(to.*k.field)));
-  const auto name = [](const char* n) { return std::string(n != nullptr ? n : "?"); };
-  if (from.recompute != to.recompute)
-    out.push_back(fmt::format("recompute {} -> {}", name(recompute_name(from.recompute)),
-                              name(recompute_name(to.recompute))));
-  if (from.schedule != to.schedule)
-    out.push_back(fmt::format("schedule {} -> {}", name(schedule_name(from.schedule)),
-                              name(schedule_name(to.schedule))));
+  for (const StrategyKey& k : kStrategyKeys)
+    if (key_value(from, k) != key_value(to, k))
+      out.push_back(fmt::format("{} {} -> {}", k.name,
+                                key_value_text(k, key_value(from, k)).value_or("?"),
+                                key_value_text(k, key_value(to, k)).value_or("?")));
   return out;
 }
 

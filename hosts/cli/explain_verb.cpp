@@ -2,6 +2,7 @@
 #include "hosts/cli/explain_verb.hpp"
 
 #include <ndsearch/core/json_text.hpp>
+#include <ndsearch/core/strategy_vocabulary.hpp>
 
 #include <iostream>
 
@@ -53,9 +54,9 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option("--strategy", e.strategy,
-                   "KEY=VALUE pairs of dp tp pp cp ep etp vpp sp zero op mbs mbn recompute "
-                   "schedule, e.g. \"tp=4,pp=4,recompute=full\"; default: the config's own, "
-                   "ranked in the default search");
+                   "KEY=VALUE pairs of " + strategy_key_words() +
+                       ", e.g. \"tp=4,pp=4,recompute=full\"; default: the config's own, "
+                       "ranked in the default search");
   add_memory_flags(*verb, e.max_memory, e.reserve_mem);
   add_cp_algo_flag(*verb, e.cp_algo);
   add_swap_optimizer_flag(*verb, args->eval.swap_optimizer);

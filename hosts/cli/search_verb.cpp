@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 #include <ndsearch/core/json_text.hpp>
+#include <ndsearch/core/planner.hpp>
+#include <ndsearch/core/strategy_vocabulary.hpp>
 
 #include <filesystem>
 #include <iostream>
@@ -91,10 +93,8 @@ void add_space_flags(CLI::App& verb, SpaceSettings& space) {
               space.dimensions += (space.dimensions.empty() ? "" : " ") + w;
             }
           },
-          "Dimensions to search, e.g. -l DP TP PP MBS or \"DP,TP,PP\" (default: DP TP PP CP EP ETP "
-          "VPP SP ZERO "
-          "MBS MBN RECOMPUTE; MP = TP, MB = MBN; also OP, SCHEDULE); the others keep the config's "
-          "value")
+          "Dimensions to search, e.g. -l DP TP PP MBS or \"DP,TP,PP\" (default: " +
+              default_dimension_words() + "); the others keep the config's value")
       ->expected(1, CLI::detail::expected_max_vector_size);
   verb.add_option("--only", space.only,
                   "Restrict a dimension to values, e.g. tp=2,4,8 (repeatable)");
@@ -122,8 +122,10 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   verb->add_option("--misses", s.table.misses,
-                   "Also list the N candidates closest to fitting, with what makes each fit (the "
-                   "five closest are listed anyway when none fits; every one at -v 3)")
+                   fmt::format("Also list the N candidates closest to fitting, with what makes "
+                               "each fit (the {} closest are listed anyway when none fits; every "
+                               "one at -v 3)",
+                               kListedMisses))
       ->check(CLI::Range(1, 1000000));
   verb->add_flag("--wide", s.table.wide,
                  "Show every strategy key and every part of the step in the table, however wide");

@@ -149,6 +149,11 @@ struct SearchTableSettings {
   bool every_miss = false;
 };
 
+// The closest misses a search lists when nothing fits, each with the
+// changes that would make it fit; a search keeps this many in its document
+// unless more are asked for (table.misses, all_misses).
+inline constexpr size_t kListedMisses = 5;
+
 struct SearchSettings {
   ModelSettings model;
   std::string device;
@@ -157,7 +162,7 @@ struct SearchSettings {
   size_t top = 10;
   std::optional<std::string> max_memory, reserve_mem;
   std::string cp_algo;
-  // Every closest miss in the document, not the five closest (or
+  // Every closest miss in the document, not the kListedMisses closest (or
   // table.misses, when more); table.every_miss implies it.
   bool all_misses = false;
   // Each fitting candidate's layers per stage and chunk chosen for a shorter

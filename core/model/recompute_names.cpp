@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/strategy/recompute_names.hpp"
+#include "core/model/recompute_names.hpp"
 
 #include <string>
 
