@@ -565,3 +565,15 @@ TEST_CASE("The backward's async TP exchange follows the script: off only without
   CHECK(unknown["overlap"]["tp_async"].is_null());
   CHECK(warned(unknown, "overlap.tp_async cannot be known from the file"));
 }
+
+TEST_CASE("A number flag reads a leading plus as argparse's int() does, as the shell does") {
+  // Megatron's flags are argparse type=int, and int("+2") is 2. Before one
+  // reader (whole_number.hpp), the flag reader refused the '+' that the
+  // shell reader took: TP=+2 then --tensor-model-parallel-size $TP failed.
+  auto r = launched("--tensor-model-parallel-size +2 --pipeline-model-parallel-size $((+2))");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json m = json::parse(r.out);
+  CHECK(m["stated_strategy"]["tp"] == 2);
+  CHECK(m["stated_strategy"]["pp"] == 2);
+}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/megatron_args/model.hpp"
 #include "plugins/parsers/megatron_args/mindspeed_refusals.hpp"
+#include "plugins/parsers/megatron_args/whole_number.hpp"
 
 #include "plugins/common/parsing/read_limits.hpp"
 #include "plugins/common/parsing/trainer_description.hpp"
@@ -33,20 +34,6 @@ std::string trim(const std::string& s) {
   size_t a = s.find_first_not_of(" \t\n\r");
   size_t b = s.find_last_not_of(" \t\n\r");
   return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
-bool whole_number(const std::string& text, int64_t& value) {
-  if (text.empty()) return false;
-  size_t i = text[0] == '-' ? 1 : 0;
-  if (i == text.size()) return false;
-  for (size_t k = i; k < text.size(); ++k)
-    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
-  try {
-    value = std::stoll(text);
-  } catch (...) {
-    return false;
-  }
-  return true;
 }
 
 // A value read from the arguments: known, unknown (with why) or absent.

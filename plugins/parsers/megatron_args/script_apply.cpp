@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/megatron_args/script_apply.hpp"
+#include "plugins/parsers/megatron_args/whole_number.hpp"
 
 #include <algorithm>
 #include <map>
@@ -536,7 +537,7 @@ std::string apply_to_script(const std::string& path, const std::string& text,
   const Found layers = args.find({"--num-layers"});
   int64_t n = 0;
   if (layers.state == Found::State::known && !layers.occurrence->values.empty())
-    n = std::strtoll(layers.occurrence->values.front().text().c_str(), nullptr, 10);
+    whole_number(layers.occurrence->values.front().text(), n);  // n stays 0 when unread
   const bool vpp_as_layers = args.has({"--num-layers-per-virtual-pipeline-stage"});
   const int64_t padded_slots = args.has({"--noop-layers"}) ? n : 0;
   ScriptEditor editor(path, text, args);

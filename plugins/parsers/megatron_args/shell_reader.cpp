@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugins/parsers/megatron_args/shell_reader.hpp"
+#include "plugins/parsers/megatron_args/whole_number.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -98,20 +99,6 @@ bool is_meta(char c) {
          c == '<' || c == '>' || c == '(' || c == ')';
 }
 
-bool parse_integer(const std::string& text, int64_t& value) {
-  if (text.empty()) return false;
-  size_t i = text[0] == '-' || text[0] == '+' ? 1 : 0;
-  if (i == text.size()) return false;
-  for (size_t k = i; k < text.size(); ++k)
-    if (!std::isdigit(static_cast<unsigned char>(text[k]))) return false;
-  try {
-    value = std::stoll(text);
-  } catch (...) {
-    return false;
-  }
-  return true;
-}
-
 // $(( ... )): + - * / % and parentheses on whole numbers. A result that
 // does not fit in 64 bits is not read (nullopt), as a division by zero;
 // nesting deeper than kMaxShellNesting throws TooDeep.
@@ -194,7 +181,7 @@ class Arithmetic {
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
     if (start == pos_) return std::nullopt;
     int64_t v = 0;
-    if (!parse_integer(s_.substr(start, pos_ - start), v)) return std::nullopt;
+    if (!whole_number(s_.substr(start, pos_ - start), v)) return std::nullopt;
     return v;
   }
   std::string s_;
@@ -369,7 +356,7 @@ class Reader {
     size_t index = 0;
     if (!subscript.empty()) {
       int64_t i = 0;
-      if (!parse_integer(subscript, i) || i < 0) {
+      if (!whole_number(subscript, i) || i < 0) {
         parts.push_back(unknown(
             "${" + name + "[" + subscript + "]}",
             "the index [" + subscript + "] of " + name + " is known only when the script runs",
@@ -917,7 +904,7 @@ class Reader {
     Variable& v = vars_[name];
     if (!subscript.empty() && subscript != "@" && subscript != "*") {
       int64_t index = 0;
-      if (parse_integer(subscript, index) && index >= 0) {
+      if (whole_number(subscript, index) && index >= 0) {
         if (index >= kMaxShellArrayIndex)
           throw ShellLimitError(line_,
                                 name + "[" + subscript + "]: an array index of " +
@@ -1173,7 +1160,7 @@ class Reader {
       }
       if (op == "!=") return decided(a != b);
       int64_t x = 0, y = 0;
-      if (parse_integer(a, x) && parse_integer(b, y)) {
+      if (whole_number(a, x) && whole_number(b, y)) {
         if (op == "-eq") return decided(x == y);
         if (op == "-ne") return decided(x != y);
         if (op == "-lt") return decided(x < y);
