@@ -9,6 +9,7 @@
 
 #include "hosts/cli/eval_verb.hpp"
 #include "hosts/cli/model_options.hpp"
+#include "hosts/cli/shared_flags.hpp"
 #include "hosts/cli/terminal_width.hpp"
 
 namespace ndsearch::cli {
@@ -47,9 +48,7 @@ void add_compare_verb(CLI::App& app, const PluginFlags& flags, std::function<int
                    "The measured runs: a CSV in the reference's simple or classified format, "
                    "ours, or a validation CSV (validation/*.csv: no CONFIG nor -A then)")
       ->required();
-  verb->add_option("-A,--device", args->eval.settings.device,
-                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3 (not with a "
-                   "validation CSV)");
+  add_device_flag(*verb, args->eval.settings.device, "not with a validation CSV");
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices, where a run does not say");
   add_pricing_flags(*verb, args->eval);

@@ -10,6 +10,7 @@
 #include "hosts/cli/model_options.hpp"
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
+#include "hosts/cli/shared_flags.hpp"
 #include "hosts/cli/terminal_width.hpp"
 
 namespace ndsearch::cli {
@@ -45,19 +46,6 @@ PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args) {
   return flags;
 }
 
-void add_memory_flags(CLI::App& verb, std::optional<std::string>& max_memory,
-                      std::optional<std::string>& reserve_mem) {
-  verb.add_option("-M,--max-memory", max_memory,
-                  "Device memory to use instead of the device's (58GB = 58 GiB)");
-  verb.add_option("--reserve-mem", reserve_mem, "Memory to keep free beside the runtime's reserve");
-}
-
-void add_cp_algo_flag(CLI::App& verb, std::string& cp_algo) {
-  verb.add_option("--cp-algo", cp_algo,
-                  "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
-                  "config's, else ring)");
-}
-
 void add_pricing_flags(CLI::App& verb, EvalArgs& args) {
   add_memory_flags(verb, args.settings.max_memory, args.settings.reserve_mem);
   verb.add_flag("--layers-from-config", args.settings.layers_from_config,
@@ -78,9 +66,7 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   CLI::App* verb =
       app.add_subcommand("eval", "Check and price one strategy: memory per pipeline rank");
   add_model_flags(*verb, args->settings.model);
-  verb->add_option("-A,--device", args->settings.device,
-                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
-      ->required();
+  add_device_flag(*verb, args->settings.device)->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option(

@@ -30,10 +30,6 @@ PluginFlags eval_plugin_flags(const PluginFlags& base, const EvalArgs& args);
 // plugin option it sets when given.
 void add_swap_optimizer_flag(CLI::App& verb, bool& swap);
 PluginFlags with_swap_optimizer(const PluginFlags& base, bool swap);
-// -M and --reserve-mem into `max_memory` and `reserve_mem`; --cp-algo into `cp_algo`.
-void add_memory_flags(CLI::App& verb, std::optional<std::string>& max_memory,
-                      std::optional<std::string>& reserve_mem);
-void add_cp_algo_flag(CLI::App& verb, std::string& cp_algo);
 // -M, --reserve-mem, --layers-from-config, --swap-optimizer, --cp-ulysses,
 // --cp-algo, --calibration and --force into `args`: how eval, explain and
 // compare price a strategy.

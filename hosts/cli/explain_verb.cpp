@@ -12,6 +12,7 @@
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
 #include "hosts/cli/search_verb.hpp"
+#include "hosts/cli/shared_flags.hpp"
 #include "hosts/cli/terminal_width.hpp"
 
 namespace ndsearch::cli {
@@ -48,9 +49,7 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
                          "One strategy (the config's own by default): every check, memory per "
                          "stage, time; its rank in a search and what beats it");
   add_model_flags(*verb, e.model);
-  verb->add_option("-A,--device", e.device,
-                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
-      ->required();
+  add_device_flag(*verb, e.device)->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
   verb->add_option("--strategy", e.strategy,

@@ -19,6 +19,7 @@
 #include "hosts/cli/recompute_flag.hpp"
 #include "hosts/cli/recompute_strategy_flags.hpp"
 #include "hosts/cli/schedule_flag.hpp"
+#include "hosts/cli/shared_flags.hpp"
 #include "hosts/cli/terminal_width.hpp"
 
 namespace ndsearch::cli {
@@ -107,9 +108,7 @@ void add_search_verb(CLI::App& app, const PluginFlags& flags, std::function<int(
   SearchSettings& s = args->settings;
   CLI::App* verb = app.add_subcommand("search", "Enumerate, check, price and rank every strategy");
   add_model_flags(*verb, s.model);
-  verb->add_option("-A,--device", s.device,
-                   "The accelerator: an id of `ndsearch hardware`, or A2 / A3")
-      ->required();
+  add_device_flag(*verb, s.device)->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices,
                    "How many devices (default: what the config's strategy states)");
