@@ -213,12 +213,125 @@ std::vector<OuterTriple> outer_triples(const SearchSpace& space, const Model& mo
   return out;
 }
 
-uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& t,
-                         const std::function<void(const nds_strategy&)>& visit) {
+namespace {
+
+// The inner dimensions in loop order, outermost first. The enumeration
+// order, which is the ranking's deterministic tie-break, is theirs.
+enum InnerDimension : size_t {
+  kMbs,
+  kEp,
+  kEtp,
+  kVpp,
+  kSchedule,
+  kSp,
+  kZero,
+  kOp,
+  kRecompute,
+  kInnerDimensions
+};
+using Digits = std::array<size_t, kInnerDimensions>;
+
+// What one triple enumerates: each inner dimension's values, computed once
+// per triple so that nothing per candidate allocates.
+struct InnerSpace {
+  std::array<std::vector<int64_t>, kInnerDimensions> values;  // all but the schedules'
+  std::vector<std::vector<int64_t>> schedules;  // by vpp's digit: the schedules run with it
+  std::vector<int64_t> no_sharding;             // op's one value without ZeRO
+  int64_t batch = 0, dp = 0;
+
+  // Dimension d's values where the digits outside it stand at `at`: the
+  // schedules follow vpp, and without ZeRO there is no optimizer shard (one
+  // op, not one per divisor).
+  const std::vector<int64_t>& of(size_t d, const Digits& at) const {
+    if (d == kSchedule) return schedules[at[kVpp]];
+    if (d == kOp && values[kZero][at[kZero]] == 0) return no_sharding;
+    return values[d];
+  }
+
+  void set(nds_strategy& s, size_t d, int64_t v) const {
+    const auto i = static_cast<int32_t>(v);
+    switch (d) {
+      case kMbs:
+        s.mbs = i;
+        // MBN is the search's own, B / (dp·mbs), searched or not (reference
+        // §3.3: MB is always appended); a config's stated mbn belongs to its stated dp.
+        s.mbn = static_cast<int32_t>(
+            batch % (dp * v) == 0 ? batch / (dp * v) : std::max<int64_t>(1, batch / (dp * v)));
+        return;
+      case kEp: s.ep = i; return;
+      case kEtp: s.etp = i; return;
+      case kVpp: s.vpp = i; return;
+      case kSchedule: s.schedule = static_cast<nds_schedule>(v); return;
+      case kSp: s.sp = i; return;
+      case kZero: s.zero = i; return;
+      case kOp: s.op = i; return;
+      default: s.recompute = static_cast<nds_recompute_mode>(v); return;
+    }
+  }
+};
+
+// MBS: divisors of B / dp that leave at least pp micro-batches (reference
+// §3.4: MB >= PP); when B does not split over dp, one candidate that the
+// global-batch check refuses and counts.
+std::vector<int64_t> mbs_bound(int64_t batch, int64_t dp, int64_t pp) {
+  std::vector<int64_t> mbss;
+  if (batch % dp == 0)
+    for (int64_t m : divisors(batch / dp))
+      if (batch / dp / m >= pp) mbss.push_back(m);
+  if (mbss.empty()) mbss.push_back(1);
+  return mbss;
+}
+
+// EP: divisors of dp·cp·tp up to the routed experts (reference §3.4) and
+// the setup's bound; a dense model: 1.
+std::vector<int64_t> ep_bound(const SpaceBounds& bounds, int64_t ranks) {
+  std::vector<int64_t> eps{1};
+  if (bounds.routed_experts > 0) {
+    eps.clear();
+    for (int64_t e : divisors(ranks))
+      if (e <= bounds.routed_experts && (bounds.max_ep == 0 || e <= bounds.max_ep))
+        eps.push_back(e);
+  }
+  return eps;
+}
+
+// The schedules at one vpp: each one that runs with it where SCHEDULE is
+// searched or restricted (--only schedule=...), else the one vpp implies
+// (the config's where it runs with that vpp); and the included strategy's
+// at its vpp, where the rule chose another.
+std::vector<int64_t> schedules_at(const SearchSpace& space, const nds_strategy& st,
+                                  const nds_strategy* inc, int64_t vpp) {
+  const auto only = space.only.find("schedule");
+  const std::vector<int64_t>* only_schedules = only != space.only.end() ? &only->second : nullptr;
+  const auto allowed = [&](int64_t schedule) {
+    return only_schedules == nullptr || std::find(only_schedules->begin(), only_schedules->end(),
+                                                  schedule) != only_schedules->end();
+  };
+  std::vector<int64_t> out;
+  if (space.searched.count("schedule") != 0 || only_schedules != nullptr) {
+    for (const ScheduleName& named : kScheduleNames)
+      if (runs_with_vpp(named.schedule, vpp) && allowed(named.schedule))
+        out.push_back(named.schedule);
+  } else {
+    nds_schedule schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
+    if (space.searched.count("vpp") == 0 && st.schedule != U && runs_with_vpp(st.schedule, vpp))
+      schedule = st.schedule;
+    out.push_back(schedule);
+  }
+  if (inc != nullptr && vpp == inc->vpp && runs_with_vpp(inc->schedule, vpp) &&
+      std::find(out.begin(), out.end(), inc->schedule) == out.end() && allowed(inc->schedule))
+    out.push_back(inc->schedule);
+  return out;
+}
+
+// The triple's inner space: the bounds of each dimension (reference §3.4),
+// the config's values for those not searched, --only's restrictions, and
+// the included strategy's values where it stands at this triple.
+InnerSpace inner_space(const SearchSpace& space, const Model& model, const OuterTriple& t) {
   const nds_strategy& st = model.stated;
-  const int64_t dp =
-      static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
-  // The strategy the space must hold, at its own triple.
+  InnerSpace in;
+  in.batch = space.global_batch;
+  in.dp = static_cast<int64_t>(space.devices) / (static_cast<int64_t>(t.tp) * t.pp * t.cp);
   const nds_strategy* inc = space.include && space.include->tp == t.tp &&
                                     space.include->pp == t.pp && space.include->cp == t.cp
                                 ? &*space.include
@@ -226,126 +339,68 @@ uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const Out
   const auto with = [&](int32_t nds_strategy::*key) {
     return inc ? static_cast<int64_t>(inc->*key) : int64_t{U};
   };
-  const int64_t batch = space.global_batch;
   const SpaceBounds bounds = space_bounds(space, model);
-  const int64_t experts = bounds.routed_experts, layers = bounds.layers;
-  const int64_t shardable = dp * t.cp;
-  // Every list once per triple: nothing below allocates per candidate.
-  // MBS: divisors of B / dp that leave at least pp micro-batches (reference
-  // §3.4: MB >= PP); when B does not split over dp, one candidate that the
-  // global-batch check refuses and counts.
-  std::vector<int64_t> mbss;
-  if (batch % dp == 0)
-    for (int64_t m : divisors(batch / dp))
-      if (batch / dp / m >= t.pp) mbss.push_back(m);
-  if (mbss.empty()) mbss.push_back(1);
-  mbss = values(space, "mbs", mbss, stated_or(st.mbs, 1), with(&nds_strategy::mbs));
-  // EP: divisors of dp·cp·tp up to the routed experts (reference §3.4) and
-  // the setup's bound; a dense model: 1.
-  std::vector<int64_t> eps{1};
-  if (experts > 0) {
-    eps.clear();
-    for (int64_t e : divisors(dp * t.cp * t.tp))
-      if (e <= experts && (bounds.max_ep == 0 || e <= bounds.max_ep)) eps.push_back(e);
-  }
-  eps = values(space, "ep", eps, stated_or(st.ep, 1), with(&nds_strategy::ep));
+  const bool moe = bounds.routed_experts > 0;
+  const int64_t shardable = in.dp * t.cp;
+  auto& v = in.values;
+  v[kMbs] = values(space, "mbs", mbs_bound(in.batch, in.dp, t.pp), stated_or(st.mbs, 1),
+                   with(&nds_strategy::mbs));
+  v[kEp] = values(space, "ep", ep_bound(bounds, in.dp * t.cp * t.tp), stated_or(st.ep, 1),
+                  with(&nds_strategy::ep));
   // ETP: 1 or tp for MoE; the same as tp for a dense model (it has no experts to split).
-  const std::vector<int64_t> etps =
-      values(space, "etp",
-             experts > 0 && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp},
-             stated_or(st.etp, t.tp), with(&nds_strategy::etp));
-  const std::vector<int64_t> vpps =
-      values(space, "vpp", vpp_bound(t.pp, layers), stated_or(st.vpp, 1), with(&nds_strategy::vpp));
-  const std::vector<int64_t> sps =
-      values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
-             stated_or(st.sp, t.tp > 1 ? 1 : 0), with(&nds_strategy::sp));
-  const std::vector<int64_t> zeros =
-      values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1), with(&nds_strategy::zero));
+  v[kEtp] = values(space, "etp",
+                   moe && t.tp > 1 ? std::vector<int64_t>{1, t.tp} : std::vector<int64_t>{t.tp},
+                   stated_or(st.etp, t.tp), with(&nds_strategy::etp));
+  v[kVpp] = values(space, "vpp", vpp_bound(t.pp, bounds.layers), stated_or(st.vpp, 1),
+                   with(&nds_strategy::vpp));
+  v[kSp] = values(space, "sp", t.tp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0},
+                  stated_or(st.sp, t.tp > 1 ? 1 : 0), with(&nds_strategy::sp));
+  v[kZero] = values(space, "zero", {0, 1, 2, 3}, stated_or(st.zero, 1), with(&nds_strategy::zero));
   // OP not searched: the config's group by the one rule every verb applies.
   const int64_t fixed_op = op_from_config(st, shardable).op;
-  const std::vector<int64_t> ops =
-      values(space, "op", divisors(shardable), fixed_op, with(&nds_strategy::op));
-  const std::vector<int64_t> no_sharding{space.searched.count("op") != 0 ? 1 : fixed_op};
-  const std::vector<int64_t> modes =
+  v[kOp] = values(space, "op", divisors(shardable), fixed_op, with(&nds_strategy::op));
+  in.no_sharding = {space.searched.count("op") != 0 ? 1 : fixed_op};
+  v[kRecompute] =
       values(space, "recompute", {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
              stated_or(st.recompute, NDS_RECOMPUTE_NONE), inc ? inc->recompute : U);
+  for (int64_t vpp : v[kVpp]) in.schedules.push_back(schedules_at(space, st, inc, vpp));
+  return in;
+}
 
-  // Schedules: each one that runs with a vpp where SCHEDULE is searched or
-  // restricted (--only schedule=...), else the one vpp implies (the config's
-  // where it runs with that vpp).
-  const auto only_schedule = space.only.find("schedule");
-  const std::vector<int64_t>* only_schedules =
-      only_schedule != space.only.end() ? &only_schedule->second : nullptr;
-  const bool schedules_chosen = space.searched.count("schedule") != 0 || only_schedules != nullptr;
+}  // namespace
 
-  uint64_t visited = 0;
+uint64_t enumerate_inner(const SearchSpace& space, const Model& model, const OuterTriple& t,
+                         const std::function<void(const nds_strategy&)>& visit) {
+  const InnerSpace in = inner_space(space, model, t);
   nds_strategy s{};
   s.struct_size = sizeof(nds_strategy);
-  s.dp = static_cast<int32_t>(dp);
+  s.dp = static_cast<int32_t>(in.dp);
   s.tp = t.tp;
   s.pp = t.pp;
   s.cp = t.cp;
-  for (int64_t mbs : mbss) {
-    s.mbs = static_cast<int32_t>(mbs);
-    // MBN is the search's own, B / (dp·mbs), searched or not (reference §3.3:
-    // MB is always appended); a config's stated mbn belongs to its stated dp.
-    s.mbn = static_cast<int32_t>(
-        batch % (dp * mbs) == 0 ? batch / (dp * mbs) : std::max<int64_t>(1, batch / (dp * mbs)));
-    for (int64_t ep : eps) {
-      s.ep = static_cast<int32_t>(ep);
-      for (int64_t etp : etps) {
-        s.etp = static_cast<int32_t>(etp);
-        for (int64_t vpp : vpps) {
-          s.vpp = static_cast<int32_t>(vpp);
-          std::array<nds_schedule, 6> schedule_options{};
-          size_t schedule_count = 0;
-          if (schedules_chosen) {
-            for (const ScheduleName& named : kScheduleNames)
-              if (runs_with_vpp(named.schedule, vpp) &&
-                  (only_schedules == nullptr ||
-                   std::find(only_schedules->begin(), only_schedules->end(), named.schedule) !=
-                       only_schedules->end()))
-                schedule_options[schedule_count++] = named.schedule;
-          } else {
-            nds_schedule schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
-            if (space.searched.count("vpp") == 0 && st.schedule != U &&
-                runs_with_vpp(st.schedule, vpp))
-              schedule = st.schedule;
-            schedule_options[schedule_count++] = schedule;
-          }
-          // The included strategy's schedule at its vpp, where the rule above chose another.
-          if (inc != nullptr && vpp == inc->vpp && runs_with_vpp(inc->schedule, vpp) &&
-              std::find(schedule_options.begin(),
-                        schedule_options.begin() + static_cast<std::ptrdiff_t>(schedule_count),
-                        inc->schedule) ==
-                  schedule_options.begin() + static_cast<std::ptrdiff_t>(schedule_count) &&
-              (only_schedules == nullptr ||
-               std::find(only_schedules->begin(), only_schedules->end(), inc->schedule) !=
-                   only_schedules->end()))
-            schedule_options[schedule_count++] = inc->schedule;
-          for (size_t schedule_index = 0; schedule_index < schedule_count; ++schedule_index) {
-            s.schedule = schedule_options[schedule_index];
-            for (int64_t sp : sps) {
-              s.sp = static_cast<int32_t>(sp);
-              for (int64_t zero : zeros) {
-                s.zero = static_cast<int32_t>(zero);
-                // Without ZeRO there is no optimizer shard: one op, not one per divisor.
-                for (int64_t op : zero == 0 ? no_sharding : ops) {
-                  s.op = static_cast<int32_t>(op);
-                  for (int64_t mode : modes) {
-                    s.recompute = static_cast<nds_recompute_mode>(mode);
-                    visit(s);
-                    ++visited;
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
+  // One odometer over the dimensions, the innermost turning fastest: a
+  // digit that runs past its values carries into the one outside it (an
+  // empty list carries at once), and a digit set again restarts those inside.
+  uint64_t visited = 0;
+  Digits at{};
+  size_t d = 0;
+  for (;;) {
+    const std::vector<int64_t>& list = in.of(d, at);
+    if (at[d] == list.size()) {
+      if (d == 0) return visited;
+      at[d--] = 0;
+      ++at[d];
+      continue;
     }
+    in.set(s, d, list[at[d]]);
+    if (d + 1 < kInnerDimensions) {
+      ++d;
+      continue;
+    }
+    visit(s);
+    ++visited;
+    ++at[d];
   }
-  return visited;
 }
 
 Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_strategy& s) {
