@@ -68,17 +68,22 @@ nds_strategy parse_strategy(std::string_view text) {
   return s;
 }
 
-nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uint64_t devices,
-                              int64_t global_batch, StrategySources* sources) {
-  nds_strategy s = given;
-  const nds_strategy& stated = model.stated;
-  auto source = [&](const char* key, const std::string& where) {
+namespace {
+
+// One strategy being resolved: each unset key takes the config's value,
+// else a rule or a default, and says which (strategy_sources).
+struct Resolution {
+  nds_strategy s;
+  const nds_strategy& stated;
+  StrategySources* sources;
+
+  void source(const char* key, const std::string& where) const {
     if (sources != nullptr) (*sources)[key] = where;
-  };
-  for (const StrategyKey& k : kStrategyKeys)
-    if (key_value(s, k) != U) source(std::string(k.name).c_str(), Setting("strategy").named());
-  auto take = [&](int32_t nds_strategy::*field, const char* key, int32_t fallback,
-                  const std::string& why) {
+  }
+
+  // An unset integer key: the config's, else `fallback` because of `why`.
+  void take(int32_t nds_strategy::*field, const char* key, int32_t fallback,
+            const std::string& why) {
     if (s.*field != U) return;
     if (stated.*field != U) {
       s.*field = stated.*field;
@@ -87,27 +92,32 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
       s.*field = fallback;
       source(key, why);
     }
-  };
-  take(&nds_strategy::tp, "tp", 1, "default: 1");
-  take(&nds_strategy::pp, "pp", 1, "default: 1");
-  take(&nds_strategy::cp, "cp", 1, "default: 1");
-  take(&nds_strategy::ep, "ep", 1, "default: 1");
-  take(&nds_strategy::etp, "etp", s.tp, "default: tp");
-  // ZB-V and the DualPipes run two chunks per rank: asking for one, or a
-  // config stating one, brings vpp 2.
-  const nds_schedule wanted = s.schedule != U ? s.schedule : stated.schedule;
-  const bool two_chunks = wanted != U && runs_two_chunks(wanted);
-  take(&nds_strategy::vpp, "vpp", two_chunks ? 2 : 1,
-       two_chunks ? fmt::format("default: 2 for {}", schedule_name(wanted)) : "default: 1");
-  // A config's sp at tp = 1 says nothing about a run with TP: the default then.
-  if (s.sp == U && stated.sp != U && stated.tp == 1 && s.tp > 1) {
-    s.sp = 1;
-    source("sp", "default: 1 if tp > 1 (the config's sp is at tp = 1)");
   }
-  take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1");
-  take(&nds_strategy::zero, "zero", 1, "default: 1");
-  take(&nds_strategy::mbs, "mbs", 1, "default: 1");
-  if (s.dp == U) {
+
+  void degrees() {
+    take(&nds_strategy::tp, "tp", 1, "default: 1");
+    take(&nds_strategy::pp, "pp", 1, "default: 1");
+    take(&nds_strategy::cp, "cp", 1, "default: 1");
+    take(&nds_strategy::ep, "ep", 1, "default: 1");
+    take(&nds_strategy::etp, "etp", s.tp, "default: tp");
+    // ZB-V and the DualPipes run two chunks per rank: asking for one, or a
+    // config stating one, brings vpp 2.
+    const nds_schedule wanted = s.schedule != U ? s.schedule : stated.schedule;
+    const bool two_chunks = wanted != U && runs_two_chunks(wanted);
+    take(&nds_strategy::vpp, "vpp", two_chunks ? 2 : 1,
+         two_chunks ? fmt::format("default: 2 for {}", schedule_name(wanted)) : "default: 1");
+    // A config's sp at tp = 1 says nothing about a run with TP: the default then.
+    if (s.sp == U && stated.sp != U && stated.tp == 1 && s.tp > 1) {
+      s.sp = 1;
+      source("sp", "default: 1 if tp > 1 (the config's sp is at tp = 1)");
+    }
+    take(&nds_strategy::sp, "sp", s.tp > 1 ? 1 : 0, "default: 1 if tp > 1");
+    take(&nds_strategy::zero, "zero", 1, "default: 1");
+    take(&nds_strategy::mbs, "mbs", 1, "default: 1");
+  }
+
+  void data_parallel(uint64_t devices) {
+    if (s.dp != U) return;
     // Saturated (each degree is up to 2^24): a wrapped product could be 0.
     const auto model_parallel = static_cast<uint64_t>(degree_product({s.tp, s.pp, s.cp}));
     // dp must fit nds_strategy's int32: a larger quotient stays unknown and
@@ -121,13 +131,15 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
            fmt::format("unknown: {} does not divide by tp·pp·cp", Setting("devices").named()));
     }
   }
-  const int64_t shardable = s.dp == U ? U : static_cast<int64_t>(s.dp) * s.cp;
-  if (s.op == U && shardable != U && shardable <= (int64_t{1} << 30)) {
-    const StatedOp op = op_from_config(stated, shardable);
-    s.op = static_cast<int32_t>(op.op);
-    source("op", op.why);
-  }
-  if (s.mbn == U) {
+
+  void sharding_and_batch(int64_t global_batch) {
+    const int64_t shardable = s.dp == U ? U : static_cast<int64_t>(s.dp) * s.cp;
+    if (s.op == U && shardable != U && shardable <= (int64_t{1} << 30)) {
+      const StatedOp op = op_from_config(stated, shardable);
+      s.op = static_cast<int32_t>(op.op);
+      source("op", op.why);
+    }
+    if (s.mbn != U) return;
     if (global_batch != NDS_UNKNOWN && s.dp != U && s.dp > 0 && s.mbs > 0 &&
         global_batch % (static_cast<int64_t>(s.dp) * s.mbs) == 0 &&
         global_batch / (static_cast<int64_t>(s.dp) * s.mbs) <= kMaxBatch.most) {
@@ -137,21 +149,38 @@ nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uin
       take(&nds_strategy::mbn, "mbn", U, "unknown: the global batch does not divide by dp·mbs");
     }
   }
-  if (s.recompute == U) {
-    s.recompute = stated.recompute != U ? stated.recompute : NDS_RECOMPUTE_NONE;
-    source("recompute", stated.recompute != U ? "config" : "default: none");
-  } else {
-    source("recompute", Setting("strategy").named());
+
+  void recompute_and_schedule() {
+    if (s.recompute == U) {
+      s.recompute = stated.recompute != U ? stated.recompute : NDS_RECOMPUTE_NONE;
+      source("recompute", stated.recompute != U ? "config" : "default: none");
+    } else {
+      source("recompute", Setting("strategy").named());
+    }
+    if (s.schedule == U) {
+      const bool stated_fits = stated.schedule != U && runs_with_vpp(stated.schedule, s.vpp);
+      s.schedule = stated_fits ? stated.schedule
+                               : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
+      source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b");
+    } else {
+      source("schedule", Setting("strategy").named());
+    }
   }
-  if (s.schedule == U) {
-    const bool stated_fits = stated.schedule != U && runs_with_vpp(stated.schedule, s.vpp);
-    s.schedule =
-        stated_fits ? stated.schedule : (s.vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B);
-    source("schedule", stated_fits ? "config" : "default: interleaved if vpp > 1, else 1f1b");
-  } else {
-    source("schedule", Setting("strategy").named());
-  }
-  return s;
+};
+
+}  // namespace
+
+nds_strategy resolve_strategy(const nds_strategy& given, const Model& model, uint64_t devices,
+                              int64_t global_batch, StrategySources* sources) {
+  Resolution r{given, model.stated, sources};
+  for (const StrategyKey& k : kStrategyKeys)
+    if (key_value(given, k) != U)
+      r.source(std::string(k.name).c_str(), Setting("strategy").named());
+  r.degrees();
+  r.data_parallel(devices);
+  r.sharding_and_batch(global_batch);
+  r.recompute_and_schedule();
+  return r.s;
 }
 
 StatedOp op_from_config(const nds_strategy& stated, int64_t shardable) {
