@@ -99,17 +99,13 @@ Priced growth(const Priced& two, const Priced& one) {
   return out;
 }
 
-}  // namespace
+// A decoder block of the model, with the model-order index of its first layer.
+struct Body {
+  uint32_t block, first, count;
+};
 
-json ppb_description(const PluginRegistry& registry, Model& model, const Device& device,
-                     const SearchOptions& options, const nds_strategy& strategy) {
-  const auto layers = static_cast<uint32_t>(model.decoder_layers());
-  LayerPricer pricer(registry, model, device, options, strategy);
-  const std::string name = model.display_name();
-  // The decoder blocks in model order, with the model-order index of their first layer.
-  struct Body {
-    uint32_t block, first, count;
-  };
+// The decoder blocks in model order.
+std::vector<Body> bodies_of(const Model& model) {
   std::vector<Body> bodies;
   uint32_t next = 0;
   for (uint32_t b = 0; b < model.main.blocks.size(); ++b) {
@@ -118,76 +114,98 @@ json ppb_description(const PluginRegistry& registry, Model& model, const Device&
     bodies.push_back({b, next, static_cast<uint32_t>(c.layers)});
     next += static_cast<uint32_t>(c.layers);
   }
-  // Two layers of each block away from both ends: priced alone, they are body layers.
-  auto middle_of = [&](const Body& body) {
-    for (uint32_t l = body.first; l + 1 < body.first + body.count; ++l)
-      if (l != 0 && l + 2 != layers) return l;
-    throw UserError("E-PPB",
-                    fmt::format("the layer description needs two layers of each block away "
-                                "from the embedding and the output head; {}'s block {} has {} "
-                                "of its {} decoder layers",
-                                name, body.block, body.count, layers));
+  return bodies;
+}
+
+// Two layers of `body` away from both ends of the model's `layers`: priced
+// alone, they are body layers. The first of them.
+uint32_t middle_of(const Body& body, uint32_t layers, const std::string& name) {
+  for (uint32_t l = body.first; l + 1 < body.first + body.count; ++l)
+    if (l != 0 && l + 2 != layers) return l;
+  throw UserError("E-PPB",
+                  fmt::format("the layer description needs two layers of each block away "
+                              "from the embedding and the output head; {}'s block {} has {} "
+                              "of its {} decoder layers",
+                              name, body.block, body.count, layers));
+}
+
+// HEAD or TAIL: the end chunk `layer` of `body` less `inside`, a layer of the
+// same block priced alone in the middle; times in units of `unit_s`.
+json end_entry(LayerPricer& pricer, const std::string& name, double unit_s, const char* type,
+               uint32_t layer, const Body& body, const Priced& inside) {
+  const Priced with_end = pricer.price(layer, 1, body.block, NDS_LAYER_KEEP);
+  double bytes = 0;
+  for (size_t t = 0; t < with_end.bytes.size(); ++t) bytes += with_end.bytes[t] - inside.bytes[t];
+  const double forward = (with_end.forward_s - inside.forward_s) / unit_s;
+  const double backward = (with_end.backward_s - inside.backward_s) / unit_s;
+  return json{{"model_name", name},
+              {"name", type},
+              {"type", type},
+              {"memory_parameter", mib(bytes)},
+              {"memory_activation", 0.0},
+              {"memory_recompute", 0.0},
+              {"forward_time", forward},
+              {"backward_time", backward},
+              {"recompute_time", backward},
+              {"time", forward},
+              {"nb_layer", 1}};
+}
+
+// BODY_<i>: what one more layer of `body` (from `at`) adds under each
+// recompute option; times in units of `unit_s`.
+json body_entry(LayerPricer& pricer, const std::string& name, double unit_s, size_t i,
+                const Body& body, uint32_t at) {
+  auto per_layer = [&](nds_layer_option option) {
+    return growth(pricer.price(at, 2, body.block, option), pricer.price(at, 1, body.block, option));
   };
+  const Priced keep = per_layer(NDS_LAYER_KEEP);
+  const Priced selective = per_layer(NDS_LAYER_SELECTIVE);
+  const Priced full = per_layer(NDS_LAYER_FULL);
+  const double comm =
+      std::max({keep.bytes[NDS_MEMORY_COMM_BUFFERS], selective.bytes[NDS_MEMORY_COMM_BUFFERS],
+                full.bytes[NDS_MEMORY_COMM_BUFFERS]});
+  json e = {{"model_name", name},
+            {"name", fmt::format("BODY_{}", i)},
+            {"type", "BODY"},
+            {"memory_parameter", mib(keep.static_bytes() + comm)},
+            {"memory_activation", mib(keep.bytes[NDS_MEMORY_ACTIVATIONS])},
+            {"memory_recompute", mib(full.bytes[NDS_MEMORY_ACTIVATIONS])},
+            {"forward_time", keep.forward_s / unit_s},
+            {"backward_time", keep.backward_s / unit_s},
+            {"recompute_time", (keep.backward_s + full.extra_s) / unit_s},
+            {"time", keep.forward_s / unit_s},
+            {"nb_layer", body.count}};
+  // Selective recompute that keeps every activation is left out, as the reference does.
+  if (selective.bytes[NDS_MEMORY_ACTIVATIONS] < keep.bytes[NDS_MEMORY_ACTIVATIONS]) {
+    e["memory_select_rec"] = mib(selective.bytes[NDS_MEMORY_ACTIVATIONS]);
+    e["select_rec_time"] = (keep.backward_s + selective.extra_s) / unit_s;
+  }
+  return e;
+}
+
+}  // namespace
+
+json ppb_description(const PluginRegistry& registry, Model& model, const Device& device,
+                     const SearchOptions& options, const nds_strategy& strategy) {
+  const auto layers = static_cast<uint32_t>(model.decoder_layers());
+  LayerPricer pricer(registry, model, device, options, strategy);
+  const std::string name = model.display_name();
+  const std::vector<Body> bodies = bodies_of(model);
   json entries = json::array();
   std::vector<Priced> kept;  // one body layer of each block, alone
   double unit_s = 0;         // the forward of a layer of the first body
   for (const Body& body : bodies) {
-    kept.push_back(pricer.price(middle_of(body), 1, body.block, NDS_LAYER_KEEP));
+    kept.push_back(pricer.price(middle_of(body, layers, name), 1, body.block, NDS_LAYER_KEEP));
     if (unit_s == 0) unit_s = kept.back().forward_s;
   }
   if (!(unit_s > 0))
     throw UserError("E-PPB", "the layer description: a body layer takes no forward time");
-  auto end_entry = [&](const char* type, uint32_t layer, const Body& body, const Priced& inside) {
-    const Priced with_end = pricer.price(layer, 1, body.block, NDS_LAYER_KEEP);
-    double bytes = 0;
-    for (size_t t = 0; t < with_end.bytes.size(); ++t) bytes += with_end.bytes[t] - inside.bytes[t];
-    const double forward = (with_end.forward_s - inside.forward_s) / unit_s;
-    const double backward = (with_end.backward_s - inside.backward_s) / unit_s;
-    return json{{"model_name", name},
-                {"name", type},
-                {"type", type},
-                {"memory_parameter", mib(bytes)},
-                {"memory_activation", 0.0},
-                {"memory_recompute", 0.0},
-                {"forward_time", forward},
-                {"backward_time", backward},
-                {"recompute_time", backward},
-                {"time", forward},
-                {"nb_layer", 1}};
-  };
-  entries.push_back(end_entry("HEAD", 0, bodies.front(), kept.front()));
-  for (size_t i = 0; i < bodies.size(); ++i) {
-    const Body& body = bodies[i];
-    const uint32_t at = middle_of(body);
-    auto per_layer = [&](nds_layer_option option) {
-      return growth(pricer.price(at, 2, body.block, option),
-                    pricer.price(at, 1, body.block, option));
-    };
-    const Priced keep = per_layer(NDS_LAYER_KEEP);
-    const Priced selective = per_layer(NDS_LAYER_SELECTIVE);
-    const Priced full = per_layer(NDS_LAYER_FULL);
-    const double comm =
-        std::max({keep.bytes[NDS_MEMORY_COMM_BUFFERS], selective.bytes[NDS_MEMORY_COMM_BUFFERS],
-                  full.bytes[NDS_MEMORY_COMM_BUFFERS]});
-    json e = {{"model_name", name},
-              {"name", fmt::format("BODY_{}", i)},
-              {"type", "BODY"},
-              {"memory_parameter", mib(keep.static_bytes() + comm)},
-              {"memory_activation", mib(keep.bytes[NDS_MEMORY_ACTIVATIONS])},
-              {"memory_recompute", mib(full.bytes[NDS_MEMORY_ACTIVATIONS])},
-              {"forward_time", keep.forward_s / unit_s},
-              {"backward_time", keep.backward_s / unit_s},
-              {"recompute_time", (keep.backward_s + full.extra_s) / unit_s},
-              {"time", keep.forward_s / unit_s},
-              {"nb_layer", body.count}};
-    // Selective recompute that keeps every activation is left out, as the reference does.
-    if (selective.bytes[NDS_MEMORY_ACTIVATIONS] < keep.bytes[NDS_MEMORY_ACTIVATIONS]) {
-      e["memory_select_rec"] = mib(selective.bytes[NDS_MEMORY_ACTIVATIONS]);
-      e["select_rec_time"] = (keep.backward_s + selective.extra_s) / unit_s;
-    }
-    entries.push_back(std::move(e));
-  }
-  entries.push_back(end_entry("TAIL", layers - 1, bodies.back(), kept.back()));
+  entries.push_back(end_entry(pricer, name, unit_s, "HEAD", 0, bodies.front(), kept.front()));
+  for (size_t i = 0; i < bodies.size(); ++i)
+    entries.push_back(
+        body_entry(pricer, name, unit_s, i, bodies[i], middle_of(bodies[i], layers, name)));
+  entries.push_back(
+      end_entry(pricer, name, unit_s, "TAIL", layers - 1, bodies.back(), kept.back()));
   return {{"layers_description", entries}};
 }
 

@@ -281,6 +281,106 @@ void refuse_setup(const Model& model) {
                               model.setup.file, model.setup.config_key, model.file));
 }
 
+// The checks' first refusal, then a global batch other than the config's:
+// either would write a different training than the one asked for.
+void refuse_unrunnable(const nds_strategy& st, const Model& model, uint64_t devices,
+                       int64_t global_batch) {
+  if (auto refusal = first_refusal(st, model, devices, global_batch))
+    throw UserError("E-STRATEGY-REFUSED",
+                    fmt::format("{} breaks the check `{}`: {}", strategy_text(st), refusal->id,
+                                refusal->message));
+  if (model.training.global_batch != NDS_UNKNOWN && model.training.global_batch != global_batch)
+    throw UserError(
+        "E-APPLY",
+        fmt::format("{} makes a global batch of dp·mbs·mbn = {} sequences; the config's is {}: "
+                    "a strategy of the config's batch keeps the training the same",
+                    strategy_text(st), global_batch, model.training.global_batch));
+}
+
+// What the parsers' apply receives; it points into `strategy` and `s`, which
+// must outlive it.
+nds_applied_strategy applied_of(const nds_strategy& strategy, const StrategyToWrite& s,
+                                const Model& model, uint64_t devices, int64_t global_batch) {
+  nds_applied_strategy applied{};
+  applied.struct_size = sizeof(applied);
+  applied.strategy = &strategy;
+  applied.stage_layers = s.stage_layers.empty() ? nullptr : s.stage_layers.data();
+  applied.stage_layer_count = s.stage_layers.size();
+  applied.layers = model.decoder_layers();
+  applied.devices = static_cast<int64_t>(devices);
+  applied.global_batch = global_batch;
+  applied.layer_options = s.layer_options.empty() ? nullptr : s.layer_options.data();
+  applied.layer_option_count = s.layer_options.size();
+  applied.overlap = overlap_in_force(model);
+  return applied;
+}
+
+// A per-layer plan reaches writers from ABI 1.7 on: an older parser is never
+// passed it, so it is refused rather than written without it.
+void refuse_old_writer(const LoadedPlugin* parser, const StrategyToWrite& s) {
+  if (parser != nullptr && parser->abi_minor < 7 && !s.layer_options.empty())
+    throw UserError(
+        "E-APPLY",
+        fmt::format("{}: its layers do not all recompute alike ({}), and the parser `{}` was "
+                    "built before ABI 1.7, which passes a per-layer plan to writers: rebuild it, "
+                    "or rank without per-stage or per-layer recompute",
+                    strategy_text(s.strategy), s.plan, parser->id));
+}
+
+// No trainer behind the format: the strategy as each trainer that writes it
+// states it, into `fragments`; refused when none writes it.
+void write_fragments(const PluginRegistry& registry, const nds_applied_strategy& applied,
+                     const fs::path& config, const std::string& framework,
+                     std::vector<ConfigFragment>& fragments) {
+  bool written = false;
+  for (const auto& p : registry.plugins()) {
+    if (p->interfaces.parser == nullptr || apply_of(*p) == nullptr) continue;
+    auto [text, failure] = call_apply(*p, nullptr, applied);
+    const std::string format = p->interfaces.parser->format ? p->interfaces.parser->format : "";
+    if (!failure) {
+      fragments.push_back({p->id, format, text, ""});
+      written = true;
+    } else if (failure->code == NDS_UNSUPPORTED) {
+      // That trainer cannot run the strategy: say why. (A parser that
+      // writes into files only answers NDS_FAILED_PRECONDITION: left out.)
+      fragments.push_back({p->id, format, "", failure->message});
+    }
+  }
+  if (!written)
+    throw UserError("E-APPLY",
+                    fmt::format("{}: its parser `{}` does not write configs, and no loaded parser "
+                                "writes this strategy as flags or tables",
+                                config.string(), framework));
+}
+
+// The written config parsed again; a parse failure is the parser's apply's bug.
+Model read_written(const PluginRegistry& registry, const fs::path& config, const std::string& text,
+                   const ParseOptions& parse, const std::string& framework) {
+  // Read back with the same parser and the command line's settings, but for
+  // its batch settings, which would hide the written ones.
+  ParseOptions again = parse;
+  again.framework = framework;
+  again.overrides.micro_batch_size.reset();
+  again.overrides.global_batch.reset();
+  try {
+    return read_back(registry, config, text, again);
+  } catch (const UserError& e) {
+    throw UserError("E-APPLY-ROUNDTRIP",
+                    fmt::format("{}: the config parser `{}` wrote does not read back ({}); this "
+                                "is a bug of the parser's apply: please report it with the "
+                                "config",
+                                config.string(), framework, e.what()));
+  }
+}
+
+// The lines `text` changes in the config file as it is on disk.
+std::vector<DiffLine> changes_to_file(const fs::path& config, const std::string& text) {
+  std::ifstream in(config, std::ios::binary);
+  std::ostringstream before;
+  before << in.rdbuf();
+  return line_diff(before.str(), text);
+}
+
 }  // namespace
 
 nds_strategy strategy_to_apply(const Model& model, const std::string& text, uint64_t devices) {
@@ -303,60 +403,16 @@ ConfigWrite write_config(const PluginRegistry& registry, const Model& model, con
   const nds_strategy& st = s.strategy;
   const uint64_t devices = devices_of(st);
   const int64_t global_batch = degree_product({st.dp, st.mbs, st.mbn});
-  if (auto refusal = first_refusal(st, model, devices, global_batch))
-    throw UserError("E-STRATEGY-REFUSED",
-                    fmt::format("{} breaks the check `{}`: {}", strategy_text(st), refusal->id,
-                                refusal->message));
-  if (model.training.global_batch != NDS_UNKNOWN && model.training.global_batch != global_batch)
-    throw UserError(
-        "E-APPLY",
-        fmt::format("{} makes a global batch of dp·mbs·mbn = {} sequences; the config's is {}: "
-                    "a strategy of the config's batch keeps the training the same",
-                    strategy_text(st), global_batch, model.training.global_batch));
+  refuse_unrunnable(st, model, devices, global_batch);
   ConfigWrite out;
   out.parser = model.framework;
   out.strategy = st;
-  nds_applied_strategy applied{};
-  applied.struct_size = sizeof(applied);
-  applied.strategy = &out.strategy;
-  applied.stage_layers = s.stage_layers.empty() ? nullptr : s.stage_layers.data();
-  applied.stage_layer_count = s.stage_layers.size();
-  applied.layers = model.decoder_layers();
-  applied.devices = static_cast<int64_t>(devices);
-  applied.global_batch = global_batch;
-  applied.layer_options = s.layer_options.empty() ? nullptr : s.layer_options.data();
-  applied.layer_option_count = s.layer_options.size();
-  applied.overlap = overlap_in_force(model);
+  const nds_applied_strategy applied = applied_of(out.strategy, s, model, devices, global_batch);
 
   const LoadedPlugin* parser = parser_named(registry, model.framework);
-  if (parser != nullptr && parser->abi_minor < 7 && !s.layer_options.empty())
-    throw UserError(
-        "E-APPLY",
-        fmt::format("{}: its layers do not all recompute alike ({}), and the parser `{}` was "
-                    "built before ABI 1.7, which passes a per-layer plan to writers: rebuild it, "
-                    "or rank without per-stage or per-layer recompute",
-                    strategy_text(st), s.plan, parser->id));
+  refuse_old_writer(parser, s);
   if (parser == nullptr || apply_of(*parser) == nullptr) {
-    // No trainer behind the format: the strategy as each trainer that writes it states it.
-    bool written = false;
-    for (const auto& p : registry.plugins()) {
-      if (p->interfaces.parser == nullptr || apply_of(*p) == nullptr) continue;
-      auto [text, failure] = call_apply(*p, nullptr, applied);
-      const std::string format = p->interfaces.parser->format ? p->interfaces.parser->format : "";
-      if (!failure) {
-        out.fragments.push_back({p->id, format, text, ""});
-        written = true;
-      } else if (failure->code == NDS_UNSUPPORTED) {
-        // That trainer cannot run the strategy: say why. (A parser that
-        // writes into files only answers NDS_FAILED_PRECONDITION: left out.)
-        out.fragments.push_back({p->id, format, "", failure->message});
-      }
-    }
-    if (!written)
-      throw UserError(
-          "E-APPLY", fmt::format("{}: its parser `{}` does not write configs, and no loaded parser "
-                                 "writes this strategy as flags or tables",
-                                 config.string(), model.framework));
+    write_fragments(registry, applied, config, model.framework, out.fragments);
     return out;
   }
   auto [text, failure] = call_apply(*parser, config.c_str(), applied);
@@ -365,30 +421,11 @@ ConfigWrite write_config(const PluginRegistry& registry, const Model& model, con
     throw UserError(tag.empty() ? "E-APPLY" : tag, message);
   }
   out.text = std::move(text);
-  // Read back with the same parser and the command line's settings, but for
-  // its batch settings, which would hide the written ones.
-  ParseOptions again = parse;
-  again.framework = model.framework;
-  again.overrides.micro_batch_size.reset();
-  again.overrides.global_batch.reset();
-  const Model written = [&] {
-    try {
-      return read_back(registry, config, out.text, again);
-    } catch (const UserError& e) {
-      throw UserError("E-APPLY-ROUNDTRIP",
-                      fmt::format("{}: the config parser `{}` wrote does not read back ({}); this "
-                                  "is a bug of the parser's apply: please report it with the "
-                                  "config",
-                                  config.string(), model.framework, e.what()));
-    }
-  }();
+  const Model written = read_written(registry, config, out.text, parse, model.framework);
   check_round_trip(written, normalized_strategy(st, model), global_batch, config.string(),
                    model.framework);
   if (price != nullptr) check_price(registry, written, *price, config.string(), model.framework);
-  std::ifstream in(config, std::ios::binary);
-  std::ostringstream before;
-  before << in.rdbuf();
-  out.changes = line_diff(before.str(), out.text);
+  out.changes = changes_to_file(config, out.text);
   return out;
 }
 

@@ -114,6 +114,115 @@ std::string chosen_keys(const nds_strategy& s) {
                                                               : "none");
 }
 
+// One pricer per row, in the rows' order.
+std::vector<std::unique_ptr<RowPricer>> pricers_of(const PluginRegistry& registry,
+                                                   const DeviceCatalog& devices,
+                                                   const std::vector<ValidationRow>& rows) {
+  std::vector<std::unique_ptr<RowPricer>> pricers;
+  for (const ValidationRow& row : rows)
+    pricers.push_back(std::make_unique<RowPricer>(registry, devices, row));
+  return pricers;
+}
+
+// Which rows have MoE layers (fit_in_stages fits them a factor of their own).
+std::vector<bool> moe_rows(const std::vector<std::unique_ptr<RowPricer>>& pricers) {
+  std::vector<bool> moe(pricers.size());
+  for (size_t i = 0; i < moe.size(); ++i) moe[i] = pricers[i]->model().first_moe() != nullptr;
+  return moe;
+}
+
+// The groups' indices with the reference device's first: the other devices
+// fall back on its fit.
+std::vector<size_t> reference_first(const std::vector<Group>& groups) {
+  std::vector<size_t> order(groups.size());
+  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](size_t g) { return groups[g].device == kReferenceOverheadsDevice; });
+  return order;
+}
+
+// What fitting a group reads: the rows, which have MoE layers, and their pricing.
+struct Fitting {
+  const std::vector<ValidationRow>& rows;
+  const std::vector<bool>& moe;
+  const std::function<bool(size_t)>& is_moe;
+  const PriceRow& price;
+
+  // A row's error fitted on `rest` without it; NaN for an MoE row when no
+  // MoE row is left to determine the MoE factor.
+  double left_out_error(size_t r, const std::vector<size_t>& rest,
+                        const TrainerOverheads& factors) const {
+    if (moe[r] && std::none_of(rest.begin(), rest.end(), is_moe)) return kNaN;
+    return price(r, factors).error;
+  }
+};
+
+// Each fitted row's error fitted without it, and without its source when the
+// group has another (else NaN).
+void leave_out_errors(const Group& g, const Fitting& fitting, const TrainerOverheads& fallback,
+                      std::vector<RowReport>& reports) {
+  for (size_t r : g.rows) {
+    const std::vector<size_t> rest = without(g.rows, [&](size_t x) { return x == r; });
+    const FitOutcome loo = fit_in_stages(rest, fitting.is_moe, fitting.price, fallback);
+    reports[r].leave_one_out = fitting.left_out_error(r, rest, loo.factors);
+    reports[r].leave_source_out = kNaN;
+  }
+  if (g.sources.size() > 1)
+    for (const std::string& source : g.sources) {
+      const std::vector<size_t> rest =
+          without(g.rows, [&](size_t x) { return fitting.rows[x].source == source; });
+      const FitOutcome loso = fit_in_stages(rest, fitting.is_moe, fitting.price, fallback);
+      for (size_t r : g.rows)
+        if (fitting.rows[r].source == source)
+          reports[r].leave_source_out = fitting.left_out_error(r, rest, loso.factors);
+    }
+}
+
+// Fits group `g` into `fit` (from the reference device's fit of its trainer,
+// else the trainer's shipped overheads), with the leave-out errors, and
+// prices its rows and checks with the fit.
+void fit_group(const Group& g, const RowPricer& first, const Fitting& fitting,
+               std::map<std::string, TrainerOverheads>& reference_fits,
+               std::vector<RowReport>& reports, GroupFit& fit) {
+  const auto reference = reference_fits.find(g.trainer);
+  const TrainerOverheads fallback = reference != reference_fits.end()
+                                        ? reference->second
+                                        : trainer_settings(first.model(), first.device()).overheads;
+  // A group of checks alone keeps the fallback whole (its MoE factor too).
+  const FitOutcome all = g.rows.empty()
+                             ? FitOutcome{fallback, {}, kNaN}
+                             : fit_in_stages(g.rows, fitting.is_moe, fitting.price, fallback);
+  fit.factors = all.factors;
+  fit.rms_error = all.rms_error;
+  if (g.device == kReferenceOverheadsDevice) reference_fits[g.trainer] = fit.factors;
+  leave_out_errors(g, fitting, fallback, reports);
+  for (size_t r : g.rows) reports[r].result = fitting.price(r, fit.factors);
+  for (size_t r : g.checks) {
+    reports[r].result = fitting.price(r, fit.factors);
+    reports[r].leave_one_out = reports[r].leave_source_out = kNaN;
+  }
+}
+
+// Without a fit: every row of `g` priced with the shipped overheads, no leave-out errors.
+void price_unfitted(const Group& g, const std::vector<std::unique_ptr<RowPricer>>& pricers,
+                    std::vector<RowReport>& reports) {
+  for (const std::vector<size_t>* rows : {&g.rows, &g.checks})
+    for (size_t r : *rows) {
+      reports[r].result = pricers[r]->price(std::nullopt);
+      reports[r].leave_one_out = reports[r].leave_source_out = kNaN;
+    }
+}
+
+// The search of every fitted row, with its group's factors when fitted now.
+void search_rows(const PluginRegistry& registry, const std::vector<Group>& groups,
+                 const std::vector<std::unique_ptr<RowPricer>>& pricers, bool fitted,
+                 ValidationReport& report) {
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t r : groups[g].rows)
+      search_row(registry, *pricers[r],
+                 fitted ? std::optional(report.fits[g].factors) : std::nullopt, report.reports[r]);
+}
+
 }  // namespace
 
 ValidationReport run_validation(const PluginRegistry& registry, const DeviceCatalog& devices,
@@ -122,27 +231,15 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
   ValidationReport report;
   report.rows = read_validation_rows(folder);
   report.fitted = options.fit;
-  std::vector<std::unique_ptr<RowPricer>> pricers;
-  for (const ValidationRow& row : report.rows)
-    pricers.push_back(std::make_unique<RowPricer>(registry, devices, row));
+  const std::vector<std::unique_ptr<RowPricer>> pricers =
+      pricers_of(registry, devices, report.rows);
   report.reports.resize(report.rows.size());
   const PriceRow price = [&](size_t i, const TrainerOverheads& f) { return pricers[i]->price(f); };
   const std::vector<Group> groups = groups_of(report.rows, pricers);
-  // Which rows have MoE layers (fit_in_stages fits them a factor of their own).
-  std::vector<bool> moe(report.rows.size());
-  for (size_t i = 0; i < moe.size(); ++i) moe[i] = pricers[i]->model().first_moe() != nullptr;
-  const auto is_moe = [&](size_t r) { return static_cast<bool>(moe[r]); };
-  // A row's error fitted on `rest` without it; NaN for an MoE row when no
-  // MoE row is left to determine the MoE factor.
-  const auto left_out_error = [&](size_t r, const std::vector<size_t>& rest,
-                                  const TrainerOverheads& factors) {
-    if (moe[r] && std::none_of(rest.begin(), rest.end(), is_moe)) return kNaN;
-    return price(r, factors).error;
-  };
-  std::vector<size_t> order(groups.size());
-  for (size_t g = 0; g < order.size(); ++g) order[g] = g;
-  std::stable_partition(order.begin(), order.end(),
-                        [&](size_t g) { return groups[g].device == kReferenceOverheadsDevice; });
+  const std::vector<bool> moe = moe_rows(pricers);
+  const std::function<bool(size_t)> is_moe = [&](size_t r) { return static_cast<bool>(moe[r]); };
+  const Fitting fitting{report.rows, moe, is_moe, price};
+  const std::vector<size_t> order = reference_first(groups);
   report.fits.resize(groups.size());
   // The reference device's fit per trainer, once made (its groups come first).
   std::map<std::string, TrainerOverheads> reference_fits;
@@ -151,54 +248,14 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
     GroupFit fit{g.device, g.trainer, g.sources, {}, 0};
     const RowPricer& first = *pricers[g.rows.empty() ? g.checks.front() : g.rows.front()];
     if (options.fit) {
-      const auto reference = reference_fits.find(g.trainer);
-      const TrainerOverheads fallback =
-          reference != reference_fits.end()
-              ? reference->second
-              : trainer_settings(first.model(), first.device()).overheads;
-      // A group of checks alone keeps the fallback whole (its MoE factor too).
-      const FitOutcome all = g.rows.empty() ? FitOutcome{fallback, {}, kNaN}
-                                            : fit_in_stages(g.rows, is_moe, price, fallback);
-      fit.factors = all.factors;
-      fit.rms_error = all.rms_error;
-      if (g.device == kReferenceOverheadsDevice) reference_fits[g.trainer] = fit.factors;
-      for (size_t r : g.rows) {
-        const std::vector<size_t> rest = without(g.rows, [&](size_t x) { return x == r; });
-        const FitOutcome loo = fit_in_stages(rest, is_moe, price, fallback);
-        report.reports[r].leave_one_out = left_out_error(r, rest, loo.factors);
-        report.reports[r].leave_source_out = kNaN;
-      }
-      if (g.sources.size() > 1)
-        for (const std::string& source : g.sources) {
-          const std::vector<size_t> rest =
-              without(g.rows, [&](size_t x) { return report.rows[x].source == source; });
-          const FitOutcome loso = fit_in_stages(rest, is_moe, price, fallback);
-          for (size_t r : g.rows)
-            if (report.rows[r].source == source)
-              report.reports[r].leave_source_out = left_out_error(r, rest, loso.factors);
-        }
-      for (size_t r : g.rows) report.reports[r].result = price(r, fit.factors);
-      for (size_t r : g.checks) {
-        report.reports[r].result = price(r, fit.factors);
-        report.reports[r].leave_one_out = report.reports[r].leave_source_out = kNaN;
-      }
+      fit_group(g, first, fitting, reference_fits, report.reports, fit);
     } else {
-      for (const std::vector<size_t>* rows : {&g.rows, &g.checks})
-        for (size_t r : *rows) {
-          report.reports[r].result = pricers[r]->price(std::nullopt);
-          report.reports[r].leave_one_out = report.reports[r].leave_source_out = kNaN;
-        }
+      price_unfitted(g, pricers, report.reports);
       fit.factors = trainer_settings(first.model(), first.device()).overheads;
     }
     report.fits[index] = fit;
   }
-  if (options.search) {
-    for (size_t g = 0; g < groups.size(); ++g)
-      for (size_t r : groups[g].rows)
-        search_row(registry, *pricers[r],
-                   options.fit ? std::optional(report.fits[g].factors) : std::nullopt,
-                   report.reports[r]);
-  }
+  if (options.search) search_rows(registry, groups, pricers, options.fit, report);
   report.memory_rows = read_memory_rows(folder / "memory");
   report.memory = validate_memory(registry, devices, report.memory_rows, options.fit);
   return report;
