@@ -132,9 +132,9 @@ void store(std::vector<int64_t>& field, const Value& v) {
   field = std::get<std::vector<int64_t>>(v);
 }
 
-const std::vector<KeyDef>& vocabulary() {
-  static const std::vector<KeyDef> keys = {
-      // ---- Blocks
+// The keys of a block of layers (Scope::block).
+std::vector<KeyDef> block_keys() {
+  return {
       NDS_BLOCK("hidden_size", Kind::count, hidden_size, {}),
       NDS_BLOCK(
           "attention", Kind::choice, attention,
@@ -167,7 +167,12 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BLOCK("moe_padded", Kind::flag, moe_padded, {}),
       NDS_BLOCK("router_groups", Kind::count, router_groups, {}),
       NDS_BLOCK("router_group_topk", Kind::count, router_group_topk, {}),
-      // ---- Model (the language model or the open tower)
+  };
+}
+
+// The keys of the model as a whole: the language model or the open tower.
+std::vector<KeyDef> part_keys() {
+  return {
       NDS_PART("name", Kind::text, name, {}),
       NDS_PART("vocab_size", Kind::count, vocab_size, {}),
       NDS_PART("padded_vocab_size", Kind::count, padded_vocab_size, {}),
@@ -184,7 +189,12 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_PART("merge_patches", Kind::count, merge_patches, {}),
       NDS_PART("out_hidden_size", Kind::count, out_hidden_size, {}),
       NDS_PART("mergers", Kind::count, mergers, {}),
-      // ---- Training
+  };
+}
+
+// Training: the batch and the number formats.
+std::vector<KeyDef> batch_keys() {
+  return {
       NDS_TRAINING("seq_len", Kind::count, training.seq_len, {}),
       NDS_TRAINING("global_batch", Kind::count, training.global_batch, {}),
       NDS_TRAINING("image_tokens", Kind::count, training.image_tokens, {}),
@@ -196,6 +206,13 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_TRAINING("master_dtype", Kind::choice, training.master_dtype, kDtypes),
       NDS_TRAINING("activation_dtype", Kind::choice, training.activation_dtype, kActivationDtypes),
       NDS_TRAINING("fp8_recipe", Kind::choice, training.fp8_recipe, kFp8Recipes),
+  };
+}
+
+// Training: how the trainer splits the stages and holds FSDP shards, and what
+// the loss, context parallelism, swapping, MoE and the optimizer cost.
+std::vector<KeyDef> trainer_keys() {
+  return {
       NDS_TRAINING("stage_split", Kind::choice, training.stage_split,
                    {{"reference", NDS_SPLIT_REFERENCE},
                     {"first_last", NDS_SPLIT_FIRST_LAST},
@@ -233,6 +250,12 @@ const std::vector<KeyDef>& vocabulary() {
                     {"muon", NDS_OPTIMIZER_MUON},
                     {"sgd", NDS_OPTIMIZER_SGD}}),
       NDS_TRAINING("optimizer_states", Kind::count, training.optimizer_states, {}),
+  };
+}
+
+// Training: the strategy the file states, its layer layout and recompute.
+std::vector<KeyDef> stated_keys() {
+  return {
       NDS_TRAINING("stated.dp", Kind::degree, stated.dp, {}),
       NDS_TRAINING("stated.tp", Kind::degree, stated.tp, {}),
       NDS_TRAINING("stated.pp", Kind::degree, stated.pp, {}),
@@ -255,6 +278,12 @@ const std::vector<KeyDef>& vocabulary() {
                m.training.recompute_ops = static_cast<uint64_t>(as_int(v));
              }},
       NDS_TRAINING("cp_algorithm", Kind::text, cp_algorithm, {}),
+  };
+}
+
+// Training: the overlap switches, the device memory and the trainer's capabilities.
+std::vector<KeyDef> switch_keys() {
+  return {
       NDS_BIT("overlap.grad_reduce", overlap, NDS_OVERLAP_GRAD_REDUCE),
       NDS_BIT("overlap.param_gather", overlap, NDS_OVERLAP_PARAM_GATHER),
       NDS_BIT("overlap.tp_comm", overlap, NDS_OVERLAP_TP_COMM),
@@ -278,6 +307,17 @@ const std::vector<KeyDef>& vocabulary() {
       NDS_BIT("capabilities.no_dualpipe_v", capabilities, NDS_NO_DUALPIPE_V),
       NDS_BIT("capabilities.no_cp_with_window", capabilities, NDS_NO_CP_WITH_WINDOW),
   };
+}
+
+// Every key, in the order above: the groups concatenated once.
+const std::vector<KeyDef>& vocabulary() {
+  static const std::vector<KeyDef> keys = [] {
+    std::vector<KeyDef> all;
+    for (std::vector<KeyDef> (*group)() :
+         {block_keys, part_keys, batch_keys, trainer_keys, stated_keys, switch_keys})
+      for (KeyDef& def : group()) all.push_back(std::move(def));
+    return all;
+  }();
   return keys;
 }
 

@@ -185,145 +185,208 @@ const char* schedule_name(nds_schedule schedule) {
   return nullptr;
 }
 
-json model_to_json(const Model& m) {
-  const nds_layer_block* first = m.first_decoder();
-  const nds_layer_block* moe = m.first_moe();
-  const nds_layer_block* dense = nullptr;
-  int64_t dense_layers = 0;
+namespace {
+
+using Counts = std::optional<ParameterCounts>;
+
+// The decoder's dense layers: the first dense block gives the model's
+// ffn_hidden_size, and together they give "dense_layers".
+struct DenseLayers {
+  const nds_layer_block* first = nullptr;
+  int64_t layers = 0;
+};
+DenseLayers dense_layers(const Model& m) {
+  DenseLayers dense;
   for (const ModelBlock& b : m.main.blocks) {
     if (b.c.kind != NDS_BLOCK_DECODER || b.c.experts > 0) continue;
-    dense_layers += b.c.layers;
-    if (dense == nullptr) dense = &b.c;
+    dense.layers += b.c.layers;
+    if (dense.first == nullptr) dense.first = &b.c;
   }
-  const nds_layer_block& shape = first != nullptr ? *first : unknown_block(NDS_BLOCK_DECODER, 1);
-  std::string why;
-  const auto params = count_parameters(m, &why);
-  json j = {{"framework", m.framework},
-            {"file", m.file},
-            {"name", m.main.name.empty() ? json(nullptr) : json(m.main.name)},
-            {"layers", m.decoder_layers()},
-            {"hidden_size", known(shape.hidden_size)},
-            {"heads", known(shape.heads)},
-            {"kv_heads", known(shape.kv_heads)},
-            {"head_dim", known(shape.head_dim)},
-            {"attention", named(attention_name(shape.attention))},
-            {"ffn", named(ffn_name(shape.ffn))},
-            {"ffn_hidden_size", dense != nullptr ? known(dense->ffn_hidden_size) : json(0)},
-            {"vocab_size", known(m.main.vocab_size)},
-            {"padded_vocab_size", known(m.main.padded_vocab_size)},
-            {"tied_embeddings", flag(m.main.tied_embeddings)},
-            {"position_embedding", named(position_name(m.main.position_embedding))},
-            {"max_position_embeddings", known(m.main.max_position_embeddings)},
-            {"flash_attention", flag(m.main.flash_attention)},
-            {"seq_len", known(m.training.seq_len)},
-            {"experts", moe != nullptr ? moe->experts : 0},
-            {"experts_per_token", moe != nullptr ? moe->experts_per_token : 0},
-            {"shared_experts", moe != nullptr ? moe->shared_experts : 0},
-            {"moe_ffn_hidden_size", moe != nullptr ? moe->moe_ffn_hidden_size : 0},
-            {"dense_layers", dense_layers},
-            {"mtp_layers", m.mtp_layers()},
-            {"q_lora_rank", known(shape.q_lora_rank)},
-            {"kv_lora_rank", known(shape.kv_lora_rank)},
-            // A vision-language model's whole count; the language model's beside it.
-            {"params_total", params ? json(params->with_towers(params->total)) : json(nullptr)},
-            {"params_active", params ? json(params->with_towers(params->active)) : json(nullptr)},
-            {"params_text", params ? json(params->total) : json(nullptr)},
-            {"params_text_active", params ? json(params->active) : json(nullptr)},
-            {"image_tokens", known(m.training.image_tokens)},
-            {"images_per_sample", known(m.training.images_per_sample)},
-            {"params_mtp", params ? json(params->mtp) : json(nullptr)},
-            {"global_batch", known(m.training.global_batch)},
-            {"micro_batch_size", m.stated.mbs == NDS_UNKNOWN ? json(nullptr) : json(m.stated.mbs)},
-            {"stated_strategy", strategy_json(m.stated)},
-            {"recompute", named(recompute_name(m.stated.recompute))},
-            {"recompute_layers", m.recompute_layers},
-            {"stage_layers", m.stage_layers},
-            {"stage_layer_offsets", m.stage_layer_offsets},
-            {"cp_algorithm", m.cp_algorithm.empty() ? json(nullptr) : json(m.cp_algorithm)},
-            {"cp_ulysses_degree",
-             m.training.cp_ulysses_degree > 0 ? json(m.training.cp_ulysses_degree) : json(nullptr)},
-            {"cp_kv_heads_repeated", m.training.cp_kv_heads_repeated == 1},
-            {"device_memory_bytes", known(m.training.device_memory_bytes)},
-            {"dtypes",
-             {{"params", named(dtype_name(m.training.params_dtype))},
-              {"compute", named(dtype_name(m.training.compute_dtype))},
-              {"activations", named(dtype_name(m.training.activation_dtype))},
-              {"grads", named(dtype_name(m.training.grads_dtype))},
-              {"optimizer_states", named(dtype_name(m.training.optimizer_dtype))},
-              {"master_weights", named(dtype_name(m.training.master_dtype))}}},
-            {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
-            {"stage_split", stage_split_json(m.training)},
-            {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
-            {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
-            {"loss_forward_bytes_per_logit", sdk::loss_traffic(m.training).forward},
-            {"loss_backward_bytes_per_logit", sdk::loss_traffic(m.training).backward},
-            {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
-            {"recompute_ops", ops_names(sdk::selective_recompute_ops(m.training))},
-            {"swapped_ops", ops_names(m.training.swapped_ops)},
-            {"swap_optimizer", m.training.swap_optimizer == 1},
-            {"master_reuses_params", m.training.master_reuses_params == 1},
-            {"moe_dispatcher", moe_dispatcher_name(m.training.moe_dispatcher)},
-            {"overlap", overlap_json(m)},
-            {"optimizer_states", known(m.training.optimizer_states)},
-            {"capabilities",
-             {{"sp_with_cp", (m.training.capabilities & NDS_CAN_SP_WITH_CP) != 0},
-              {"needs_pow2_tp", (m.training.capabilities & NDS_NEEDS_POW2_TP) != 0},
-              {"interleave", (m.training.capabilities & NDS_CAN_INTERLEAVE) != 0},
-              {"zero3", (m.training.capabilities & NDS_CAN_ZERO3) != 0},
-              {"expert_tp", (m.training.capabilities & NDS_CAN_EXPERT_TP) != 0},
-              {"zero2", (m.training.capabilities & NDS_NO_ZERO2) == 0},
-              {"zero1", (m.training.capabilities & NDS_NO_ZERO1) == 0},
-              {"needs_sp_with_tp", (m.training.capabilities & NDS_NEEDS_SP_WITH_TP) != 0},
-              {"cp_with_window", (m.training.capabilities & NDS_NO_CP_WITH_WINDOW) == 0}}}};
-  json blocks = json::array();
-  for (const ModelBlock& b : m.main.blocks) blocks.push_back(block_json(b.c));
-  j["blocks"] = blocks;
-  json submodels = json::array();
-  for (size_t i = 0; i < m.submodels.size(); ++i) {
-    const ModelPart& tower = m.submodels[i];
-    json tower_blocks = json::array();
-    int64_t layers = 0;
-    for (const ModelBlock& b : tower.blocks) {
-      tower_blocks.push_back(block_json(b.c));
-      layers += b.c.layers;
-    }
-    json counts = nullptr;
-    if (params) {
-      const sdk::TowerParameters& t = params->submodels[i];
-      counts = {{"layers", t.layers()},
-                {"patch_embedding", t.patch_embedding},
-                {"positions", t.positions},
-                {"mergers", t.mergers_total()}};
-    }
-    submodels.push_back({{"name", tower.name},
-                         {"layers", layers},
-                         {"params", params ? json(params->submodels[i].total()) : json(nullptr)},
-                         {"params_by_part", counts},
-                         {"patch_inputs", tower.patch_inputs},
-                         {"merge_patches", tower.merge_patches},
-                         {"out_hidden_size", tower.out_hidden_size},
-                         {"mergers", tower.mergers},
-                         {"position_table", tower.position_table},
-                         {"blocks", tower_blocks}});
+  return dense;
+}
+
+// The model's shape: the first decoder block's sizes, the embeddings, and the
+// first MoE block's experts.
+json architecture_json(const Model& m, const nds_layer_block& shape, const DenseLayers& dense,
+                       const nds_layer_block* moe) {
+  return {
+      {"framework", m.framework},
+      {"file", m.file},
+      {"name", m.main.name.empty() ? json(nullptr) : json(m.main.name)},
+      {"layers", m.decoder_layers()},
+      {"hidden_size", known(shape.hidden_size)},
+      {"heads", known(shape.heads)},
+      {"kv_heads", known(shape.kv_heads)},
+      {"head_dim", known(shape.head_dim)},
+      {"attention", named(attention_name(shape.attention))},
+      {"ffn", named(ffn_name(shape.ffn))},
+      {"ffn_hidden_size", dense.first != nullptr ? known(dense.first->ffn_hidden_size) : json(0)},
+      {"vocab_size", known(m.main.vocab_size)},
+      {"padded_vocab_size", known(m.main.padded_vocab_size)},
+      {"tied_embeddings", flag(m.main.tied_embeddings)},
+      {"position_embedding", named(position_name(m.main.position_embedding))},
+      {"max_position_embeddings", known(m.main.max_position_embeddings)},
+      {"flash_attention", flag(m.main.flash_attention)},
+      {"seq_len", known(m.training.seq_len)},
+      {"experts", moe != nullptr ? moe->experts : 0},
+      {"experts_per_token", moe != nullptr ? moe->experts_per_token : 0},
+      {"shared_experts", moe != nullptr ? moe->shared_experts : 0},
+      {"moe_ffn_hidden_size", moe != nullptr ? moe->moe_ffn_hidden_size : 0},
+      {"dense_layers", dense.layers},
+      {"mtp_layers", m.mtp_layers()},
+      {"q_lora_rank", known(shape.q_lora_rank)},
+      {"kv_lora_rank", known(shape.kv_lora_rank)}};
+}
+
+// The parameter counts (null where a value they need is unknown) and the batch.
+json counts_json(const Model& m, const Counts& params) {
+  return {// A vision-language model's whole count; the language model's beside it.
+          {"params_total", params ? json(params->with_towers(params->total)) : json(nullptr)},
+          {"params_active", params ? json(params->with_towers(params->active)) : json(nullptr)},
+          {"params_text", params ? json(params->total) : json(nullptr)},
+          {"params_text_active", params ? json(params->active) : json(nullptr)},
+          {"image_tokens", known(m.training.image_tokens)},
+          {"images_per_sample", known(m.training.images_per_sample)},
+          {"params_mtp", params ? json(params->mtp) : json(nullptr)},
+          {"global_batch", known(m.training.global_batch)},
+          {"micro_batch_size", m.stated.mbs == NDS_UNKNOWN ? json(nullptr) : json(m.stated.mbs)}};
+}
+
+// What the file states of the strategy: degrees, recompute, the layers'
+// layout over stages, context parallelism and the device's memory.
+json stated_json(const Model& m) {
+  return {{"stated_strategy", strategy_json(m.stated)},
+          {"recompute", named(recompute_name(m.stated.recompute))},
+          {"recompute_layers", m.recompute_layers},
+          {"stage_layers", m.stage_layers},
+          {"stage_layer_offsets", m.stage_layer_offsets},
+          {"cp_algorithm", m.cp_algorithm.empty() ? json(nullptr) : json(m.cp_algorithm)},
+          {"cp_ulysses_degree",
+           m.training.cp_ulysses_degree > 0 ? json(m.training.cp_ulysses_degree) : json(nullptr)},
+          {"cp_kv_heads_repeated", m.training.cp_kv_heads_repeated == 1},
+          {"device_memory_bytes", known(m.training.device_memory_bytes)}};
+}
+
+// The number format of each kind of tensor ("dtypes").
+json dtypes_json(const nds_training& t) {
+  return {{"params", named(dtype_name(t.params_dtype))},
+          {"compute", named(dtype_name(t.compute_dtype))},
+          {"activations", named(dtype_name(t.activation_dtype))},
+          {"grads", named(dtype_name(t.grads_dtype))},
+          {"optimizer_states", named(dtype_name(t.optimizer_dtype))},
+          {"master_weights", named(dtype_name(t.master_dtype))}};
+}
+
+// What the trainer can and cannot do ("capabilities"); the NDS_NO_* bits read
+// as the ability they take away.
+json capabilities_json(const nds_training& t) {
+  return {{"sp_with_cp", (t.capabilities & NDS_CAN_SP_WITH_CP) != 0},
+          {"needs_pow2_tp", (t.capabilities & NDS_NEEDS_POW2_TP) != 0},
+          {"interleave", (t.capabilities & NDS_CAN_INTERLEAVE) != 0},
+          {"zero3", (t.capabilities & NDS_CAN_ZERO3) != 0},
+          {"expert_tp", (t.capabilities & NDS_CAN_EXPERT_TP) != 0},
+          {"zero2", (t.capabilities & NDS_NO_ZERO2) == 0},
+          {"zero1", (t.capabilities & NDS_NO_ZERO1) == 0},
+          {"needs_sp_with_tp", (t.capabilities & NDS_NEEDS_SP_WITH_TP) != 0},
+          {"cp_with_window", (t.capabilities & NDS_NO_CP_WITH_WINDOW) == 0}};
+}
+
+// How the trainer runs: number formats, the stage split, FSDP, the loss's
+// traffic, recompute and swapping, MoE dispatch, overlap and capabilities.
+json trainer_json(const Model& m) {
+  return {{"dtypes", dtypes_json(m.training)},
+          {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
+          {"stage_split", stage_split_json(m.training)},
+          {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
+          {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
+          {"loss_forward_bytes_per_logit", sdk::loss_traffic(m.training).forward},
+          {"loss_backward_bytes_per_logit", sdk::loss_traffic(m.training).backward},
+          {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
+          {"recompute_ops", ops_names(sdk::selective_recompute_ops(m.training))},
+          {"swapped_ops", ops_names(m.training.swapped_ops)},
+          {"swap_optimizer", m.training.swap_optimizer == 1},
+          {"master_reuses_params", m.training.master_reuses_params == 1},
+          {"moe_dispatcher", moe_dispatcher_name(m.training.moe_dispatcher)},
+          {"overlap", overlap_json(m)},
+          {"optimizer_states", known(m.training.optimizer_states)},
+          {"capabilities", capabilities_json(m.training)}};
+}
+
+// One tower (submodels[i]): its sizes, its blocks and its parameter counts by
+// part, null where the counts are unknown.
+json tower_json(const ModelPart& tower, size_t i, const Counts& params) {
+  json tower_blocks = json::array();
+  int64_t layers = 0;
+  for (const ModelBlock& b : tower.blocks) {
+    tower_blocks.push_back(block_json(b.c));
+    layers += b.c.layers;
   }
-  j["submodels"] = submodels;
+  json counts = nullptr;
+  if (params) {
+    const sdk::TowerParameters& t = params->submodels[i];
+    counts = {{"layers", t.layers()},
+              {"patch_embedding", t.patch_embedding},
+              {"positions", t.positions},
+              {"mergers", t.mergers_total()}};
+  }
+  return {{"name", tower.name},
+          {"layers", layers},
+          {"params", params ? json(params->submodels[i].total()) : json(nullptr)},
+          {"params_by_part", counts},
+          {"patch_inputs", tower.patch_inputs},
+          {"merge_patches", tower.merge_patches},
+          {"out_hidden_size", tower.out_hidden_size},
+          {"mergers", tower.mergers},
+          {"position_table", tower.position_table},
+          {"blocks", tower_blocks}};
+}
+
+// Where each value came from: the model's keys, the training's, then each
+// block's as "blocks[i].key".
+json provenance_json(const Model& m) {
   json provenance = json::object();
   for (const auto& [key, source] : m.main.provenance) provenance[key] = source;
   for (const auto& [key, source] : m.training_provenance) provenance[key] = source;
   for (size_t i = 0; i < m.main.blocks.size(); ++i)
     for (const auto& [key, source] : m.main.blocks[i].provenance)
       provenance[fmt_block_key(i, key)] = source;
-  j["provenance"] = provenance;
+  return provenance;
+}
+
+// What a fast-tuner setup stated beside the config; 0 and empty stated nothing.
+json setup_json(const SetupStated& s) {
+  return {{"file", s.file},
+          {"config_key", s.config_key},
+          {"devices", s.devices == 0 ? json(nullptr) : json(s.devices)},
+          {"global_batch", known(s.global_batch)},
+          {"max_ep", s.max_ep == 0 ? json(nullptr) : json(s.max_ep)},
+          {"dimensions", s.dimensions.empty() ? json(nullptr) : json(s.dimensions)}};
+}
+
+}  // namespace
+
+json model_to_json(const Model& m) {
+  const nds_layer_block* first = m.first_decoder();
+  const nds_layer_block* moe = m.first_moe();
+  const DenseLayers dense = dense_layers(m);
+  const nds_layer_block& shape = first != nullptr ? *first : unknown_block(NDS_BLOCK_DECODER, 1);
+  std::string why;
+  const auto params = count_parameters(m, &why);
+  // The sections' keys are distinct: together they make one flat object.
+  json j = architecture_json(m, shape, dense, moe);
+  j.update(counts_json(m, params));
+  j.update(stated_json(m));
+  j.update(trainer_json(m));
+  json blocks = json::array();
+  for (const ModelBlock& b : m.main.blocks) blocks.push_back(block_json(b.c));
+  j["blocks"] = blocks;
+  json submodels = json::array();
+  for (size_t i = 0; i < m.submodels.size(); ++i)
+    submodels.push_back(tower_json(m.submodels[i], i, params));
+  j["submodels"] = submodels;
+  j["provenance"] = provenance_json(m);
   // What a fast-tuner setup stated beside the config, when one named it.
-  if (!m.setup.file.empty()) {
-    const SetupStated& s = m.setup;
-    j["setup"] = {{"file", s.file},
-                  {"config_key", s.config_key},
-                  {"devices", s.devices == 0 ? json(nullptr) : json(s.devices)},
-                  {"global_batch", known(s.global_batch)},
-                  {"max_ep", s.max_ep == 0 ? json(nullptr) : json(s.max_ep)},
-                  {"dimensions", s.dimensions.empty() ? json(nullptr) : json(s.dimensions)}};
-  }
+  if (!m.setup.file.empty()) j["setup"] = setup_json(m.setup);
   json warnings = m.warnings;
   if (!params) warnings.push_back("parameter counts are null: " + why);
   j["warnings"] = warnings;
