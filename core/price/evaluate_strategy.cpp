@@ -130,6 +130,56 @@ void add_warnings(const Model& model, StrategyEvaluation& e) {
   e.warnings = model.warnings;
 }
 
+// The CP model where cp > 1 (only then loaded), its working set into
+// `pricing` and its refusal into `e`; throws when the set is not a byte count.
+std::unique_ptr<CpModel> load_cp(const PluginRegistry& registry, Model& model,
+                                 const Machine& machine, const EvaluationRequest& request,
+                                 const nds_candidate& candidate, MemoryPricing& pricing,
+                                 StrategyEvaluation& e) {
+  const nds_strategy& s = e.strategy;
+  // The CP model only matters (and is only loaded) with cp > 1.
+  std::unique_ptr<CpModel> cp;
+  std::string cp_algorithm;
+  if (s.cp > 1) {
+    cp_algorithm = CpModel::choose_algorithm(request.cp_algorithm, model);
+    cp = std::make_unique<CpModel>(registry, model, *machine.device, cp_algorithm);
+    pricing.cp = cp_working_set(*cp, model, candidate);
+  }
+  if (!pricing.cp_bytes_are_a_count())
+    throw UserError("E-MEMORY-REFUSED",
+                    fmt::format("the {} CP algorithm gave a working set of {} bytes for {}; "
+                                "a byte count must be a finite number >= 0",
+                                cp_algorithm, pricing.cp.bytes, strategy_text(s)));
+  if (!pricing.cp.refusal.empty())
+    e.refusal = StrategyRefusal{"cp-" + cp_algorithm, pricing.cp.refusal};
+  return cp;
+}
+
+// The time model of this request (its calibration and optimizer swap).
+std::unique_ptr<TimeModel> time_model(const Model& model, const Machine& machine, CpModel* cp,
+                                      const EvaluationRequest& request) {
+  return std::make_unique<TimeModel>(
+      model, *machine.device, cp, std::nullopt, request.calibration,
+      optimizer_swap_of(request.recompute, *machine.device, model.training));
+}
+
+// What the estimate assumes, in words: the time model's, the memory's, the
+// recompute strategy's, the stated split's and every adapted key's.
+void add_assumptions(const Model& model, const EvaluationRequest& request, const TimeModel& time,
+                     const RecomputeChooser* chooser, StrategyEvaluation& e) {
+  e.assumptions = time.assumptions();
+  for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));
+  if (chooser) e.assumptions.push_back(chooser->assumption());
+  const bool states_split = !model.stage_layers.empty() || !model.stage_layer_offsets.empty();
+  if (stated_split_applies(e.strategy, model) || (request.layers_from_config && states_split))
+    e.assumptions.push_back(
+        "layers per stage: the config's stated split (at its own pp and vpp, where every verb "
+        "prices it)");
+  // A stated key the run could not keep as stated (op_from_config) moves the estimate: say so.
+  for (const auto& [key, where] : e.sources)
+    if (where.starts_with("adapted:")) e.assumptions.push_back(fmt::format("{}: {}", key, where));
+}
+
 // Memory by stage, the budget, then the time: a strategy the checks passed.
 void price(const PluginRegistry& registry, Model& model, const Machine& machine,
            const EvaluationRequest& request, StrategyEvaluation& e) {
@@ -151,21 +201,8 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   if (!pricing.pass_refusal.empty())
     throw UserError("E-MEMORY-REFUSED", fmt::format("a memory pass refused {}: {}",
                                                     strategy_text(s), pricing.pass_refusal));
-  // The CP model only matters (and is only loaded) with cp > 1.
-  std::unique_ptr<CpModel> cp;
-  std::string cp_algorithm;
-  if (s.cp > 1) {
-    cp_algorithm = CpModel::choose_algorithm(request.cp_algorithm, model);
-    cp = std::make_unique<CpModel>(registry, model, *machine.device, cp_algorithm);
-    pricing.cp = cp_working_set(*cp, model, candidate);
-  }
-  if (!pricing.cp_bytes_are_a_count())
-    throw UserError("E-MEMORY-REFUSED",
-                    fmt::format("the {} CP algorithm gave a working set of {} bytes for {}; "
-                                "a byte count must be a finite number >= 0",
-                                cp_algorithm, pricing.cp.bytes, strategy_text(s)));
-  if (!pricing.cp.refusal.empty())
-    e.refusal = StrategyRefusal{"cp-" + cp_algorithm, pricing.cp.refusal};
+  const std::unique_ptr<CpModel> cp =
+      load_cp(registry, model, machine, request, candidate, pricing, e);
   // Read even when the CP algorithm refused: a size that does not read is an error either way.
   const Budget budget =
       memory_budget(*machine.device, model, request.max_memory, request.reserve_mem);
@@ -177,9 +214,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   std::unique_ptr<TimeModel> time;
   const OffloadCopies* copies = nullptr;
   if (chooser && !chooser->follows_candidate()) {
-    time = std::make_unique<TimeModel>(
-        model, *machine.device, cp.get(), std::nullopt, request.calibration,
-        optimizer_swap_of(request.recompute, *machine.device, model.training));
+    time = time_model(model, machine, cp.get(), request);
     if (highest_rank(ranks, pricing.cp.bytes).bytes > budget.budget_bytes) {
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
@@ -198,22 +233,9 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.budget = budget;
   e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;
   e.memory_passes = memory.pass_ids();
-  if (!time)
-    time = std::make_unique<TimeModel>(
-        model, *machine.device, cp.get(), std::nullopt, request.calibration,
-        optimizer_swap_of(request.recompute, *machine.device, model.training));
+  if (!time) time = time_model(model, machine, cp.get(), request);
   e.time = time->estimate(placement.candidate(), devices, copies, nullptr, &e.chunk_times);
-  e.assumptions = time->assumptions();
-  for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));
-  if (chooser) e.assumptions.push_back(chooser->assumption());
-  const bool states_split = !model.stage_layers.empty() || !model.stage_layer_offsets.empty();
-  if (stated_split_applies(e.strategy, model) || (request.layers_from_config && states_split))
-    e.assumptions.push_back(
-        "layers per stage: the config's stated split (at its own pp and vpp, where every verb "
-        "prices it)");
-  // A stated key the run could not keep as stated (op_from_config) moves the estimate: say so.
-  for (const auto& [key, where] : e.sources)
-    if (where.starts_with("adapted:")) e.assumptions.push_back(fmt::format("{}: {}", key, where));
+  add_assumptions(model, request, *time, chooser.get(), e);
 }
 
 }  // namespace

@@ -260,63 +260,38 @@ void stated_split_into(const nds_strategy& s, const Model& model, std::vector<ui
   }
 }
 
-Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config) {
-  Placement out;
-  place_layers_into(s, model, layers_from_config, out);
-  return out;
+namespace {
+
+// The trainer's own split of `layers` plus the towers' worth, the towers then
+// taken off virtual stage 0, into out.default_split (kept while its key holds).
+void trainer_split_with_towers(const nds_strategy& s, const Model& model, uint32_t layers,
+                               uint32_t per_rank, Placement& out) {
+  const auto p = static_cast<uint32_t>(s.pp);
+  // The towers sit with the embedding on virtual stage 0 (rank 0's first
+  // chunk) and count as the layers their work is worth there: split with
+  // the rest, then taken off that stage, which keeps one layer of its own
+  // (and so the towers), the rest off the fullest other stages.
+  const uint32_t towers = tower_stage_layers(model, s.cp, layers);
+  const auto rule = static_cast<uint32_t>(model.training.stage_split);
+  if (out.split_key != std::array<uint32_t, 5>{layers, p, per_rank, towers, rule}) {
+    std::vector<uint32_t>& d = out.default_split;
+    trainer_split_into(model.training, layers + towers, p, per_rank, d, out.scratch_offset);
+    const uint32_t taken = std::min(towers, d[0] > 0 ? d[0] - 1 : 0);
+    d[0] -= taken;
+    for (uint32_t left = towers - taken; left > 0 && d.size() > 1; --left) {
+      auto fullest = std::max_element(d.begin() + 1, d.end());
+      if (*fullest == 0) break;
+      --*fullest;
+    }
+    out.split_key = {layers, p, per_rank, towers, rule};
+  }
 }
 
-void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config,
-                       Placement& out) {
+// Each chunk's layers, first layer and recomputed layers from `split` (by
+// virtual stage), into `out`.
+void lay_out_chunks(const nds_strategy& s, const Model& model, const std::vector<uint32_t>& split,
+                    Placement& out) {
   const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
-  const auto layers = static_cast<uint32_t>(model.decoder_layers());
-  std::vector<uint32_t>& split = out.scratch_split;  // [virtual stage]
-  split.clear();
-  if (!out.forced_split.empty()) {
-    if (out.forced_split.size() !=
-        (s.schedule == NDS_SCHEDULE_DUALPIPE ? p : static_cast<size_t>(p) * v))
-      throw UserError("E-PLACEMENT", fmt::format("a split of {} stages for pp = {}, vpp = {}",
-                                                 out.forced_split.size(), p, v));
-    split = out.forced_split;
-  } else if ((layers_from_config &&
-              (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) ||
-             stated_split_applies(s, model)) {
-    stated_split_into(s, model, split, out.scratch_offset);
-  } else {
-    // The split depends on (layers, pp, stages per rank) alone: the search
-    // keeps it while they stay. DualPipe's two chunks are two of pp stages.
-    const uint32_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : v;
-    // The towers sit with the embedding on virtual stage 0 (rank 0's first
-    // chunk) and count as the layers their work is worth there: split with
-    // the rest, then taken off that stage, which keeps one layer of its own
-    // (and so the towers), the rest off the fullest other stages.
-    const uint32_t towers = tower_stage_layers(model, s.cp, layers);
-    const auto rule = static_cast<uint32_t>(model.training.stage_split);
-    if (out.split_key != std::array<uint32_t, 5>{layers, p, per_rank, towers, rule}) {
-      std::vector<uint32_t>& d = out.default_split;
-      trainer_split_into(model.training, layers + towers, p, per_rank, d, out.scratch_offset);
-      const uint32_t taken = std::min(towers, d[0] > 0 ? d[0] - 1 : 0);
-      d[0] -= taken;
-      for (uint32_t left = towers - taken; left > 0 && d.size() > 1; --left) {
-        auto fullest = std::max_element(d.begin() + 1, d.end());
-        if (*fullest == 0) break;
-        --*fullest;
-      }
-      out.split_key = {layers, p, per_rank, towers, rule};
-    }
-    split = out.default_split;
-  }
-  const uint32_t placed = std::accumulate(split.begin(), split.end(), 0u);
-  if (placed != layers) {
-    throw UserError(
-        "E-PLACEMENT",
-        fmt::format(
-            "{}: the config's split places {} layers, but the "
-            "model has {}{}; fix the config's stage layers or offsets",
-            Setting("layers_from_config").named(), placed, layers,
-            model.mtp_layers() > 0 ? fmt::format(" (and {} MTP)", model.mtp_layers()) : ""));
-  }
-  out.strategy = s;
   const size_t chunks = static_cast<size_t>(p) * v;
   out.chunk_layers.resize(chunks);
   out.chunk_first_layer.resize(chunks);
@@ -346,6 +321,51 @@ void place_layers_into(const nds_strategy& s, const Model& model, bool layers_fr
       out.chunk_recomputed_layers[i] = recomputed;
     }
   }
+}
+
+}  // namespace
+
+Placement place_layers(const nds_strategy& s, const Model& model, bool layers_from_config) {
+  Placement out;
+  place_layers_into(s, model, layers_from_config, out);
+  return out;
+}
+
+void place_layers_into(const nds_strategy& s, const Model& model, bool layers_from_config,
+                       Placement& out) {
+  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
+  const auto layers = static_cast<uint32_t>(model.decoder_layers());
+  std::vector<uint32_t>& split = out.scratch_split;  // [virtual stage]
+  split.clear();
+  if (!out.forced_split.empty()) {
+    if (out.forced_split.size() !=
+        (s.schedule == NDS_SCHEDULE_DUALPIPE ? p : static_cast<size_t>(p) * v))
+      throw UserError("E-PLACEMENT", fmt::format("a split of {} stages for pp = {}, vpp = {}",
+                                                 out.forced_split.size(), p, v));
+    split = out.forced_split;
+  } else if ((layers_from_config &&
+              (!model.stage_layers.empty() || !model.stage_layer_offsets.empty())) ||
+             stated_split_applies(s, model)) {
+    stated_split_into(s, model, split, out.scratch_offset);
+  } else {
+    // The split depends on (layers, pp, stages per rank) alone: the search
+    // keeps it while they stay. DualPipe's two chunks are two of pp stages.
+    const uint32_t per_rank = s.schedule == NDS_SCHEDULE_DUALPIPE ? 1 : v;
+    trainer_split_with_towers(s, model, layers, per_rank, out);
+    split = out.default_split;
+  }
+  const uint32_t placed = std::accumulate(split.begin(), split.end(), 0u);
+  if (placed != layers) {
+    throw UserError(
+        "E-PLACEMENT",
+        fmt::format(
+            "{}: the config's split places {} layers, but the "
+            "model has {}{}; fix the config's stage layers or offsets",
+            Setting("layers_from_config").named(), placed, layers,
+            model.mtp_layers() > 0 ? fmt::format(" (and {} MTP)", model.mtp_layers()) : ""));
+  }
+  out.strategy = s;
+  lay_out_chunks(s, model, split, out);
   micro_batches_in_flight_into(s, out.in_flight);
   out.layer_option.clear();
 }

@@ -239,86 +239,74 @@ const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t 
   return w;
 }
 
-TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
-                                     LayerCache* shapes, ChunkTimes* chunks) const {
+// Chunk `i`'s decoder layers into `r`, each run of alike layers priced once.
+void TimeModel::add_chunk_layers(const nds_candidate& c, size_t i, LayerCache& cache,
+                                 LayerCache* shapes, Work& r) const {
   const nds_strategy& s = *c.strategy;
-  const double tp = s.tp, b = settings_.activation_bytes;
-  const double tokens = micro_batch_tokens(s);
-  // The rows at this tp: the trainer's padding anew where it pads per tp.
-  const double vocab =
-      sdk::vocab_rows(d(model_.main.vocab_size),
-                      d(model_.main.padded_vocab_size != NDS_UNKNOWN ? model_.main.padded_vocab_size
-                                                                     : model_.main.vocab_size),
-                      model_.training, s.tp);
-  Work r;
-  const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
-  bool holds_embedding = false, holds_head = false;
-  for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
-    const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
-    const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
-    const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
-    const Work before = r;
-    // Layers of one block are alike: price one, count the run (the chunk's
-    // first `recomputed` layers apart, since they differ in recompute; or,
-    // when a recompute strategy chose per layer, each run of one option).
-    for (uint32_t layer = first; layer < first + count;) {
-      nds_layer_option option = NDS_LAYER_KEEP;
-      uint32_t boundary = first + count;
-      if (c.layer_option != nullptr) {
-        option = compute_option(c.layer_option[layer]);
-        boundary = layer + 1;
-        while (boundary < first + count && compute_option(c.layer_option[boundary]) == option)
-          ++boundary;
-      } else if (layer - first < recomputed) {  // the chunk's first layers (reference §5.1)
-        option = s.recompute;
-        boundary = first + recomputed;
-      }
-      const uint32_t run_end = std::min(boundary, run_end_[layer]);
-      Work scratch;
-      r.add(cached_layer(c, block_index_[layer], option, cache, shapes, scratch), run_end - layer);
-      layer = run_end;
+  const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
+  const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
+  // Layers of one block are alike: price one, count the run (the chunk's
+  // first `recomputed` layers apart, since they differ in recompute; or,
+  // when a recompute strategy chose per layer, each run of one option).
+  for (uint32_t layer = first; layer < first + count;) {
+    nds_layer_option option = NDS_LAYER_KEEP;
+    uint32_t boundary = first + count;
+    if (c.layer_option != nullptr) {
+      option = compute_option(c.layer_option[layer]);
+      boundary = layer + 1;
+      while (boundary < first + count && compute_option(c.layer_option[boundary]) == option)
+        ++boundary;
+    } else if (layer - first < recomputed) {  // the chunk's first layers (reference §5.1)
+      option = s.recompute;
+      boundary = first + recomputed;
     }
-    // The vision towers feed the embedding's chunk (their output takes the
-    // image tokens' places in its sequence: no pipeline send).
-    if (count > 0 && first == 0 && !model_.submodels.empty()) {
-      Work scratch;
-      r.add(cached_towers(c, cache, shapes, scratch), 1);
-    }
-    // The output head's logits and the cross entropy over the vocabulary on
-    // the chunk holding the last layer; the embedding's gather is negligible.
-    if (count > 0 && first + count == layers) {
-      const double h = d(layer_block_.back()->hidden_size);
-      const GemmRate& high = kernels_.high();
-      const double v = vocab / tp;
-      Work head;
-      // The loss's passes over the logits as the trainer runs them.
-      head.forward =
-          kernels_.gemm(high, tokens, v, h) + kernels_.memory(tokens * v * settings_.loss.forward);
-      head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
-                      kernels_.memory(tokens * v * settings_.loss.backward);
-      r.add(head, 1);
-      // The MTP modules follow the last layer on its rank (Megatron's and
-      // MindSpeed's placement): each a layer, its projection and the head again.
-      for (uint32_t block : mtp_blocks_) {
-        Work scratch;
-        Work one = cached_layer(c, block, NDS_LAYER_KEEP, cache, shapes, scratch);
-        one.add(head, 1);
-        r.add(one, d(model_.main.blocks[block].c.layers));
-      }
-    }
-    if (chunks != nullptr) {
-      // The chunk's seconds, its exposed communication and overhead shared
-      // between forward and backward as its compute is.
-      const double forward = r.forward - before.forward,
-                   backward = r.backward - before.backward + r.recompute - before.recompute;
-      const double busy = r.exposed() - before.exposed() + r.host - before.host;
-      const double forward_share = forward + backward > 0 ? forward / (forward + backward) : 0.5;
-      chunks[chunk] = {busy * forward_share, busy * (1 - forward_share),
-                       r.recompute - before.recompute, 0};
-    }
-    holds_embedding = holds_embedding || (count > 0 && first == 0);
-    holds_head = holds_head || (count > 0 && first + count == layers);
+    const uint32_t run_end = std::min(boundary, run_end_[layer]);
+    Work scratch;
+    r.add(cached_layer(c, block_index_[layer], option, cache, shapes, scratch), run_end - layer);
+    layer = run_end;
   }
+}
+
+// The output head and the MTP modules into `r`, on the chunk holding the
+// last layer (`vocab` rows over `tp` ranks, `tokens` per micro-batch).
+void TimeModel::add_head_and_mtp(const nds_candidate& c, double tokens, double vocab, double tp,
+                                 LayerCache& cache, LayerCache* shapes, Work& r) const {
+  // The output head's logits and the cross entropy over the vocabulary on
+  // the chunk holding the last layer; the embedding's gather is negligible.
+  const double h = d(layer_block_.back()->hidden_size);
+  const GemmRate& high = kernels_.high();
+  const double v = vocab / tp;
+  Work head;
+  // The loss's passes over the logits as the trainer runs them.
+  head.forward =
+      kernels_.gemm(high, tokens, v, h) + kernels_.memory(tokens * v * settings_.loss.forward);
+  head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
+                  kernels_.memory(tokens * v * settings_.loss.backward);
+  r.add(head, 1);
+  // The MTP modules follow the last layer on its rank (Megatron's and
+  // MindSpeed's placement): each a layer, its projection and the head again.
+  for (uint32_t block : mtp_blocks_) {
+    Work scratch;
+    Work one = cached_layer(c, block, NDS_LAYER_KEEP, cache, shapes, scratch);
+    one.add(head, 1);
+    r.add(one, d(model_.main.blocks[block].c.layers));
+  }
+}
+
+// One chunk's seconds: what `r` gained since `before`, its exposed
+// communication and overhead shared between forward and backward as its compute is.
+ChunkTimes TimeModel::chunk_seconds(const Work& r, const Work& before) {
+  const double forward = r.forward - before.forward,
+               backward = r.backward - before.backward + r.recompute - before.recompute;
+  const double busy = r.exposed() - before.exposed() + r.host - before.host;
+  const double forward_share = forward + backward > 0 ? forward / (forward + backward) : 0.5;
+  return {busy * forward_share, busy * (1 - forward_share), r.recompute - before.recompute, 0};
+}
+
+// The embedding's and the output head's parameters into `r.dense_params`,
+// for a rank holding either.
+void TimeModel::add_edge_params(double vocab, double tp, bool holds_embedding, bool holds_head,
+                                Work& r) const {
   // The parameters the weights-and-optimizer pass counts beside the layers':
   // the embedding (and learned positions) on the rank with the first layer;
   // on the rank with the last, the output head (tied to the embedding, one
@@ -332,28 +320,67 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
     r.dense_params += (layer_block_.front()->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;
     if (!mtp_blocks_.empty() && !holds_embedding && !tied) r.dense_params += vocab * h / tp;
   }
+}
+
+// The pipeline's sends into `r` (and each chunk's share into `chunks`), for pp > 1.
+void TimeModel::add_pipeline_sends(const nds_strategy& s, double tokens, Work& r,
+                                   ChunkTimes* chunks) const {
   // Pipeline: each micro-batch sends its activations forward and receives
   // their gradient on every chunk boundary, each TP rank its 1/tp of them
   // (split by SP, or without it by Megatron's scatter-gather of pipeline
   // tensors: Narayanan et al. 2021 §4.1). The interleaved schedule with p2p
   // overlap posts them while the next chunk computes (Megatron-Core's
   // overlap_p2p_comm): only their latency stays on the critical path.
-  if (s.pp > 1) {
-    const double h = d(layer_block_.front()->hidden_size);
-    const double message = tokens * h * b / tp;
-    const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
-    const double total = 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, message);
-    const bool overlap = (settings_.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
-    const double exposed =
-        overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0) : total;
-    r.pp += exposed;
-    r.pp_hidden += total - exposed;
-    if (chunks != nullptr)  // each chunk sends its activations and their gradient once
-      for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
-        const double send = exposed / (2 * s.vpp);
-        chunks[chunk].forward += send, chunks[chunk].backward += send, chunks[chunk].send = send;
-      }
+  const double tp = s.tp, b = settings_.activation_bytes;
+  const double h = d(layer_block_.front()->hidden_size);
+  const double message = tokens * h * b / tp;
+  const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
+  const double total = 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, message);
+  const bool overlap = (settings_.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
+  const double exposed =
+      overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0) : total;
+  r.pp += exposed;
+  r.pp_hidden += total - exposed;
+  if (chunks != nullptr)  // each chunk sends its activations and their gradient once
+    for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+      const double send = exposed / (2 * s.vpp);
+      chunks[chunk].forward += send, chunks[chunk].backward += send, chunks[chunk].send = send;
+    }
+}
+
+TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
+                                     LayerCache* shapes, ChunkTimes* chunks) const {
+  const nds_strategy& s = *c.strategy;
+  const double tp = s.tp;
+  const double tokens = micro_batch_tokens(s);
+  // The rows at this tp: the trainer's padding anew where it pads per tp.
+  const double vocab =
+      sdk::vocab_rows(d(model_.main.vocab_size),
+                      d(model_.main.padded_vocab_size != NDS_UNKNOWN ? model_.main.padded_vocab_size
+                                                                     : model_.main.vocab_size),
+                      model_.training, s.tp);
+  Work r;
+  const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
+  bool holds_embedding = false, holds_head = false;
+  for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
+    const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
+    const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
+    const Work before = r;
+    add_chunk_layers(c, i, cache, shapes, r);
+    // The vision towers feed the embedding's chunk (their output takes the
+    // image tokens' places in its sequence: no pipeline send).
+    if (count > 0 && first == 0 && !model_.submodels.empty()) {
+      Work scratch;
+      r.add(cached_towers(c, cache, shapes, scratch), 1);
+    }
+    if (count > 0 && first + count == layers)
+      add_head_and_mtp(c, tokens, vocab, tp, cache, shapes, r);
+    if (chunks != nullptr) chunks[chunk] = chunk_seconds(r, before);
+    holds_embedding = holds_embedding || (count > 0 && first == 0);
+    holds_head = holds_head || (count > 0 && first + count == layers);
   }
+  add_edge_params(vocab, tp, holds_embedding, holds_head, r);
+  if (s.pp > 1) add_pipeline_sends(s, tokens, r, chunks);
   return r;
 }
 
@@ -406,6 +433,65 @@ bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) cons
   return true;
 }
 
+// One DP collective of `kind` over the dense parameters' replicas plus the
+// same over the experts' (bytes per parameter given), as both groups run it.
+double TimeModel::dense_and_expert_collective(const nds_strategy& s, const Work& r, Collective kind,
+                                              double bytes_per_param) const {
+  const uint64_t replicas = static_cast<uint64_t>(s.dp) * s.cp;
+  const uint64_t expert_replicas = std::max<uint64_t>(
+      1, replicas * static_cast<uint64_t>(s.tp) / (static_cast<uint64_t>(s.ep) * s.etp));
+  const uint64_t dense_stride = static_cast<uint64_t>(s.tp);
+  const uint64_t expert_stride = static_cast<uint64_t>(s.ep) * s.etp;
+  return comm(CommPart::dp, kind, replicas, dense_stride, r.dense_params * bytes_per_param) +
+         comm(CommPart::dp, kind, expert_replicas, expert_stride,
+              r.expert_params * bytes_per_param);
+}
+
+// ZeRO's parameter all-gathers into `out`: per micro-batch's forward and
+// backward (ZeRO-3 not keeping them), else once a step behind the first forward.
+void TimeModel::parameter_gathers(const nds_strategy& s, const Work& r, bool keeps, double buckets,
+                                  double param_bytes, DataParallel& out) const {
+  const double gather = dense_and_expert_collective(s, r, Collective::all_gather, param_bytes);
+  const bool overlap = (settings_.overlap & NDS_OVERLAP_PARAM_GATHER) != 0;
+  if (s.zero >= 3 && !keeps) {
+    // Prefetched layer by layer behind the forward and the backward.
+    const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) +
+                                         std::max(gather / buckets, gather - r.backward)
+                                   : 2 * gather;
+    out.exposed += s.mbn * exposed;
+    out.hidden += s.mbn * (2 * gather - exposed);
+  } else {
+    // The next step's first forward hides the gathers (--overlap-param-gather,
+    // or FSDP's prefetch of the kept layers).
+    const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) : gather;
+    out.exposed += exposed;
+    out.hidden += gather - exposed;
+  }
+}
+
+// The optimizer step's seconds into `out` (and, of them, what swapped
+// states' copies add): streaming its shard of the states through HBM.
+void TimeModel::optimizer_step(const nds_strategy& s, const Work& r, double grad_bytes,
+                               double param_bytes, DataParallel& out) const {
+  // The optimizer step streams its shard of the states from HBM: each state
+  // and the master copy read and written, the gradient read, the parameter
+  // written; the fp8 weight copies are cast once a step (Transformer
+  // Engine caches them over the micro-batches).
+  const double shard = s.zero >= 1 ? s.op : 1;
+  const double params =
+      r.dense_params / shard + r.expert_params / std::max(1.0, shard * s.tp / (s.ep * s.etp));
+  // As the memory pass counts them.
+  const double state_bytes = 2 * sdk::optimizer_bytes(model_.training).total();
+  const double update = kernels_.memory(params * (state_bytes + grad_bytes + param_bytes));
+  // Swapped, the states and the master copy (read once and written once
+  // above: half of state_bytes) come in from the host and go back out.
+  const double swapped = swap_.link_bytes_per_s > 0
+                             ? swapped_update_s(params * state_bytes / 2, update, swap_)
+                             : update;
+  out.swap = swapped - update;
+  out.optimizer = swapped + kernels_.memory(r.fp8_params * (param_bytes + 2));
+}
+
 TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strategy& s,
                                                                const Work& r) const {
   // Gradients are reduced once per step over the dp·cp replicas of each
@@ -430,17 +516,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   const bool reduces_each = s.zero >= 2 && (!keeps || holding == NDS_FSDP_KEEP_SHARDED_GRADS);
   const double grad_bytes = sdk::dtype_bytes(t.grads_dtype);
   const double param_bytes = sdk::dtype_bytes(t.params_dtype);
-  const uint64_t replicas = static_cast<uint64_t>(s.dp) * s.cp;
-  const uint64_t expert_replicas = std::max<uint64_t>(
-      1, replicas * static_cast<uint64_t>(s.tp) / (static_cast<uint64_t>(s.ep) * s.etp));
-  const uint64_t dense_stride = static_cast<uint64_t>(s.tp);
-  const uint64_t expert_stride = static_cast<uint64_t>(s.ep) * s.etp;
   const Collective reduce = s.zero >= 1 ? Collective::reduce_scatter : Collective::all_reduce;
-  auto both = [&](Collective kind, double bytes_per_param) {
-    return comm(CommPart::dp, kind, replicas, dense_stride, r.dense_params * bytes_per_param) +
-           comm(CommPart::dp, kind, expert_replicas, expert_stride,
-                r.expert_params * bytes_per_param);
-  };
   const double buckets =
       std::max(1.0, (r.dense_params + r.expert_params) /
                         std::max(kBucketParams, kBucketParamsPerReplica * d(s.dp)));
@@ -451,47 +527,15 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // ZeRO-2 and -3 keep only their shard of the gradients, so every
   // micro-batch's backward reduce-scatters its own (DeepSpeed ZeRO-2,
   // FSDP): mbn reductions a step, each behind its own backward.
-  const double reduction = both(reduce, grad_bytes);
+  const double reduction = dense_and_expert_collective(s, r, reduce, grad_bytes);
   const double reductions = reduces_each ? s.mbn : 1;
   const double reduction_exposed = (settings_.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0
                                        ? std::max(reduction / buckets, reduction - r.backward)
                                        : reduction;
   out.exposed += reductions * reduction_exposed;
   out.hidden += reductions * (reduction - reduction_exposed);
-  if (s.zero >= 1) {
-    const double gather = both(Collective::all_gather, param_bytes);
-    const bool overlap = (settings_.overlap & NDS_OVERLAP_PARAM_GATHER) != 0;
-    if (s.zero >= 3 && !keeps) {
-      // Prefetched layer by layer behind the forward and the backward.
-      const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) +
-                                           std::max(gather / buckets, gather - r.backward)
-                                     : 2 * gather;
-      out.exposed += s.mbn * exposed;
-      out.hidden += s.mbn * (2 * gather - exposed);
-    } else {
-      // The next step's first forward hides the gathers (--overlap-param-gather,
-      // or FSDP's prefetch of the kept layers).
-      const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) : gather;
-      out.exposed += exposed;
-      out.hidden += gather - exposed;
-    }
-  }
-  // The optimizer step streams its shard of the states from HBM: each state
-  // and the master copy read and written, the gradient read, the parameter
-  // written; the fp8 weight copies are cast once a step (Transformer
-  // Engine caches them over the micro-batches).
-  const double shard = s.zero >= 1 ? s.op : 1;
-  const double params =
-      r.dense_params / shard + r.expert_params / std::max(1.0, shard * s.tp / (s.ep * s.etp));
-  const double state_bytes = 2 * sdk::optimizer_bytes(t).total();  // as the memory pass counts them
-  const double update = kernels_.memory(params * (state_bytes + grad_bytes + param_bytes));
-  // Swapped, the states and the master copy (read once and written once
-  // above: half of state_bytes) come in from the host and go back out.
-  const double swapped = swap_.link_bytes_per_s > 0
-                             ? swapped_update_s(params * state_bytes / 2, update, swap_)
-                             : update;
-  out.swap = swapped - update;
-  out.optimizer = swapped + kernels_.memory(r.fp8_params * (param_bytes + 2));
+  if (s.zero >= 1) parameter_gathers(s, r, keeps, buckets, param_bytes, out);
+  optimizer_step(s, r, grad_bytes, param_bytes, out);
   return out;
 }
 

@@ -148,6 +148,17 @@ class TimeModel {
   // for the schedule's run (their forward and backward add up to the rank's).
   Work rank_work(const nds_candidate& c, int32_t rank, LayerCache& cache,
                  LayerCache* shapes = nullptr, ChunkTimes* chunks = nullptr) const;
+  // Its steps: a chunk's layers, the output head and MTP modules (`vocab`
+  // rows over `tp`), a chunk's seconds from what `r` gained since `before`,
+  // the embedding's and head's parameters, and the pipeline's sends.
+  void add_chunk_layers(const nds_candidate& c, size_t i, LayerCache& cache, LayerCache* shapes,
+                        Work& r) const;
+  void add_head_and_mtp(const nds_candidate& c, double tokens, double vocab, double tp,
+                        LayerCache& cache, LayerCache* shapes, Work& r) const;
+  static ChunkTimes chunk_seconds(const Work& r, const Work& before);
+  void add_edge_params(double vocab, double tp, bool holds_embedding, bool holds_head,
+                       Work& r) const;
+  void add_pipeline_sends(const nds_strategy& s, double tokens, Work& r, ChunkTimes* chunks) const;
   // The seconds from the first forward to the last backward of a step on
   // the pipeline, from the chunks' `times` and the slowest rank (`slowest`,
   // its `slot`): closed forms, O(pp·vpp) (the search prices millions).
@@ -251,6 +262,15 @@ class TimeModel {
     double swap = 0;  // of `optimizer`, what the swapped states' copies add
   };
   DataParallel data_parallel_and_optimizer(const nds_strategy& s, const Work& r) const;
+  // Its steps: one collective over the dense and the expert DP groups, ZeRO's
+  // parameter gathers (`keeps`: FSDP keeps what it gathered), and the
+  // optimizer step.
+  double dense_and_expert_collective(const nds_strategy& s, const Work& r, Collective kind,
+                                     double bytes_per_param) const;
+  void parameter_gathers(const nds_strategy& s, const Work& r, bool keeps, double buckets,
+                         double param_bytes, DataParallel& out) const;
+  void optimizer_step(const nds_strategy& s, const Work& r, double grad_bytes, double param_bytes,
+                      DataParallel& out) const;
   // One collective of communication part `part`, on the calibrated device,
   // times the calibration's multiplier for that part.
   double comm(CommPart part, Collective kind, uint64_t n, uint64_t stride, double bytes) const;
