@@ -15,7 +15,9 @@ std::string strategy_key_words() {
 
 std::string default_dimension_words() {
   const std::vector<std::string> upper = strategy_key_names(true);
-  std::vector<std::string> searched, others, aliases;
+  std::vector<std::string> searched;
+  std::vector<std::string> others;
+  std::vector<std::string> aliases;
   for (size_t i = 0; i < std::size(kStrategyKeys); ++i) {
     const StrategyKey& k = kStrategyKeys[i];
     (k.searched_by_default ? searched : others).push_back(upper[i]);

@@ -5,7 +5,9 @@
 #include <ndsearch/core/settings.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "core/model/model_json.hpp"
 #include "core/model/model_limits.hpp"
@@ -24,13 +26,30 @@ bool power_of_two(int64_t v) {
   return v > 0 && (v & (v - 1)) == 0;
 }
 
-// Every integer key known and in its range (strategy_keys.hpp).
+// Key I of the table known and in its range; the named keys always are
+// (their values are checked where they are read).
+template <size_t I>
+bool in_range(const nds_strategy& s) {
+  constexpr const StrategyKey& k = kStrategyKeys[I];
+  if constexpr (k.field == nullptr) {
+    return true;
+  } else {
+    const int32_t v = s.*k.field;
+    return v != U && v >= k.least && v <= k.most;
+  }
+}
+
+// Every integer key known and in its range (strategy_keys.hpp). Unrolled
+// over the constant table at compile time: each strategy the search
+// enumerates passes here first, and a loop over member pointers cost the
+// search 0.6 % of its instructions (callgrind, bench_search).
+template <size_t... I>
+bool all_in_range(const nds_strategy& s, std::index_sequence<I...>) {
+  return (in_range<I>(s) && ...);
+}
+
 bool resolved(const nds_strategy& s) {
-  bool ok = true;
-  for (const StrategyKey& k : kStrategyKeys)
-    if (k.field != nullptr)
-      ok = ok && s.*k.field != U && s.*k.field >= k.least && s.*k.field <= k.most;
-  return ok;
+  return all_in_range(s, std::make_index_sequence<std::size(kStrategyKeys)>());
 }
 
 std::string degrees_message(const nds_strategy& s) {

@@ -58,7 +58,7 @@ nds_strategy parse_strategy(std::string_view text) {
     // A key given twice is a mistake to show, not a value to pick (the last
     // silently won before): "tp=2,tp=4", also through an alias ("mp=2,tp=4").
     if (auto [it, first] = seen.emplace(key->name, std::string(item)); !first)
-      bad(fmt::format("{} is given twice (\"{}\" and \"{}\"); give each key once", key->name,
+      bad(fmt::format(R"({} is given twice ("{}" and "{}"); give each key once)", key->name,
                       it->second, item));
     std::string why;
     const auto v = read_key_value(*key, value, why);
