@@ -336,7 +336,8 @@ void write_fragments(const PluginRegistry& registry, const nds_applied_strategy&
   for (const auto& p : registry.plugins()) {
     if (p->interfaces.parser == nullptr || apply_of(*p) == nullptr) continue;
     auto [text, failure] = call_apply(*p, nullptr, applied);
-    const std::string format = p->interfaces.parser->format ? p->interfaces.parser->format : "";
+    const std::string format =
+        p->interfaces.parser->format != nullptr ? p->interfaces.parser->format : "";
     if (!failure) {
       fragments.push_back({p->id, format, text, ""});
       written = true;

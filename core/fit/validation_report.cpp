@@ -119,6 +119,7 @@ std::vector<std::unique_ptr<RowPricer>> pricers_of(const PluginRegistry& registr
                                                    const DeviceCatalog& devices,
                                                    const std::vector<ValidationRow>& rows) {
   std::vector<std::unique_ptr<RowPricer>> pricers;
+  pricers.reserve(rows.size());
   for (const ValidationRow& row : rows)
     pricers.push_back(std::make_unique<RowPricer>(registry, devices, row));
   return pricers;

@@ -122,7 +122,9 @@ json strategy_json(const nds_strategy& s) {
   json j = json::object();
   for (const StrategyKey& k : kStrategyKeys) {
     const auto text = key_value_text(k, key_value(s, k));
-    j[std::string(k.name)] = !text ? json(nullptr) : k.field ? json(key_value(s, k)) : json(*text);
+    j[std::string(k.name)] = !text                ? json(nullptr)
+                             : k.field != nullptr ? json(key_value(s, k))
+                                                  : json(*text);
   }
   return j;
 }

@@ -13,8 +13,12 @@
 namespace ndsearch {
 namespace {
 
-// The strategy's columns: its keys' names, in the table's order.
-const std::string kStrategyHeader = fmt::format("{}", fmt::join(strategy_key_names(), ","));
+// The strategy's columns: its keys' names, in the table's order (built on
+// first use: a static std::string could throw before main).
+const std::string& strategy_header() {
+  static const std::string header = fmt::format("{}", fmt::join(strategy_key_names(), ","));
+  return header;
+}
 constexpr const char* kTermsHeader =
     "params_bytes,grads_bytes,optimizer_bytes,activations_bytes,comm_buffers_bytes,other_bytes";
 // step_s, the exposed parts in kTimeParts' order (forward_s ... overhead_s),
@@ -57,7 +61,8 @@ std::string time_cells(const TimeEstimate& e) {
 }  // namespace
 
 void write_ranking_csv(std::ostream& out, const std::vector<PricedCandidate>& ranking) {
-  out << "rank," << kStrategyHeader << ",peak_bytes," << kTermsHeader << "," << kTimeHeader << "\n";
+  out << "rank," << strategy_header() << ",peak_bytes," << kTermsHeader << "," << kTimeHeader
+      << "\n";
   for (size_t i = 0; i < ranking.size(); ++i) {
     const PricedCandidate& c = ranking[i];
     out << fmt::format("{},{},{},{},{}\n", i + 1, strategy_cells(c.strategy),
@@ -67,7 +72,7 @@ void write_ranking_csv(std::ostream& out, const std::vector<PricedCandidate>& ra
 
 void write_dropped_csv(std::ostream& out, const std::vector<PricedCandidate>& dropped,
                        double budget_bytes) {
-  out << kStrategyHeader << ",peak_bytes,miss_bytes," << kTermsHeader << "\n";
+  out << strategy_header() << ",peak_bytes,miss_bytes," << kTermsHeader << "\n";
   for (const PricedCandidate& c : dropped)
     out << fmt::format("{},{},{},{}\n", strategy_cells(c.strategy), whole_bytes(c.peak_bytes),
                        whole_bytes(c.peak_bytes - budget_bytes), terms_cells(c));
@@ -86,7 +91,7 @@ void write_priced_csv(std::ostream& out, const SearchResult& result, double budg
   for (const PricedCandidate& c : result.closest) all.emplace_back(&c, false);
   std::sort(all.begin(), all.end(),
             [](const auto& a, const auto& b) { return a.first->index < b.first->index; });
-  out << kStrategyHeader << ",fits,peak_bytes,miss_bytes," << kTermsHeader << "," << kTimeHeader
+  out << strategy_header() << ",fits,peak_bytes,miss_bytes," << kTermsHeader << "," << kTimeHeader
       << "\n";
   for (const auto& [c, fits] : all)
     out << fmt::format("{},{},{},{},{},{}\n", strategy_cells(c->strategy), fits ? 1 : 0,

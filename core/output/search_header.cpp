@@ -75,7 +75,7 @@ std::string setup_text(const Model& model, const SearchOptions& options) {
 std::string searched_text(const SearchSpace& space) {
   std::vector<std::string> keys;
   for (const StrategyKey& k : kStrategyKeys)
-    if (space.searched.count(std::string(k.name)) != 0) keys.emplace_back(k.name);
+    if (space.searched.contains(std::string(k.name))) keys.emplace_back(k.name);
   return fmt::format("searched: {}; the other settings keep the config's value",
                      fmt::join(keys, " "));
 }

@@ -169,7 +169,7 @@ void add_assumptions(const Model& model, const EvaluationRequest& request, const
                      const RecomputeChooser* chooser, StrategyEvaluation& e) {
   e.assumptions = time.assumptions();
   for (std::string& line : memory_assumptions(model)) e.assumptions.push_back(std::move(line));
-  if (chooser) e.assumptions.push_back(chooser->assumption());
+  if (chooser != nullptr) e.assumptions.emplace_back(chooser->assumption());
   const bool states_split = !model.stage_layers.empty() || !model.stage_layer_offsets.empty();
   if (stated_split_applies(e.strategy, model) || (request.layers_from_config && states_split))
     e.assumptions.push_back(

@@ -308,13 +308,13 @@ std::vector<int64_t> schedules_at(const SearchSpace& space, const nds_strategy& 
                                                   schedule) != only_schedules->end();
   };
   std::vector<int64_t> out;
-  if (space.searched.count("schedule") != 0 || only_schedules != nullptr) {
+  if (space.searched.contains("schedule") || only_schedules != nullptr) {
     for (const ScheduleName& named : kScheduleNames)
       if (runs_with_vpp(named.schedule, vpp) && allowed(named.schedule))
         out.push_back(named.schedule);
   } else {
     nds_schedule schedule = vpp > 1 ? NDS_SCHEDULE_INTERLEAVED : NDS_SCHEDULE_1F1B;
-    if (space.searched.count("vpp") == 0 && st.schedule != U && runs_with_vpp(st.schedule, vpp))
+    if (!space.searched.contains("vpp") && st.schedule != U && runs_with_vpp(st.schedule, vpp))
       schedule = st.schedule;
     out.push_back(schedule);
   }
@@ -359,7 +359,7 @@ InnerSpace inner_space(const SearchSpace& space, const Model& model, const Outer
   // OP not searched: the config's group by the one rule every verb applies.
   const int64_t fixed_op = op_from_config(st, shardable).op;
   v[kOp] = values(space, "op", divisors(shardable), fixed_op, with(&nds_strategy::op));
-  in.no_sharding = {space.searched.count("op") != 0 ? 1 : fixed_op};
+  in.no_sharding = {space.searched.contains("op") ? 1 : fixed_op};
   v[kRecompute] =
       values(space, "recompute", {NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL},
              stated_or(st.recompute, NDS_RECOMPUTE_NONE), inc ? inc->recompute : U);
@@ -458,7 +458,7 @@ Exclusions excluded_by(const SearchSpace& space, const Model& model, const nds_s
   for (const StrategyKey& k : kStrategyKeys) {
     const auto why = bound.find(std::string(k.name));  // the keys inside the triple
     const int32_t v = key_value(s, k);
-    if (why == bound.end() || seen[k.name].count(v) != 0 || restricted(k.name, v)) continue;
+    if (why == bound.end() || seen[k.name].contains(v) || restricted(k.name, v)) continue;
     out.bounds.push_back(fmt::format("{}={}: outside the bound {}", k.name,
                                      key_value_text(k, v).value_or(std::to_string(v)),
                                      why->second));

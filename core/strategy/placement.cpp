@@ -170,7 +170,8 @@ namespace {
 // `counts` has pp entries, or pp·vpp already per virtual stage.
 void spread_over_chunks(const nds_strategy& s, const std::vector<int64_t>& counts,
                         std::vector<uint32_t>& split) {
-  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
+  const auto p = static_cast<uint32_t>(s.pp);
+  const auto v = static_cast<uint32_t>(s.vpp);
   split.assign(static_cast<size_t>(p) * v, 0);
   if (counts.size() == split.size()) {
     for (size_t i = 0; i < counts.size(); ++i) split[i] = static_cast<uint32_t>(counts[i]);

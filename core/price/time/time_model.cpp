@@ -243,7 +243,8 @@ const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t 
 void TimeModel::add_chunk_layers(const nds_candidate& c, size_t i, LayerCache& cache,
                                  LayerCache* shapes, Work& r) const {
   const nds_strategy& s = *c.strategy;
-  const uint32_t first = c.chunk_first_layer[i], count = c.chunk_layers[i];
+  const uint32_t first = c.chunk_first_layer[i];
+  const uint32_t count = c.chunk_layers[i];
   const uint32_t recomputed = std::min(c.chunk_recomputed_layers[i], count);
   // Layers of one block are alike: price one, count the run (the chunk's
   // first `recomputed` layers apart, since they differ in recompute; or,
@@ -296,8 +297,8 @@ void TimeModel::add_head_and_mtp(const nds_candidate& c, double tokens, double v
 // One chunk's seconds: what `r` gained since `before`, its exposed
 // communication and overhead shared between forward and backward as its compute is.
 ChunkTimes TimeModel::chunk_seconds(const Work& r, const Work& before) {
-  const double forward = r.forward - before.forward,
-               backward = r.backward - before.backward + r.recompute - before.recompute;
+  const double forward = r.forward - before.forward;
+  const double backward = r.backward - before.backward + r.recompute - before.recompute;
   const double busy = r.exposed() - before.exposed() + r.host - before.host;
   const double forward_share = forward + backward > 0 ? forward / (forward + backward) : 0.5;
   return {busy * forward_share, busy * (1 - forward_share), r.recompute - before.recompute, 0};
@@ -331,7 +332,8 @@ void TimeModel::add_pipeline_sends(const nds_strategy& s, double tokens, Work& r
   // tensors: Narayanan et al. 2021 §4.1). The interleaved schedule with p2p
   // overlap posts them while the next chunk computes (Megatron-Core's
   // overlap_p2p_comm): only their latency stays on the critical path.
-  const double tp = s.tp, b = settings_.activation_bytes;
+  const double tp = s.tp;
+  const double b = settings_.activation_bytes;
   const double h = d(layer_block_.front()->hidden_size);
   const double message = tokens * h * b / tp;
   const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
@@ -440,7 +442,7 @@ double TimeModel::dense_and_expert_collective(const nds_strategy& s, const Work&
   const uint64_t replicas = static_cast<uint64_t>(s.dp) * s.cp;
   const uint64_t expert_replicas = std::max<uint64_t>(
       1, replicas * static_cast<uint64_t>(s.tp) / (static_cast<uint64_t>(s.ep) * s.etp));
-  const uint64_t dense_stride = static_cast<uint64_t>(s.tp);
+  const auto dense_stride = static_cast<uint64_t>(s.tp);
   const uint64_t expert_stride = static_cast<uint64_t>(s.ep) * s.etp;
   return comm(CommPart::dp, kind, replicas, dense_stride, r.dense_params * bytes_per_param) +
          comm(CommPart::dp, kind, expert_replicas, expert_stride,
