@@ -24,6 +24,7 @@ packages=(
   python3-pil                    # ... and reads its screenshot (Pillow, for /usr/bin/python3)
   pmccabe                        # function lengths for the ratchet (scripts/function_lengths.py)
   clang-format                   # the format gate (scripts/check_format.sh, .clang-format)
+  clang-tidy                     # the tidy gate (scripts/check_tidy.py, .clang-tidy)
 )
 
 missing=()

@@ -18,11 +18,15 @@ phase "Release build and tests (with the Python binding)"
 "$root/scripts/build.sh" build -DNDS_BUILD_PYTHON=ON
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
-phase "Gates: the format and the function-length ratchet"
-# Every source as .clang-format says; no function of core/ over 80 lines but
-# those scripts/long_functions.txt lists, none longer than listed (issue 37).
-# clang-format and pmccabe come from setup.sh.
+phase "Gates: format, tidy, duplication and the function-length ratchet"
+# Every source as .clang-format says; the last commit's C++ sources as
+# .clang-tidy says; no more lines inside clones than
+# scripts/duplication_ceiling.txt allows; no function of core/ over 80
+# lines but those scripts/long_functions.txt lists, none longer than
+# listed (issue 37). clang-format, clang-tidy and pmccabe come from setup.sh.
 "$root/scripts/check_format.sh"
+python3 "$root/scripts/check_tidy.py"
+python3 "$root/scripts/duplication.py"
 python3 "$root/scripts/function_lengths.py"
 
 phase "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
