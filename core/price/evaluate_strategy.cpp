@@ -172,7 +172,7 @@ void add_assumptions(const Model& model, const EvaluationRequest& request, const
   if (chooser != nullptr) e.assumptions.emplace_back(chooser->assumption());
   const bool states_split = !model.stage_layers.empty() || !model.stage_layer_offsets.empty();
   if (stated_split_applies(e.strategy, model) || (request.layers_from_config && states_split))
-    e.assumptions.push_back(
+    e.assumptions.emplace_back(
         "layers per stage: the config's stated split (at its own pp and vpp, where every verb "
         "prices it)");
   // A stated key the run could not keep as stated (op_from_config) moves the estimate: say so.

@@ -292,7 +292,8 @@ void trainer_split_with_towers(const nds_strategy& s, const Model& model, uint32
 // virtual stage), into `out`.
 void lay_out_chunks(const nds_strategy& s, const Model& model, const std::vector<uint32_t>& split,
                     Placement& out) {
-  const auto p = static_cast<uint32_t>(s.pp), v = static_cast<uint32_t>(s.vpp);
+  const auto p = static_cast<uint32_t>(s.pp);
+  const auto v = static_cast<uint32_t>(s.vpp);
   const size_t chunks = static_cast<size_t>(p) * v;
   out.chunk_layers.resize(chunks);
   out.chunk_first_layer.resize(chunks);
