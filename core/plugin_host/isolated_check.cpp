@@ -21,6 +21,9 @@ namespace ndsearch {
 namespace {
 
 constexpr size_t kStderrKeptBytes = 8192;
+// Between two looks at a child that closed its pipes; no digit separator, which
+// pmccabe (the function-length ratchet) reads as a character literal.
+constexpr useconds_t kReapPollMicroseconds = 10000;
 
 const char* kind_name(CheckEvent::Kind kind) {
   switch (kind) {
@@ -100,7 +103,7 @@ class Child {
         break;
       }
       if (std::chrono::steady_clock::now() >= deadline) return false;
-      usleep(10'000);
+      usleep(kReapPollMicroseconds);
     }
     kill(-pid_, SIGKILL);  // anything the plugin left running in the group
     return true;
@@ -135,10 +138,13 @@ std::string IsolatedCheckResult::unfinished_check() const {
   return events.back().check;
 }
 
-IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
-                                        const std::vector<std::string>& child_args,
-                                        std::chrono::milliseconds timeout) {
-  Pipe events, output, printed;  // printed: the child's stdout, kept apart to flag it
+namespace {
+
+// Starts `program child_args...` in a process group of its own, with the write
+// ends of the pipes as its event descriptor, stdout and stderr; throws
+// E-PLUGIN-CHECK-START when it cannot be started.
+pid_t spawn_child(const std::filesystem::path& program, const std::vector<std::string>& child_args,
+                  const Pipe& events, const Pipe& output, const Pipe& printed) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, events.write.fd, kCheckEventFd);
@@ -163,34 +169,48 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
                     fmt::format("cannot start {} to check the plugin in a child process: {}",
                                 program.string(), std::strerror(spawn_error)));
   }
-  Child child(pid);
-  events.write.close_now();
-  output.write.close_now();
-  printed.write.close_now();
+  return pid;
+}
 
-  IsolatedCheckResult result;
+// One read from a readable pipe, appended to `into` (and returned); end of
+// file or an error other than EINTR marks the pipe closed.
+std::string drain(Fd& from, bool& open, std::string& into) {
+  char buffer[4096];
+  const ssize_t n = read(from.fd, buffer, sizeof buffer);
+  if (n > 0)
+    into.append(buffer, static_cast<size_t>(n));
+  else if (n == 0 || errno != EINTR)
+    open = false;
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+// Bounds what is kept of a chatty child's output while it runs.
+void keep_tail(std::string& text) {
+  if (text.size() > 2 * kStderrKeptBytes) text.erase(0, text.size() - kStderrKeptBytes);
+}
+
+// Moves each complete line of `buffer` out of it, keeping the ones that are events.
+void take_events(std::string& buffer, std::vector<CheckEvent>& events) {
+  for (size_t newline; (newline = buffer.find('\n')) != std::string::npos;) {
+    CheckEvent event;
+    if (parse_event(buffer.substr(0, newline), event)) events.push_back(event);
+    buffer.erase(0, newline + 1);
+  }
+}
+
+// Reads the child's events, stderr and stdout into `result` until all three
+// pipes close or poll fails (false), or the deadline passes (true).
+bool read_child_output(Pipe& events, Pipe& output, Pipe& printed,
+                       std::chrono::steady_clock::time_point deadline,
+                       IsolatedCheckResult& result) {
   std::string event_buffer;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool events_open = true, output_open = true, printed_open = true, timed_out = false;
-  auto drain = [&](Fd& from, bool& open, std::string& into) {
-    char buffer[4096];
-    const ssize_t n = read(from.fd, buffer, sizeof buffer);
-    if (n > 0)
-      into.append(buffer, static_cast<size_t>(n));
-    else if (n == 0 || errno != EINTR)
-      open = false;
-    return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
-  };
-  auto keep_tail = [](std::string& text) {
-    if (text.size() > 2 * kStderrKeptBytes) text.erase(0, text.size() - kStderrKeptBytes);
-  };
+  bool events_open = true;
+  bool output_open = true;
+  bool printed_open = true;
   while (events_open || output_open || printed_open) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
+    if (left.count() <= 0) return true;
     pollfd fds[3] = {{events_open ? events.read.fd : -1, POLLIN, 0},
                      {output_open ? output.read.fd : -1, POLLIN, 0},
                      {printed_open ? printed.read.fd : -1, POLLIN, 0}};
@@ -209,21 +229,15 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
       keep_tail(result.child_stdout);
       keep_tail(result.child_stderr);
     }
-    for (size_t newline; (newline = event_buffer.find('\n')) != std::string::npos;) {
-      CheckEvent event;
-      if (parse_event(event_buffer.substr(0, newline), event)) result.events.push_back(event);
-      event_buffer.erase(0, newline + 1);
-    }
+    take_events(event_buffer, result.events);
   }
-  // All pipes closed (or the time ran out): wait for the exit within what is left.
-  if (timed_out || !child.wait_until(deadline)) {
-    timed_out = true;
-    child.kill_group();
-  }
-  const int status = child.status();
-  for (std::string* text : {&result.child_stderr, &result.child_stdout})
-    if (text->size() > kStderrKeptBytes) text->erase(0, text->size() - kStderrKeptBytes);
+  return false;
+}
 
+// How the child ended (its wait status, or the time running out) and whether
+// the run passed: every check reported and none failed.
+void record_end(IsolatedCheckResult& result, int status, bool timed_out,
+                std::chrono::milliseconds timeout) {
   bool any_failed = false;
   for (const CheckEvent& e : result.events)
     any_failed = any_failed || e.kind == CheckEvent::Kind::fail;
@@ -243,6 +257,33 @@ IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
   }
   result.passed =
       result.end == IsolatedCheckResult::End::completed && !any_failed && !result.events.empty();
+}
+
+}  // namespace
+
+IsolatedCheckResult run_checks_isolated(const std::filesystem::path& program,
+                                        const std::vector<std::string>& child_args,
+                                        std::chrono::milliseconds timeout) {
+  Pipe events;
+  Pipe output;
+  Pipe printed;  // the child's stdout, kept apart to flag it
+  Child child(spawn_child(program, child_args, events, output, printed));
+  events.write.close_now();
+  output.write.close_now();
+  printed.write.close_now();
+
+  IsolatedCheckResult result;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool timed_out = read_child_output(events, output, printed, deadline, result);
+  // All pipes closed (or the time ran out): wait for the exit within what is left.
+  if (timed_out || !child.wait_until(deadline)) {
+    timed_out = true;
+    child.kill_group();
+  }
+  const int status = child.status();
+  for (std::string* text : {&result.child_stderr, &result.child_stdout})
+    if (text->size() > kStderrKeptBytes) text->erase(0, text->size() - kStderrKeptBytes);
+  record_end(result, status, timed_out, timeout);
   return result;
 }
 

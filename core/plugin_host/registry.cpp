@@ -315,6 +315,142 @@ void require_vetted(const fs::path& library, const PluginSearch& search) {
   }
 }
 
+// One PluginRegistry::load under way: the registry's lists it fills, the
+// shipped plugins it holds back until last, and the ids taken and reserved.
+class Loading {
+ public:
+  Loading(const PluginSearch& search, std::vector<std::unique_ptr<LoadedPlugin>>& plugins,
+          std::vector<SkippedPlugin>& skipped)
+      : search_(search), plugins_(plugins), skipped_(skipped) {}
+
+  // Shipped first: trusted, not vetted, and their ids are reserved.
+  void load_shipped() {
+    if (!search_.install_dir) return;
+    for (const fs::path& file : libraries_in(*search_.install_dir)) {
+      try {
+        shipped_.push_back(load_plugin(file, search_.options, {}, {}, search_.call_timeout));
+        shipped_.back()->origin = PluginOrigin::shipped;
+        guard(*shipped_.back());
+        shipped_ids_.push_back(shipped_.back()->id);
+      } catch (const UserError& e) {
+        skip(file, e);
+      }
+    }
+  }
+
+  // The shipped ids the search path's plugins may not take: all but those
+  // --allow-override names.
+  void reserve_shipped_ids(const PluginRegistry& registry) {
+    for (const std::string& id : shipped_ids_)
+      if (!registry.override_allowed(id)) reserved_.push_back(id);
+  }
+
+  // A library named or found on the search path, once it is safe and vetted;
+  // one that fails is skipped, unless `fatal` and its error is not a warning.
+  void try_load(const fs::path& path, PluginOrigin origin, bool fatal) {
+    try {
+      require_safe(path);  // also the folder a link resolves to, not only the scanned one
+      require_vetted(path, search_);
+      plugins_.push_back(load_plugin(path, search_.options, ids_, reserved_, search_.call_timeout));
+      plugins_.back()->origin = origin;
+      guard(*plugins_.back());
+      ids_.push_back(plugins_.back()->id);
+    } catch (const UserError& e) {
+      if (fatal && e.id().rfind("W-", 0) != 0) throw;  // a warning never stops the run
+      skip(path, e);
+    }
+  }
+
+  // The --plugin-path directories: one that does not exist stops the run.
+  void load_directories() {
+    std::error_code ec;
+    for (const fs::path& directory : search_.directories) {
+      if (!fs::is_directory(directory, ec)) {
+        throw UserError(
+            "E-PLUGIN-PATH",
+            fmt::format("the plugin directory (`plugin_dirs={}`): no such directory; give a "
+                        "directory that holds plugin libraries (*.so)",
+                        directory.string()));
+      }
+      load_folder(directory, PluginOrigin::directory);
+    }
+  }
+
+  // The folders of NDS_PLUGIN_PATH: one that is not a directory is only a warning.
+  void load_environment_path() {
+    std::error_code ec;
+    for (const fs::path& directory : split_path_list(search_.environment_path)) {
+      if (directory.is_relative()) {
+        spdlog::warn(
+            "[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names {}, a relative folder: which plugins "
+            "load then depends on the folder ndsearch runs in; give an absolute path",
+            directory.string());
+      }
+      if (!fs::is_directory(directory, ec)) {
+        spdlog::warn("[W-PLUGIN-PATH] NDS_PLUGIN_PATH names {}, which is not a directory; ignored",
+                     directory.string());
+        continue;
+      }
+      load_folder(directory, PluginOrigin::environment);
+    }
+  }
+
+  // The shipped plugins last (the search order), but for one --allow-override replaced.
+  void add_shipped() {
+    for (auto& plugin : shipped_) {
+      if (std::find(ids_.begin(), ids_.end(), plugin->id) != ids_.end()) {
+        skip(plugin->path,
+             UserError(
+                 "W-PLUGIN-DUPLICATE",
+                 fmt::format("{}: the shipped plugin \"{}\" is replaced by a plugin of the same id "
+                             "from the search path, as the override (`allow_override={}`) allows",
+                             plugin->path.string(), plugin->id, plugin->id)));
+        continue;
+      }
+      plugins_.push_back(std::move(plugin));
+    }
+  }
+
+ private:
+  // Records a library that is not loaded, with a warning.
+  void skip(const fs::path& path, const UserError& e) {
+    // Not the library's fault, and a run without it would price otherwise:
+    // another run of this process holds it with other options.
+    if (e.id() == "E-PLUGIN-OPTIONS") throw e;
+    spdlog::warn("[{}] {}", e.id(), e.what());
+    skipped_.push_back({shown_path(path), e.id(), e.what()});
+  }
+
+  // Puts the watchdog's copies of the plugin's blocking tables in front of it.
+  void guard(LoadedPlugin& plugin) const {
+    plugin.guard = std::make_unique<GuardedTables>(plugin.interfaces, plugin.id, plugin.path,
+                                                   search_.call_timeout,
+                                                   plugin.instance->serialized, plugin.options);
+    plugin.interfaces = plugin.guard->interfaces();
+  }
+
+  // A folder others can write: none of its libraries is loaded.
+  void load_folder(const fs::path& directory, PluginOrigin origin) {
+    const std::string reason = unsafe_reason(shown_path(directory));
+    for (const fs::path& file : libraries_in(directory)) {
+      if (reason.empty()) {
+        try_load(file, origin, /*fatal=*/false);
+      } else {
+        skip(file, UserError("E-PLUGIN-UNSAFE",
+                             fmt::format("{}: not loaded: {}", shown_path(file).string(), reason)));
+      }
+    }
+  }
+
+  const PluginSearch& search_;
+  std::vector<std::unique_ptr<LoadedPlugin>>& plugins_;
+  std::vector<SkippedPlugin>& skipped_;
+  std::vector<std::unique_ptr<LoadedPlugin>> shipped_;
+  std::vector<std::string> ids_;          // of the plugins loaded from the search path
+  std::vector<std::string> shipped_ids_;  // that those may not take
+  std::vector<std::string> reserved_;     // shipped ids that --allow-override does not free
+};
+
 }  // namespace
 
 bool PluginRegistry::override_allowed(std::string_view id) const {
@@ -325,105 +461,16 @@ PluginRegistry PluginRegistry::load(const PluginSearch& search) {
   const RunScope run(search.options);  // init and get_interface work for this run
   PluginRegistry registry;
   registry.allow_override_ = search.allow_override;
-  std::vector<std::unique_ptr<LoadedPlugin>> shipped;
-  std::vector<std::string> ids;          // of the plugins loaded from the search path
-  std::vector<std::string> shipped_ids;  // that those may not take
-  auto skip = [&](const fs::path& path, const UserError& e) {
-    // Not the library's fault, and a run without it would price otherwise:
-    // another run of this process holds it with other options.
-    if (e.id() == "E-PLUGIN-OPTIONS") throw e;
-    spdlog::warn("[{}] {}", e.id(), e.what());
-    registry.skipped_.push_back({shown_path(path), e.id(), e.what()});
-  };
-  auto guard = [&](LoadedPlugin& plugin) {
-    plugin.guard = std::make_unique<GuardedTables>(plugin.interfaces, plugin.id, plugin.path,
-                                                   search.call_timeout, plugin.instance->serialized,
-                                                   plugin.options);
-    plugin.interfaces = plugin.guard->interfaces();
-  };
-
-  // Shipped first: trusted, not vetted, and their ids are reserved.
-  if (search.install_dir) {
-    for (const fs::path& file : libraries_in(*search.install_dir)) {
-      try {
-        shipped.push_back(load_plugin(file, search.options, {}, {}, search.call_timeout));
-        shipped.back()->origin = PluginOrigin::shipped;
-        guard(*shipped.back());
-        shipped_ids.push_back(shipped.back()->id);
-      } catch (const UserError& e) {
-        skip(file, e);
-      }
-    }
-  }
-  std::vector<std::string> reserved;
-  for (const std::string& id : shipped_ids)
-    if (!registry.override_allowed(id)) reserved.push_back(id);
-
-  auto try_load = [&](const fs::path& path, PluginOrigin origin, bool fatal) {
-    try {
-      require_safe(path);  // also the folder a link resolves to, not only the scanned one
-      require_vetted(path, search);
-      registry.plugins_.push_back(
-          load_plugin(path, search.options, ids, reserved, search.call_timeout));
-      registry.plugins_.back()->origin = origin;
-      guard(*registry.plugins_.back());
-      ids.push_back(registry.plugins_.back()->id);
-    } catch (const UserError& e) {
-      if (fatal && e.id().rfind("W-", 0) != 0) throw;  // a warning never stops the run
-      skip(path, e);
-    }
-  };
-  // A folder others can write: none of its libraries is loaded.
-  auto load_folder = [&](const fs::path& directory, PluginOrigin origin) {
-    const std::string reason = unsafe_reason(shown_path(directory));
-    for (const fs::path& file : libraries_in(directory)) {
-      if (reason.empty()) {
-        try_load(file, origin, /*fatal=*/false);
-      } else {
-        skip(file, UserError("E-PLUGIN-UNSAFE",
-                             fmt::format("{}: not loaded: {}", shown_path(file).string(), reason)));
-      }
-    }
-  };
-  for (const fs::path& file : search.files) try_load(file, PluginOrigin::named, /*fatal=*/true);
-  std::error_code ec;
-  for (const fs::path& directory : search.directories) {
-    if (!fs::is_directory(directory, ec)) {
-      throw UserError(
-          "E-PLUGIN-PATH",
-          fmt::format("the plugin directory (`plugin_dirs={}`): no such directory; give a "
-                      "directory that holds plugin libraries (*.so)",
-                      directory.string()));
-    }
-    load_folder(directory, PluginOrigin::directory);
-  }
-  for (const fs::path& directory : split_path_list(search.environment_path)) {
-    if (directory.is_relative()) {
-      spdlog::warn(
-          "[W-PLUGIN-RELATIVE] NDS_PLUGIN_PATH names {}, a relative folder: which plugins "
-          "load then depends on the folder ndsearch runs in; give an absolute path",
-          directory.string());
-    }
-    if (!fs::is_directory(directory, ec)) {
-      spdlog::warn("[W-PLUGIN-PATH] NDS_PLUGIN_PATH names {}, which is not a directory; ignored",
-                   directory.string());
-      continue;
-    }
-    load_folder(directory, PluginOrigin::environment);
-  }
-  // The shipped plugins last (the search order), but for one --allow-override replaced.
-  for (auto& plugin : shipped) {
-    if (std::find(ids.begin(), ids.end(), plugin->id) != ids.end()) {
-      skip(plugin->path,
-           UserError(
-               "W-PLUGIN-DUPLICATE",
-               fmt::format("{}: the shipped plugin \"{}\" is replaced by a plugin of the same id "
-                           "from the search path, as the override (`allow_override={}`) allows",
-                           plugin->path.string(), plugin->id, plugin->id)));
-      continue;
-    }
-    registry.plugins_.push_back(std::move(plugin));
-  }
+  // Declared after the registry, so the shipped plugins it holds back (replaced,
+  // or all of them on a throw) go first, while the run scope still holds.
+  Loading loading(search, registry.plugins_, registry.skipped_);
+  loading.load_shipped();
+  loading.reserve_shipped_ids(registry);
+  for (const fs::path& file : search.files)
+    loading.try_load(file, PluginOrigin::named, /*fatal=*/true);
+  loading.load_directories();
+  loading.load_environment_path();
+  loading.add_shipped();
   return registry;
 }
 

@@ -21,88 +21,105 @@ void set_level(nds_topology_level& level, uint32_t group_devices, double link_by
   level.name = name;
 }
 
+// GPT-2 small's decoder layers (the shapes sample_inputs.hpp names).
+void describe_block(nds_layer_block& block) {
+  block.struct_size = sizeof(nds_layer_block);
+  block.kind = NDS_BLOCK_DECODER;
+  block.layers = 12;
+  block.hidden_size = 768;
+  block.attention = NDS_ATTENTION_MHA;
+  block.heads = 12;
+  block.kv_heads = 12;
+  block.head_dim = 64;
+  block.q_lora_rank = 0;
+  block.kv_lora_rank = 0;
+  block.qk_nope_head_dim = 0;
+  block.qk_rope_head_dim = 0;
+  block.v_head_dim = 64;
+  block.qk_norm = 0;
+  block.ffn = NDS_FFN_GELU;
+  block.ffn_hidden_size = 3072;
+  block.capacity_factor = 0;
+  block.grouped_gemm = 0;
+  block.norm = NDS_NORM_LAYERNORM;
+  block.linear_bias = 1;
+  block.qkv_bias = 1;
+  block.hidden_dropout = 0.1;
+  block.attention_dropout = 0.1;
+}
+
+// bf16 training with AdamW's fp32 states; `stated` is the strategy the config states.
+void describe_training(nds_training& training, const nds_strategy* stated) {
+  training.struct_size = sizeof(nds_training);
+  training.seq_len = 1024;
+  training.global_batch = 8;
+  training.params_dtype = NDS_DTYPE_BF16;
+  training.compute_dtype = NDS_DTYPE_BF16;
+  training.grads_dtype = NDS_DTYPE_FP32;
+  training.optimizer_dtype = NDS_DTYPE_FP32;
+  training.master_dtype = NDS_DTYPE_FP32;
+  training.optimizer = NDS_OPTIMIZER_ADAMW;
+  training.optimizer_states = 2;
+  training.stated_strategy = stated;
+  training.device_memory_bytes = NDS_UNKNOWN;
+  training.capabilities = NDS_CAN_SP_WITH_CP | NDS_CAN_INTERLEAVE;
+  training.activation_dtype = NDS_DTYPE_BF16;
+  training.fp8_recipe = NDS_FP8_NONE;
+}
+
+// GPT-2 small as a model of one block (all 12 layers), trained as `training` says.
+void describe_model(nds_model& model, const nds_layer_block* block, const nds_training* training) {
+  model.struct_size = sizeof(nds_model);
+  model.name = "gpt2-small (sample)";
+  model.framework = "sample";
+  model.blocks = block;
+  model.block_count = 1;
+  model.block_elem_size = sizeof(nds_layer_block);
+  model.vocab_size = 50257;
+  model.padded_vocab_size = 50304;
+  model.tied_embeddings = 1;
+  model.position_embedding = NDS_POSITION_LEARNED;
+  model.max_position_embeddings = 1024;
+  model.flash_attention = 1;
+  model.training = training;
+  model.submodel_elem_size = sizeof(nds_model);
+}
+
+// A made-up device with round figures; not any vendor's: 80 GiB, a bf16 peak,
+// nodes of 8 on a switch and a network between them.
+void describe_device(nds_device& device, nds_dtype_peak& peak, nds_topology_level (&levels)[2]) {
+  peak.struct_size = sizeof(nds_dtype_peak);
+  peak.dtype = "bf16";
+  peak.peak_flops_per_s = 1.0e15;
+  set_level(levels[0], 8, 100.0e9, 400.0e9, 3.0e-6, "node");
+  set_level(levels[1], 0, 50.0e9, 50.0e9, 8.0e-6, "network");
+  device.struct_size = sizeof(nds_device);
+  device.id = "sample-device";
+  device.name = "Sample device";
+  device.vendor = "ndsearch";
+  device.memory_bytes = UINT64_C(80) << 30;
+  device.memory_bandwidth_bytes_per_s = 3.0e12;
+  device.reserved_bytes = UINT64_C(2) << 30;
+  device.host_link_bytes_per_s = 50.0e9;
+  device.peaks = &peak;
+  device.peak_count = 1;
+  device.peak_elem_size = sizeof(nds_dtype_peak);
+  device.levels = levels;
+  device.level_count = 2;
+  device.level_elem_size = sizeof(nds_topology_level);
+  device.assumes = "8 devices per node on a switch, 400 Gb/s per device between nodes";
+}
+
 }  // namespace
 
 SampleInputs::SampleInputs() {
   stated_ = {sizeof(nds_strategy), 2, 2, 2, 1, 1, 2, 1, 1, 1, 2, 1, 4, NDS_RECOMPUTE_NONE,
              NDS_SCHEDULE_1F1B};
 
-  block_.struct_size = sizeof(nds_layer_block);
-  block_.kind = NDS_BLOCK_DECODER;
-  block_.layers = 12;
-  block_.hidden_size = 768;
-  block_.attention = NDS_ATTENTION_MHA;
-  block_.heads = 12;
-  block_.kv_heads = 12;
-  block_.head_dim = 64;
-  block_.q_lora_rank = 0;
-  block_.kv_lora_rank = 0;
-  block_.qk_nope_head_dim = 0;
-  block_.qk_rope_head_dim = 0;
-  block_.v_head_dim = 64;
-  block_.qk_norm = 0;
-  block_.ffn = NDS_FFN_GELU;
-  block_.ffn_hidden_size = 3072;
-  block_.capacity_factor = 0;
-  block_.grouped_gemm = 0;
-  block_.norm = NDS_NORM_LAYERNORM;
-  block_.linear_bias = 1;
-  block_.qkv_bias = 1;
-  block_.hidden_dropout = 0.1;
-  block_.attention_dropout = 0.1;
-
-  training_.struct_size = sizeof(nds_training);
-  training_.seq_len = 1024;
-  training_.global_batch = 8;
-  training_.params_dtype = NDS_DTYPE_BF16;
-  training_.compute_dtype = NDS_DTYPE_BF16;
-  training_.grads_dtype = NDS_DTYPE_FP32;
-  training_.optimizer_dtype = NDS_DTYPE_FP32;
-  training_.master_dtype = NDS_DTYPE_FP32;
-  training_.optimizer = NDS_OPTIMIZER_ADAMW;
-  training_.optimizer_states = 2;
-  training_.stated_strategy = &stated_;
-  training_.device_memory_bytes = NDS_UNKNOWN;
-  training_.capabilities = NDS_CAN_SP_WITH_CP | NDS_CAN_INTERLEAVE;
-  training_.activation_dtype = NDS_DTYPE_BF16;
-  training_.fp8_recipe = NDS_FP8_NONE;
-
-  model_.struct_size = sizeof(nds_model);
-  model_.name = "gpt2-small (sample)";
-  model_.framework = "sample";
-  model_.blocks = &block_;
-  model_.block_count = 1;
-  model_.block_elem_size = sizeof(nds_layer_block);
-  model_.vocab_size = 50257;
-  model_.padded_vocab_size = 50304;
-  model_.tied_embeddings = 1;
-  model_.position_embedding = NDS_POSITION_LEARNED;
-  model_.max_position_embeddings = 1024;
-  model_.flash_attention = 1;
-  model_.training = &training_;
-  model_.submodel_elem_size = sizeof(nds_model);
-
-  // A made-up device with round figures; not any vendor's.
-  peak_.struct_size = sizeof(nds_dtype_peak);
-  peak_.dtype = "bf16";
-  peak_.peak_flops_per_s = 1.0e15;
-  set_level(levels_[0], 8, 100.0e9, 400.0e9, 3.0e-6, "node");
-  set_level(levels_[1], 0, 50.0e9, 50.0e9, 8.0e-6, "network");
-  device_.struct_size = sizeof(nds_device);
-  device_.id = "sample-device";
-  device_.name = "Sample device";
-  device_.vendor = "ndsearch";
-  device_.memory_bytes = UINT64_C(80) << 30;
-  device_.memory_bandwidth_bytes_per_s = 3.0e12;
-  device_.reserved_bytes = UINT64_C(2) << 30;
-  device_.host_link_bytes_per_s = 50.0e9;
-  device_.peaks = &peak_;
-  device_.peak_count = 1;
-  device_.peak_elem_size = sizeof(nds_dtype_peak);
-  device_.levels = levels_;
-  device_.level_count = 2;
-  device_.level_elem_size = sizeof(nds_topology_level);
-  device_.assumes = "8 devices per node on a switch, 400 Gb/s per device between nodes";
+  describe_block(block_);
+  describe_training(training_, &stated_);
+  describe_model(model_, &block_, &training_);
+  describe_device(device_, peak_, levels_);
 
   // The allocator pass's share as the shipped `allocator` pass took it before 1.10.
   compile_input_ = {sizeof(nds_compile_input), &model_, &device_, 0.10};
