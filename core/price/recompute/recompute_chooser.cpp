@@ -169,6 +169,131 @@ void RecomputeChooser::lay_out(Placement& p) {
   copies_ = {copy_bytes_.data(), link_bytes_per_s_, settings_.host_link_overlap};
 }
 
+// Seconds per layer and option, per block (a few per model), priced once per
+// menu for the blocks that fit the table and every time for the rest.
+class RecomputeChooser::BlockSeconds {
+ public:
+  BlockSeconds(const TimeModel& time, const nds_candidate& plain, double micro_batches)
+      : time_(time), candidate_(plain), micro_batches_(micro_batches) {}
+
+  double operator()(uint32_t block, int32_t option) {
+    if (option != NDS_LAYER_SELECTIVE && option != NDS_LAYER_FULL) return 0.0;
+    if (block >= block_known_.size())
+      return micro_batches_ * time_.layer_extra_s(candidate_, block, option);
+    if (!block_known_[block]) {
+      block_seconds_[block][NDS_LAYER_SELECTIVE] =
+          micro_batches_ * time_.layer_extra_s(candidate_, block, NDS_LAYER_SELECTIVE);
+      block_seconds_[block][NDS_LAYER_FULL] =
+          micro_batches_ * time_.layer_extra_s(candidate_, block, NDS_LAYER_FULL);
+      block_known_[block] = true;
+    }
+    return block_seconds_[block][static_cast<size_t>(option)];
+  }
+
+ private:
+  const TimeModel& time_;
+  const nds_candidate& candidate_;  // the menu's, every layer kept
+  const double micro_batches_;
+  std::array<std::array<double, kOptions>, 8> block_seconds_{};
+  std::array<bool, 8> block_known_{};
+};
+
+// Group g of rank r under `option` for its first `layers` layers (a probe's layout).
+void RecomputeChooser::set_group(Placement& p, uint32_t r, uint32_t g, int32_t option,
+                                 uint32_t layers) {
+  const Group& group = groups_[r * kMaxGroups + g];
+  std::fill_n(&p.layer_option[group.first_layer], std::min(layers, group.layers), option);
+}
+
+// One probe: the ranks' peaks into `peaks`, every layer kept again; false if refused.
+bool RecomputeChooser::measure(Placement& p, MemoryEvaluator& memory, double cp_bytes,
+                               double* peaks) {
+  const auto pp = static_cast<uint32_t>(p.strategy.pp);
+  if (!probe(p, memory, probed_)) return false;
+  for (uint32_t r = 0; r < pp; ++r) peaks[r] = probed_[r].peak() + cp_bytes;
+  std::fill(p.layer_option.begin(), p.layer_option.end(), NDS_LAYER_KEEP);
+  return true;
+}
+
+// The probes: each group index under each option (all ranks at once), then one
+// full layer, then two full groups. Returns "memory-pass" if one is refused.
+const char* RecomputeChooser::run_probes(Placement& p, MemoryEvaluator& memory, double cp_bytes,
+                                         bool offload) {
+  const auto pp = static_cast<uint32_t>(p.strategy.pp);
+  const size_t stride = static_cast<size_t>(pp);
+  for (int32_t option : {NDS_LAYER_SELECTIVE, NDS_LAYER_FULL, NDS_LAYER_OFFLOAD}) {
+    if (option == NDS_LAYER_OFFLOAD && !offload) continue;
+    for (uint32_t g = 0; g < most_groups_; ++g) {
+      for (uint32_t r = 0; r < pp; ++r)
+        if (g < group_count_[r]) set_group(p, r, g, option, UINT32_MAX);
+      if (!measure(p, memory, cp_bytes,
+                   &option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride]))
+        return "memory-pass";
+    }
+  }
+  for (uint32_t r = 0; r < pp; ++r)
+    if (group_count_[r] > 0) set_group(p, r, 0, NDS_LAYER_FULL, 1);  // a stage may hold no layer
+  const bool single = measure(p, memory, cp_bytes, single_full_.data());
+  for (uint32_t r = 0; r < pp; ++r)
+    for (uint32_t g = 0; g < std::min<uint32_t>(2, group_count_[r]); ++g)
+      set_group(p, r, g, NDS_LAYER_FULL, UINT32_MAX);
+  if (!single || !measure(p, memory, cp_bytes, pair_full_.data())) return "memory-pass";
+  return nullptr;
+}
+
+// Rank r's probed peak with group g under `option` (`stride`: the placement's pp).
+double RecomputeChooser::peak_of(int32_t option, uint32_t g, uint32_t r, size_t stride) const {
+  return option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride + r];
+}
+
+// The full working set W of rank r and group 0's per-layer saving f0 (see the header).
+double RecomputeChooser::full_working_set(uint32_t r, size_t stride) const {
+  const double keep = keep_peak_[r];
+  const uint32_t n = group_count_[r];
+  double w = 0;
+  if (n > 0) {
+    const double n0 = groups_[r * kMaxGroups].layers;
+    const double all0 = peak_of(NDS_LAYER_FULL, 0, r, stride);
+    double f0 = 0;
+    if (n0 >= 2) {
+      f0 = (single_full_[r] - all0) / (n0 - 1);
+      w = single_full_[r] - keep + f0;
+    } else if (n >= 2) {
+      w = all0 + peak_of(NDS_LAYER_FULL, 1, r, stride) - pair_full_[r] - keep;
+    } else {
+      w = 0;  // one layer alone: its net saving is all there is to know
+    }
+    w = std::max(0.0, w);
+  }
+  return w;
+}
+
+// Rank r's groups on the menu: bytes freed and seconds added per layer and option.
+void RecomputeChooser::price_groups(const Placement& p, uint32_t r, double w, bool offload,
+                                    BlockSeconds& seconds) {
+  const size_t stride = static_cast<size_t>(static_cast<uint32_t>(p.strategy.pp));
+  const double keep = keep_peak_[r];
+  const uint32_t n = group_count_[r];
+  for (uint32_t g = 0; g < n; ++g) {
+    const Group& group = groups_[r * kMaxGroups + g];
+    nds_recompute_group& m = menu_[r * kMaxGroups + g];
+    const double layers = group.layers;
+    auto saving = [&](int32_t option, double extra_bytes) {
+      return std::max(0.0, (keep + extra_bytes - peak_of(option, g, r, stride)) / layers);
+    };
+    m.option[NDS_LAYER_SELECTIVE] = {saving(NDS_LAYER_SELECTIVE, 0),
+                                     seconds(group.block, NDS_LAYER_SELECTIVE)};
+    m.option[NDS_LAYER_FULL] = {saving(NDS_LAYER_FULL, w), seconds(group.block, NDS_LAYER_FULL)};
+    if (offload) {
+      const double saved = saving(NDS_LAYER_OFFLOAD, 0);
+      const uint32_t in_flight = p.in_flight[static_cast<size_t>(r) * p.strategy.vpp + group.chunk];
+      m.option[NDS_LAYER_OFFLOAD] = {saved, 0};
+      m.offload_copy_bytes = in_flight > 1 ? saved / (in_flight - 1) : 0;
+      m.offload_host_bytes = saved;
+    }
+  }
+}
+
 const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
                                          const TimeModel& time, double budget_bytes,
                                          double cp_bytes, const std::vector<RankMemory>& ranks) {
@@ -181,32 +306,7 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
       settings_.offload && link_bytes_per_s_ > 0 && settings_.host_memory_bytes > 0;
 
   // Probes: one group of each rank under one option; then one full layer, two full groups.
-  auto set_group = [&](uint32_t r, uint32_t g, int32_t option, uint32_t layers) {
-    const Group& group = groups_[r * kMaxGroups + g];
-    std::fill_n(&p.layer_option[group.first_layer], std::min(layers, group.layers), option);
-  };
-  auto measure = [&](double* peaks) {
-    if (!probe(p, memory, probed_)) return false;
-    for (uint32_t r = 0; r < pp; ++r) peaks[r] = probed_[r].peak() + cp_bytes;
-    std::fill(p.layer_option.begin(), p.layer_option.end(), NDS_LAYER_KEEP);
-    return true;
-  };
-  for (int32_t option : {NDS_LAYER_SELECTIVE, NDS_LAYER_FULL, NDS_LAYER_OFFLOAD}) {
-    if (option == NDS_LAYER_OFFLOAD && !offload) continue;
-    for (uint32_t g = 0; g < most_groups_; ++g) {
-      for (uint32_t r = 0; r < pp; ++r)
-        if (g < group_count_[r]) set_group(r, g, option, UINT32_MAX);
-      if (!measure(&option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride]))
-        return "memory-pass";
-    }
-  }
-  for (uint32_t r = 0; r < pp; ++r)
-    if (group_count_[r] > 0) set_group(r, 0, NDS_LAYER_FULL, 1);  // a stage may hold no layer
-  const bool single = measure(single_full_.data());
-  for (uint32_t r = 0; r < pp; ++r)
-    for (uint32_t g = 0; g < std::min<uint32_t>(2, group_count_[r]); ++g)
-      set_group(r, g, NDS_LAYER_FULL, UINT32_MAX);
-  if (!single || !measure(pair_full_.data())) return "memory-pass";
+  if (const char* refusal = run_probes(p, memory, cp_bytes, offload)) return refusal;
 
   // The menu. Seconds per layer and option, per block (a few per model).
   const nds_candidate kept = p.candidate();  // layer_option all kept: the strategy's work
@@ -218,63 +318,12 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
                             kept.in_flight,
                             nullptr};
   const double micro_batches = p.strategy.mbn;
-  std::array<std::array<double, kOptions>, 8> block_seconds{};
-  std::array<bool, 8> block_known{};
-  auto seconds = [&](uint32_t block, int32_t option) {
-    if (option != NDS_LAYER_SELECTIVE && option != NDS_LAYER_FULL) return 0.0;
-    if (block >= block_known.size())
-      return micro_batches * time.layer_extra_s(plain, block, option);
-    if (!block_known[block]) {
-      block_seconds[block][NDS_LAYER_SELECTIVE] =
-          micro_batches * time.layer_extra_s(plain, block, NDS_LAYER_SELECTIVE);
-      block_seconds[block][NDS_LAYER_FULL] =
-          micro_batches * time.layer_extra_s(plain, block, NDS_LAYER_FULL);
-      block_known[block] = true;
-    }
-    return block_seconds[block][static_cast<size_t>(option)];
-  };
-  auto peak_of = [&](int32_t option, uint32_t g, uint32_t r) {
-    return option_peak_[(static_cast<size_t>(option) * kMaxGroups + g) * stride + r];
-  };
+  BlockSeconds seconds(time, plain, micro_batches);
   for (uint32_t r = 0; r < pp; ++r) {
     const double keep = keep_peak_[r];
-    const uint32_t n = group_count_[r];
-    // The full working set W and group 0's per-layer saving f0 (see the header).
-    double w = 0;
-    if (n > 0) {
-      const double n0 = groups_[r * kMaxGroups].layers;
-      const double all0 = peak_of(NDS_LAYER_FULL, 0, r);
-      double f0 = 0;
-      if (n0 >= 2) {
-        f0 = (single_full_[r] - all0) / (n0 - 1);
-        w = single_full_[r] - keep + f0;
-      } else if (n >= 2) {
-        w = all0 + peak_of(NDS_LAYER_FULL, 1, r) - pair_full_[r] - keep;
-      } else {
-        w = 0;  // one layer alone: its net saving is all there is to know
-      }
-      w = std::max(0.0, w);
-    }
+    const double w = full_working_set(r, stride);
     nds_recompute_rank& rank = reset_rank(r, p.strategy);
-    for (uint32_t g = 0; g < n; ++g) {
-      const Group& group = groups_[r * kMaxGroups + g];
-      nds_recompute_group& m = menu_[r * kMaxGroups + g];
-      const double layers = group.layers;
-      auto saving = [&](int32_t option, double extra_bytes) {
-        return std::max(0.0, (keep + extra_bytes - peak_of(option, g, r)) / layers);
-      };
-      m.option[NDS_LAYER_SELECTIVE] = {saving(NDS_LAYER_SELECTIVE, 0),
-                                       seconds(group.block, NDS_LAYER_SELECTIVE)};
-      m.option[NDS_LAYER_FULL] = {saving(NDS_LAYER_FULL, w), seconds(group.block, NDS_LAYER_FULL)};
-      if (offload) {
-        const double saved = saving(NDS_LAYER_OFFLOAD, 0);
-        const uint32_t in_flight =
-            p.in_flight[static_cast<size_t>(r) * p.strategy.vpp + group.chunk];
-        m.option[NDS_LAYER_OFFLOAD] = {saved, 0};
-        m.offload_copy_bytes = in_flight > 1 ? saved / (in_flight - 1) : 0;
-        m.offload_host_bytes = saved;
-      }
-    }
+    price_groups(p, r, w, offload, seconds);
     rank.budget_bytes = budget_bytes;
     rank.bytes_without_recompute = keep;
     rank.full_working_set_bytes = w;

@@ -91,6 +91,16 @@ class RecomputeChooser {
   // The ABI item for `candidate` over the ranks, with the config's stated
   // counts when they apply to its mode.
   nds_recompute_item item_for(const nds_candidate& candidate);
+  // build_menu's steps: the probes (a group's layout, one probe's peaks, all
+  // of them), a probed peak, a rank's full working set, and its groups'
+  // prices, with the seconds per block priced once a menu (BlockSeconds).
+  class BlockSeconds;
+  void set_group(Placement& p, uint32_t r, uint32_t g, int32_t option, uint32_t layers);
+  bool measure(Placement& p, MemoryEvaluator& memory, double cp_bytes, double* peaks);
+  const char* run_probes(Placement& p, MemoryEvaluator& memory, double cp_bytes, bool offload);
+  double peak_of(int32_t option, uint32_t g, uint32_t r, size_t stride) const;
+  double full_working_set(uint32_t r, size_t stride) const;
+  void price_groups(const Placement& p, uint32_t r, double w, bool offload, BlockSeconds& seconds);
 
   const Model& model_;
   RecomputeSettings settings_;

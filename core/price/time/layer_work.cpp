@@ -106,6 +106,112 @@ double local_experts(const nds_layer_block& l, const nds_strategy& s) {
   return std::max(1.0, d(l.experts) / s.ep);
 }
 
+// The attention core's shape for one micro-batch on this device: TP degree,
+// bytes per activation element, keys per query, tokens, heads, kernel
+// instances (heads / tp per sequence, mbs sequences) and dims per head.
+struct CoreShape {
+  double tp, b, seq, tokens, heads, instances, qk_dim, v_dim;
+};
+
+// The attention core's seconds: its kernels or GEMMs, and an unfused softmax's passes.
+struct CoreSeconds {
+  double forward = 0, backward = 0, softmax = 0, softmax_backward = 0;
+};
+
+// A tower's bidirectional attention within each window or image:
+// tokens / keys sequences of `keys` queries, whole on every CP rank.
+CoreSeconds tower_core(const Kernels& kernels, bool unfused, const CoreShape& a) {
+  const double tp = a.tp, b = a.b, seq = a.seq, tokens = a.tokens, heads = a.heads;
+  const double qk_dim = a.qk_dim, v_dim = a.v_dim;
+  double forward = 0, backward = 0, softmax = 0, softmax_backward = 0;
+  const double sequences = heads / tp * tokens / seq;
+  if (unfused) {
+    const GemmRate& rate = kernels.high();
+    forward = kernels.batched_gemm(rate, seq, seq, qk_dim, sequences) +
+              kernels.batched_gemm(rate, seq, v_dim, seq, sequences);
+    backward = 2 * forward;
+    const double scores = tokens * seq * heads / tp * b;
+    softmax = kernels.memory(scores * 2);
+    softmax_backward = kernels.memory(scores * 3);
+  } else {
+    forward = kernels.attention(Pass::forward, seq, seq, qk_dim, v_dim, sequences, false);
+    backward = kernels.attention(Pass::backward, seq, seq, qk_dim, v_dim, sequences, false);
+  }
+  return {forward, backward, softmax, softmax_backward};
+}
+
+// Without fused kernels: batched GEMMs over this device's queries and a softmax pass.
+CoreSeconds unfused_core(const Kernels& kernels, const nds_strategy& s, const nds_layer_block& l,
+                         const CoreShape& a) {
+  const double tp = a.tp, b = a.b, seq = a.seq, tokens = a.tokens, heads = a.heads;
+  const double instances = a.instances, qk_dim = a.qk_dim, v_dim = a.v_dim;
+  double forward = 0, backward = 0, softmax = 0, softmax_backward = 0;
+  const double queries = seq / s.cp;
+  const GemmRate& rate = kernels.high();
+  forward = kernels.batched_gemm(rate, queries, seq, qk_dim, instances) +
+            kernels.batched_gemm(rate, queries, v_dim, seq, instances);
+  backward = 2 * forward;
+  // Per score, in passes over the s x s matrix: the fused softmax reads
+  // and writes it (2; its backward reads probabilities and gradient and
+  // writes one: 3), dropout reads and writes it and writes a 1-byte mask
+  // (2.5; backward the same).
+  const double dropout = l.attention_dropout > 0 ? 2.5 : 0;
+  const double scores = tokens * seq * heads / tp * b;
+  softmax = kernels.memory(scores * (2 + dropout));
+  softmax_backward = kernels.memory(scores * (3 + dropout));
+  return {forward, backward, softmax, softmax_backward};
+}
+
+// A sliding window of `window` keys in a fused kernel that skips the blocks outside it.
+CoreSeconds windowed_core(const Kernels& kernels, const nds_strategy& s, double window,
+                          const CoreShape& a) {
+  const double seq = a.seq, instances = a.instances, qk_dim = a.qk_dim, v_dim = a.v_dim;
+  double forward = 0, backward = 0;
+  // Sliding-window attention in a fused kernel that skips the key blocks
+  // outside the band (FlashAttention's window_size, Ascend's
+  // FlashAttentionScore pre_tokens): each of the first `window` queries
+  // sees the keys before it (a causal window x window block), each later
+  // one `window` keys (a full block of (seq - window) x window), in all
+  // seq·window - window²/2 scores instead of seq²/2. Under CP (the
+  // all-to-all or all-gather exchanges that take a window: Transformer
+  // Engine refuses one over its ring) each rank takes an even share, as
+  // one full block of seq/cp queries by the band's mean keys per query.
+  for (const Pass pass : {Pass::forward, Pass::backward}) {
+    const double t =
+        s.cp > 1
+            ? kernels.attention(pass, seq / s.cp, sdk::band_mean_keys(window, seq), qk_dim, v_dim,
+                                instances, false)
+            : kernels.attention(pass, window, window, qk_dim, v_dim, instances, true) +
+                  kernels.attention(pass, seq - window, window, qk_dim, v_dim, instances, false);
+    (pass == Pass::forward ? forward : backward) = t;
+  }
+  return {forward, backward, 0, 0};
+}
+
+// Causal attention split by CP: zig-zag ring attention.
+CoreSeconds ring_core(const Kernels& kernels, const nds_strategy& s, const CoreShape& a) {
+  const double seq = a.seq, instances = a.instances, qk_dim = a.qk_dim, v_dim = a.v_dim;
+  double forward = 0, backward = 0;
+  // Zig-zag ring attention (docs/cp.md): each device's s/cp queries meet
+  // its own causal block and cp-1 half-masked blocks of the others.
+  const double q = seq / s.cp, rest = s.cp - 1.0;
+  for (const Pass pass : {Pass::forward, Pass::backward}) {
+    const double t = kernels.attention(pass, q, q, qk_dim, v_dim, instances, true) +
+                     rest * kernels.attention(pass, q, q / 2, qk_dim, v_dim, instances, false);
+    (pass == Pass::forward ? forward : backward) = t;
+  }
+  return {forward, backward, 0, 0};
+}
+
+// Causal attention over the whole sequence in one fused kernel.
+CoreSeconds causal_core(const Kernels& kernels, const CoreShape& a) {
+  const double seq = a.seq, instances = a.instances, qk_dim = a.qk_dim, v_dim = a.v_dim;
+  const double forward = kernels.attention(Pass::forward, seq, seq, qk_dim, v_dim, instances, true);
+  const double backward =
+      kernels.attention(Pass::backward, seq, seq, qk_dim, v_dim, instances, true);
+  return {forward, backward, 0, 0};
+}
+
 }  // namespace
 
 void TimeModel::linear(Work& w, double tokens, double in, double out, double count,
@@ -187,83 +293,9 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
 double TimeModel::attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
                                     const Span& span) const {
   const nds_strategy& s = *c.strategy;
-  const double tp = s.tp, b = settings_.activation_bytes;
-  const double seq = span.keys;
+  const double tp = s.tp;
   const double tokens = span.tokens;
   const double h = d(l.hidden_size), heads = d(l.heads);
-  // Attention core: fused (flash) kernels per block, or without them batched
-  // GEMMs (one per head and sequence) and a softmax over every key.
-  double softmax = 0, softmax_backward = 0;
-  auto attention_core = [&](double qk_dim, double v_dim) {
-    const double instances = heads / tp * s.mbs;
-    double forward = 0, backward = 0;
-    if (span.tower) {
-      // A tower's bidirectional attention within each window or image:
-      // tokens / keys sequences of `keys` queries, whole on every CP rank.
-      const double sequences = heads / tp * tokens / seq;
-      if (model_.main.flash_attention == 0) {
-        const GemmRate& rate = kernels_.high();
-        forward = kernels_.batched_gemm(rate, seq, seq, qk_dim, sequences) +
-                  kernels_.batched_gemm(rate, seq, v_dim, seq, sequences);
-        backward = 2 * forward;
-        const double scores = tokens * seq * heads / tp * b;
-        softmax = kernels_.memory(scores * 2);
-        softmax_backward = kernels_.memory(scores * 3);
-      } else {
-        forward = kernels_.attention(Pass::forward, seq, seq, qk_dim, v_dim, sequences, false);
-        backward = kernels_.attention(Pass::backward, seq, seq, qk_dim, v_dim, sequences, false);
-      }
-    } else if (model_.main.flash_attention == 0) {
-      const double queries = seq / s.cp;
-      const GemmRate& rate = kernels_.high();
-      forward = kernels_.batched_gemm(rate, queries, seq, qk_dim, instances) +
-                kernels_.batched_gemm(rate, queries, v_dim, seq, instances);
-      backward = 2 * forward;
-      // Per score, in passes over the s x s matrix: the fused softmax reads
-      // and writes it (2; its backward reads probabilities and gradient and
-      // writes one: 3), dropout reads and writes it and writes a 1-byte mask
-      // (2.5; backward the same).
-      const double dropout = l.attention_dropout > 0 ? 2.5 : 0;
-      const double scores = tokens * seq * heads / tp * b;
-      softmax = kernels_.memory(scores * (2 + dropout));
-      softmax_backward = kernels_.memory(scores * (3 + dropout));
-    } else if (const double window = d(l.attention_window); window > 0 && window < seq) {
-      // Sliding-window attention in a fused kernel that skips the key blocks
-      // outside the band (FlashAttention's window_size, Ascend's
-      // FlashAttentionScore pre_tokens): each of the first `window` queries
-      // sees the keys before it (a causal window x window block), each later
-      // one `window` keys (a full block of (seq - window) x window), in all
-      // seq·window - window²/2 scores instead of seq²/2. Under CP (the
-      // all-to-all or all-gather exchanges that take a window: Transformer
-      // Engine refuses one over its ring) each rank takes an even share, as
-      // one full block of seq/cp queries by the band's mean keys per query.
-      for (const Pass pass : {Pass::forward, Pass::backward}) {
-        const double t =
-            s.cp > 1 ? kernels_.attention(pass, seq / s.cp, sdk::band_mean_keys(window, seq),
-                                          qk_dim, v_dim, instances, false)
-                     : kernels_.attention(pass, window, window, qk_dim, v_dim, instances, true) +
-                           kernels_.attention(pass, seq - window, window, qk_dim, v_dim, instances,
-                                              false);
-        (pass == Pass::forward ? forward : backward) = t;
-      }
-    } else if (s.cp > 1) {
-      // Zig-zag ring attention (docs/cp.md): each device's s/cp queries meet
-      // its own causal block and cp-1 half-masked blocks of the others.
-      const double q = seq / s.cp, rest = s.cp - 1.0;
-      for (const Pass pass : {Pass::forward, Pass::backward}) {
-        const double t = kernels_.attention(pass, q, q, qk_dim, v_dim, instances, true) +
-                         rest * kernels_.attention(pass, q, q / 2, qk_dim, v_dim, instances, false);
-        (pass == Pass::forward ? forward : backward) = t;
-      }
-    } else {
-      forward = kernels_.attention(Pass::forward, seq, seq, qk_dim, v_dim, instances, true);
-      backward = kernels_.attention(Pass::backward, seq, seq, qk_dim, v_dim, instances, true);
-    }
-    w.forward += forward + softmax;
-    w.backward += backward + softmax_backward;
-    w.forward_attention += forward + softmax;
-    w.backward_attention += backward + softmax_backward;
-  };
   double qk_rotated = 0;  // elements RoPE rotates per token
   if (l.attention == NDS_ATTENTION_MLA) {
     const double qk = d(l.qk_nope_head_dim + l.qk_rope_head_dim), ql = d(l.q_lora_rank),
@@ -277,17 +309,43 @@ double TimeModel::attention_compute(Work& w, const nds_candidate& c, const nds_l
     linear(w, tokens, h, kvl + d(l.qk_rope_head_dim));
     linear(w, tokens, kvl, heads * d(l.qk_nope_head_dim + l.v_head_dim) / tp, 1, Split::column);
     linear(w, tokens, heads * d(l.v_head_dim) / tp, h);
-    attention_core(qk, d(l.v_head_dim));
+    attention_core(w, s, l, span, qk, d(l.v_head_dim));
     qk_rotated = (heads / tp + 1) * d(l.qk_rope_head_dim);
   } else {
     const double q = heads * d(l.head_dim), kv = d(l.kv_heads * l.head_dim),
                  o = heads * d(l.v_head_dim);
     linear(w, tokens, h, (q + 2 * kv) / tp, 1, Split::column);
     linear(w, tokens, o / tp, h);
-    attention_core(d(l.head_dim), d(l.v_head_dim));
+    attention_core(w, s, l, span, d(l.head_dim), d(l.v_head_dim));
     qk_rotated = (q + kv) / tp;
   }
   return qk_rotated;
+}
+
+// The attention core's seconds by the kind of kernel that runs it, into `w`.
+void TimeModel::attention_core(Work& w, const nds_strategy& s, const nds_layer_block& l,
+                               const Span& span, double qk_dim, double v_dim) const {
+  // Attention core: fused (flash) kernels per block, or without them batched
+  // GEMMs (one per head and sequence) and a softmax over every key.
+  const double tp = s.tp, heads = d(l.heads);
+  const CoreShape a{tp,    settings_.activation_bytes, span.keys, span.tokens,
+                    heads, heads / tp * s.mbs,         qk_dim,    v_dim};
+  CoreSeconds t;
+  if (span.tower) {
+    t = tower_core(kernels_, model_.main.flash_attention == 0, a);
+  } else if (model_.main.flash_attention == 0) {
+    t = unfused_core(kernels_, s, l, a);
+  } else if (const double window = d(l.attention_window); window > 0 && window < a.seq) {
+    t = windowed_core(kernels_, s, window, a);
+  } else if (s.cp > 1) {
+    t = ring_core(kernels_, s, a);
+  } else {
+    t = causal_core(kernels_, a);
+  }
+  w.forward += t.forward + t.softmax;
+  w.backward += t.backward + t.softmax_backward;
+  w.forward_attention += t.forward + t.softmax;
+  w.backward_attention += t.backward + t.softmax_backward;
 }
 
 double TimeModel::cp_passes(nds_layer_option option) const {

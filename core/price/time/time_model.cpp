@@ -83,6 +83,33 @@ std::string moe_assumptions(const Model& model) {
                      routing);
 }
 
+// The optimizer swap's assumption: what the host keeps and the link copies.
+std::string swap_assumption(const Model& model, const OptimizerSwap& swap) {
+  return fmt::format(
+      "{}: optimizer states and master weights live in host memory, and each step copies "
+      "the device's shard in and out over a host link of {:.1f} GB/s per direction, in {} "
+      "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
+      "optimizer issues them); nothing else hides them",
+      model.training.swap_optimizer == 1
+          ? "optimizer swapping (" + training_source(model, "swap_optimizer", "the config") + ")"
+          : Setting("swap-optimizer").named(),
+      swap.link_bytes_per_s / 1e9, swap.chunks);
+}
+
+// A vision tower's assumption: its image tokens, its parallelism and its split.
+std::string tower_assumption(const Model& model, const ModelPart& tower) {
+  const sdk::TowerTokens k = tower_tokens(model, tower);
+  return fmt::format(
+      "the {} tower: {} image tokens per sequence ({} patches, {} per image), its layers at the "
+      "language model's TP and SP and whole on each CP rank (images are not split by CP), with "
+      "the embedding on rank 0's first chunk, which keeps one layer of its own; the default "
+      "split "
+      "counts the tower as the {:.2f} language-model layers its work is worth, times cp, "
+      "rounded; "
+      "recomputed as the strategy says",
+      tower.name, k.merged, k.patches, k.patches_per_image, model.tower_layer_ratio);
+}
+
 // Numbers for TimeModel::id_, across threads.
 uint64_t next_model_id() {
   static std::atomic<uint64_t> last{0};
@@ -119,6 +146,28 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
   routing_.expert_rank_load =
       model.expert_rank_load.empty() ? nullptr : model.expert_rank_load.data();
   routing_.expert_rank_load_count = model.expert_rank_load.size();
+  index_layers(model);
+  if (model.main.position_embedding == NDS_POSITION_LEARNED &&
+      model.main.max_position_embeddings != NDS_UNKNOWN)
+    learned_positions_ = d(model.main.max_position_embeddings);
+  // What DESIGN §8.7's model FLOPs need of the layers, the same for every candidate.
+  const double seq = d(model.training.seq_len);
+  sum_decoder_flops(model, seq);
+  for (const ModelPart& tower : model.submodels)
+    tower_flops_per_sequence_ += tower_forward_flops(model, tower);
+  add_mtp_flops(model, seq);
+  // An fp8 GEMM's input is cast from the activation dtype with a transposed
+  // copy for the other gradient GEMM (Transformer Engine's cast_transpose on
+  // Hopper, which needs TN layouts): read the activation, write two fp8
+  // copies; current scaling reads it once more for its amax first.
+  if (kernels_.linear_dtype() == "fp8")
+    cast_bytes_ = settings_.activation_bytes + 2 +
+                  (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
+  collect_assumptions(model, device, calibration);
+}
+
+// The decoder layers' blocks (layer_block_, block_index_, run_end_) and the MTP blocks.
+void TimeModel::index_layers(const Model& model) {
   for (size_t i = 0; i < model.main.blocks.size(); ++i) {
     const nds_layer_block& b = model.main.blocks[i].c;
     if (b.kind == NDS_BLOCK_MTP) mtp_blocks_.push_back(static_cast<uint32_t>(i));
@@ -129,12 +178,11 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                         static_cast<uint32_t>(i));
     run_end_.resize(layer_block_.size(), end);
   }
-  if (model.main.position_embedding == NDS_POSITION_LEARNED &&
-      model.main.max_position_embeddings != NDS_UNKNOWN)
-    learned_positions_ = d(model.main.max_position_embeddings);
-  // What DESIGN §8.7's model FLOPs need of the layers, the same for every candidate.
+}
+
+// The decoder layers' active parameters and keys, and the FLOPs recompute reruns, summed.
+void TimeModel::sum_decoder_flops(const Model& model, double seq) {
   selective_ops_ = sdk::selective_recompute_ops(model.training);
-  const double seq = d(model.training.seq_len);
   recomputed_flops_.assign(layer_block_.size() + 1, {});
   for (size_t i = 0; i < layer_block_.size(); ++i) {
     const nds_layer_block* l = layer_block_[i];
@@ -154,8 +202,10 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     recomputed_flops_[i + 1] = {recomputed_flops_[i][0] + 2 * p.active() + core,
                                 recomputed_flops_[i][1] + selective};
   }
-  for (const ModelPart& tower : model.submodels)
-    tower_flops_per_sequence_ += tower_forward_flops(model, tower);
+}
+
+// The MTP modules' parameters, keys and output-head passes, after the decoder's.
+void TimeModel::add_mtp_flops(const Model& model, double seq) {
   // MTP modules (DeepSeek-V3 §2.2) train on every token too: each a layer plus
   // its [h; h] -> h projection, and another pass through the output head.
   for (uint32_t i : mtp_blocks_) {
@@ -165,13 +215,11 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
     add_attention_keys(b, seq, layers);
     mtp_heads_ += layers;
   }
-  // An fp8 GEMM's input is cast from the activation dtype with a transposed
-  // copy for the other gradient GEMM (Transformer Engine's cast_transpose on
-  // Hopper, which needs TN layouts): read the activation, write two fp8
-  // copies; current scaling reads it once more for its amax first.
-  if (kernels_.linear_dtype() == "fp8")
-    cast_bytes_ = settings_.activation_bytes + 2 +
-                  (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
+}
+
+// Every assumption in words, in the order the outputs list them (`device` uncalibrated).
+void TimeModel::collect_assumptions(const Model& model, const Device& device,
+                                    const Calibration& calibration) {
   assumptions_ = settings_.assumptions;
   assumptions_.push_back(kernels_.assumptions());
   if (cp_ != nullptr) assumptions_.push_back(cp_->assumption(model));
@@ -184,28 +232,9 @@ TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
                     flag ? Setting("recompute_modules").named() : "the config",
                     recompute_ops_words(selective_ops_)));
   }
-  if (swap_.link_bytes_per_s > 0)
-    assumptions_.push_back(fmt::format(
-        "{}: optimizer states and master weights live in host memory, and each step copies "
-        "the device's shard in and out over a host link of {:.1f} GB/s per direction, in {} "
-        "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
-        "optimizer issues them); nothing else hides them",
-        model.training.swap_optimizer == 1
-            ? "optimizer swapping (" + training_source(model, "swap_optimizer", "the config") + ")"
-            : Setting("swap-optimizer").named(),
-        swap_.link_bytes_per_s / 1e9, swap_.chunks));
-  for (const ModelPart& tower : model.submodels) {
-    const sdk::TowerTokens k = tower_tokens(model, tower);
-    assumptions_.push_back(fmt::format(
-        "the {} tower: {} image tokens per sequence ({} patches, {} per image), its layers at the "
-        "language model's TP and SP and whole on each CP rank (images are not split by CP), with "
-        "the embedding on rank 0's first chunk, which keeps one layer of its own; the default "
-        "split "
-        "counts the tower as the {:.2f} language-model layers its work is worth, times cp, "
-        "rounded; "
-        "recomputed as the strategy says",
-        tower.name, k.merged, k.patches, k.patches_per_image, model.tower_layer_ratio));
-  }
+  if (swap_.link_bytes_per_s > 0) assumptions_.push_back(swap_assumption(model, swap_));
+  for (const ModelPart& tower : model.submodels)
+    assumptions_.push_back(tower_assumption(model, tower));
   if (!calibration.is_identity())
     assumptions_.push_back("calibration on top of the trainer overheads: " +
                            calibration_summary(calibration, device));

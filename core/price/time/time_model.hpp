@@ -234,6 +234,9 @@ class TimeModel {
   double cp_passes(nds_layer_option option) const;
   double attention_compute(Work& w, const nds_candidate& c, const nds_layer_block& l,
                            const Span& span) const;
+  // Its attention core (`qk_dim` and `v_dim` per head) as the kernels that run it price it.
+  void attention_core(Work& w, const nds_strategy& s, const nds_layer_block& l, const Span& span,
+                      double qk_dim, double v_dim) const;
   double mlp_compute(Work& w, const nds_candidate& c, const nds_layer_block& l, Rebuilt& rebuilt,
                      const Span& span) const;
   void memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l, double qk_rotated,
@@ -300,6 +303,13 @@ class TimeModel {
   // window) and under the causal mask (half of them, or the band's mean).
   double active_params_ = 0, attention_keys_ = 0, attention_keys_causal_ = 0;
   void add_attention_keys(const nds_layer_block& l, double seq, double layers);
+  // The constructor's steps: the layers indexed by block, the decoder's and
+  // the MTP modules' sums (`seq` the sequence length), and the assumptions.
+  void index_layers(const Model& model);
+  void sum_decoder_flops(const Model& model, double seq);
+  void add_mtp_flops(const Model& model, double seq);
+  void collect_assumptions(const Model& model, const Device& device,
+                           const Calibration& calibration);
 
   // Selective recompute's ops (NDS_RECOMPUTE_OP_*; none stated: the attention
   // core), and per decoder layer the FLOPs per token full and selective

@@ -52,10 +52,13 @@ uint64_t overlap_in_force(const Model& model) {
   return overlap_stated(model) ? model.training.overlap : kWellTunedOverlap;
 }
 
-TrainerSettings trainer_settings(const Model& model, const Device& device,
-                                 const std::optional<TrainerOverheads>& overheads) {
-  TrainerSettings t;
-  const nds_training& training = model.training;
+namespace {
+
+// trainer_settings' steps, each filling its part of `t` and pushing its
+// assumption in the order the outputs list them.
+
+// Overlap in force and where it comes from; MindSpeed's MC2 fusing TP overlap.
+void set_overlap(TrainerSettings& t, const Model& model) {
   // Overlap: as the config (or the overlap setting) states; a format with no trainer
   // states nothing and is taken as a well-tuned Megatron-Core run.
   t.overlap_assumed = !overlap_stated(model);
@@ -86,6 +89,10 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
         "backward: hidden behind the GEMMs); MindSpeed-LLM 1.0.RC3 to 2.3.0 turn --use-mc2 off "
         "in validate_args unless that line is removed, as their README says for its measurements: "
         "priced as on");
+}
+
+// The GEMM and activation dtypes and the fp8 recipe.
+void set_precision(TrainerSettings& t, const nds_training& training) {
   // Precision: an fp8 recipe runs the linear layers' GEMMs in fp8 and keeps
   // attention, the output head, the router, the activations and every
   // collective in bf16 (Transformer Engine; DeepSeek-V3 report §3.3.1).
@@ -110,8 +117,12 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
                         "collectives stay in higher precision",
                         recipe_name(t.fp8_recipe), dtype_name(activation))
           : fmt::format("precision: {} GEMMs and activations", dtype_name(compute)));
+}
+
+// The loss's traffic per logit and where it comes from.
+void set_loss(TrainerSettings& t, const Model& model) {
   // The loss's passes over the logits (sdk::loss_traffic): where they come from.
-  t.loss = sdk::loss_traffic(training);
+  t.loss = sdk::loss_traffic(model.training);
   const auto loss_from = model.training_provenance.find("loss_forward_bytes_per_logit");
   t.assumptions.push_back(fmt::format(
       "loss: the cross entropy moves {:g} bytes a logit forward and {:g} backward ({})",
@@ -119,6 +130,11 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
       loss_from != model.training_provenance.end()
           ? loss_from->second
           : std::string("a fused cross entropy's, Megatron-Core's: the config states none")));
+}
+
+// The trainer overheads: given, else the best shipped fit, and their words.
+void set_overheads(TrainerSettings& t, const Model& model, const Device& device,
+                   const std::optional<TrainerOverheads>& overheads) {
   // Trainer overheads: the fit for this device and trainer, else the
   // reference device's for the same trainer, else Megatron's on it.
   if (overheads) {
@@ -156,6 +172,17 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
                                     1e6 * t.overheads.moe_expert_s)
                       : std::string(),
                   1e3 * t.overheads.step_s, 100 * t.overheads.kernel_slowdown, t.overheads_source));
+}
+
+}  // namespace
+
+TrainerSettings trainer_settings(const Model& model, const Device& device,
+                                 const std::optional<TrainerOverheads>& overheads) {
+  TrainerSettings t;
+  set_overlap(t, model);
+  set_precision(t, model.training);
+  set_loss(t, model);
+  set_overheads(t, model, device, overheads);
   return t;
 }
 
