@@ -220,7 +220,7 @@ bool RecomputeChooser::measure(Placement& p, MemoryEvaluator& memory, double cp_
 const char* RecomputeChooser::run_probes(Placement& p, MemoryEvaluator& memory, double cp_bytes,
                                          bool offload) {
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
-  const size_t stride = static_cast<size_t>(pp);
+  const auto stride = static_cast<size_t>(pp);
   for (int32_t option : {NDS_LAYER_SELECTIVE, NDS_LAYER_FULL, NDS_LAYER_OFFLOAD}) {
     if (option == NDS_LAYER_OFFLOAD && !offload) continue;
     for (uint32_t g = 0; g < most_groups_; ++g) {
@@ -252,7 +252,7 @@ double RecomputeChooser::full_working_set(uint32_t r, size_t stride) const {
   const uint32_t n = group_count_[r];
   double w = 0;
   if (n > 0) {
-    const double n0 = groups_[r * kMaxGroups].layers;
+    const double n0 = groups_[static_cast<size_t>(r) * kMaxGroups].layers;
     const double all0 = peak_of(NDS_LAYER_FULL, 0, r, stride);
     double f0 = 0;
     if (n0 >= 2) {
@@ -271,7 +271,7 @@ double RecomputeChooser::full_working_set(uint32_t r, size_t stride) const {
 // Rank r's groups on the menu: bytes freed and seconds added per layer and option.
 void RecomputeChooser::price_groups(const Placement& p, uint32_t r, double w, bool offload,
                                     BlockSeconds& seconds) {
-  const size_t stride = static_cast<size_t>(static_cast<uint32_t>(p.strategy.pp));
+  const auto stride = static_cast<size_t>(static_cast<uint32_t>(p.strategy.pp));
   const double keep = keep_peak_[r];
   const uint32_t n = group_count_[r];
   for (uint32_t g = 0; g < n; ++g) {
@@ -298,7 +298,7 @@ const char* RecomputeChooser::build_menu(Placement& p, MemoryEvaluator& memory,
                                          const TimeModel& time, double budget_bytes,
                                          double cp_bytes, const std::vector<RankMemory>& ranks) {
   const auto pp = static_cast<uint32_t>(p.strategy.pp);
-  const size_t stride = static_cast<size_t>(pp);
+  const auto stride = static_cast<size_t>(pp);
   build_groups(p);
   for (uint32_t r = 0; r < pp; ++r) keep_peak_[r] = ranks[r].peak() + cp_bytes;
   p.layer_option.assign(layers_, NDS_LAYER_KEEP);
