@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <charconv>
 
 #include "core/model/model_json.hpp"
@@ -13,12 +12,6 @@
 
 namespace ndsearch {
 namespace {
-
-std::string upper_case(std::string_view text) {
-  std::string s(text);
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool is_recompute(const StrategyKey& key) {
   return key.name == "recompute";
@@ -35,7 +28,7 @@ std::optional<int32_t> read_number(const StrategyKey& key, std::string_view text
     why = "not a whole number";
     return std::nullopt;
   }
-  if (ec == std::errc::result_out_of_range || number < key.least || number > key.most) {
+  if (ec == std::errc::result_out_of_range || !in_range(key, number)) {
     why = fmt::format("out of range; {} takes {} to {}", key.name, key.least, key.most);
     return std::nullopt;
   }
@@ -54,17 +47,22 @@ const StrategyKey* strategy_key(std::string_view typed) {
 std::vector<std::string> strategy_key_names(bool upper) {
   std::vector<std::string> names;
   for (const StrategyKey& k : kStrategyKeys)
-    names.push_back(upper ? upper_case(k.name) : std::string(k.name));
+    names.push_back(upper ? uppercase(k.name) : std::string(k.name));
   return names;
 }
 
-std::string strategy_key_list(bool upper) {
+std::string strategy_key_aliases(bool upper) {
   std::string aliases;
   for (const StrategyKey& k : kStrategyKeys)
     if (!k.alias.empty())
-      aliases += fmt::format("{}{} = {}", aliases.empty() ? "" : ", ", upper_case(k.alias),
-                             upper ? upper_case(k.name) : std::string(k.name));
-  return fmt::format("{}; {}", fmt::join(strategy_key_names(upper), " "), aliases);
+      aliases += fmt::format("{}{} = {}", aliases.empty() ? "" : ", ", uppercase(k.alias),
+                             upper ? uppercase(k.name) : std::string(k.name));
+  return aliases;
+}
+
+std::string strategy_key_list(bool upper) {
+  return fmt::format("{}; {}", fmt::join(strategy_key_names(upper), " "),
+                     strategy_key_aliases(upper));
 }
 
 int32_t key_value(const nds_strategy& s, const StrategyKey& key) {

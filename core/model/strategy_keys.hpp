@@ -60,11 +60,20 @@ inline constexpr StrategyKey kStrategyKeys[] = {
     {"schedule", "", 0, 0, false, false, "the pipeline schedule", nullptr},
 };
 
+// Whether `value` is in the key's range: the one rule the readers
+// (read_key_value) and the checks apply. NDS_UNKNOWN (-1) is below every range.
+constexpr bool in_range(const StrategyKey& key, int64_t value) {
+  return value >= key.least && value <= key.most;
+}
+
 // The key `typed` names, case-insensitive and through its alias; nullptr if none.
 const StrategyKey* strategy_key(std::string_view typed);
 
 // Every key's name, in the table's order; upper case for the dimensions' messages.
 std::vector<std::string> strategy_key_names(bool upper = false);
+
+// "MP = tp, MB = mbn" (upper: "MP = TP, MB = MBN"): the reference's acronyms.
+std::string strategy_key_aliases(bool upper = false);
 
 // "dp tp pp ... schedule; MP = tp, MB = mbn": what a message lists.
 std::string strategy_key_list(bool upper = false);

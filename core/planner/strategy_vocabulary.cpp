@@ -17,17 +17,9 @@ std::string default_dimension_words() {
   const std::vector<std::string> upper = strategy_key_names(true);
   std::vector<std::string> searched;
   std::vector<std::string> others;
-  std::vector<std::string> aliases;
-  for (size_t i = 0; i < std::size(kStrategyKeys); ++i) {
-    const StrategyKey& k = kStrategyKeys[i];
-    (k.searched_by_default ? searched : others).push_back(upper[i]);
-    if (!k.alias.empty()) {
-      std::string alias(k.alias);
-      for (char& c : alias) c = static_cast<char>(c - 'a' + 'A');
-      aliases.push_back(fmt::format("{} = {}", alias, upper[i]));
-    }
-  }
-  return fmt::format("{}; {}; also {}", fmt::join(searched, " "), fmt::join(aliases, ", "),
+  for (size_t i = 0; i < std::size(kStrategyKeys); ++i)
+    (kStrategyKeys[i].searched_by_default ? searched : others).push_back(upper[i]);
+  return fmt::format("{}; {}; also {}", fmt::join(searched, " "), strategy_key_aliases(true),
                      fmt::join(others, ", "));
 }
 

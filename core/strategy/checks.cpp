@@ -29,15 +29,14 @@ bool power_of_two(int64_t v) {
 // Key I of the table known and in its range; the named keys always are
 // (their values are checked where they are read).
 template <size_t I>
-bool in_range(const nds_strategy& s) {
+bool key_in_range(const nds_strategy& s) {
   constexpr const StrategyKey& k = kStrategyKeys[I];
   if constexpr (k.field == nullptr) {
     return true;
   } else {
     // Every range starts at 0 or more: an unknown value (-1) is below it.
     static_assert(k.least > U);
-    const int32_t v = s.*k.field;
-    return v >= k.least && v <= k.most;
+    return in_range(k, s.*k.field);
   }
 }
 
@@ -47,7 +46,7 @@ bool in_range(const nds_strategy& s) {
 // search 0.6 % of its instructions (callgrind, bench_search).
 template <size_t... I>
 bool all_in_range(const nds_strategy& s, std::index_sequence<I...> /*keys*/) {
-  return (in_range<I>(s) && ...);
+  return (key_in_range<I>(s) && ...);
 }
 
 bool resolved(const nds_strategy& s) {
@@ -60,7 +59,7 @@ std::string degrees_message(const nds_strategy& s) {
   for (const StrategyKey& k : kStrategyKeys) {
     if (k.field == nullptr) continue;
     const int32_t v = s.*k.field;
-    if (v != U && v >= k.least && v <= k.most) continue;
+    if (in_range(k, v)) continue;
     const bool unknown_degree = k.least == 1 && v < 1;  // NDS_UNKNOWN is negative
     unresolved.push_back(unknown_degree ? std::string(k.name)
                                         : fmt::format("{} ({} to {})", k.name, k.least, k.most));
