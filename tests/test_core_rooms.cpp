@@ -29,13 +29,14 @@ const std::map<std::string, int> kStage = {
     {"model", 1},       {"hardware", 1},                 // the IR and the devices
     {"plugin_host", 2},                                  // loading, isolation, conformance
     {"input", 3},       {"strategy", 3},                 // configs and plugins -> IR; strategies
-    {"price", 4},                                        // one strategy's memory and time
-    {"search", 5},                                       // enumerate, rank, balance
-    {"validation", 6},                                   // published runs priced
-    {"analyses", 7},    {"compare", 7},  {"export", 7},  // of priced candidates
-    {"fit", 8},                                          // the shipped and the user's fits
-    {"output", 9},                                       // JSON, CSV, HTML, text
-    {"planner", 10},                                     // one wiring per verb
+    {"compile", 4},                                      // model + device + plugins, once per run
+    {"price", 5},                                        // one strategy's memory and time
+    {"search", 6},                                       // enumerate, rank, balance
+    {"validation", 7},                                   // published runs priced
+    {"analyses", 8},    {"compare", 8},  {"export", 8},  // of priced candidates
+    {"fit", 9},                                          // the shipped and the user's fits
+    {"output", 10},                                      // JSON, CSV, HTML, text
+    {"planner", 11},                                     // one wiring per verb
 };
 
 struct Edge {

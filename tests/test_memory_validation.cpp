@@ -12,10 +12,10 @@
 #include <fstream>
 #include <map>
 
+#include "core/compile/allocator_share.hpp"
 #include "core/input/machine.hpp"
 #include "core/input/parse_config.hpp"
 #include "core/price/evaluate_strategy.hpp"
-#include "core/price/memory/allocator_share.hpp"
 #include "core/support/user_error.hpp"
 #include "core/validation/memory_validation.hpp"
 #include "tests/support/hostile_fixtures.hpp"

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/price/memory/allocator_share.hpp"
+#include "core/compile/allocator_share.hpp"
 #include "tests/fixtures_paths.hpp"
 #include "tests/support/run_command.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // test_recompute_strategy.cpp: a loaded recompute strategy whose compile
-// fails (core/price/recompute/recompute_strategy.hpp) is the user error
+// fails (core/compile/recompute_strategy.hpp) is the user error
 // E-RECOMPUTE-COMPILE, naming the strategy, the config and the plugin's
 // reason, end to end through `ndsearch eval`.
 #include <catch2/catch.hpp>
@@ -29,7 +29,7 @@ TEST_CASE("A recompute strategy whose compile fails is E-RECOMPUTE-COMPILE namin
   INFO(r.err);
   CHECK(r.exit_code == 2);  // a user error (kExitUsage), not a crash
   CHECK(r.out.empty());
-  // RecomputeStrategy's constructor (core/price/recompute/recompute_strategy.cpp):
+  // RecomputeStrategy's constructor (core/compile/recompute_strategy.cpp):
   // "recompute strategy NAME cannot price CONFIG: the plugin's message".
   CHECK_THAT(r.err, Catch::Contains("ndsearch: error [E-RECOMPUTE-COMPILE]: recompute strategy "
                                     "fixture-compile-fails cannot price " +

@@ -10,12 +10,12 @@
 #include <cmath>
 #include <vector>
 
+#include "core/compile/trainer_settings.hpp"
 #include "core/model/builder.hpp"
 #include "core/model/finalize.hpp"
 #include "core/price/time/collectives.hpp"
 #include "core/price/time/kernels.hpp"
 #include "core/price/time/time_model.hpp"
-#include "core/price/time/trainer_settings.hpp"
 #include "core/strategy/placement.hpp"
 #include "core/strategy/strategy.hpp"
 #include "tests/support/overlap_fields.hpp"

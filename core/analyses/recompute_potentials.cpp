@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/compile/cp_model.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
 #include "core/price/price_memory.hpp"
 #include "core/price/recompute/recompute_chooser.hpp"
-#include "core/price/time/cp_model.hpp"
 #include "core/strategy/placement.hpp"
 
 namespace ndsearch {

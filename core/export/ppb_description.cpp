@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/compile/cp_model.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
-#include "core/price/time/cp_model.hpp"
 #include "core/price/time/time_model.hpp"
 #include "core/support/user_error.hpp"
 

@@ -13,8 +13,8 @@
 #include <random>
 #include <sstream>
 
+#include "core/compile/trainer_settings.hpp"  // overlap_in_force
 #include "core/model/schedule_names.hpp"
-#include "core/price/time/trainer_settings.hpp"  // overlap_in_force
 #include "core/strategy/checks.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/strategy.hpp"

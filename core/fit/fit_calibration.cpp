@@ -13,10 +13,10 @@
 #include <ndsearch/core/settings.hpp>
 
 #include "core/compare/run_pricing.hpp"
+#include "core/compile/allocator_share.hpp"
+#include "core/compile/trainer_settings.hpp"
 #include "core/fit/fit_report.hpp"
 #include "core/price/calibration_file.hpp"
-#include "core/price/memory/allocator_share.hpp"
-#include "core/price/time/trainer_settings.hpp"
 #include "core/support/least_squares.hpp"
 #include "core/support/user_error.hpp"
 

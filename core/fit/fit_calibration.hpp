@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/compare/compare_runs.hpp"
-#include "core/price/time/calibration.hpp"
+#include "core/compile/calibration.hpp"
 
 namespace ndsearch {
 

@@ -58,7 +58,7 @@ ValidationReport run_validation(const PluginRegistry& registry, const DeviceCata
 
 // The tables of docs/validation.md (one per source), and the fitted factors.
 std::string validation_markdown(const ValidationReport& report);
-// core/price/time/fitted_overheads.inc from the fits (core/price/memory/fitted_allocator.inc:
+// core/compile/fitted_overheads.inc from the fits (core/compile/fitted_allocator.inc:
 // fitted_allocator_source(report.memory)).
 std::string fitted_overheads_source(const ValidationReport& report);
 

@@ -77,7 +77,7 @@ class Model {
   std::map<std::string, std::string> training_provenance;  // training and stated.* keys
   std::vector<std::string> warnings;
   // An allocator share in place of the shipped fit for the trainer's runtime
-  // (core/price/memory/allocator_share.hpp): the fitters' trial values or a user's
+  // (core/compile/allocator_share.hpp): the fitters' trial values or a user's
   // calibration (apply_memory_calibration); unset: the shipped fit.
   std::optional<double> allocator_fraction;
   std::string allocator_fraction_source;  // where it came from (the assumption names it)

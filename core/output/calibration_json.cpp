@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/output/calibration_json.hpp"
 
-#include "core/price/time/trainer_settings.hpp"
+#include "core/compile/trainer_settings.hpp"
 
 namespace ndsearch {
 

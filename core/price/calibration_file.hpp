@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // calibration_file.hpp: a user's calibration as a TOML file (docs/cli.md,
 // "Calibration"): which device it was fitted on and the factors of
-// core/price/time/calibration.hpp, read strictly (every key known, every factor
+// core/compile/calibration.hpp, read strictly (every key known, every factor
 // finite and within its bounds) and written back so that reading the text
 // gives the same file. `compare --fit` writes one; `--calibration FILE`
 // applies it on eval, search, explain and compare.
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "core/compile/calibration.hpp"
 #include "core/hardware/device.hpp"
 #include "core/model/model.hpp"
-#include "core/price/time/calibration.hpp"
 
 namespace ndsearch {
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "core/compile/cp_model.hpp"
 #include "core/input/fast_tuner_setup.hpp"
 #include "core/model/model_json.hpp"
 #include "core/model/pricing_values.hpp"
@@ -15,7 +16,6 @@
 #include "core/price/memory/memory_evaluator.hpp"
 #include "core/price/price_memory.hpp"
 #include "core/price/recompute/recompute_chooser.hpp"
-#include "core/price/time/cp_model.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/degree_product.hpp"
 #include "core/strategy/placement.hpp"

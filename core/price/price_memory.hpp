@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/compile/cp_model.hpp"
 #include "core/model/model.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
-#include "core/price/time/cp_model.hpp"
 
 namespace ndsearch {
 

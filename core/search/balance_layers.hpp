@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/compile/cp_model.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
 #include "core/price/price_memory.hpp"
-#include "core/price/time/cp_model.hpp"
 #include "core/price/time/pipeline_schedule.hpp"
 #include "core/price/time/time_model.hpp"
 #include "core/search/search.hpp"

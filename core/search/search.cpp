@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/compile/cp_model.hpp"
 #include "core/hardware/device.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/pricing_values.hpp"
@@ -21,7 +22,6 @@
 #include "core/price/memory/memory_assumptions.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
 #include "core/price/price_memory.hpp"
-#include "core/price/time/cp_model.hpp"
 #include "core/search/balance_layers.hpp"
 #include "core/strategy/checks.hpp"
 #include "core/strategy/placement.hpp"

@@ -11,10 +11,10 @@
 #include <map>
 #include <optional>
 
+#include "core/compile/allocator_share.hpp"
 #include "core/input/machine.hpp"
 #include "core/input/parse_config.hpp"
 #include "core/price/evaluate_strategy.hpp"
-#include "core/price/memory/allocator_share.hpp"
 #include "core/support/least_squares.hpp"
 #include "core/support/user_error.hpp"
 #include "core/validation/published_csv.hpp"

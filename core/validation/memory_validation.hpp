@@ -69,7 +69,7 @@ MemoryValidation validate_memory(const PluginRegistry& registry, const DeviceCat
 // mean and largest |error|, then the fitted shares.
 std::string memory_markdown(const MemoryValidation& validation);
 
-// core/price/memory/fitted_allocator.inc from the fits.
+// core/compile/fitted_allocator.inc from the fits.
 std::string fitted_allocator_source(const MemoryValidation& validation);
 
 }  // namespace ndsearch

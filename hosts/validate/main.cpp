@@ -4,8 +4,8 @@
 // overheads and the allocator shares (--fit) and writes them where the core
 // reads them.
 //   ndsearch-validate validation [--fit] [--search] [--write-doc docs/validation.md]
-//                     [--write-factors core/price/time/fitted_overheads.inc]
-//                     [--write-allocator core/price/memory/fitted_allocator.inc]
+//                     [--write-factors core/compile/fitted_overheads.inc]
+//                     [--write-allocator core/compile/fitted_allocator.inc]
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 

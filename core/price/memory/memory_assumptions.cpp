@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <ndsearch/sdk/model_math.hpp>
 
+#include "core/compile/allocator_share.hpp"
 #include "core/model/model_json.hpp"
-#include "core/price/memory/allocator_share.hpp"
 
 namespace ndsearch {
 

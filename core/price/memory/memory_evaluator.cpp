@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/price/memory/allocator_share.hpp"
+#include "core/compile/allocator_share.hpp"
 #include "core/support/status.hpp"
 #include "core/support/user_error.hpp"
 

@@ -21,11 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "core/compile/recompute_strategy.hpp"
 #include "core/hardware/device.hpp"
 #include "core/model/model.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
 #include "core/price/recompute/recompute_settings.hpp"
-#include "core/price/recompute/recompute_strategy.hpp"
 #include "core/price/recompute/recompute_summary.hpp"
 #include "core/price/time/time_model.hpp"
 #include "core/strategy/placement.hpp"

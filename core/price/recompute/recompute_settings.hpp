@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "core/compile/optimizer_swap.hpp"
 #include "core/hardware/device.hpp"
-#include "core/price/time/optimizer_swap.hpp"
 
 namespace ndsearch {
 

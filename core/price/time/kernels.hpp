@@ -8,8 +8,8 @@
 
 #include <string>
 
+#include "core/compile/calibration.hpp"
 #include "core/hardware/device.hpp"
-#include "core/price/time/calibration.hpp"
 
 namespace ndsearch {
 

@@ -18,15 +18,15 @@
 #include <utility>
 #include <vector>
 
+#include "core/compile/calibration.hpp"
+#include "core/compile/cp_model.hpp"
+#include "core/compile/optimizer_swap.hpp"
+#include "core/compile/trainer_settings.hpp"
 #include "core/hardware/device.hpp"
 #include "core/model/model.hpp"
-#include "core/price/time/calibration.hpp"
 #include "core/price/time/collectives.hpp"
-#include "core/price/time/cp_model.hpp"
 #include "core/price/time/kernels.hpp"
-#include "core/price/time/optimizer_swap.hpp"
 #include "core/price/time/pipeline_schedule.hpp"
-#include "core/price/time/trainer_settings.hpp"
 
 namespace ndsearch {
 

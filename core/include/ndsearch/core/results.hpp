@@ -116,8 +116,8 @@ struct WrittenConfig {
 struct Validation {
   std::string markdown;          // the tables of docs/validation.md
   std::string parts_text;        // each row's step parts, exposed and hidden, a line per row
-  std::string fitted_overheads;  // core/price/time/fitted_overheads.inc's initialisers
-  std::string fitted_allocator;  // core/price/memory/fitted_allocator.inc's initialisers
+  std::string fitted_overheads;  // core/compile/fitted_overheads.inc's initialisers
+  std::string fitted_allocator;  // core/compile/fitted_allocator.inc's initialisers
 };
 
 // `search`: the ranking, and everything else the settings asked for.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/price/time/trainer_settings.hpp"
+#include "core/compile/trainer_settings.hpp"
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/price/recompute/recompute_strategy.hpp"
+#include "core/compile/recompute_strategy.hpp"
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
 #include <ndsearch/sdk/hardware.hpp>  // DeviceTable
 
-#include "core/price/memory/allocator_share.hpp"
+#include "core/compile/allocator_share.hpp"
 #include "core/support/status.hpp"
 #include "core/support/user_error.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/price/memory/allocator_share.hpp"
+#include "core/compile/allocator_share.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@ const char* allocator_runtime(const std::string& trainer_family) {
 
 const std::vector<FittedAllocator>& fitted_allocators() {
   static const std::vector<FittedAllocator> kFits = {
-#include "core/price/memory/fitted_allocator.inc"
+#include "core/compile/fitted_allocator.inc"
   };
   return kFits;
 }

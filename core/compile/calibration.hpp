@@ -35,7 +35,7 @@ struct Calibration {
   double step_s = 0;                                   // added per step
   double layer_s = 0;                                  // added per layer and micro-batch
   // Memory, not time: the share of the dynamic memory the allocator holds
-  // reserved beyond it (core/price/memory/allocator_share.hpp), fitted on the
+  // reserved beyond it (core/compile/allocator_share.hpp), fitted on the
   // user's measured peaks; unset: the shipped fit for the trainer's runtime.
   std::optional<double> allocator_fraction;
 

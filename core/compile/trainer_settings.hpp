@@ -47,7 +47,7 @@ struct FittedOverheads {
   const char* fitted_on;  // the validation sources
 };
 
-// The shipped fits (core/price/time/fitted_overheads.inc, written by the fitter).
+// The shipped fits (core/compile/fitted_overheads.inc, written by the fitter).
 const std::vector<FittedOverheads>& fitted_overheads();
 
 // The device whose fit stands in where a device has none of its own (and

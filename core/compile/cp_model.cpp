@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/price/time/cp_model.hpp"
+#include "core/compile/cp_model.hpp"
 
 #include <algorithm>
 
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
 
-#include "core/price/memory/allocator_share.hpp"
+#include "core/compile/allocator_share.hpp"
 #include "core/support/status.hpp"
 #include "core/support/user_error.hpp"
 

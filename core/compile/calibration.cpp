@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/price/time/calibration.hpp"
+#include "core/compile/calibration.hpp"
 
 #include <fmt/format.h>
 

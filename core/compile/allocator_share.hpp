@@ -26,7 +26,7 @@ namespace ndsearch {
 // pool: MindFormers, HyperParallel).
 const char* allocator_runtime(const std::string& trainer_family);
 
-// One runtime's fit (core/price/memory/fitted_allocator.inc, written by
+// One runtime's fit (core/compile/fitted_allocator.inc, written by
 // `ndsearch-validate --write-allocator`).
 struct FittedAllocator {
   const char* runtime;

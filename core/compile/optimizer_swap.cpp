@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/price/time/optimizer_swap.hpp"
+#include "core/compile/optimizer_swap.hpp"
 
 #include <algorithm>
 
