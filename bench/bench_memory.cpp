@@ -49,7 +49,8 @@ void BM_TimeOfOneCandidate(benchmark::State& state) {
   Placement placement = s.placement;
   placement.strategy = s.strategy;
   const nds_candidate candidate = placement.candidate();
-  const TimeModel time(s.model, s.catalog.resolve("nvidia-h100-sxm"), nullptr);
+  const CompiledModel compiled(s.model, s.catalog.resolve("nvidia-h100-sxm"));
+  const TimeModel time(compiled);
   for (auto _ : state) benchmark::DoNotOptimize(time.estimate(candidate, 64));
   state.SetItemsProcessed(state.iterations());
 }
@@ -68,7 +69,8 @@ void BM_MemoryOfOneCandidate(benchmark::State& state) {
       resolve_strategy(parse_strategy("tp=8,pp=4,dp=2,mbs=1,recompute=full"), model, 64, 64);
   const Placement placement = place_layers(s, model, false);
   const nds_candidate candidate = placement.candidate();
-  MemoryEvaluator evaluator(registry, model, catalog.resolve("nvidia-h100-sxm"), 64);
+  const MemoryPasses passes(registry, model, catalog.resolve("nvidia-h100-sxm"));
+  MemoryEvaluator evaluator(passes, 64);
   std::vector<RankMemory> ranks(4);
   for (auto _ : state) {
     benchmark::DoNotOptimize(evaluator.evaluate(candidate, ranks));

@@ -40,8 +40,9 @@ Model parsed(const std::string& config, const std::optional<std::string>& routin
 TimeEstimate step(const Model& m) {
   const nds_strategy s = resolve_strategy(parse_strategy("dp=8,ep=4,mbs=1"), m, 8, 64);
   const Placement p = place_layers(s, m, false);
-  const TimeModel time(m, test::shipped_device("nvidia-h100-sxm"), nullptr, TrainerOverheads{});
-  return time.estimate(p.candidate(), 8);
+  const CompiledModel compiled(m, test::shipped_device("nvidia-h100-sxm"),
+                               {TrainerOverheads{}, {}, {}});
+  return TimeModel(compiled).estimate(p.candidate(), 8);
 }
 
 json eval_json(const std::string& config, const std::string& flags) {
@@ -136,14 +137,16 @@ TEST_CASE("A padded expert layer pays no host cost, a dropless one pays it per l
   const Device& h100 = test::shipped_device("nvidia-h100-sxm");
   TrainerOverheads host;
   host.moe_expert_s = 1e-3;
-  const TimeModel with_host(dropless, h100, nullptr, host),
-      without(dropless, h100, nullptr, TrainerOverheads{});
+  const CompiledModel dropless_host(dropless, h100, {host, {}, {}}),
+      dropless_none(dropless, h100, {TrainerOverheads{}, {}, {}});
+  const TimeModel with_host(dropless_host), without(dropless_none);
   const Placement p = place_layers(s, dropless, false);
   CHECK(with_host.estimate(p.candidate(), 8).parts.overhead -
             without.estimate(p.candidate(), 8).parts.overhead ==
         Approx(4 * 2 * 8 * 1e-3));
-  const TimeModel padded_host(padded, h100, nullptr, host),
-      padded_none(padded, h100, nullptr, TrainerOverheads{});
+  const CompiledModel padded_with(padded, h100, {host, {}, {}}),
+      padded_without(padded, h100, {TrainerOverheads{}, {}, {}});
+  const TimeModel padded_host(padded_with), padded_none(padded_without);
   const Placement q = place_layers(s, padded, false);
   CHECK(padded_host.estimate(q.candidate(), 8).parts.overhead ==
         Approx(padded_none.estimate(q.candidate(), 8).parts.overhead));

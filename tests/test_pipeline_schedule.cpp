@@ -87,7 +87,8 @@ TEST_CASE(
   // flow shop of identical jobs): the run of the chunks' seconds the time
   // model prices ends where its pipeline time does.
   Model m = test::gpt({16, 1024, 16, 4096, 256000, 2048, "bf16", "fp32", "fp32", 2});
-  const TimeModel time(m, test::shipped_device("nvidia-h100-sxm"), nullptr);
+  const CompiledModel compiled(m, test::shipped_device("nvidia-h100-sxm"));
+  const TimeModel time(compiled);
   PipelineRun pipeline;
   for (const char* text :
        {"pp=4,mbn=8", "pp=4,mbn=8,schedule=gpipe", "pp=4,vpp=2,mbn=8", "pp=4,mbn=3"}) {
@@ -107,7 +108,8 @@ TEST_CASE(
   // The run idles less than Σ t + (m - 1)·max t says (the last micro-batch's
   // way through the lighter ranks overlaps the slow ranks' last backwards).
   Model m = test::gpt({10, 1024, 16, 4096, 32000, 2048, "bf16", "fp32", "fp32", 2});
-  const TimeModel time(m, test::shipped_device("nvidia-h100-sxm"), nullptr);
+  const CompiledModel compiled(m, test::shipped_device("nvidia-h100-sxm"));
+  const TimeModel time(compiled);
   const nds_strategy s = test::strategy("pp=4,mbn=8");
   const Placement placement = place_layers(s, m, false);
   REQUIRE(placement.chunk_layers == std::vector<uint32_t>{3, 3, 2, 2});

@@ -64,7 +64,8 @@ TEST_CASE(
   const Device& h100 = test::shipped_device("nvidia-h100-sxm");
   const nds_strategy s = two_stages(model);
   REQUIRE(first_refusal_id(s, model, 4, model.training.global_batch) == nullptr);
-  MemoryEvaluator memory(test::shipped_plugins(), model, h100, 2);
+  const MemoryPasses passes(test::shipped_plugins(), model, h100);
+  MemoryEvaluator memory(passes, 2);
   // The passes' own numbers: a rank's peak falls by the same f for each more
   // full layer (alike layers), after the working set W of the layer rebuilt in
   // the backward is charged with the first: P(k) = P(0) - k·f + W.
@@ -90,8 +91,10 @@ TEST_CASE(
   REQUIRE(memory.evaluate(p.candidate(), ranks).empty());
   RecomputeSettings per_layer;
   per_layer.strategy = "per-layer";
-  RecomputeChooser chooser(test::shipped_plugins(), model, h100, per_layer, 2);
-  const TimeModel time(model, h100, nullptr);
+  const CompiledModel compiled(model, h100);
+  const RecomputeStrategy strategy(test::shipped_plugins(), model, h100, per_layer.strategy);
+  RecomputeChooser chooser(compiled, per_layer, &strategy, 2);
+  const TimeModel time(compiled);
   const RecomputeOutcome outcome = chooser.choose(p, memory, time, budget, 0, ranks);
   CHECK(outcome.fits);
   uint32_t full[2] = {0, 0};

@@ -95,8 +95,8 @@ Model gpt_without_overlap() {
 TimeEstimate estimate(const Model& m, const char* text) {
   const nds_strategy s = resolve_strategy(parse_strategy(text), m, 16, 64);
   const Placement p = place_layers(s, m, false);
-  const TimeModel time(m, h100(), nullptr);
-  return time.estimate(p.candidate(), 16);
+  const CompiledModel compiled(m, h100());
+  return TimeModel(compiled).estimate(p.candidate(), 16);
 }
 
 // One micro-batch of the slowest rank, as the parts state it.

@@ -82,8 +82,8 @@ TimeEstimate estimate(const Model& m, const char* text, uint64_t devices, const 
   const nds_strategy s =
       resolve_strategy(parse_strategy(text), m, devices, m.training.global_batch);
   const Placement p = place_layers(s, m, false);
-  const TimeModel time(m, device, nullptr, overheads);
-  return time.estimate(p.candidate(), devices);
+  const CompiledModel compiled(m, device, {overheads, {}, {}});
+  return TimeModel(compiled).estimate(p.candidate(), devices);
 }
 
 }  // namespace
@@ -393,13 +393,15 @@ TEST_CASE("Long context: 128K with CP 16 is less efficient than 8K, as Meta meas
   const nds_strategy s8 = resolve_strategy(parse_strategy("tp=8,pp=16,cp=1,mbs=1,vpp=4,zero=1"),
                                            short_context, 16384, 2048);
   const Placement p8 = place_layers(s8, short_context, false);
-  const TimeEstimate e8 = TimeModel(short_context, h100(), nullptr).estimate(p8.candidate(), 16384);
+  const CompiledModel short_compiled(short_context, h100());
+  const TimeEstimate e8 = TimeModel(short_compiled).estimate(p8.candidate(), 16384);
   Model long_model = long_context;
   CpModel ring(test::shipped_plugins(), long_model, h100(), "ring");
   const nds_strategy s128 = resolve_strategy(parse_strategy("tp=8,pp=16,cp=16,mbs=1,vpp=4,zero=1"),
                                              long_model, 16384, 128);
   const Placement p128 = place_layers(s128, long_model, false);
-  const TimeEstimate e128 = TimeModel(long_model, h100(), &ring).estimate(p128.candidate(), 16384);
+  const CompiledModel long_compiled(long_model, h100());
+  const TimeEstimate e128 = TimeModel(long_compiled, &ring).estimate(p128.candidate(), 16384);
   INFO("8K " << e8.mfu_causal << ", 128K " << e128.mfu_causal);
   CHECK(e128.mfu_causal < e8.mfu_causal);
   // With attention counted over the full s² (DESIGN §8.7) 128K would look
@@ -497,7 +499,8 @@ TEST_CASE("Layer prices reused across candidates give the estimates priced afres
   // must price exactly as a model that keeps nothing.
   Model m = llama(16, 2048, 8192, 64, {});
   CpModel ring(test::shipped_plugins(), m, h100(), "ring");
-  const TimeModel time(m, h100(), &ring);
+  const CompiledModel compiled(m, h100());
+  const TimeModel time(compiled, &ring);
   TimeModel::LayerReuse reuse;
   const std::vector<const char*> strategies = {
       "tp=2,pp=2,cp=2,sp=1,mbs=1,recompute=none", "tp=2,pp=2,cp=2,sp=0,mbs=1,recompute=none",
@@ -517,7 +520,8 @@ TEST_CASE("Layer prices reused across candidates give the estimates priced afres
     b->moe_ffn_hidden_size = 1024;
     b->ffn_hidden_size = 0;
   }
-  const TimeModel moe_time(moe, h100(), nullptr);
+  const CompiledModel moe_compiled(moe, h100());
+  const TimeModel moe_time(moe_compiled);
   check_reuse(
       moe_time, reuse, moe,
       {"tp=2,pp=2,ep=4,etp=1,mbs=1", "tp=2,pp=2,ep=4,etp=2,mbs=1", "tp=2,pp=2,ep=8,etp=1,mbs=1",

@@ -174,8 +174,9 @@ TEST_CASE("The first stage's memory grows by exactly the tower's bytes") {
   const nds_strategy s = resolve_strategy(parse_strategy("dp=1,tp=1,pp=2,mbs=1,zero=0"), m, 2, 2);
   const Placement placement = place_layers(s, m, false);
   const Device& device = test::shipped_device("nvidia-h100-sxm");
-  MemoryEvaluator with(test::shipped_plugins(), m, device, 2),
-      without(test::shipped_plugins(), text, device, 2);
+  const MemoryPasses with_passes(test::shipped_plugins(), m, device),
+      without_passes(test::shipped_plugins(), text, device);
+  MemoryEvaluator with(with_passes, 2), without(without_passes, 2);
   std::vector<RankMemory> a, b;
   REQUIRE(with.evaluate(placement.candidate(), a).empty());
   REQUIRE(without.evaluate(placement.candidate(), b).empty());
@@ -242,7 +243,8 @@ TEST_CASE("At pp = 1 the step grows by the tower's work, and MFU counts its FLOP
   auto estimate = [&](const Model& m) {
     const nds_strategy s = resolve_strategy(parse_strategy("dp=8,tp=1,pp=1,mbs=1"), m, 8, 64);
     const Placement p = place_layers(s, m, false);
-    return TimeModel(m, h100, nullptr).estimate(p.candidate(), 8);
+    const CompiledModel compiled(m, h100);
+    return TimeModel(compiled).estimate(p.candidate(), 8);
   };
   const TimeEstimate a = estimate(plain), b = estimate(vl);
   // Forward FLOPs of one sequence's tower: 1024 tokens of 4 patches, 4096 patches
@@ -258,7 +260,7 @@ TEST_CASE("At pp = 1 the step grows by the tower's work, and MFU counts its FLOP
   // The step grows by the towers' exposed work of the mbn = 8 micro-batches
   // (their compute and the fitted overhead of their 32 layers), and by the
   // data-parallel reduction and update of their parameters.
-  const double layer_s = TimeModel(vl, h100, nullptr).settings().overheads.layer_s;
+  const double layer_s = CompiledModel(vl, h100).settings.overheads.layer_s;
   const double compute = (b.parts.forward + b.parts.backward + b.parts.recompute + b.parts.tp) -
                          (a.parts.forward + a.parts.backward + a.parts.recompute + a.parts.tp);
   CHECK(compute + 8 * 32 * layer_s == Approx(b.towers_s));

@@ -26,16 +26,19 @@ std::vector<RecomputePotential> recompute_potentials(const PluginRegistry& regis
     max_pp = std::max<uint32_t>(max_pp, static_cast<uint32_t>(ranking[i].strategy.pp));
     any_cp = any_cp || ranking[i].strategy.cp > 1;
   }
-  MemoryEvaluator memory(registry, model, device, max_pp);
+  const MemoryPasses passes(registry, model, device);
+  MemoryEvaluator memory(passes, max_pp);
   std::unique_ptr<CpModel> cp;
   if (any_cp)
     cp = std::make_unique<CpModel>(registry, model, device,
                                    CpModel::choose_algorithm(options.cp_algorithm, model));
-  const TimeModel time(model, device, cp.get(), options.overheads, options.calibration,
-                       optimizer_swap_of(options.recompute, device, model.training));
+  const CompiledModel compiled(model, device,
+                               {options.overheads, options.calibration,
+                                optimizer_swap_of(options.recompute, device, model.training)});
+  const TimeModel time(compiled, cp.get());
   RecomputeSettings menu_only = options.recompute;
   menu_only.strategy.clear();  // the menu needs no strategy
-  RecomputeChooser chooser(registry, model, device, menu_only, max_pp);
+  RecomputeChooser chooser(compiled, menu_only, nullptr, max_pp);
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
   Placement placement;

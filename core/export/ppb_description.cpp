@@ -31,12 +31,13 @@ class LayerPricer {
  public:
   LayerPricer(const PluginRegistry& registry, Model& model, const Device& device,
               const SearchOptions& options, const nds_strategy& s)
-      : memory_(registry, model, device, 1) {
+      : passes_(registry, model, device),
+        memory_(passes_, 1),
+        compiled_(model, device, {options.overheads, options.calibration, {}}) {
     if (s.cp > 1)
       cp_ = std::make_unique<CpModel>(registry, model, device,
                                       CpModel::choose_algorithm(options.cp_algorithm, model));
-    time_ = std::make_unique<TimeModel>(model, device, cp_.get(), options.overheads,
-                                        options.calibration);
+    time_ = std::make_unique<TimeModel>(compiled_, cp_.get());
     // One stage, one chunk, one micro-batch in flight; the strategy's degrees
     // and sharding otherwise.
     one_ = s;
@@ -77,7 +78,9 @@ class LayerPricer {
   }
 
  private:
+  MemoryPasses passes_;
   MemoryEvaluator memory_;
+  CompiledModel compiled_;
   std::unique_ptr<CpModel> cp_;
   std::unique_ptr<TimeModel> time_;
   nds_strategy one_{};

@@ -6,8 +6,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
+#include "core/compile/compiled_model.hpp"
 #include "core/compile/cp_model.hpp"
+#include "core/compile/memory_passes.hpp"
+#include "core/compile/recompute_strategy.hpp"
 #include "core/input/fast_tuner_setup.hpp"
 #include "core/model/model_json.hpp"
 #include "core/model/pricing_values.hpp"
@@ -110,7 +114,8 @@ StrategyEvaluation::Towers tower_memory(const PluginRegistry& registry, const Mo
   Model text = model;
   text.submodels.clear();
   const nds_strategy& s = placement.strategy;
-  MemoryEvaluator memory(registry, text, *machine.device, static_cast<uint32_t>(s.pp));
+  const MemoryPasses passes(registry, text, *machine.device);
+  MemoryEvaluator memory(passes, static_cast<uint32_t>(s.pp));
   std::vector<RankMemory> without;
   const std::string refusal = memory.evaluate(placement.candidate(), without);
   if (!refusal.empty())
@@ -155,12 +160,11 @@ std::unique_ptr<CpModel> load_cp(const PluginRegistry& registry, Model& model,
   return cp;
 }
 
-// The time model of this request (its calibration and optimizer swap).
-std::unique_ptr<TimeModel> time_model(const Model& model, const Machine& machine, CpModel* cp,
-                                      const EvaluationRequest& request) {
-  return std::make_unique<TimeModel>(
-      model, *machine.device, cp, std::nullopt, request.calibration,
-      optimizer_swap_of(request.recompute, *machine.device, model.training));
+// The model compiled for this request (its calibration and optimizer swap).
+CompileOptions compile_options(const Model& model, const Machine& machine,
+                               const EvaluationRequest& request) {
+  return {std::nullopt, request.calibration,
+          optimizer_swap_of(request.recompute, *machine.device, model.training)};
 }
 
 // What the estimate assumes, in words: the time model's, the memory's, the
@@ -187,14 +191,27 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   Placement placement;
   placement.forced_split = request.stage_layers;
   place_layers_into(s, model, request.layers_from_config, placement);
+  // Compiled when first needed: a strategy the CP algorithm refuses is not
+  // priced, and its settings are not read.
+  std::optional<CompiledModel> compiled;
+  auto compiled_model = [&]() -> const CompiledModel& {
+    if (!compiled)
+      compiled.emplace(model, *machine.device, compile_options(model, machine, request));
+    return *compiled;
+  };
+  std::unique_ptr<RecomputeStrategy> strategy;
   std::unique_ptr<RecomputeChooser> chooser;
-  if (request.recompute.per_layer())
-    chooser = std::make_unique<RecomputeChooser>(registry, model, *machine.device,
-                                                 request.recompute, static_cast<uint32_t>(s.pp));
+  if (request.recompute.per_layer()) {
+    strategy = std::make_unique<RecomputeStrategy>(registry, model, *machine.device,
+                                                   request.recompute.strategy);
+    chooser = std::make_unique<RecomputeChooser>(compiled_model(), request.recompute,
+                                                 strategy.get(), static_cast<uint32_t>(s.pp));
+  }
   // A strategy that follows the candidate's recompute lays it out first.
   if (chooser && chooser->follows_candidate()) chooser->follow(placement);
   const nds_candidate candidate = placement.candidate();
-  MemoryEvaluator memory(registry, model, *machine.device, static_cast<uint32_t>(s.pp));
+  const MemoryPasses passes(registry, model, *machine.device);
+  MemoryEvaluator memory(passes, static_cast<uint32_t>(s.pp));
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
   price_memory(memory, nullptr, model, candidate, ranks, pricing);
@@ -214,7 +231,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   std::unique_ptr<TimeModel> time;
   const OffloadCopies* copies = nullptr;
   if (chooser && !chooser->follows_candidate()) {
-    time = time_model(model, machine, cp.get(), request);
+    time = std::make_unique<TimeModel>(compiled_model(), cp.get());
     if (highest_rank(ranks, pricing.cp.bytes).bytes > budget.budget_bytes) {
       const RecomputeOutcome outcome =
           chooser->choose(placement, memory, *time, budget.budget_bytes, pricing.cp.bytes, ranks);
@@ -233,7 +250,7 @@ void price(const PluginRegistry& registry, Model& model, const Machine& machine,
   e.budget = budget;
   e.fits = static_cast<double>(e.peak_bytes) <= budget.budget_bytes;
   e.memory_passes = memory.pass_ids();
-  if (!time) time = time_model(model, machine, cp.get(), request);
+  if (!time) time = std::make_unique<TimeModel>(compiled_model(), cp.get());
   e.time = time->estimate(placement.candidate(), devices, copies, nullptr, &e.chunk_times);
   add_assumptions(model, request, *time, chooser.get(), e);
 }

@@ -14,7 +14,10 @@
 #include <memory>
 #include <thread>
 
+#include "core/compile/compiled_model.hpp"
 #include "core/compile/cp_model.hpp"
+#include "core/compile/memory_passes.hpp"
+#include "core/compile/recompute_strategy.hpp"
 #include "core/hardware/device.hpp"
 #include "core/model/model_limits.hpp"
 #include "core/model/pricing_values.hpp"
@@ -67,13 +70,18 @@ bool closer_miss(const PricedCandidate& a, const PricedCandidate& b) {
   return a.peak_bytes != b.peak_bytes ? a.peak_bytes < b.peak_bytes : a.index < b.index;
 }
 
-// One thread's evaluators: the memory passes' and CP algorithm's compiled
-// state is per thread, so no plugin is called from two threads on one state.
+// One thread's evaluators over the run's compiled model. Each worker compiles
+// its own plugin states (the memory passes, the CP algorithm, the recompute
+// strategy): a plugin may say its evaluate must not run on two threads at
+// once (NDS_FLAG_NOT_REENTRANT, docs/plugin-guide.md), and no plugin is then
+// called from two threads on one state.
 struct Worker {
+  std::unique_ptr<MemoryPasses> passes;
   std::unique_ptr<MemoryEvaluator> memory;
   std::unique_ptr<CpModel> cp;
   std::unique_ptr<TimeModel> time;
   TimeModel::LayerReuse layers;  // the time model's layer prices, candidate to candidate
+  std::unique_ptr<RecomputeStrategy> strategy;
   std::unique_ptr<RecomputeChooser> recompute;  // when a strategy chooses per layer
   std::vector<RankMemory> ranks;
   MemoryPricing pricing;
@@ -359,11 +367,11 @@ std::vector<OuterTriple> searched_triples(const SearchOptions& options, Model& m
   return triples;
 }
 
-// One worker per thread, each with the model compiled for pricing (its
-// memory, CP, time and recompute models), built one after another:
-// compiling reads (and caches views of) the model.
+// One worker per thread over the run's compiled model, each with its plugin
+// states (Worker), built one after another: compiling a plugin reads (and
+// caches views of) the model.
 std::vector<Worker> compile_workers(const PluginRegistry& registry, Model& model,
-                                    const Device& device, const SearchOptions& options,
+                                    const CompiledModel& compiled, const SearchOptions& options,
                                     const std::vector<OuterTriple>& triples,
                                     const std::string& cp_algorithm) {
   uint32_t max_pp = 1;
@@ -375,15 +383,16 @@ std::vector<Worker> compile_workers(const PluginRegistry& registry, Model& model
   const unsigned threads =
       std::clamp<unsigned>(options.threads, 1, static_cast<unsigned>(triples.size()));
   std::vector<Worker> workers(threads);
-  const OptimizerSwap swap = optimizer_swap_of(options.recompute, device, model.training);
   for (Worker& w : workers) {
-    w.memory = std::make_unique<MemoryEvaluator>(registry, model, device, max_pp);
-    if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, device, cp_algorithm);
-    w.time = std::make_unique<TimeModel>(model, device, w.cp.get(), options.overheads,
-                                         options.calibration, swap);
-    if (options.recompute.per_layer())
-      w.recompute =
-          std::make_unique<RecomputeChooser>(registry, model, device, options.recompute, max_pp);
+    w.passes = std::make_unique<MemoryPasses>(registry, model, compiled.device);
+    w.memory = std::make_unique<MemoryEvaluator>(*w.passes, max_pp);
+    if (any_cp) w.cp = std::make_unique<CpModel>(registry, model, compiled.device, cp_algorithm);
+    w.time = std::make_unique<TimeModel>(compiled, w.cp.get());
+    if (!options.recompute.per_layer()) continue;
+    w.strategy = std::make_unique<RecomputeStrategy>(registry, model, compiled.device,
+                                                     options.recompute.strategy);
+    w.recompute =
+        std::make_unique<RecomputeChooser>(compiled, options.recompute, w.strategy.get(), max_pp);
   }
   return workers;
 }
@@ -474,8 +483,11 @@ SearchResult run_search(const PluginRegistry& registry, Model& model, const Devi
   const SearchOptions options = checked_options(registry, model, requested);
   const std::vector<OuterTriple> triples = searched_triples(options, model);
   const std::string cp_algorithm = CpModel::choose_algorithm(options.cp_algorithm, model);
+  const CompiledModel compiled(model, device,
+                               {options.overheads, options.calibration,
+                                optimizer_swap_of(options.recompute, device, model.training)});
   std::vector<Worker> workers =
-      compile_workers(registry, model, device, options, triples, cp_algorithm);
+      compile_workers(registry, model, compiled, options, triples, cp_algorithm);
   std::vector<PricedCandidate> fronts;
   SearchResult result =
       merge(price_triples(options, model, workers, triples), cp_algorithm, fronts);

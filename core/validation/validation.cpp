@@ -128,7 +128,8 @@ void RowPricer::place_candidates() {
       published.recompute != NDS_UNKNOWN
           ? std::vector<int32_t>{published.recompute}
           : std::vector<int32_t>{NDS_RECOMPUTE_NONE, NDS_RECOMPUTE_SELECTIVE, NDS_RECOMPUTE_FULL};
-  MemoryEvaluator memory(registry_, model_, device_, static_cast<uint32_t>(pp));
+  const MemoryPasses passes(registry_, model_, device_);
+  MemoryEvaluator memory(passes, static_cast<uint32_t>(pp));
   budget_bytes_ = memory_budget(device_, model_, std::nullopt, std::nullopt).budget_bytes;
   // The CP model where the resolved strategy has cp > 1 (the CSV's keys or the config's).
   const nds_strategy probe = resolve_strategy(published, model_, row_.devices, row_.global_batch);
@@ -166,7 +167,8 @@ RowResult RowPricer::price(const std::optional<TrainerOverheads>& overheads) con
   result.row = &row_;
   result.trainer = trainer_family(model_);
   result.budget_bytes = budget_bytes_;
-  const TimeModel time(model_, device_, cp_.get(), overheads);
+  const CompiledModel compiled(model_, device_, {overheads, {}, {}});
+  const TimeModel time(compiled, cp_.get());
   // The fastest that fits; with none, the smallest (reported as not fitting).
   bool any_fits = false;
   for (const Candidate& candidate : candidates_) any_fits = any_fits || candidate.fits;

@@ -100,8 +100,8 @@ inline Placement placement(const nds_strategy& s, const std::vector<uint32_t>& l
 
 // Memory of every rank of candidate `c` with the shipped passes on an H100.
 inline std::vector<RankMemory> memory(Model& model, const nds_candidate& c) {
-  MemoryEvaluator evaluator(shipped_plugins(), model, shipped_device("nvidia-h100-sxm"),
-                            static_cast<uint32_t>(c.strategy->pp));
+  const MemoryPasses passes(shipped_plugins(), model, shipped_device("nvidia-h100-sxm"));
+  MemoryEvaluator evaluator(passes, static_cast<uint32_t>(c.strategy->pp));
   std::vector<RankMemory> ranks;
   const std::string error = evaluator.evaluate(c, ranks);
   INFO(error);

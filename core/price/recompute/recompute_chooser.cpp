@@ -18,22 +18,13 @@ constexpr uint32_t kOptions = NDS_LAYER_OPTION_COUNT_V1;
 
 }  // namespace
 
-RecomputeChooser::RecomputeChooser(const PluginRegistry& registry, Model& model,
-                                   const Device& device, const RecomputeSettings& settings,
-                                   uint32_t max_pp)
-    : model_(model),
+RecomputeChooser::RecomputeChooser(const CompiledModel& compiled, const RecomputeSettings& settings,
+                                   const RecomputeStrategy* strategy, uint32_t max_pp)
+    : compiled_(compiled),
       settings_(settings),
-      strategy_(settings.strategy.empty() ? nullptr
-                                          : std::make_unique<RecomputeStrategy>(
-                                                registry, model, device, settings.strategy)),
-      link_bytes_per_s_(host_link_bytes_per_s(settings, device)),
-      layers_(static_cast<uint32_t>(model.decoder_layers())) {
-  for (size_t b = 0; b < model.main.blocks.size(); ++b) {
-    const nds_layer_block& block = model.main.blocks[b].c;
-    if (block.kind == NDS_BLOCK_DECODER)
-      layer_block_.insert(layer_block_.end(), static_cast<size_t>(block.layers),
-                          static_cast<uint32_t>(b));
-  }
+      strategy_(strategy),
+      link_bytes_per_s_(host_link_bytes_per_s(settings, compiled.device)),
+      layers_(static_cast<uint32_t>(compiled.layers.block_index.size())) {
   const size_t pp = std::max<uint32_t>(max_pp, 1);
   groups_.resize(pp * kMaxGroups);
   group_count_.resize(pp);
@@ -82,8 +73,11 @@ void RecomputeChooser::build_groups(const Placement& p) {
       const uint32_t first = p.chunk_first_layer[i], end = first + p.chunk_layers[i];
       for (uint32_t layer = first; layer < end && n < kMaxGroups;) {
         uint32_t run = layer + 1;
-        while (run < end && layer_block_[run] == layer_block_[layer]) ++run;
-        groups_[r * kMaxGroups + n++] = {c, layer_block_[layer], layer, run - layer};
+        while (run < end &&
+               compiled_.layers.block_index[run] == compiled_.layers.block_index[layer])
+          ++run;
+        groups_[r * kMaxGroups + n++] = {c, compiled_.layers.block_index[layer], layer,
+                                         run - layer};
         layer = run;
       }
     }
@@ -130,8 +124,8 @@ nds_recompute_item RecomputeChooser::item_for(const nds_candidate& candidate) {
   item.rank_count = static_cast<uint32_t>(candidate.strategy->pp);
   // The config's counts at this pp, when they are for the candidate's mode
   // (the placement's rule and its one rescaler, stage_rescale.hpp).
-  if (stated_counts_apply(*candidate.strategy, model_)) {
-    rescale_stages_into(model_.recompute_layers, item.rank_count, stated_);
+  if (stated_counts_apply(*candidate.strategy, compiled_.model)) {
+    rescale_stages_into(compiled_.model.recompute_layers, item.rank_count, stated_);
     item.stated_layers = stated_.data();
   }
   return item;

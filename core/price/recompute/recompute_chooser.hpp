@@ -21,9 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "core/compile/compiled_model.hpp"
 #include "core/compile/recompute_strategy.hpp"
-#include "core/hardware/device.hpp"
-#include "core/model/model.hpp"
 #include "core/price/memory/memory_evaluator.hpp"
 #include "core/price/recompute/recompute_settings.hpp"
 #include "core/price/recompute/recompute_summary.hpp"
@@ -41,9 +40,11 @@ struct RecomputeOutcome {
 
 class RecomputeChooser {
  public:
-  // `max_pp`: the largest pp it will see (sizes its buffers once).
-  RecomputeChooser(const PluginRegistry& registry, Model& model, const Device& device,
-                   const RecomputeSettings& settings, uint32_t max_pp);
+  // `strategy`: the settings' strategy compiled for `compiled` (null: the
+  // menu only, build_menu); both must outlive the chooser. `max_pp`: the
+  // largest pp it will see (sizes its buffers once).
+  RecomputeChooser(const CompiledModel& compiled, const RecomputeSettings& settings,
+                   const RecomputeStrategy* strategy, uint32_t max_pp);
 
   // `placement`: a candidate whose strategy recomputes nothing, priced by
   // `memory` into `ranks` (over `budget_bytes` somewhere). `cp_bytes`: the CP
@@ -102,13 +103,12 @@ class RecomputeChooser {
   double full_working_set(uint32_t r, size_t stride) const;
   void price_groups(const Placement& p, uint32_t r, double w, bool offload, BlockSeconds& seconds);
 
-  const Model& model_;
+  const CompiledModel& compiled_;
   RecomputeSettings settings_;
-  std::unique_ptr<RecomputeStrategy> strategy_;  // null: the menu only (build_menu)
-  nds_candidate plain_{};  // the candidate the menu was built for, every layer kept
+  const RecomputeStrategy* strategy_;  // null: the menu only (build_menu)
+  nds_candidate plain_{};              // the candidate the menu was built for, every layer kept
   double link_bytes_per_s_ = 0;
   uint32_t layers_ = 0;
-  std::vector<uint32_t> layer_block_;  // decoder layer -> index in model.main.blocks
   // Per rank: its groups (at most kMaxGroups), [rank · kMaxGroups + g].
   static constexpr uint32_t kMaxGroups = 32;
   std::vector<Group> groups_;

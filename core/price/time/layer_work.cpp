@@ -255,7 +255,8 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   const bool full = option == NDS_LAYER_FULL;
   Work w;
   w.layers = 1;
-  w.host = layer_s_ + (routing_shaped(l) ? moe_expert_s_ * local_experts(l, s) : 0);
+  w.host =
+      compiled_.layer_s + (routing_shaped(l) ? compiled_.moe_expert_s * local_experts(l, s) : 0);
   Rebuilt rebuilt;
   const double qk_rotated = attention_compute(w, c, l, span);
   const double routed_elements = mlp_compute(w, c, l, rebuilt, span);
@@ -270,10 +271,12 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   // communication; selective recompute of the dense MLP repeats the TP
   // collectives around it, of the MoE layer its dispatch and combine.
   const double passes_forward = full ? 2 : 1;
-  const bool mlp_rebuilt = ((selective_ops_ & NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
-                           ((selective_ops_ & NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
+  const bool mlp_rebuilt =
+      ((compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
+      ((compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
   const double mlp_passes = full || (selective && mlp_rebuilt) ? 2 : 1;
-  const double moe_passes = full || (selective && (selective_ops_ & NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
+  const double moe_passes =
+      full || (selective && (compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
   tp_comm(w, c, l, passes_forward, mlp_passes,
           span);  // each part prices nothing where its degree is 1
   ep_comm(w, c, l, moe_passes, span);
@@ -328,12 +331,14 @@ void TimeModel::attention_core(Work& w, const nds_strategy& s, const nds_layer_b
   // Attention core: fused (flash) kernels per block, or without them batched
   // GEMMs (one per head and sequence) and a softmax over every key.
   const double tp = s.tp, heads = d(l.heads);
-  const CoreShape a{tp,    settings_.activation_bytes, span.keys, span.tokens,
-                    heads, heads / tp * s.mbs,         qk_dim,    v_dim};
+  const CoreShape a{tp,        compiled_.settings.activation_bytes,
+                    span.keys, span.tokens,
+                    heads,     heads / tp * s.mbs,
+                    qk_dim,    v_dim};
   CoreSeconds t;
   if (span.tower) {
-    t = tower_core(kernels_, model_.main.flash_attention == 0, a);
-  } else if (model_.main.flash_attention == 0) {
+    t = tower_core(kernels_, compiled_.model.main.flash_attention == 0, a);
+  } else if (compiled_.model.main.flash_attention == 0) {
     t = unfused_core(kernels_, s, l, a);
   } else if (const double window = d(l.attention_window); window > 0 && window < a.seq) {
     t = windowed_core(kernels_, s, window, a);
@@ -351,14 +356,14 @@ void TimeModel::attention_core(Work& w, const nds_strategy& s, const nds_layer_b
 double TimeModel::cp_passes(nds_layer_option option) const {
   // The attention core rebuilt reruns its CP exchanges (TE's ring attention
   // is inside it): a full recompute, or a selective one of the attention core.
-  const bool rebuilt =
-      option == NDS_LAYER_FULL ||
-      (option == NDS_LAYER_SELECTIVE && (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION) != 0);
+  const bool rebuilt = option == NDS_LAYER_FULL ||
+                       (option == NDS_LAYER_SELECTIVE &&
+                        (compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) != 0);
   return rebuilt ? 2 : 1;
 }
 
 double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
-  const uint64_t ops = selective_ops_;
+  const uint64_t ops = compiled_.layers.selective_ops;
   double s = 0;
   // The attention core (Korthikanti et al. 2022 §5, Megatron's core_attn).
   if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) s += w.forward_attention;
@@ -405,7 +410,7 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
     // loaded EP rank, which sets the pace, its share times its load
     // (sdk::routed_rank_load: the routing's hottest rank, the capacity).
     const double routed =
-        tokens / tp * d(l.experts_per_token) * sdk::routed_rank_load(routing_, l, s.ep);
+        tokens / tp * d(l.experts_per_token) * sdk::routed_rank_load(compiled_.routing, l, s.ep);
     const double rows = routed * s.etp, f = d(l.moe_ffn_hidden_size) / s.etp;
     const double local = local_experts(l, s);
     const double before_f = w.forward, before_b = w.backward;
@@ -435,7 +440,7 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
                              double qk_rotated, double routed_elements, Rebuilt& rebuilt,
                              const Span& span) const {
   const nds_strategy& s = *c.strategy;
-  const double tp = s.tp, b = settings_.activation_bytes;
+  const double tp = s.tp, b = compiled_.settings.activation_bytes;
   const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   const double split = s.sp == 1 ? tp : 1;  // tokens the norms see are split with SP
@@ -450,12 +455,13 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
   const double dense = per_width * d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp;
   const double routed = l.experts > 0
                             ? per_width * d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp *
-                                  sdk::routed_rank_load(routing_, l, s.ep)
+                                  sdk::routed_rank_load(compiled_.routing, l, s.ep)
                             : 0;
   const double shared = per_width * d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
                         d(std::max<int64_t>(l.shared_experts, 0)) / tp;
   elements += dense + routed + shared;
-  if (model_.main.position_embedding == NDS_POSITION_ROPE) elements += 2 * tokens * qk_rotated;
+  if (compiled_.model.main.position_embedding == NDS_POSITION_ROPE)
+    elements += 2 * tokens * qk_rotated;
   elements += routed_elements;
   const double memory = kernels_.memory(elements * b);
   w.forward += memory;
@@ -463,7 +469,7 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
   // What selective recompute's ops run again of it: the two norms, the
   // dense MLP's activation, the MoE layer's activations and permutation, the
   // routed experts' activation (Megatron's moe_act).
-  if (selective_ops_ & NDS_RECOMPUTE_OP_NORM)
+  if (compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_NORM)
     rebuilt.norms = kernels_.memory(tokens * h * kNormHidden / split * b);
   rebuilt.dense_mlp += kernels_.memory(dense * b);
   rebuilt.moe += kernels_.memory((routed + shared + routed_elements) * b);
@@ -475,7 +481,7 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
 void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
                         double attention_passes, double mlp_passes, const Span& span) const {
   const nds_strategy& s = *c.strategy;
-  const double b = settings_.activation_bytes;
+  const double b = compiled_.settings.activation_bytes;
   const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   const uint64_t tp_n = static_cast<uint64_t>(s.tp);
@@ -487,7 +493,7 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
   // measured share of it hides (kTpHidden*), and no more than the pass's
   // GEMMs last.
   if (s.tp > 1) {
-    const bool tp_within_node = level_spanned(device_, tp_n, 1) == 0;
+    const bool tp_within_node = level_spanned(compiled_.device, tp_n, 1) == 0;
     const double activation = tokens * h * b;
     const double pairs = 1 + (l.ffn_hidden_size > 0 || l.shared_experts > 0 ? 1 : 0);
     const double per_pass =
@@ -497,12 +503,12 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // Userbuffers exchange through the node's NVLink (CUDA IPC): a TP group
     // that crosses nodes gets no such overlap.
     const bool overlap =
-        (settings_.overlap & NDS_OVERLAP_TP_COMM) != 0 && s.sp == 1 && tp_within_node;
+        (compiled_.settings.overlap & NDS_OVERLAP_TP_COMM) != 0 && s.sp == 1 && tp_within_node;
     const double forward =
         !overlap ? per_pass
-                 : pipelined_exposed(
-                       per_pass, w.forward_linear,
-                       settings_.tp_overlap_fused ? mc2_hidden_forward(tp_n) : kTpHiddenForward);
+                 : pipelined_exposed(per_pass, w.forward_linear,
+                                     compiled_.settings.tp_overlap_fused ? mc2_hidden_forward(tp_n)
+                                                                         : kTpHiddenForward);
     // The backward: as Megatron's linears run it where the trainer does
     // (NDS_OVERLAP_TP_ASYNC), its async part hidden behind the
     // column-parallel linears' own input- and weight-gradient GEMMs (the
@@ -510,12 +516,12 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // userbuffers pipeline the pass's pair as the forward's and overlap the
     // input's second gather with the input-gradient GEMM whole (ub_bulk_dgrad).
     const TpBackward back =
-        tp_backward(per_pass, s.sp == 1, (settings_.overlap & NDS_OVERLAP_TP_ASYNC) != 0,
-                    model_.training.tp_keeps_gathered_inputs == 1);
+        tp_backward(per_pass, s.sp == 1, (compiled_.settings.overlap & NDS_OVERLAP_TP_ASYNC) != 0,
+                    compiled_.model.training.tp_keeps_gathered_inputs == 1);
     const double regather = back.moved - per_pass;
     const double backward =
         !overlap ? back.waits + pipelined_exposed(back.moved - back.waits, w.backward_column, 1.0)
-        : settings_.tp_overlap_fused
+        : compiled_.settings.tp_overlap_fused
             ? pipelined_exposed(back.moved, w.backward_linear, 1.0)
             : tp_userbuffers_backward(per_pass, regather, w.backward_linear);
     // Forward passes, each pair of collectives counted with its own.
@@ -528,7 +534,7 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
 void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,
                         double passes_forward, const Span& span) const {
   const nds_strategy& s = *c.strategy;
-  const double tp = s.tp, b = settings_.activation_bytes;
+  const double tp = s.tp, b = compiled_.settings.activation_bytes;
   const double tokens = span.tokens;
   const double h = d(l.hidden_size);
   if (l.experts > 0 && (s.ep > 1 || s.etp > 1)) {
@@ -539,23 +545,23 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // all-gather over the etp ranks before the experts and a reduce-scatter
     // after (with or without ep).
     const uint64_t ep = static_cast<uint64_t>(s.ep), etp = static_cast<uint64_t>(s.etp);
-    const double load = sdk::routed_rank_load(routing_, l, s.ep);
+    const double load = sdk::routed_rank_load(compiled_.routing, l, s.ep);
     const double copies = tokens / tp * d(l.experts_per_token);  // routed copies a device sends
     const double routed = copies * h * b * load;
     double per_pass = 0;
     if (ep > 1) {
-      if (model_.training.moe_dispatcher == NDS_MOE_DISPATCH_ALLGATHER) {
+      if (compiled_.model.training.moe_dispatcher == NDS_MOE_DISPATCH_ALLGATHER) {
         // Every token gathered over the EP group, the outputs reduce-scattered back.
         const double gathered = tokens / tp * h * b * d(s.ep);
         per_pass = comm(CommPart::ep, Collective::all_gather, ep, etp, gathered) +
                    comm(CommPart::ep, Collective::reduce_scatter, ep, etp, gathered);
-      } else if (model_.training.moe_dispatcher == NDS_MOE_DISPATCH_NODE_DEDUP) {
+      } else if (compiled_.model.training.moe_dispatcher == NDS_MOE_DISPATCH_NODE_DEDUP) {
         // One copy per other node a token's experts sit on over the NIC,
         // every copy over the node's links to its expert's device.
-        const double remote = remote_nodes_per_token(l, d(group_nodes(device_, ep, etp)));
-        per_pass =
-            2 * calibration_.comm(CommPart::ep) *
-            node_dedup_seconds(device_, ep, etp, tokens / tp * remote * h * b * load, routed);
+        const double remote = remote_nodes_per_token(l, d(group_nodes(compiled_.device, ep, etp)));
+        per_pass = 2 * compiled_.calibration.comm(CommPart::ep) *
+                   node_dedup_seconds(compiled_.device, ep, etp,
+                                      tokens / tp * remote * h * b * load, routed);
       } else {
         per_pass = 2 * comm(CommPart::ep, Collective::all_to_all, ep, etp, routed);
       }
@@ -572,8 +578,8 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // (--moe-shared-expert-overlap) the same micro-batch's shared experts
     // run on another stream beside its exchange: they alone hide it.
     // (DualPipe's overlap is the schedule's: time_model.cpp.)
-    const bool other = (settings_.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
-    const bool shared = (settings_.overlap & NDS_OVERLAP_MOE_SHARED) != 0;
+    const bool other = (compiled_.settings.overlap & NDS_OVERLAP_MOE_A2A) != 0 && s.mbn > 1;
+    const bool shared = (compiled_.settings.overlap & NDS_OVERLAP_MOE_SHARED) != 0;
     auto exposed = [&](double other_pass, double shared_pass) {
       const double window = other ? other_pass : shared ? shared_pass : 0;
       return std::max(0.0, per_pass - window);
@@ -590,7 +596,7 @@ void TimeModel::cp_comm(Work& w, const nds_candidate& c, uint32_t block,
   const nds_strategy& s = *c.strategy;
   if (s.cp > 1 && cp_ != nullptr) {
     const CpCost cost = cp_->evaluate(c, block);
-    const bool overlap = (settings_.overlap & NDS_OVERLAP_CP) != 0;
+    const bool overlap = (compiled_.settings.overlap & NDS_OVERLAP_CP) != 0;
     for (uint32_t k = 0; k < cost.comm_count; ++k) {
       const nds_cp_comm& exchange = cost.comms[k];
       const Collective kind =

@@ -24,12 +24,6 @@ namespace {
 
 using timing::d;
 
-// The keys each query of layer `l` attends to as DESIGN §8.7 counts them:
-// every key of the sequence, or of the layer's window.
-double attention_keys(const nds_layer_block& l, double seq) {
-  return l.attention_window > 0 ? std::min(d(l.attention_window), seq) : seq;
-}
-
 // What a layer computes under its option: an offloaded layer as a kept one.
 nds_layer_option compute_option(int32_t option) {
   return option == NDS_LAYER_SELECTIVE || option == NDS_LAYER_FULL ? option : NDS_LAYER_KEEP;
@@ -51,65 +45,6 @@ constexpr double kNetworkSmShare = 16.0 / 132;
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
 
-// What the estimates assume of an MoE model's layers, in words: how tokens
-// reach their experts, the routing, and what routing-shaped layers cost.
-std::string moe_assumptions(const Model& model) {
-  const nds_layer_block& l = *model.first_moe();
-  const std::string from = training_source(model, "moe_dispatcher", "");
-  const char* how =
-      model.training.moe_dispatcher == NDS_MOE_DISPATCH_ALLGATHER
-          ? "every token all-gathered over the EP group and the outputs reduce-scattered back"
-      : model.training.moe_dispatcher == NDS_MOE_DISPATCH_NODE_DEDUP
-          ? "one copy of a token per other node its experts sit on over the network, forwarded "
-            "inside the node (DeepEP, HybridEP)"
-          : "an all-to-all of every routed copy over the EP group";
-  const std::string drop =
-      l.capacity_factor > 0
-          ? fmt::format("each expert takes at most {:.2f}x an even share ({})", l.capacity_factor,
-                        l.moe_padded == 1 ? "padded to it: static shapes, no host wait"
-                                          : "tokens beyond it dropped")
-          : std::string(
-                "dropless: each expert takes what is routed to it, the layer's shapes "
-                "following the routing");
-  const std::string routing =
-      model.routing_words.empty()
-          ? fmt::format(
-                "balanced routing, every expert an even share (what force-balanced "
-                "benchmarks run; {} prices a skew)",
-                Setting("routing").named())
-          : model.routing_words;
-  return fmt::format("MoE layers: tokens reach their experts by {} ({}); {}; {}", how,
-                     from.empty() ? std::string("not stated: Megatron-Core's default") : from, drop,
-                     routing);
-}
-
-// The optimizer swap's assumption: what the host keeps and the link copies.
-std::string swap_assumption(const Model& model, const OptimizerSwap& swap) {
-  return fmt::format(
-      "{}: optimizer states and master weights live in host memory, and each step copies "
-      "the device's shard in and out over a host link of {:.1f} GB/s per direction, in {} "
-      "pieces pipelined with the update (both directions at once, as MindSpeed's swap "
-      "optimizer issues them); nothing else hides them",
-      model.training.swap_optimizer == 1
-          ? "optimizer swapping (" + training_source(model, "swap_optimizer", "the config") + ")"
-          : Setting("swap-optimizer").named(),
-      swap.link_bytes_per_s / 1e9, swap.chunks);
-}
-
-// A vision tower's assumption: its image tokens, its parallelism and its split.
-std::string tower_assumption(const Model& model, const ModelPart& tower) {
-  const sdk::TowerTokens k = tower_tokens(model, tower);
-  return fmt::format(
-      "the {} tower: {} image tokens per sequence ({} patches, {} per image), its layers at the "
-      "language model's TP and SP and whole on each CP rank (images are not split by CP), with "
-      "the embedding on rank 0's first chunk, which keeps one layer of its own; the default "
-      "split "
-      "counts the tower as the {:.2f} language-model layers its work is worth, times cp, "
-      "rounded; "
-      "recomputed as the strategy says",
-      tower.name, k.merged, k.patches, k.patches_per_image, model.tower_layer_ratio);
-}
-
 // Numbers for TimeModel::id_, across threads.
 uint64_t next_model_id() {
   static std::atomic<uint64_t> last{0};
@@ -118,137 +53,38 @@ uint64_t next_model_id() {
 
 }  // namespace
 
-void TimeModel::add_attention_keys(const nds_layer_block& l, double seq, double layers) {
-  // Both sums weigh the keys per query by the attention's width: the counted
-  // keys, and those the causal mask leaves (half of them, or the band's mean
-  // keys per query, window - window²/2s).
-  const double keys = attention_keys(l, seq), width = layers * d(l.heads * l.head_dim);
-  attention_keys_ += keys * width;
-  attention_keys_causal_ += (keys < seq ? sdk::band_mean_keys(keys, seq) : seq / 2) * width;
-}
-
-TimeModel::TimeModel(const Model& model, const Device& device, CpModel* cp,
-                     const std::optional<TrainerOverheads>& overheads,
-                     const Calibration& calibration, const OptimizerSwap& swap)
-    : model_(model),
+TimeModel::TimeModel(const CompiledModel& compiled, const CpModel* cp)
+    : compiled_(compiled),
       id_(next_model_id()),
-      calibration_(calibration),
-      device_(calibrated_device(device, calibration)),
       cp_(cp),
-      swap_(swap),
-      settings_(trainer_settings(model, device, overheads)),
-      layer_s_(settings_.overheads.layer_s + calibration.layer_s),
-      step_s_(settings_.overheads.step_s + calibration.step_s),
-      moe_expert_s_(settings_.overheads.moe_expert_s),
-      kernels_(device_, settings_.linear_dtype, settings_.high_dtype, settings_.activation_bytes,
-               1 + settings_.overheads.kernel_slowdown, calibration) {
-  routing_ = model.training;
-  routing_.expert_rank_load =
-      model.expert_rank_load.empty() ? nullptr : model.expert_rank_load.data();
-  routing_.expert_rank_load_count = model.expert_rank_load.size();
-  index_layers(model);
-  if (model.main.position_embedding == NDS_POSITION_LEARNED &&
-      model.main.max_position_embeddings != NDS_UNKNOWN)
-    learned_positions_ = d(model.main.max_position_embeddings);
-  // What DESIGN §8.7's model FLOPs need of the layers, the same for every candidate.
-  const double seq = d(model.training.seq_len);
-  sum_decoder_flops(model, seq);
-  for (const ModelPart& tower : model.submodels)
-    tower_flops_per_sequence_ += tower_forward_flops(model, tower);
-  add_mtp_flops(model, seq);
+      kernels_(compiled.device, compiled.settings.linear_dtype, compiled.settings.high_dtype,
+               compiled.settings.activation_bytes, 1 + compiled.settings.overheads.kernel_slowdown,
+               compiled.calibration) {
+  const TrainerSettings& settings = compiled.settings;
   // An fp8 GEMM's input is cast from the activation dtype with a transposed
   // copy for the other gradient GEMM (Transformer Engine's cast_transpose on
   // Hopper, which needs TN layouts): read the activation, write two fp8
   // copies; current scaling reads it once more for its amax first.
   if (kernels_.linear_dtype() == "fp8")
-    cast_bytes_ = settings_.activation_bytes + 2 +
-                  (settings_.fp8_recipe == NDS_FP8_CURRENT ? settings_.activation_bytes : 0);
-  collect_assumptions(model, device, calibration);
-}
-
-// The decoder layers' blocks (layer_block_, block_index_, run_end_) and the MTP blocks.
-void TimeModel::index_layers(const Model& model) {
-  for (size_t i = 0; i < model.main.blocks.size(); ++i) {
-    const nds_layer_block& b = model.main.blocks[i].c;
-    if (b.kind == NDS_BLOCK_MTP) mtp_blocks_.push_back(static_cast<uint32_t>(i));
-    if (b.kind != NDS_BLOCK_DECODER) continue;
-    const uint32_t end = static_cast<uint32_t>(layer_block_.size() + static_cast<size_t>(b.layers));
-    layer_block_.insert(layer_block_.end(), static_cast<size_t>(b.layers), &b);
-    block_index_.insert(block_index_.end(), static_cast<size_t>(b.layers),
-                        static_cast<uint32_t>(i));
-    run_end_.resize(layer_block_.size(), end);
-  }
-}
-
-// The decoder layers' active parameters and keys, and the FLOPs recompute reruns, summed.
-void TimeModel::sum_decoder_flops(const Model& model, double seq) {
-  selective_ops_ = sdk::selective_recompute_ops(model.training);
-  recomputed_flops_.assign(layer_block_.size() + 1, {});
-  for (size_t i = 0; i < layer_block_.size(); ++i) {
-    const nds_layer_block* l = layer_block_[i];
-    const sdk::LayerParameters p = sdk::layer_parameters(*l);
-    active_params_ += p.active();
-    add_attention_keys(*l, seq, 1);
-    // What HFU counts again per token when the layer is recomputed: a forward
-    // is 2 FLOPs per parameter, the attention core 4·s·h_attn (scores and
-    // values, full s^2 as DESIGN §8.7 counts it, a window's keys where the
-    // layer has one); selective only its ops'.
-    const double core = 4 * attention_keys(*l, seq) * d(l->heads * l->head_dim);
-    double selective = 0;
-    if (selective_ops_ & NDS_RECOMPUTE_OP_CORE_ATTENTION) selective += core;
-    if (selective_ops_ & NDS_RECOMPUTE_OP_MLP) selective += 2 * p.dense_mlp;
-    if ((selective_ops_ & NDS_RECOMPUTE_OP_MOE) && l->experts > 0)
-      selective += 2 * (p.router + p.routed_active + p.shared_experts);
-    recomputed_flops_[i + 1] = {recomputed_flops_[i][0] + 2 * p.active() + core,
-                                recomputed_flops_[i][1] + selective};
-  }
-}
-
-// The MTP modules' parameters, keys and output-head passes, after the decoder's.
-void TimeModel::add_mtp_flops(const Model& model, double seq) {
-  // MTP modules (DeepSeek-V3 §2.2) train on every token too: each a layer plus
-  // its [h; h] -> h projection, and another pass through the output head.
-  for (uint32_t i : mtp_blocks_) {
-    const nds_layer_block& b = model.main.blocks[i].c;
-    const double h = d(b.hidden_size), layers = d(b.layers);
-    active_params_ += layers * (sdk::layer_parameters(b).active() + 2 * h * h);
-    add_attention_keys(b, seq, layers);
-    mtp_heads_ += layers;
-  }
-}
-
-// Every assumption in words, in the order the outputs list them (`device` uncalibrated).
-void TimeModel::collect_assumptions(const Model& model, const Device& device,
-                                    const Calibration& calibration) {
-  assumptions_ = settings_.assumptions;
+    cast_bytes_ = settings.activation_bytes + 2 +
+                  (settings.fp8_recipe == NDS_FP8_CURRENT ? settings.activation_bytes : 0);
+  // Every assumption in words, in the order the outputs list them.
+  assumptions_ = settings.assumptions;
   assumptions_.push_back(kernels_.assumptions());
-  if (cp_ != nullptr) assumptions_.push_back(cp_->assumption(model));
-  if (model.first_moe() != nullptr) assumptions_.push_back(moe_assumptions(model));
-  if (model.training.recompute_ops != 0) {
-    const bool flag = training_source(model, "recompute_ops", "")
-                          .rfind(Setting("recompute_modules").named(), 0) == 0;
-    assumptions_.push_back(
-        fmt::format("selective recompute, as {} states its ops, drops and runs again: {}",
-                    flag ? Setting("recompute_modules").named() : "the config",
-                    recompute_ops_words(selective_ops_)));
-  }
-  if (swap_.link_bytes_per_s > 0) assumptions_.push_back(swap_assumption(model, swap_));
-  for (const ModelPart& tower : model.submodels)
-    assumptions_.push_back(tower_assumption(model, tower));
-  if (!calibration.is_identity())
-    assumptions_.push_back("calibration on top of the trainer overheads: " +
-                           calibration_summary(calibration, device));
+  if (cp_ != nullptr) assumptions_.push_back(cp_->assumption(compiled.model));
+  assumptions_.insert(assumptions_.end(), compiled.assumptions.begin(), compiled.assumptions.end());
 }
 
 double TimeModel::comm(CommPart part, Collective kind, uint64_t n, uint64_t stride,
                        double bytes) const {
-  return calibration_.comm(part) * collective_seconds(device_, kind, n, stride, bytes);
+  return compiled_.calibration.comm(part) *
+         collective_seconds(compiled_.device, kind, n, stride, bytes);
 }
 
 const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t block,
                                                nds_layer_option option, LayerCache& cache,
                                                LayerCache* shapes, Work& scratch) const {
-  const nds_layer_block& l = model_.main.blocks[block].c;
+  const nds_layer_block& l = compiled_.model.main.blocks[block].c;
   if (block >= LayerCache::kBlocks) return scratch = layer_work(c, l, block, option);
   const size_t slot =
       LayerCache::kOptions * static_cast<size_t>(block) + static_cast<size_t>(option);
@@ -290,9 +126,10 @@ void TimeModel::add_chunk_layers(const nds_candidate& c, size_t i, LayerCache& c
       option = s.recompute;
       boundary = first + recomputed;
     }
-    const uint32_t run_end = std::min(boundary, run_end_[layer]);
+    const uint32_t run_end = std::min(boundary, compiled_.layers.run_end[layer]);
     Work scratch;
-    r.add(cached_layer(c, block_index_[layer], option, cache, shapes, scratch), run_end - layer);
+    r.add(cached_layer(c, compiled_.layers.block_index[layer], option, cache, shapes, scratch),
+          run_end - layer);
     layer = run_end;
   }
 }
@@ -303,23 +140,23 @@ void TimeModel::add_head_and_mtp(const nds_candidate& c, double tokens, double v
                                  LayerCache& cache, LayerCache* shapes, Work& r) const {
   // The output head's logits and the cross entropy over the vocabulary on
   // the chunk holding the last layer; the embedding's gather is negligible.
-  const double h = d(layer_block_.back()->hidden_size);
+  const double h = d(compiled_.layers.block.back()->hidden_size);
   const GemmRate& high = kernels_.high();
   const double v = vocab / tp;
   Work head;
   // The loss's passes over the logits as the trainer runs them.
-  head.forward =
-      kernels_.gemm(high, tokens, v, h) + kernels_.memory(tokens * v * settings_.loss.forward);
+  head.forward = kernels_.gemm(high, tokens, v, h) +
+                 kernels_.memory(tokens * v * compiled_.settings.loss.forward);
   head.backward = kernels_.gemm(high, tokens, h, v) + kernels_.gemm(high, h, v, tokens) +
-                  kernels_.memory(tokens * v * settings_.loss.backward);
+                  kernels_.memory(tokens * v * compiled_.settings.loss.backward);
   r.add(head, 1);
   // The MTP modules follow the last layer on its rank (Megatron's and
   // MindSpeed's placement): each a layer, its projection and the head again.
-  for (uint32_t block : mtp_blocks_) {
+  for (uint32_t block : compiled_.layers.mtp_blocks) {
     Work scratch;
     Work one = cached_layer(c, block, NDS_LAYER_KEEP, cache, shapes, scratch);
     one.add(head, 1);
-    r.add(one, d(model_.main.blocks[block].c.layers));
+    r.add(one, d(compiled_.model.main.blocks[block].c.layers));
   }
 }
 
@@ -342,13 +179,14 @@ void TimeModel::add_edge_params(double vocab, double tp, bool holds_embedding, b
   // on the rank with the last, the output head (tied to the embedding, one
   // copy where one rank holds both), the final norm (weight, and bias for
   // LayerNorm) and the MTP modules' embedding copy (untied tables).
-  const double h = d(layer_block_.front()->hidden_size);
-  const bool tied = model_.main.tied_embeddings == 1;
-  if (holds_embedding) r.dense_params += vocab * h / tp + learned_positions_ * h;
+  const double h = d(compiled_.layers.block.front()->hidden_size);
+  const bool tied = compiled_.model.main.tied_embeddings == 1;
+  if (holds_embedding) r.dense_params += vocab * h / tp + compiled_.layers.learned_positions * h;
   if (holds_head) {
     if (!(tied && holds_embedding)) r.dense_params += vocab * h / tp;
-    r.dense_params += (layer_block_.front()->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;
-    if (!mtp_blocks_.empty() && !holds_embedding && !tied) r.dense_params += vocab * h / tp;
+    r.dense_params += (compiled_.layers.block.front()->norm == NDS_NORM_LAYERNORM ? 2 : 1) * h;
+    if (!compiled_.layers.mtp_blocks.empty() && !holds_embedding && !tied)
+      r.dense_params += vocab * h / tp;
   }
 }
 
@@ -362,12 +200,12 @@ void TimeModel::add_pipeline_sends(const nds_strategy& s, double tokens, Work& r
   // overlap posts them while the next chunk computes (Megatron-Core's
   // overlap_p2p_comm): only their latency stays on the critical path.
   const double tp = s.tp;
-  const double b = settings_.activation_bytes;
-  const double h = d(layer_block_.front()->hidden_size);
+  const double b = compiled_.settings.activation_bytes;
+  const double h = d(compiled_.layers.block.front()->hidden_size);
   const double message = tokens * h * b / tp;
   const uint64_t stride = static_cast<uint64_t>(s.tp) * s.cp * s.dp;
   const double total = 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, message);
-  const bool overlap = (settings_.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
+  const bool overlap = (compiled_.settings.overlap & NDS_OVERLAP_P2P) != 0 && s.vpp > 1;
   const double exposed =
       overlap ? 2 * s.vpp * comm(CommPart::pp, Collective::send_recv, 2, stride, 0) : total;
   r.pp += exposed;
@@ -385,13 +223,13 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
   const double tp = s.tp;
   const double tokens = micro_batch_tokens(s);
   // The rows at this tp: the trainer's padding anew where it pads per tp.
-  const double vocab =
-      sdk::vocab_rows(d(model_.main.vocab_size),
-                      d(model_.main.padded_vocab_size != NDS_UNKNOWN ? model_.main.padded_vocab_size
-                                                                     : model_.main.vocab_size),
-                      model_.training, s.tp);
+  const double vocab = sdk::vocab_rows(d(compiled_.model.main.vocab_size),
+                                       d(compiled_.model.main.padded_vocab_size != NDS_UNKNOWN
+                                             ? compiled_.model.main.padded_vocab_size
+                                             : compiled_.model.main.vocab_size),
+                                       compiled_.model.training, s.tp);
   Work r;
-  const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
+  const uint32_t layers = static_cast<uint32_t>(compiled_.layers.block.size());
   bool holds_embedding = false, holds_head = false;
   for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
@@ -400,7 +238,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
     add_chunk_layers(c, i, cache, shapes, r);
     // The vision towers feed the embedding's chunk (their output takes the
     // image tokens' places in its sequence: no pipeline send).
-    if (count > 0 && first == 0 && !model_.submodels.empty()) {
+    if (count > 0 && first == 0 && !compiled_.model.submodels.empty()) {
       Work scratch;
       r.add(cached_towers(c, cache, shapes, scratch), 1);
     }
@@ -431,14 +269,14 @@ TimeModel::RankCompute TimeModel::rank_compute(const nds_candidate& c, int32_t r
 
 double TimeModel::layer_extra_s(const nds_candidate& c, uint32_t block,
                                 nds_layer_option option) const {
-  const nds_layer_block& l = model_.main.blocks[block].c;
+  const nds_layer_block& l = compiled_.model.main.blocks[block].c;
   return layer_work(c, l, block, option).exposed() -
          layer_work(c, l, block, NDS_LAYER_KEEP).exposed();
 }
 
 bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) const {
   const nds_strategy& s = *c.strategy;
-  const uint32_t layers = static_cast<uint32_t>(layer_block_.size());
+  const uint32_t layers = static_cast<uint32_t>(compiled_.layers.block.size());
   for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk,
                  before = i - static_cast<size_t>(s.vpp);
@@ -452,9 +290,10 @@ bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) cons
       if (c.chunk_first_layer[k] == 0 || c.chunk_first_layer[k] + count == layers) return false;
     // Both chunks inside one block each, the same block.
     const uint32_t first = c.chunk_first_layer[i], other = c.chunk_first_layer[before];
-    const uint32_t block = block_index_[first];
-    if (block_index_[first + count - 1] != block || block_index_[other] != block ||
-        block_index_[other + count - 1] != block)
+    const uint32_t block = compiled_.layers.block_index[first];
+    if (compiled_.layers.block_index[first + count - 1] != block ||
+        compiled_.layers.block_index[other] != block ||
+        compiled_.layers.block_index[other + count - 1] != block)
       return false;
     // Layer by layer the same recompute options, where a strategy chose them.
     if (c.layer_option != nullptr &&
@@ -483,7 +322,7 @@ double TimeModel::dense_and_expert_collective(const nds_strategy& s, const Work&
 void TimeModel::parameter_gathers(const nds_strategy& s, const Work& r, bool keeps, double buckets,
                                   double param_bytes, DataParallel& out) const {
   const double gather = dense_and_expert_collective(s, r, Collective::all_gather, param_bytes);
-  const bool overlap = (settings_.overlap & NDS_OVERLAP_PARAM_GATHER) != 0;
+  const bool overlap = (compiled_.settings.overlap & NDS_OVERLAP_PARAM_GATHER) != 0;
   if (s.zero >= 3 && !keeps) {
     // Prefetched layer by layer behind the forward and the backward.
     const double exposed = overlap ? std::max(gather / buckets, gather - r.forward) +
@@ -512,12 +351,12 @@ void TimeModel::optimizer_step(const nds_strategy& s, const Work& r, double grad
   const double params =
       r.dense_params / shard + r.expert_params / std::max(1.0, shard * s.tp / (s.ep * s.etp));
   // As the memory pass counts them.
-  const double state_bytes = 2 * sdk::optimizer_bytes(model_.training).total();
+  const double state_bytes = 2 * sdk::optimizer_bytes(compiled_.model.training).total();
   const double update = kernels_.memory(params * (state_bytes + grad_bytes + param_bytes));
   // Swapped, the states and the master copy (read once and written once
   // above: half of state_bytes) come in from the host and go back out.
-  const double swapped = swap_.link_bytes_per_s > 0
-                             ? swapped_update_s(params * state_bytes / 2, update, swap_)
+  const double swapped = compiled_.swap.link_bytes_per_s > 0
+                             ? swapped_update_s(params * state_bytes / 2, update, compiled_.swap)
                              : update;
   out.swap = swapped - update;
   out.optimizer = swapped + kernels_.memory(r.fp8_params * (param_bytes + 2));
@@ -538,7 +377,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // resharding after backward off for all but the last micro-batch;
   // MindFormers' accu_grads accumulate whole), or, sharded (ABI 1.12),
   // reduce-scattered after each micro-batch's backward.
-  const nds_training& t = model_.training;
+  const nds_training& t = compiled_.model.training;
   const nds_fsdp_holding holding = sdk::fsdp_holding(t.fsdp_holding, s.pp);
   const bool keeps =
       s.zero >= 3 && (holding == NDS_FSDP2_KEEP || holding == NDS_FSDP_KEEP_SHARDED_GRADS);
@@ -560,7 +399,7 @@ TimeModel::DataParallel TimeModel::data_parallel_and_optimizer(const nds_strateg
   // FSDP): mbn reductions a step, each behind its own backward.
   const double reduction = dense_and_expert_collective(s, r, reduce, grad_bytes);
   const double reductions = reduces_each ? s.mbn : 1;
-  const double reduction_exposed = (settings_.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0
+  const double reduction_exposed = (compiled_.settings.overlap & NDS_OVERLAP_GRAD_REDUCE) != 0
                                        ? std::max(reduction / buckets, reduction - r.backward)
                                        : reduction;
   out.exposed += reductions * reduction_exposed;
@@ -721,7 +560,7 @@ void TimeModel::step_parts(const nds_strategy& s, const Pace& pace, const ChunkT
   // Trainer overheads (fitted): per layer and micro-batch, and per step (the
   // kernels' slowdown is in their times already); and the SMs the hidden
   // collectives take from the compute they overlap.
-  t.overhead = m * slowest.host + step_s_ + interference_s(s, e.hidden);
+  t.overhead = m * slowest.host + compiled_.step_s + interference_s(s, e.hidden);
   e.step_s = t.step();
 }
 
@@ -729,7 +568,9 @@ void TimeModel::step_parts(const nds_strategy& s, const Pace& pace, const ChunkT
 // the SMs their kernels hold, by the level they cross.
 double TimeModel::interference_s(const nds_strategy& s, const TimeParts& hidden) const {
   auto sm_share = [&](uint64_t n, uint64_t stride) {
-    return n <= 1 ? 0.0 : level_spanned(device_, n, stride) == 0 ? kNvlinkSmShare : kNetworkSmShare;
+    return n <= 1                                            ? 0.0
+           : level_spanned(compiled_.device, n, stride) == 0 ? kNvlinkSmShare
+                                                             : kNetworkSmShare;
   };
   const uint64_t tp_n = static_cast<uint64_t>(s.tp), cp_n = static_cast<uint64_t>(s.cp);
   return hidden.tp * sm_share(tp_n, 1) + hidden.cp * sm_share(cp_n, tp_n) +
@@ -746,11 +587,12 @@ double TimeModel::recomputed_flops_per_token(const nds_candidate& c) const {
   double extra_per_token = 0;
   auto recomputed = [&](uint32_t first, uint32_t end, int option) {
     if (option != NDS_LAYER_FULL && option != NDS_LAYER_SELECTIVE) return 0.0;
-    const size_t k = option == NDS_LAYER_FULL ? 0 : 1;  // recomputed_flops_'s column
-    return recomputed_flops_[end][k] - recomputed_flops_[first][k];
+    const size_t k =
+        option == NDS_LAYER_FULL ? 0 : 1;  // compiled_.layers.recomputed_flops's column
+    return compiled_.layers.recomputed_flops[end][k] - compiled_.layers.recomputed_flops[first][k];
   };
   if (c.layer_option != nullptr) {
-    for (uint32_t layer = 0; layer < layer_block_.size(); ++layer)
+    for (uint32_t layer = 0; layer < compiled_.layers.block.size(); ++layer)
       extra_per_token += recomputed(layer, layer + 1, c.layer_option[layer]);
   } else if (s.recompute != NDS_RECOMPUTE_NONE) {
     const int option = s.recompute == NDS_RECOMPUTE_FULL ? NDS_LAYER_FULL : NDS_LAYER_SELECTIVE;
@@ -769,33 +611,36 @@ void TimeModel::utilisation(const nds_candidate& c, uint64_t devices, TimeEstima
   const nds_strategy& s = *c.strategy;
   // DESIGN §8.7: 6 x non-embedding active parameters per token, 6·h·V for the
   // logits, 12·L·s·h_attn for attention scores and values (full s^2).
-  const double tokens =
-      d(model_.training.global_batch != NDS_UNKNOWN ? model_.training.global_batch
-                                                    : static_cast<int64_t>(s.dp) * s.mbs * s.mbn) *
-      d(model_.training.seq_len);
-  const double vocab = d(model_.main.vocab_size != NDS_UNKNOWN ? model_.main.vocab_size
-                                                               : model_.main.padded_vocab_size);
-  const double h = d(layer_block_.front()->hidden_size);
+  const double tokens = d(compiled_.model.training.global_batch != NDS_UNKNOWN
+                              ? compiled_.model.training.global_batch
+                              : static_cast<int64_t>(s.dp) * s.mbs * s.mbn) *
+                        d(compiled_.model.training.seq_len);
+  const double vocab =
+      d(compiled_.model.main.vocab_size != NDS_UNKNOWN ? compiled_.model.main.vocab_size
+                                                       : compiled_.model.main.padded_vocab_size);
+  const double h = d(compiled_.layers.block.front()->hidden_size);
   // The towers' forward and backward over each sequence's images (3x the
   // forward's FLOPs: towers.hpp), beside the language model's.
-  const double sequences = tokens / d(model_.training.seq_len);
-  e.tower_flops_per_step = sequences * 3 * tower_flops_per_sequence_;
-  e.model_flops_per_step =
-      tokens * (6 * active_params_ + 6 * h * vocab * (1 + mtp_heads_) + 12 * attention_keys_) +
-      e.tower_flops_per_step;
+  const double sequences = tokens / d(compiled_.model.training.seq_len);
+  e.tower_flops_per_step = sequences * 3 * compiled_.layers.tower_flops_per_sequence;
+  e.model_flops_per_step = tokens * (6 * compiled_.layers.active_params +
+                                     6 * h * vocab * (1 + compiled_.layers.mtp_heads) +
+                                     12 * compiled_.layers.attention_keys) +
+                           e.tower_flops_per_step;
   // DualPipe holds every layer on two ranks, each running half the tokens.
   const double extra =
       tokens * recomputed_flops_per_token(c) * (s.schedule == NDS_SCHEDULE_DUALPIPE ? 0.5 : 1.0);
   // Full recompute runs the towers' forward again too.
   const double tower_extra =
-      s.recompute == NDS_RECOMPUTE_FULL ? sequences * tower_flops_per_sequence_ : 0;
+      s.recompute == NDS_RECOMPUTE_FULL ? sequences * compiled_.layers.tower_flops_per_sequence : 0;
   e.hardware_flops_per_step = e.model_flops_per_step + extra + tower_extra;
   // The compute dtype's dense peak (fp8's for an fp8 recipe, DESIGN §8.7).
   const double capacity =
       e.step_s * static_cast<double>(devices) * kernels_.linear().peak_flops_per_s;
   e.mfu = capacity > 0 ? e.model_flops_per_step / capacity : 0;
   e.model_flops_causal_per_step =
-      e.model_flops_per_step - tokens * 12 * (attention_keys_ - attention_keys_causal_);
+      e.model_flops_per_step -
+      tokens * 12 * (compiled_.layers.attention_keys - compiled_.layers.attention_keys_causal);
   e.mfu_causal = capacity > 0 ? e.model_flops_causal_per_step / capacity : 0;
   e.hfu = capacity > 0 ? e.hardware_flops_per_step / capacity : 0;
   e.tokens_per_s = e.step_s > 0 ? tokens / e.step_s : 0;
@@ -820,7 +665,7 @@ TimeEstimate TimeModel::estimate(const nds_candidate& c, uint64_t devices,
   const Pace pace = rank_pace(c, offload, cache, shapes, times);
   TimeEstimate e;
   step_parts(s, pace, times.data(), e);
-  if (!model_.submodels.empty()) {
+  if (!compiled_.model.submodels.empty()) {
     Work scratch;
     const Work& towers = cached_towers(c, cache, shapes, scratch);
     const double m = s.schedule == NDS_SCHEDULE_DUALPIPE ? s.mbn / 2.0 : s.mbn;

@@ -18,12 +18,11 @@
 #include <utility>
 #include <vector>
 
-#include "core/compile/calibration.hpp"
+#include "core/compile/compiled_model.hpp"
 #include "core/compile/cp_model.hpp"
 #include "core/compile/optimizer_swap.hpp"
 #include "core/compile/trainer_settings.hpp"
 #include "core/hardware/device.hpp"
-#include "core/model/model.hpp"
 #include "core/price/time/collectives.hpp"
 #include "core/price/time/kernels.hpp"
 #include "core/price/time/pipeline_schedule.hpp"
@@ -101,13 +100,10 @@ double offload_exposed_s(double copy_bytes, const OffloadCopies& link, double fo
 
 class TimeModel {
  public:
-  // `cp`: the context-parallel attention model (may be null when cp is 1).
-  // `overheads`: trainer overheads to use instead of the shipped fit.
-  // `calibration`: a user's correction on top of them (calibration.hpp).
-  // `swap`: the optimizer states' copies, when they live on the host.
-  TimeModel(const Model& model, const Device& device, CpModel* cp,
-            const std::optional<TrainerOverheads>& overheads = std::nullopt,
-            const Calibration& calibration = {}, const OptimizerSwap& swap = {});
+  // `compiled`: the model, device and trainer settings it prices on, which
+  // must outlive it. `cp`: the context-parallel attention model (may be null
+  // when cp is 1).
+  explicit TimeModel(const CompiledModel& compiled, const CpModel* cp = nullptr);
 
   // Layer prices kept from one estimate to the next by one thread (below).
   class LayerReuse;
@@ -137,7 +133,7 @@ class TimeModel {
 
   // Every assumption that moves the estimates, in words (the same for every candidate).
   const std::vector<std::string>& assumptions() const { return assumptions_; }
-  const TrainerSettings& settings() const { return settings_; }
+  const TrainerSettings& settings() const { return compiled_.settings; }
 
  private:
   struct Work;        // one layer's (or one rank's) work for one micro-batch
@@ -184,7 +180,7 @@ class TimeModel {
                            LayerCache& cache, LayerCache* shapes, Work& scratch) const;
   // Tokens of one micro-batch on one device (its share of the sequence under CP).
   double micro_batch_tokens(const nds_strategy& s) const {
-    return s.mbs * static_cast<double>(model_.training.seq_len) / s.cp;
+    return s.mbs * static_cast<double>(compiled_.model.training.seq_len) / s.cp;
   }
   // What one layer works on for one micro-batch on this device: its tokens,
   // the keys each query meets, and whether it is a tower's layer (every
@@ -196,7 +192,7 @@ class TimeModel {
     bool tower = false;
   };
   Span decoder_span(const nds_strategy& s) const {
-    return {micro_batch_tokens(s), static_cast<double>(model_.training.seq_len), false};
+    return {micro_batch_tokens(s), static_cast<double>(compiled_.model.training.seq_len), false};
   }
   // The towers' work for one micro-batch on the rank holding the embedding
   // (tower_work.cpp): their layers under the strategy's recompute mode, the
@@ -278,49 +274,14 @@ class TimeModel {
   // times the calibration's multiplier for that part.
   double comm(CommPart part, Collective kind, uint64_t n, uint64_t stride, double bytes) const;
 
-  const Model& model_;
-  // This model's own number, from 1, that a LayerReuse tells models apart by
-  // (an address may be reused by a later model).
+  const CompiledModel& compiled_;
+  // This time model's own number, from 1, that a LayerReuse tells them apart
+  // by (an address may be reused by a later one).
   uint64_t id_;
-  Calibration calibration_;
-  Device device_;  // the device with the calibration's bandwidth scales
-  CpModel* cp_;
-  OptimizerSwap swap_;
-  TrainerSettings settings_;
-  double layer_s_ = 0, step_s_ = 0;  // the trainer's overheads plus the calibration's
-  double moe_expert_s_ = 0;          // the trainer's, per local expert (TrainerOverheads)
-  // The model's training settings with its routing table in place (what
-  // sdk::routed_rank_load reads; Model::view() sets it only when called).
-  nds_training routing_{};
+  const CpModel* cp_;
   Kernels kernels_;
+  double cast_bytes_ = 0;  // per element of an fp8 GEMM's input: the cast's traffic
   std::vector<std::string> assumptions_;
-  std::vector<const nds_layer_block*> layer_block_;  // decoder layer -> its block
-  std::vector<uint32_t> block_index_;                // decoder layer -> index in model.main.blocks
-  std::vector<uint32_t> run_end_;  // decoder layer -> one past its block's last layer
-  // Summed over the decoder and MTP layers: active parameters, and the
-  // attention's keys per query times its width (heads x head dim), as
-  // DESIGN §8.7 counts them (every key of the sequence, or of a layer's
-  // window) and under the causal mask (half of them, or the band's mean).
-  double active_params_ = 0, attention_keys_ = 0, attention_keys_causal_ = 0;
-  void add_attention_keys(const nds_layer_block& l, double seq, double layers);
-  // The constructor's steps: the layers indexed by block, the decoder's and
-  // the MTP modules' sums (`seq` the sequence length), and the assumptions.
-  void index_layers(const Model& model);
-  void sum_decoder_flops(const Model& model, double seq);
-  void add_mtp_flops(const Model& model, double seq);
-  void collect_assumptions(const Model& model, const Device& device,
-                           const Calibration& calibration);
-
-  // Selective recompute's ops (NDS_RECOMPUTE_OP_*; none stated: the attention
-  // core), and per decoder layer the FLOPs per token full and selective
-  // recompute run again, summed over the layers before it.
-  uint64_t selective_ops_ = 0;
-  std::vector<std::array<double, 2>> recomputed_flops_;
-  std::vector<uint32_t> mtp_blocks_;     // model.main.blocks indices of MTP blocks
-  double mtp_heads_ = 0;                 // MTP layers: each passes the output head again
-  double learned_positions_ = 0;         // positions of a learned position table (0: none)
-  double cast_bytes_ = 0;                // per element of an fp8 GEMM's input: the cast's traffic
-  double tower_flops_per_sequence_ = 0;  // the towers' forward FLOPs (towers.hpp)
 };
 
 // A layer's price but for its CP exchanges depends on its block, its option

@@ -17,14 +17,14 @@ using timing::d;
 
 TimeModel::Work TimeModel::tower_work(const nds_candidate& c) const {
   const nds_strategy& s = *c.strategy;
-  const double tp = s.tp, b = settings_.activation_bytes;
+  const double tp = s.tp, b = compiled_.settings.activation_bytes;
   // The towers run the strategy's recompute mode, as the activations pass
   // prices them (nds_layer_option's keep, selective and full equal the modes).
   const auto option = static_cast<nds_layer_option>(s.recompute);
   Work w;
-  for (const ModelPart& tower : model_.submodels) {
+  for (const ModelPart& tower : compiled_.model.submodels) {
     const sdk::TowerShape shape = tower_shape(tower);
-    const sdk::TowerTokens k = tower_tokens(model_, tower);
+    const sdk::TowerTokens k = tower_tokens(compiled_.model, tower);
     // Held (and reduced and updated) with or without images to run.
     const sdk::TowerParameters p = tower_parameters(tower);
     if (k.patches <= 0) {
