@@ -5,6 +5,8 @@
 #include <ndsearch/core/settings.hpp>  // Setting: the settings the assumptions name
 #include <ndsearch/sdk/model_math.hpp>
 
+#include <utility>
+
 #include "core/model/model_json.hpp"  // training_source
 #include "core/model/towers.hpp"
 
@@ -105,9 +107,8 @@ nds_training with_routing(const Model& model) {
 
 }  // namespace
 
-CompiledModel::CompiledModel(const Model& model_in, const Device& device_in,
-                             const CompileOptions& options)
-    : model(model_in),
+CompiledModel::CompiledModel(Model model_in, const Device& device_in, const CompileOptions& options)
+    : model(std::move(model_in)),
       calibration(options.calibration),
       device(calibrated_device(device_in, options.calibration)),
       swap(options.swap),

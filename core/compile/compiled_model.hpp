@@ -30,7 +30,8 @@ struct CompileOptions {
 };
 
 struct CompiledModel {
-  CompiledModel(const Model& model, const Device& device, const CompileOptions& options = {});
+  // `model` is copied (or moved) in: the compiled model keeps its own.
+  CompiledModel(Model model, const Device& device, const CompileOptions& options = {});
   // It points into itself (the layer facts into its model): built in place.
   CompiledModel(const CompiledModel&) = delete;
   CompiledModel& operator=(const CompiledModel&) = delete;

@@ -58,9 +58,9 @@ void sum_decoder_flops(const Model& model, double seq, LayerFacts& f) {
     // layer has one); selective only its ops'.
     const double core = 4 * attention_keys(*l, seq) * d(l->heads * l->head_dim);
     double selective = 0;
-    if (f.selective_ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) selective += core;
-    if (f.selective_ops & NDS_RECOMPUTE_OP_MLP) selective += 2 * p.dense_mlp;
-    if ((f.selective_ops & NDS_RECOMPUTE_OP_MOE) && l->experts > 0)
+    if ((f.selective_ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) != 0) selective += core;
+    if ((f.selective_ops & NDS_RECOMPUTE_OP_MLP) != 0) selective += 2 * p.dense_mlp;
+    if ((f.selective_ops & NDS_RECOMPUTE_OP_MOE) != 0 && l->experts > 0)
       selective += 2 * (p.router + p.routed_active + p.shared_experts);
     f.recomputed_flops[i + 1] = {f.recomputed_flops[i][0] + 2 * p.active() + core,
                                  f.recomputed_flops[i][1] + selective};

@@ -271,12 +271,11 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   // communication; selective recompute of the dense MLP repeats the TP
   // collectives around it, of the MoE layer its dispatch and combine.
   const double passes_forward = full ? 2 : 1;
-  const bool mlp_rebuilt =
-      ((compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
-      ((compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
+  const bool mlp_rebuilt = (selective_recomputes(NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
+                           (selective_recomputes(NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
   const double mlp_passes = full || (selective && mlp_rebuilt) ? 2 : 1;
   const double moe_passes =
-      full || (selective && (compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
+      full || (selective && selective_recomputes(NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
   tp_comm(w, c, l, passes_forward, mlp_passes,
           span);  // each part prices nothing where its degree is 1
   ep_comm(w, c, l, moe_passes, span);
@@ -356,9 +355,9 @@ void TimeModel::attention_core(Work& w, const nds_strategy& s, const nds_layer_b
 double TimeModel::cp_passes(nds_layer_option option) const {
   // The attention core rebuilt reruns its CP exchanges (TE's ring attention
   // is inside it): a full recompute, or a selective one of the attention core.
-  const bool rebuilt = option == NDS_LAYER_FULL ||
-                       (option == NDS_LAYER_SELECTIVE &&
-                        (compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) != 0);
+  const bool rebuilt =
+      option == NDS_LAYER_FULL ||
+      (option == NDS_LAYER_SELECTIVE && selective_recomputes(NDS_RECOMPUTE_OP_CORE_ATTENTION));
   return rebuilt ? 2 : 1;
 }
 
@@ -469,7 +468,7 @@ void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_bl
   // What selective recompute's ops run again of it: the two norms, the
   // dense MLP's activation, the MoE layer's activations and permutation, the
   // routed experts' activation (Megatron's moe_act).
-  if (compiled_.layers.selective_ops & NDS_RECOMPUTE_OP_NORM)
+  if (selective_recomputes(NDS_RECOMPUTE_OP_NORM))
     rebuilt.norms = kernels_.memory(tokens * h * kNormHidden / split * b);
   rebuilt.dense_mlp += kernels_.memory(dense * b);
   rebuilt.moe += kernels_.memory((routed + shared + routed_elements) * b);

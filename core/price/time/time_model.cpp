@@ -229,7 +229,7 @@ TimeModel::Work TimeModel::rank_work(const nds_candidate& c, int32_t rank, Layer
                                              : compiled_.model.main.vocab_size),
                                        compiled_.model.training, s.tp);
   Work r;
-  const uint32_t layers = static_cast<uint32_t>(compiled_.layers.block.size());
+  const auto layers = static_cast<uint32_t>(compiled_.layers.block.size());
   bool holds_embedding = false, holds_head = false;
   for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk;
@@ -276,7 +276,7 @@ double TimeModel::layer_extra_s(const nds_candidate& c, uint32_t block,
 
 bool TimeModel::same_work_as_previous(const nds_candidate& c, int32_t rank) const {
   const nds_strategy& s = *c.strategy;
-  const uint32_t layers = static_cast<uint32_t>(compiled_.layers.block.size());
+  const auto layers = static_cast<uint32_t>(compiled_.layers.block.size());
   for (int32_t chunk = 0; chunk < s.vpp; ++chunk) {
     const size_t i = static_cast<size_t>(rank) * s.vpp + chunk,
                  before = i - static_cast<size_t>(s.vpp);

@@ -237,6 +237,10 @@ class TimeModel {
                      const Span& span) const;
   void memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l, double qk_rotated,
                     double routed_elements, Rebuilt& rebuilt, const Span& span) const;
+  // Whether selective recompute runs op `op` (NDS_RECOMPUTE_OP_*) again.
+  bool selective_recomputes(uint64_t op) const {
+    return (compiled_.layers.selective_ops & op) != 0;
+  }
   // The forward seconds selective recompute adds to a layer of `w`.
   double selective_s(const Work& w, const Rebuilt& rebuilt) const;
   // `attention_passes` and `mlp_passes`: forwards of the collectives around
