@@ -2,7 +2,6 @@
 #include "hosts/cli/eval_verb.hpp"
 
 #include <ndsearch/core/json_text.hpp>
-#include <ndsearch/core/strategy_vocabulary.hpp>
 
 #include <iostream>
 
@@ -69,11 +68,9 @@ void add_eval_verb(CLI::App& app, const PluginFlags& flags, std::function<int()>
   add_device_flag(*verb, args->settings.device)->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
-  verb->add_option(
-      "--strategy", args->settings.strategy,
-      "KEY=VALUE pairs of " + strategy_key_words() +
-          ", e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; unset keys take the config's, then the "
-          "defaults (docs/cli.md, \"Strategy keys\")");
+  add_strategy_flag(*verb, args->settings.strategy,
+                    "unset keys take the config's, then the defaults (docs/cli.md, \"Strategy "
+                    "keys\")");
   add_pricing_flags(*verb, *args);
   add_strategy_recompute_flag(*verb, args->settings.recompute_mode);
   add_recompute_strategy_flags(*verb, args->settings.recompute);

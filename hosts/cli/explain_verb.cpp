@@ -2,7 +2,6 @@
 #include "hosts/cli/explain_verb.hpp"
 
 #include <ndsearch/core/json_text.hpp>
-#include <ndsearch/core/strategy_vocabulary.hpp>
 
 #include <iostream>
 
@@ -52,10 +51,9 @@ void add_explain_verb(CLI::App& app, const PluginFlags& flags, std::function<int
   add_device_flag(*verb, e.device)->required();
   auto devices = std::make_shared<DevicesFlag>();
   add_devices_flag(*verb, *devices, "How many devices");
-  verb->add_option("--strategy", e.strategy,
-                   "KEY=VALUE pairs of " + strategy_key_words() +
-                       ", e.g. \"tp=4,pp=4,recompute=full\"; default: the config's own, "
-                       "ranked in the default search");
+  add_strategy_flag(*verb, e.strategy,
+                    "unset keys take the config's, then the defaults; none at all: the config's "
+                    "own, ranked in the default search");
   add_memory_flags(*verb, e.max_memory, e.reserve_mem);
   add_cp_algo_flag(*verb, e.cp_algo);
   add_swap_optimizer_flag(*verb, args->eval.swap_optimizer);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "hosts/cli/shared_flags.hpp"
 
+#include <ndsearch/core/strategy_vocabulary.hpp>
+
 namespace ndsearch::cli {
 
 CLI::Option* add_device_flag(CLI::App& verb, std::string& device, const std::string& note) {
@@ -20,6 +22,12 @@ void add_cp_algo_flag(CLI::App& verb, std::string& cp_algo) {
   verb.add_option("--cp-algo", cp_algo,
                   "Context-parallel attention: ring, ulysses, hybrid, allgather-kv (default: the "
                   "config's, else ring)");
+}
+
+CLI::Option* add_strategy_flag(CLI::App& verb, std::string& strategy, const std::string& unset) {
+  return verb.add_option("--strategy", strategy,
+                         "KEY=VALUE pairs of " + strategy_key_words() +
+                             ", e.g. \"tp=4,pp=4,mbs=1,recompute=full\"; " + unset);
 }
 
 }  // namespace ndsearch::cli
