@@ -5,15 +5,21 @@
 // range, fails here.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/model/model_json.hpp"
+#include "core/model/recompute_names.hpp"
+#include "core/model/schedule_names.hpp"
 #include "core/model/strategy_keys.hpp"
 #include "core/output/search_csv.hpp"
 #include "core/search/search_space.hpp"
 #include "core/strategy/strategy.hpp"
+#include "core/support/lowercase.hpp"
 #include "core/support/user_error.hpp"
 
 using namespace ndsearch;
@@ -140,4 +146,31 @@ TEST_CASE("The JSON and the CSV columns are the table's keys, in its order") {
   std::getline(lines, row);
   CHECK(header.rfind("rank,dp,tp,pp,cp,ep,etp,vpp,sp,zero,op,mbs,mbn,recompute,schedule,", 0) == 0);
   CHECK(row.rfind("1,8,4,2,1,1,4,1,1,1,8,1,16,full,1f1b,", 0) == 0);
+}
+
+TEST_CASE("docs/cli.md's table of strategy keys is the key table rendered") {
+  // The rows as the table gives them: the key, its meaning (with the
+  // acronym read as it), what it takes where nothing states it.
+  std::vector<std::string> rendered = {"| key | meaning | default where nothing is stated |",
+                                       "|---|---|---|"};
+  for (const StrategyKey& k : kStrategyKeys)
+    rendered.push_back(
+        fmt::format("| `{}` | {}{} | {} |", k.name, k.description,
+                    k.alias.empty() ? "" : fmt::format(" (`{}` accepted)", uppercase(k.alias)),
+                    k.default_words));
+  std::ifstream doc(std::string(NDS_TEST_SOURCE_DIR) + "/docs/cli.md");
+  REQUIRE(doc);
+  std::vector<std::string> table;
+  for (std::string line; std::getline(doc, line);) {
+    if (line == rendered.front())
+      table.push_back(line);
+    else if (!table.empty() && line.starts_with("|"))
+      table.push_back(line);
+    else if (!table.empty())
+      break;
+  }
+  CHECK(table == rendered);
+  // The named keys' meanings list the names their readers take.
+  CHECK(strategy_key("recompute")->description.ends_with(kRecomputeModeNames));
+  CHECK(strategy_key("schedule")->description.ends_with(kScheduleNameList));
 }

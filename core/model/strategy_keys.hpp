@@ -27,7 +27,11 @@ struct StrategyKey {
   int64_t most;
   bool searched_by_default;  // in the search's default dimensions
   bool follows;              // dp and mbn follow from the others; --only restricts those
+  // What the key means, and what it takes where nothing states it: the
+  // rows of docs/cli.md's "Strategy keys" table (a test renders the table
+  // from these and compares).
   std::string_view description;
+  std::string_view default_words;
   int32_t nds_strategy::*field;  // the integer keys; nullptr for the named ones
 };
 
@@ -36,28 +40,36 @@ inline constexpr int64_t kMostDegree = int64_t{1} << 24;
 // In a strategy's order (dp tp pp cp ep etp vpp sp zero op mbs mbn recompute
 // schedule): the order strategy texts, CSV columns and tables follow.
 inline constexpr StrategyKey kStrategyKeys[] = {
-    {"dp", "", 1, kMostDegree, true, true, "data-parallel degree", &nds_strategy::dp},
-    {"tp", "mp", 1, kMostDegree, true, false, "tensor-parallel degree", &nds_strategy::tp},
-    {"pp", "", 1, kMostDegree, true, false, "pipeline stages", &nds_strategy::pp},
-    {"cp", "", 1, kMostDegree, true, false, "context-parallel degree", &nds_strategy::cp},
-    {"ep", "", 1, kMostDegree, true, false, "expert-parallel degree", &nds_strategy::ep},
-    {"etp", "", 1, kMostDegree, true, false, "tensor-parallel degree inside the experts",
+    {"dp", "", 1, kMostDegree, true, true, "data-parallel degree (replicas × shards)",
+     "devices / (tp·pp·cp)", &nds_strategy::dp},
+    {"tp", "mp", 1, kMostDegree, true, false, "tensor-parallel degree", "1", &nds_strategy::tp},
+    {"pp", "", 1, kMostDegree, true, false, "pipeline stages", "1", &nds_strategy::pp},
+    {"cp", "", 1, kMostDegree, true, false, "context-parallel degree", "1", &nds_strategy::cp},
+    {"ep", "", 1, kMostDegree, true, false,
+     "expert-parallel degree (with etp, carved from dp·cp·tp)", "1", &nds_strategy::ep},
+    {"etp", "", 1, kMostDegree, true, false, "tensor-parallel degree inside the experts", "tp",
      &nds_strategy::etp},
-    {"vpp", "", 1, kMostDegree, true, false, "model chunks per pipeline stage (interleaving)",
-     &nds_strategy::vpp},
-    {"sp", "", 0, 1, true, false, "sequence parallelism over the TP group (0 or 1)",
+    {"vpp", "", 1, kMostDegree, true, false, "virtual stages (chunks) per pipeline rank",
+     "1 (2 for zb-v, dualpipe, dualpipe-v)", &nds_strategy::vpp},
+    {"sp", "", 0, 1, true, false, "sequence parallelism over the TP group (0/1)", "1 if tp > 1",
      &nds_strategy::sp},
     {"zero", "", 0, 3, true, false,
      "what the optimizer sharding shards: 0 nothing, 1 optimizer states, 2 and gradients, 3 and "
-     "parameters",
-     &nds_strategy::zero},
-    {"op", "", 1, kMostDegree, false, false, "the optimizer sharding group's size",
+     "parameters (FSDP)",
+     "1", &nds_strategy::zero},
+    {"op", "", 1, kMostDegree, false, false,
+     "the optimizer sharding group's size for zero ≥ 1 (HSDP when < dp·cp)", "dp·cp",
      &nds_strategy::op},
-    {"mbs", "", 1, kMostDegree, true, false, "sequences per micro-batch", &nds_strategy::mbs},
-    {"mbn", "mb", 1, kMostDegree, true, true, "micro-batches per step", &nds_strategy::mbn},
-    {"recompute", "", 0, 0, true, false, "activation recomputation: none, selective or full",
+    {"mbs", "", 1, kMostDegree, true, false, "micro-batch size (sequences)", "1",
+     &nds_strategy::mbs},
+    {"mbn", "mb", 1, kMostDegree, true, true, "micro-batches per step", "global batch / (dp·mbs)",
+     &nds_strategy::mbn},
+    {"recompute", "", 0, 0, true, false,
+     "activation recomputation: none (or off), selective or full", "the config's, else none",
      nullptr},
-    {"schedule", "", 0, 0, false, false, "the pipeline schedule", nullptr},
+    {"schedule", "", 0, 0, false, false,
+     "the pipeline schedule: 1f1b, interleaved, gpipe, zb-v, dualpipe or dualpipe-v",
+     "the config's, else interleaved if vpp > 1, else 1f1b", nullptr},
 };
 
 // Whether `value` is in the key's range: the one rule the readers
