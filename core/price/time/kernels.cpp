@@ -148,12 +148,8 @@ Kernels::Kernels(const Device& device, const std::string& dtype, const std::stri
   attention_scale_ *= calibration.attention;
 }
 
-double Kernels::gemm(const GemmRate& rate, double m, double n, double k, double count) const {
-  return count * batched_gemm(rate, m, n, k, 1);
-}
-
-double Kernels::batched_gemm(const GemmRate& rate, double m, double n, double k,
-                             double count) const {
+inline double Kernels::gemm_seconds(const GemmRate& rate, double m, double n, double k,
+                                    double count) const {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0 || rate.peak_flops_per_s <= 0) return 0;
   const double flops = 2 * m * n * k * count;
   double efficiency = rate.efficiency == nullptr
@@ -164,6 +160,15 @@ double Kernels::batched_gemm(const GemmRate& rate, double m, double n, double k,
   const double traffic =
       memory(count * ((m * k + k * n) * rate.input_bytes + m * n * rate.output_bytes));
   return std::max(compute, traffic);
+}
+
+double Kernels::gemm(const GemmRate& rate, double m, double n, double k, double count) const {
+  return count * gemm_seconds(rate, m, n, k, 1);
+}
+
+double Kernels::batched_gemm(const GemmRate& rate, double m, double n, double k,
+                             double count) const {
+  return gemm_seconds(rate, m, n, k, count);
 }
 
 double Kernels::attention(Pass pass, double queries, double keys, double qk_dim, double v_dim,

@@ -75,12 +75,6 @@ TimeModel::TimeModel(const CompiledModel& compiled, const CpModel* cp)
   assumptions_.insert(assumptions_.end(), compiled.assumptions.begin(), compiled.assumptions.end());
 }
 
-double TimeModel::comm(CommPart part, Collective kind, uint64_t n, uint64_t stride,
-                       double bytes) const {
-  return compiled_.calibration.comm(part) *
-         collective_seconds(compiled_.device, kind, n, stride, bytes);
-}
-
 const TimeModel::Work& TimeModel::cached_layer(const nds_candidate& c, uint32_t block,
                                                nds_layer_option option, LayerCache& cache,
                                                LayerCache* shapes, Work& scratch) const {
@@ -162,7 +156,7 @@ void TimeModel::add_head_and_mtp(const nds_candidate& c, double tokens, double v
 
 // One chunk's seconds: what `r` gained since `before`, its exposed
 // communication and overhead shared between forward and backward as its compute is.
-ChunkTimes TimeModel::chunk_seconds(const Work& r, const Work& before) {
+inline ChunkTimes TimeModel::chunk_seconds(const Work& r, const Work& before) {
   const double forward = r.forward - before.forward;
   const double backward = r.backward - before.backward + r.recompute - before.recompute;
   const double busy = r.exposed() - before.exposed() + r.host - before.host;

@@ -276,7 +276,11 @@ class TimeModel {
                       DataParallel& out) const;
   // One collective of communication part `part`, on the calibrated device,
   // times the calibration's multiplier for that part.
-  double comm(CommPart part, Collective kind, uint64_t n, uint64_t stride, double bytes) const;
+  // Inline: the search asks it for every collective of every layer.
+  double comm(CommPart part, Collective kind, uint64_t n, uint64_t stride, double bytes) const {
+    return compiled_.calibration.comm(part) *
+           collective_seconds(compiled_.device, kind, n, stride, bytes);
+  }
 
   const CompiledModel& compiled_;
   // This time model's own number, from 1, that a LayerReuse tells them apart
