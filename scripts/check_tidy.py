@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""The tidy gate (issue 37): the lines a range of commits changed in the C++
-sources of core/, hosts/, plugins/ and sdk/ pass .clang-tidy, every warning
-an error. Only the changed lines (clang-tidy --line-filter, as LLVM's
-clang-tidy-diff does): older code is cleaned when a commit touches it, not
-all at once. Main files only: the headers are reached under the build's
-include roots, another path. Needs the Release build's
-build/compile_commands.json; clang-tidy comes from setup.sh.
+"""The tidy gate (issue 37): the C++ sources of core/, hosts/, plugins/ and
+sdk/ that a range of commits changed pass .clang-tidy as whole files, every
+warning an error: a commit that touches a file leaves all of it tidy, so
+older code is cleaned file by file, not all at once. Main files only: the
+headers are reached under the build's include roots, another path. Needs
+the Release build's build/compile_commands.json; clang-tidy comes from
+setup.sh.
 
     scripts/check_tidy.py          the last commit (HEAD~1..HEAD)
     scripts/check_tidy.py REV      everything since REV (REV..HEAD)
@@ -13,7 +13,6 @@ build/compile_commands.json; clang-tidy comes from setup.sh.
 import concurrent.futures
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -25,25 +24,16 @@ def git(*args):
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
 
 
-def changed_lines(base):
-    """{path: [[first, last], ...]} of the lines base..HEAD added or changed."""
-    diff = git("diff", "-U0", "--diff-filter=AMR", base, "HEAD", "--", "*.cpp").stdout
-    out, path = {}, None
-    for line in diff.splitlines():
-        if line.startswith("+++ "):
-            path = line[6:] if line.startswith("+++ b/") else None
-        elif line.startswith("@@") and path and path.startswith(tuple(FOLDERS)):
-            m = re.match(r"@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
-            first, count = int(m.group(1)), int(m.group(2) or 1)
-            if count > 0:
-                out.setdefault(path, []).append([first, first + count - 1])
-    return out
+def changed_files(base):
+    """The C++ sources of FOLDERS that base..HEAD added, changed or renamed."""
+    names = git("diff", "--name-only", "--diff-filter=AMR", base, "HEAD", "--", "*.cpp").stdout
+    return sorted(p for p in names.split() if p.startswith(tuple(FOLDERS)))
 
 
-def tidy(path, lines):
+def tidy(path):
     result = subprocess.run(
         ["clang-tidy", "-p", "build", "--quiet", "--header-filter=^$", "--warnings-as-errors=*",
-         "--line-filter=" + json.dumps([{"name": path, "lines": lines}]), path],
+         path],
         cwd=ROOT, capture_output=True, text=True)
     return path, result.returncode, result.stdout
 
@@ -61,25 +51,24 @@ def main():
     with open(database, encoding="utf-8") as f:
         compiled = {os.path.relpath(entry["file"], ROOT) for entry in json.load(f)}
     # Only what the build compiles (a plugin template, say, is not).
-    files = {p: l for p, l in changed_lines(base).items() if p in compiled}
+    files = [p for p in changed_files(base) if p in compiled]
     if not files:
-        print(f"check_tidy: no C++ line of core/, hosts/, plugins/ or sdk/ changed in {base}..HEAD")
+        print(f"check_tidy: no C++ source of core/, hosts/, plugins/ or sdk/ changed in "
+              f"{base}..HEAD")
         return 0
     jobs = int(os.environ.get("NDS_JOBS", os.cpu_count() or 1))
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for path, code, text in pool.map(lambda kv: tidy(*kv), sorted(files.items())):
+        for path, code, text in pool.map(tidy, files):
             if code != 0:
                 failed += 1
                 sys.stdout.write(text)
-    lines = sum(b - a + 1 for spans in files.values() for a, b in spans)
     if failed:
-        print(f"check_tidy: {failed} of {len(files)} files have findings on the {lines} lines "
-              f"{base}..HEAD changed; fix them (or a check STYLE.md decides otherwise goes "
-              f"in .clang-tidy)", file=sys.stderr)
+        print(f"check_tidy: {failed} of the {len(files)} files {base}..HEAD changed have "
+              f"findings; fix them (or a check STYLE.md decides otherwise goes in .clang-tidy)",
+              file=sys.stderr)
         return 1
-    print(f"check_tidy: the {lines} changed lines of {len(files)} files of {base}..HEAD as "
-          f".clang-tidy says")
+    print(f"check_tidy: the {len(files)} files {base}..HEAD changed, whole, as .clang-tidy says")
     return 0
 
 

@@ -19,7 +19,7 @@ phase "Release build and tests (with the Python binding)"
 (cd "$root/build" && ctest --output-on-failure -j "$jobs")
 
 phase "Gates: format, tidy, duplication and the function-length ratchet"
-# Every source as .clang-format says; the last commit's C++ sources as
+# Every source as .clang-format says; the last commit's C++ sources, whole, as
 # .clang-tidy says; no more lines inside clones than
 # scripts/duplication_ceiling.txt allows; no function of core/ over 80
 # lines but those scripts/long_functions.txt lists, none longer than

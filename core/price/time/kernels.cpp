@@ -26,8 +26,16 @@ constexpr double kDefaultMemoryEfficiency = 0.85;
 // converted to TFLOP/s with the causal FLOPs, microbenchmarks.md §2c), as a
 // fraction of H100's 989.4 TFLOP/s, scaled to the device by its best GEMM
 // fraction over H100's (0.80).
-const Curve kReferenceAttentionForward{{1024, 2048, 4096, 8192}, {0.368, 0.566, 0.674, 0.693}};
-const Curve kReferenceAttentionBackward{{1024, 2048, 4096, 8192}, {0.184, 0.319, 0.449, 0.545}};
+// Built at first use: a vector's constructor may throw, which a global's
+// initialisation could not report.
+const Curve& reference_attention_forward() {
+  static const Curve curve{{1024, 2048, 4096, 8192}, {0.368, 0.566, 0.674, 0.693}};
+  return curve;
+}
+const Curve& reference_attention_backward() {
+  static const Curve curve{{1024, 2048, 4096, 8192}, {0.184, 0.319, 0.449, 0.545}};
+  return curve;
+}
 constexpr double kReferenceBestGemm = 0.80;
 
 // Every attention curve is measured at head dim 128. FlashAttention at
@@ -135,8 +143,8 @@ Kernels::Kernels(const Device& device, const std::string& dtype, const std::stri
     attention_forward_ = &high->attention_forward_efficiency;
     attention_backward_ = &high->attention_backward_efficiency;
   } else {
-    attention_forward_ = &kReferenceAttentionForward;
-    attention_backward_ = &kReferenceAttentionBackward;
+    attention_forward_ = &reference_attention_forward();
+    attention_backward_ = &reference_attention_backward();
     attention_scale_ = best_of(high_.efficiency) / kReferenceBestGemm;
     attention_default_ = true;
   }

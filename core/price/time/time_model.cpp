@@ -421,7 +421,7 @@ TimeModel::LayerReuse::LayerReuse(LayerReuse&&) noexcept = default;
 TimeModel::LayerReuse& TimeModel::LayerReuse::operator=(LayerReuse&&) noexcept = default;
 
 double TimeModel::pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
-                             double slot) const {
+                             double slot) {
   const double m = s.mbn, p = s.pp, v = s.vpp;
   if (is_dualpipe(s.schedule)) {
     // DeepSeek's table (github.com/deepseek-ai/DualPipe): a bubble of
@@ -566,7 +566,7 @@ double TimeModel::interference_s(const nds_strategy& s, const TimeParts& hidden)
            : level_spanned(compiled_.device, n, stride) == 0 ? kNvlinkSmShare
                                                              : kNetworkSmShare;
   };
-  const uint64_t tp_n = static_cast<uint64_t>(s.tp), cp_n = static_cast<uint64_t>(s.cp);
+  const auto tp_n = static_cast<uint64_t>(s.tp), cp_n = static_cast<uint64_t>(s.cp);
   return hidden.tp * sm_share(tp_n, 1) + hidden.cp * sm_share(cp_n, tp_n) +
          hidden.ep * sm_share(static_cast<uint64_t>(s.ep), static_cast<uint64_t>(s.etp)) +
          hidden.dp * sm_share(static_cast<uint64_t>(s.dp) * cp_n, tp_n);

@@ -158,8 +158,8 @@ class TimeModel {
   // The seconds from the first forward to the last backward of a step on
   // the pipeline, from the chunks' `times` and the slowest rank (`slowest`,
   // its `slot`): closed forms, O(pp·vpp) (the search prices millions).
-  double pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
-                    double slot) const;
+  static double pipeline_s(const nds_strategy& s, const ChunkTimes* times, const Work& slowest,
+                           double slot);
   // estimate's named steps: the ranks' pace (the slowest rank, the rank that
   // sets DP and the optimizer; each chunk's seconds into `times`), the
   // step's parts from it, the hidden collectives' interference, and the
