@@ -3,14 +3,12 @@
 
 #include <algorithm>
 
-#include <ndsearch/sdk/hardware.hpp>    // DeviceTable
 #include <ndsearch/sdk/model_math.hpp>  // kv_heads_repeated
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
 
-#include "core/compile/allocator_share.hpp"
-#include "core/support/status.hpp"
+#include "core/compile/plugin_compile.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -33,11 +31,8 @@ CpModel::CpModel(const PluginRegistry& registry, Model& model, const Device& dev
         "E-CP-ALGO",
         fmt::format("{}: no loaded CP attention model has this name; known: {}",
                     Setting("cp_algo").named(algorithm_), known.empty() ? "none" : known));
-  sdk::DeviceTable devices;
-  devices.add(device);
-  const nds_compile_input input = compile_input(model, devices.data()[0]);
-  const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::cp_compile);
-  StatusPtr failure(table_->compile(&input, &compiled_));
+  const StatusPtr failure =
+      compile_plugin(*plugin_, *table_, &SerializedCalls::cp_compile, model, device, &compiled_);
   if (failure)
     throw UserError("E-CP-COMPILE", fmt::format("CP attention model {} cannot price {}: {}",
                                                 algorithm_, model.file, failure->message));
@@ -79,9 +74,7 @@ std::string CpModel::assumption(const Model& model) const {
 }
 
 CpModel::~CpModel() {
-  if (compiled_ == nullptr || table_->release == nullptr) return;
-  const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::cp_release);
-  table_->release(compiled_);
+  release_plugin(*plugin_, *table_, &SerializedCalls::cp_release, compiled_);
 }
 
 std::string CpModel::choose_algorithm(const std::string& requested, const Model& model) {

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/compile/memory_passes.hpp"
 
-#include <ndsearch/sdk/hardware.hpp>  // DeviceTable: a device back as the ABI's table
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <tuple>
 
-#include "core/compile/allocator_share.hpp"
-#include "core/support/status.hpp"
+#include "core/compile/plugin_compile.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -25,12 +22,9 @@ MemoryPasses::MemoryPasses(const PluginRegistry& registry, Model& model, const D
   std::stable_sort(passes_.begin(), passes_.end(), [](const Pass& a, const Pass& b) {
     return std::tie(a.table->phase, a.plugin->id) < std::tie(b.table->phase, b.plugin->id);
   });
-  sdk::DeviceTable devices;
-  devices.add(device);
-  const nds_compile_input input = compile_input(model, devices.data()[0]);
   for (Pass& pass : passes_) {
-    const SerializedCall call = serialized_call(*pass.plugin, &SerializedCalls::memory_compile);
-    StatusPtr failure(pass.table->compile(&input, &pass.compiled));
+    const StatusPtr failure = compile_plugin(
+        *pass.plugin, *pass.table, &SerializedCalls::memory_compile, model, device, &pass.compiled);
     if (failure) {
       release();  // the destructor of an object whose constructor throws does not run
       throw UserError("E-MEMORY-COMPILE",
@@ -46,9 +40,7 @@ MemoryPasses::~MemoryPasses() {
 
 void MemoryPasses::release() {
   for (Pass& pass : passes_) {
-    if (pass.compiled == nullptr || pass.table->release == nullptr) continue;
-    const SerializedCall call = serialized_call(*pass.plugin, &SerializedCalls::memory_release);
-    pass.table->release(pass.compiled);
+    release_plugin(*pass.plugin, *pass.table, &SerializedCalls::memory_release, pass.compiled);
     pass.compiled = nullptr;
   }
 }

@@ -3,10 +3,8 @@
 
 #include <fmt/format.h>
 #include <ndsearch/core/settings.hpp>
-#include <ndsearch/sdk/hardware.hpp>  // DeviceTable
 
-#include "core/compile/allocator_share.hpp"
-#include "core/support/status.hpp"
+#include "core/compile/plugin_compile.hpp"
 #include "core/support/user_error.hpp"
 
 namespace ndsearch {
@@ -41,20 +39,15 @@ RecomputeStrategy::RecomputeStrategy(const PluginRegistry& registry, Model& mode
     : name_(std::move(name)),
       plugin_(&offering(registry, name_)),
       table_(plugin_->interfaces.recompute) {
-  sdk::DeviceTable devices;
-  devices.add(device);
-  const nds_compile_input input = compile_input(model, devices.data()[0]);
-  const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::recompute_compile);
-  StatusPtr failure(table_->compile(&input, &compiled_));
+  const StatusPtr failure = compile_plugin(*plugin_, *table_, &SerializedCalls::recompute_compile,
+                                           model, device, &compiled_);
   if (failure)
     throw UserError("E-RECOMPUTE-COMPILE", fmt::format("recompute strategy {} cannot price {}: {}",
                                                        name_, model.file, failure->message));
 }
 
 RecomputeStrategy::~RecomputeStrategy() {
-  if (compiled_ == nullptr || table_->release == nullptr) return;
-  const SerializedCall call = serialized_call(*plugin_, &SerializedCalls::recompute_release);
-  table_->release(compiled_);
+  release_plugin(*plugin_, *table_, &SerializedCalls::recompute_release, compiled_);
 }
 
 void RecomputeStrategy::evaluate(nds_recompute_item& item) const {
