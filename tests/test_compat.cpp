@@ -284,3 +284,12 @@ TEST_CASE("A plugin built against the released 1.16 headers loads and reads in f
   CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
   CHECK(d.overheads_of == "nvidia-h100-sxm");
 }
+
+TEST_CASE("A plugin built against the released 1.17 headers loads and reads in full") {
+  // 1.18 appended the elementwise kernels to the training settings only: a
+  // 1.17 hardware plugin's tables are the current ones.
+  check_released_minor_in_full("compat_1_17", 17, "compat-1-17");
+  const Device d = the_device("compat_1_17");
+  CHECK(d.figure_sources == "peak bf16: the compatibility fixture's");
+  CHECK(d.overheads_of == "nvidia-h100-sxm");
+}

@@ -92,15 +92,15 @@ TEST_CASE("Bad libraries found in a directory are skipped and listed but not fat
   std::vector<std::string> loaded;
   for (const auto& p : registry.plugins()) loaded.push_back(p->id);
   // Name order within a directory: bad_device, compat_1_0, compat_1_1,
-  // compat_1_10 .. compat_1_16 (before compat_1_2: '.' sorts before '0'), compat_1_2 .. compat_1_9,
+  // compat_1_10 .. compat_1_17 (before compat_1_2: '.' sorts before '0'), compat_1_2 .. compat_1_9,
   // compat_current, compat_newer, compat_older, sdk_parser_cp.
   CHECK(loaded == std::vector<std::string>{
-                      "fixture-bad-device", "compat-1-0",       "compat-1-1",     "compat-1-10",
-                      "compat-1-11",        "compat-1-12",      "compat-1-13",    "compat-1-14",
-                      "compat-1-15",        "compat-1-16",      "compat-1-2",     "compat-1-3",
-                      "compat-1-4",         "compat-1-5",       "compat-1-6",     "compat-1-7",
-                      "compat-1-8",         "compat-1-9",       "compat-current", "compat-newer",
-                      "compat-older",       "fixture-sdk-kinds"});
+                      "fixture-bad-device", "compat-1-0",   "compat-1-1",       "compat-1-10",
+                      "compat-1-11",        "compat-1-12",  "compat-1-13",      "compat-1-14",
+                      "compat-1-15",        "compat-1-16",  "compat-1-17",      "compat-1-2",
+                      "compat-1-3",         "compat-1-4",   "compat-1-5",       "compat-1-6",
+                      "compat-1-7",         "compat-1-8",   "compat-1-9",       "compat-current",
+                      "compat-newer",       "compat-older", "fixture-sdk-kinds"});
 }
 
 TEST_CASE("A plugin named with the plugin flag must load or the run stops") {

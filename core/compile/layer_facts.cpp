@@ -43,6 +43,17 @@ void add_attention_keys(const nds_layer_block& l, double seq, double layers, Lay
   f.attention_keys_causal += (keys < seq ? sdk::band_mean_keys(keys, seq) : seq / 2) * width;
 }
 
+// What torchtitan's per-op policy runs again of a layer's matmuls, per token
+// (price/time/per_op_checkpoint.cpp): wk, wo and the MLP's second, 2 FLOPs a
+// weight; half of them where the order was not read (MLA, routed experts).
+double alternate_matmul_flops(const nds_layer_block& l, const sdk::LayerParameters& p) {
+  if (l.attention == NDS_ATTENTION_MLA || l.experts > 0) return p.active();
+  const double h = d(l.hidden_size);
+  return 2 * h *
+         (d(l.kv_heads * l.head_dim) + d(l.heads * l.v_head_dim) +
+          d(std::max<int64_t>(l.ffn_hidden_size, 0)));
+}
+
 // The decoder layers' active parameters and keys, and the FLOPs recompute reruns, summed.
 void sum_decoder_flops(const Model& model, double seq, LayerFacts& f) {
   f.selective_ops = sdk::selective_recompute_ops(model.training);
@@ -62,6 +73,8 @@ void sum_decoder_flops(const Model& model, double seq, LayerFacts& f) {
     if ((f.selective_ops & NDS_RECOMPUTE_OP_MLP) != 0) selective += 2 * p.dense_mlp;
     if ((f.selective_ops & NDS_RECOMPUTE_OP_MOE) != 0 && l->experts > 0)
       selective += 2 * (p.router + p.routed_active + p.shared_experts);
+    if ((f.selective_ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0)
+      selective += alternate_matmul_flops(*l, p);
     f.recomputed_flops[i + 1] = {f.recomputed_flops[i][0] + 2 * p.active() + core,
                                  f.recomputed_flops[i][1] + selective};
   }

@@ -132,6 +132,23 @@ void set_loss(TrainerSettings& t, const Model& model) {
           : std::string("a fused cross entropy's, Megatron-Core's: the config states none")));
 }
 
+// How the layers' memory-bound work runs (ABI 1.18) and where that comes from.
+void set_kernels(TrainerSettings& t, const Model& model) {
+  const auto from = model.training_provenance.find("elementwise_kernels");
+  const std::string where = from != model.training_provenance.end()
+                                ? from->second
+                                : std::string("the config states none: fused, as Megatron-Core");
+  t.assumptions.push_back(
+      model.training.elementwise_kernels == NDS_ELEMENTWISE_EAGER
+          ? fmt::format("elementwise kernels: PyTorch eager ops (RMSNorm and RoPE in fp32 with "
+                        "casts each way, the activation and its product apart, grouped-query K "
+                        "and V copied to every head: 3 to 9 times a fused kernel's traffic) ({})",
+                        where)
+          : fmt::format("elementwise kernels: fused (each norm, RoPE, activation and residual "
+                        "addition one pass over its tensors) ({})",
+                        where));
+}
+
 // The trainer overheads: given, else the best shipped fit, and their words.
 void set_overheads(TrainerSettings& t, const Model& model, const Device& device,
                    const std::optional<TrainerOverheads>& overheads) {
@@ -182,6 +199,7 @@ TrainerSettings trainer_settings(const Model& model, const Device& device,
   set_overlap(t, model);
   set_precision(t, model.training);
   set_loss(t, model);
+  set_kernels(t, model);
   set_overheads(t, model, device, overheads);
   return t;
 }

@@ -232,6 +232,11 @@ std::vector<KeyDef> trainer_keys() {
                    training.loss_backward_bytes_per_logit, {}),
       NDS_TRAINING("cp_ulysses_degree", Kind::degree, training.cp_ulysses_degree, {}),
       NDS_TRAINING("cp_kv_heads_repeated", Kind::flag, training.cp_kv_heads_repeated, {}),
+      NDS_TRAINING("elementwise_kernels", Kind::choice, training.elementwise_kernels,
+                   {{"fused", NDS_ELEMENTWISE_FUSED}, {"eager", NDS_ELEMENTWISE_EAGER}}),
+      NDS_TRAINING("attention_kernel", Kind::choice, training.attention_kernel,
+                   {{"device", NDS_ATTENTION_KERNEL_DEVICE},
+                    {"flash_attention_2", NDS_ATTENTION_KERNEL_FA2}}),
       NDS_TRAINING("tp_keeps_gathered_inputs", Kind::flag, training.tp_keeps_gathered_inputs, {}),
       KeyDef{"swapped_ops", Scope::training, Kind::ops, kRecomputeOps,
              [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {

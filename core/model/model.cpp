@@ -46,6 +46,8 @@ Model::Model() {
   training.loss_backward_bytes_per_logit = 0;
   training.cp_ulysses_degree = 0;  // the cp-ulysses option or the plugin's choice
   training.cp_kv_heads_repeated = 0;
+  training.elementwise_kernels = NDS_ELEMENTWISE_FUSED;
+  training.attention_kernel = NDS_ATTENTION_KERNEL_DEVICE;
   training.tp_keeps_gathered_inputs = 0;
   training.swapped_ops = 0;
   training.swap_optimizer = 0;

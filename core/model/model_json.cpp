@@ -296,22 +296,27 @@ json capabilities_json(const nds_training& t) {
 // How the trainer runs: number formats, the stage split, FSDP, the loss's
 // traffic, recompute and swapping, MoE dispatch, overlap and capabilities.
 json trainer_json(const Model& m) {
-  return {{"dtypes", dtypes_json(m.training)},
-          {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
-          {"stage_split", stage_split_json(m.training)},
-          {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
-          {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
-          {"loss_forward_bytes_per_logit", sdk::loss_traffic(m.training).forward},
-          {"loss_backward_bytes_per_logit", sdk::loss_traffic(m.training).backward},
-          {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
-          {"recompute_ops", ops_names(sdk::selective_recompute_ops(m.training))},
-          {"swapped_ops", ops_names(m.training.swapped_ops)},
-          {"swap_optimizer", m.training.swap_optimizer == 1},
-          {"master_reuses_params", m.training.master_reuses_params == 1},
-          {"moe_dispatcher", moe_dispatcher_name(m.training.moe_dispatcher)},
-          {"overlap", overlap_json(m)},
-          {"optimizer_states", known(m.training.optimizer_states)},
-          {"capabilities", capabilities_json(m.training)}};
+  return {
+      {"dtypes", dtypes_json(m.training)},
+      {"fp8_recipe", named(fp8_recipe_name(m.training.fp8_recipe))},
+      {"stage_split", stage_split_json(m.training)},
+      {"fsdp_holding", fsdp_holding_name(m.training.fsdp_holding)},
+      {"loss_bytes_per_logit", sdk::loss_bytes_per_logit(m.training)},
+      {"loss_forward_bytes_per_logit", sdk::loss_traffic(m.training).forward},
+      {"loss_backward_bytes_per_logit", sdk::loss_traffic(m.training).backward},
+      {"tp_keeps_gathered_inputs", m.training.tp_keeps_gathered_inputs == 1},
+      {"elementwise_kernels",
+       m.training.elementwise_kernels == NDS_ELEMENTWISE_EAGER ? "eager" : "fused"},
+      {"attention_kernel",
+       m.training.attention_kernel == NDS_ATTENTION_KERNEL_FA2 ? "flash_attention_2" : "device"},
+      {"recompute_ops", ops_names(sdk::selective_recompute_ops(m.training))},
+      {"swapped_ops", ops_names(m.training.swapped_ops)},
+      {"swap_optimizer", m.training.swap_optimizer == 1},
+      {"master_reuses_params", m.training.master_reuses_params == 1},
+      {"moe_dispatcher", moe_dispatcher_name(m.training.moe_dispatcher)},
+      {"overlap", overlap_json(m)},
+      {"optimizer_states", known(m.training.optimizer_states)},
+      {"capabilities", capabilities_json(m.training)}};
 }
 
 // One tower (submodels[i]): its sizes, its blocks and its parameter counts by

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.17 on LP64.
+/* frozen_layout.h: written by gen_frozen_layout.py for ABI 1.18 on LP64.
  * Offsets and sizes of every public struct; an existing field may never move.
  * NDS_FROZEN_SIZE grows only when a minor appends fields (regenerate then). */
 NDS_FROZEN_SIZE(nds_str, 16)
@@ -207,7 +207,7 @@ NDS_FROZEN(nds_layer_block, moe_padded, 208)
 NDS_FROZEN(nds_layer_block, router_groups, 216)
 NDS_FROZEN(nds_layer_block, router_group_topk, 224)
 NDS_FROZEN_LAST(nds_layer_block, router_group_topk)
-NDS_FROZEN_SIZE(nds_training, 272)
+NDS_FROZEN_SIZE(nds_training, 280)
 NDS_FROZEN(nds_training, struct_size, 0)
 NDS_FROZEN(nds_training, seq_len, 8)
 NDS_FROZEN(nds_training, global_batch, 16)
@@ -250,7 +250,9 @@ NDS_FROZEN(nds_training, loss_forward_bytes_per_logit, 248)
 NDS_FROZEN(nds_training, loss_backward_bytes_per_logit, 256)
 NDS_FROZEN(nds_training, cp_ulysses_degree, 264)
 NDS_FROZEN(nds_training, cp_kv_heads_repeated, 268)
-NDS_FROZEN_LAST(nds_training, cp_kv_heads_repeated)
+NDS_FROZEN(nds_training, elementwise_kernels, 272)
+NDS_FROZEN(nds_training, attention_kernel, 276)
+NDS_FROZEN_LAST(nds_training, attention_kernel)
 NDS_FROZEN_SIZE(nds_model, 160)
 NDS_FROZEN(nds_model, struct_size, 0)
 NDS_FROZEN(nds_model, name, 8)

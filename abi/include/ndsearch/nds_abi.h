@@ -20,8 +20,8 @@ extern "C" {
  * fields that fit inside it (NDS_HAS_FIELD). abi/CHANGELOG.md has one line per
  * minor. Version 1.0 is final (abi/CHANGELOG.md): from here on, append-only. */
 #define NDS_ABI_MAJOR 1
-#define NDS_ABI_MINOR 17
-#define NDS_ABI_VERSION_STRING "1.17"
+#define NDS_ABI_MINOR 18
+#define NDS_ABI_VERSION_STRING "1.18"
 
 /* True when the struct `p` points to (of type T, as its writer saw it) is large
  * enough to hold `field`. Read an appended field only when this holds. It is

@@ -206,6 +206,32 @@ enum {
   NDS_FSDP_KEEP_SHARDED_GRADS = 4
 };
 
+/* 1.18: how the trainer runs a layer's memory-bound work (the norms, RoPE,
+ * the MLP's activation, the residual additions). */
+typedef int32_t nds_elementwise_kernels;
+enum {
+  /* Fused kernels, each reading its inputs and writing its output once
+   * (Megatron-Core with Transformer Engine, MindSpeed's fused ops,
+   * torch.compile's generated kernels). */
+  NDS_ELEMENTWISE_FUSED = 0,
+  /* PyTorch eager: one kernel per op, RMSNorm and RoPE computed in fp32 with
+   * casts each way, the gated MLP's activation and product apart, grouped-
+   * query K and V copied to every query head (torchtitan without compile). */
+  NDS_ELEMENTWISE_EAGER = 1
+};
+
+/* 1.18: which fused attention kernel the trainer runs. */
+typedef int32_t nds_attention_kernel;
+enum {
+  /* The device's own attention curves (nds_dtype_peak): its best fused
+   * kernel (FlashAttention-3 on Hopper, Transformer Engine's cuDNN fused
+   * attention, Ascend's FlashAttentionScore). */
+  NDS_ATTENTION_KERNEL_DEVICE = 0,
+  /* FlashAttention-2, as PyTorch's scaled_dot_product_attention runs it with
+   * its flash backend (torchtitan): Ampere's instructions on any GPU. */
+  NDS_ATTENTION_KERNEL_FA2 = 1
+};
+
 typedef int32_t nds_stage_split;
 enum {
   /* The reference's: layers / (pp·vpp) each, the remainder placed from
@@ -412,6 +438,12 @@ typedef struct nds_training {
    * all-to-all, and a hybrid's rings after it, carry K and V as wide as Q;
    * 0 (a writer before 1.16): as wide as the KV heads. */
   int32_t cp_kv_heads_repeated;
+  /* 1.18: how the layers' memory-bound work runs (NDS_ELEMENTWISE_*); a
+   * writer before 1.18 reads as NDS_ELEMENTWISE_FUSED. */
+  nds_elementwise_kernels elementwise_kernels;
+  /* 1.18: the attention kernel the trainer runs (NDS_ATTENTION_KERNEL_*); a
+   * writer before 1.18 reads as NDS_ATTENTION_KERNEL_DEVICE. */
+  nds_attention_kernel attention_kernel;
   /* Add fields only at the end. */
 } nds_training;
 

@@ -21,6 +21,14 @@ constexpr double kDefaultGemmEfficiency = 0.7;
 // of the data-sheet rate (Azure AI-benchmarking-guide, microbenchmarks.md §4).
 constexpr double kDefaultMemoryEfficiency = 0.85;
 
+// FlashAttention-2 on H100 SXM: 327.9 TFLOP/s forward at head dim 128,
+// batch 2, 8K tokens (Azure/AI-benchmarking-guide, microbenchmarks.md §2a;
+// H200 329.3: the kernel does not use Hopper's wgmma and TMA, the [FA3]
+// abstract's "35 % utilisation"). Taken as its rate on any GPU newer than
+// Ampere, on whose A100 the device curve is FlashAttention-2's own.
+constexpr double kFa2ForwardFlopsPerS = 327.9e12;
+constexpr double kFa2ReferenceLength = 8192;
+
 // Without attention curves from the device: FlashAttention-3 on H100 SXM,
 // bf16, head dim 128, causal (meta-pytorch/tritonbench PR 1267, kernel times
 // converted to TFLOP/s with the causal FLOPs, microbenchmarks.md §2c), as a
@@ -125,7 +133,8 @@ double curve_at(const Curve& c, double x, double fallback) {
 }
 
 Kernels::Kernels(const Device& device, const std::string& dtype, const std::string& high_dtype,
-                 double activation_bytes, double time_scale, const Calibration& calibration)
+                 double activation_bytes, double time_scale, const Calibration& calibration,
+                 nds_attention_kernel attention_kernel)
     : gemm_scale_(calibration.gemm), time_scale_(time_scale) {
   const DtypePeak* linear = find_peak(device, dtype);
   if (linear == nullptr) no_peak(device, dtype, "the linear layers' GEMMs run in");
@@ -153,6 +162,15 @@ Kernels::Kernels(const Device& device, const std::string& dtype, const std::stri
                               : kDefaultMemoryEfficiency;
   bandwidth_default_ = device.memory_bandwidth_efficiency <= 0;
   achieved_bandwidth_ = calibration.hbm * fraction * device.memory_bandwidth_bytes_per_s;
+  if (attention_kernel == NDS_ATTENTION_KERNEL_FA2) {
+    // The device curve's forward rate on an 8K causal block against
+    // FlashAttention-2's: both passes slowed alike, as ampere_attention's
+    // backward keeps Hopper's ratio of the passes.
+    const double device_rate = attention_scale_ * high_.peak_flops_per_s *
+                               curve_at(*attention_forward_, kFa2ReferenceLength, 0.5);
+    if (device_rate > 0) fa2_scale_ = std::min(1.0, kFa2ForwardFlopsPerS / device_rate);
+    attention_scale_ *= fa2_scale_;
+  }
   attention_scale_ *= calibration.attention;
 }
 
@@ -201,6 +219,12 @@ double Kernels::attention(Pass pass, double queries, double keys, double qk_dim,
 std::string Kernels::assumptions() const {
   std::string text = fmt::format("linear-layer GEMMs in {}, attention and output head in {}",
                                  linear_dtype_, high_dtype_);
+  if (fa2_scale_ < 1)
+    text += fmt::format(
+        "; attention by FlashAttention-2 (the trainer's kernel): {:.0f} % of the device curve's "
+        "rate, its 327.9 TFLOP/s forward on H100 (hdim 128, 8K), which it does not pass on "
+        "another GPU",
+        100 * fa2_scale_);
   if (attention_default_)
     text +=
         "; attention kernels: no curve from the device, FlashAttention-3 on H100 scaled by the "

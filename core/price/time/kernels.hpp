@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include <ndsearch/nds_model.h>
+
 #include "core/compile/calibration.hpp"
 #include "core/hardware/device.hpp"
 
@@ -34,8 +36,11 @@ class Kernels {
   // factors act outside the kernels). Throws UserError E-DEVICE-DTYPE when the
   // device states no peak for `dtype` or `high_dtype`: no other dtype's peak
   // stands in for it.
+  // `attention_kernel`: the trainer's (NDS_ATTENTION_KERNEL_*), FlashAttention-2
+  // no faster than its H100 rate.
   Kernels(const Device& device, const std::string& dtype, const std::string& high_dtype,
-          double activation_bytes, double time_scale = 1, const Calibration& calibration = {});
+          double activation_bytes, double time_scale = 1, const Calibration& calibration = {},
+          nds_attention_kernel attention_kernel = NDS_ATTENTION_KERNEL_DEVICE);
 
   // C[m,n] = A[m,k]·B[k,n], `count` times: the slower of its compute and its
   // memory traffic (reading A and B, writing C) at the achieved bandwidth.
@@ -78,6 +83,7 @@ class Kernels {
   double achieved_bandwidth_ = 0;
   double time_scale_ = 1;
   bool attention_default_ = false, bandwidth_default_ = false;
+  double fa2_scale_ = 1;  // FlashAttention-2's rate over the device curve's, at most 1
 };
 
 double curve_at(const Curve& c, double x, double fallback);

@@ -18,14 +18,6 @@ namespace {
 
 using timing::d;
 
-// Elementwise traffic per token and layer, in elements of the activation
-// dtype, forward (backward moves about twice as much): each of the two norms
-// reads and writes h (4h), the two residual additions read 2h and write h
-// (6h), each dropout reads and writes h and writes a mask (about 2.5h each).
-constexpr double kNormHidden = 4;
-constexpr double kElementwiseHidden = kNormHidden + 6;
-constexpr double kDropoutHidden = 2 * 2.5;
-
 // How much of the TP collectives chunked overlap hides at best: 75 % in the
 // forward, 50 % in the backward (DoMiNO in nanotron, 62 % overall:
 // huggingface/nanotron PR 284, microbenchmarks.md §6; no figure for
@@ -265,15 +257,20 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   if (full) {
     w.recompute += w.forward;
   } else if (selective) {
+    if (selective_recomputes(NDS_RECOMPUTE_OP_ALTERNATE_MATMULS))
+      rebuilt.alternate_matmuls = alternate_matmuls_s(c, l, w, span);
     w.recompute += selective_s(w, rebuilt);
   }
   // A fully recomputed layer runs its forward twice, and so its
   // communication; selective recompute of the dense MLP repeats the TP
   // collectives around it, of the MoE layer its dispatch and combine.
-  const double passes_forward = full ? 2 : 1;
+  // PyTorch's per-op policy saves the reduce-scatters but not the
+  // all-gathers, which SP's pairs move as many bytes: half a pass more.
+  const bool per_op = selective && selective_recomputes(NDS_RECOMPUTE_OP_ALTERNATE_MATMULS);
+  const double passes_forward = full ? 2 : per_op ? 1.5 : 1;
   const bool mlp_rebuilt = (selective_recomputes(NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
                            (selective_recomputes(NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
-  const double mlp_passes = full || (selective && mlp_rebuilt) ? 2 : 1;
+  const double mlp_passes = full || (selective && mlp_rebuilt) ? 2 : per_op ? 1.5 : 1;
   const double moe_passes =
       full || (selective && selective_recomputes(NDS_RECOMPUTE_OP_MOE)) ? 2 : 1;
   tp_comm(w, c, l, passes_forward, mlp_passes,
@@ -377,6 +374,10 @@ double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
   if ((ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) && !(ops & NDS_RECOMPUTE_OP_MLP))
     s += rebuilt.dense_activation;
   if (ops & NDS_RECOMPUTE_OP_NORM) s += rebuilt.norms;
+  // PyTorch's per-op policy (per_op_checkpoint.cpp): every second matmul
+  // and every memory-bound op; the attention core's output is saved.
+  if (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS)
+    s += rebuilt.alternate_matmuls + rebuilt.memory_bound;
   return s;
 }
 
@@ -433,48 +434,6 @@ double TimeModel::mlp_compute(Work& w, const nds_candidate& c, const nds_layer_b
   // Megatron-Core's MoE layer holds its router and shared experts.
   if (l.experts > 0) rebuilt.moe = w.forward - moe_before;
   return routed_elements;
-}
-
-void TimeModel::memory_bound(Work& w, const nds_candidate& c, const nds_layer_block& l,
-                             double qk_rotated, double routed_elements, Rebuilt& rebuilt,
-                             const Span& span) const {
-  const nds_strategy& s = *c.strategy;
-  const double tp = s.tp, b = compiled_.settings.activation_bytes;
-  const double tokens = span.tokens;
-  const double h = d(l.hidden_size);
-  const double split = s.sp == 1 ? tp : 1;  // tokens the norms see are split with SP
-  const bool gated = l.ffn == NDS_FFN_SWIGLU;
-  // Memory-bound work: norms, residuals, dropout, the MLP activation, RoPE
-  // on queries and keys, the MoE permutation.
-  double elements =
-      tokens * h * (kElementwiseHidden + (l.hidden_dropout > 0 ? kDropoutHidden : 0)) / split;
-  // The activation reads the up projection's output(s) and writes its own,
-  // per element of each MLP's width on this device.
-  const double per_width = tokens * (gated ? 3 : 2);
-  const double dense = per_width * d(std::max<int64_t>(l.ffn_hidden_size, 0)) / tp;
-  const double routed = l.experts > 0
-                            ? per_width * d(l.experts_per_token) * d(l.moe_ffn_hidden_size) / tp *
-                                  sdk::routed_rank_load(compiled_.routing, l, s.ep)
-                            : 0;
-  const double shared = per_width * d(std::max<int64_t>(l.shared_expert_ffn_hidden_size, 0)) *
-                        d(std::max<int64_t>(l.shared_experts, 0)) / tp;
-  elements += dense + routed + shared;
-  if (compiled_.model.main.position_embedding == NDS_POSITION_ROPE)
-    elements += 2 * tokens * qk_rotated;
-  elements += routed_elements;
-  const double memory = kernels_.memory(elements * b);
-  w.forward += memory;
-  w.backward += 2 * memory;
-  // What selective recompute's ops run again of it: the two norms, the
-  // dense MLP's activation, the MoE layer's activations and permutation, the
-  // routed experts' activation (Megatron's moe_act).
-  if (selective_recomputes(NDS_RECOMPUTE_OP_NORM))
-    rebuilt.norms = kernels_.memory(tokens * h * kNormHidden / split * b);
-  rebuilt.dense_mlp += kernels_.memory(dense * b);
-  rebuilt.moe += kernels_.memory((routed + shared + routed_elements) * b);
-  rebuilt.expert_activation = kernels_.memory(routed * b);
-  rebuilt.dense_activation = kernels_.memory(dense * b);
-  rebuilt.shared_activation = kernels_.memory(shared * b);
 }
 
 void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& l,

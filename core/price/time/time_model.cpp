@@ -59,7 +59,7 @@ TimeModel::TimeModel(const CompiledModel& compiled, const CpModel* cp)
       cp_(cp),
       kernels_(compiled.device, compiled.settings.linear_dtype, compiled.settings.high_dtype,
                compiled.settings.activation_bytes, 1 + compiled.settings.overheads.kernel_slowdown,
-               compiled.calibration) {
+               compiled.calibration, compiled.model.training.attention_kernel) {
   const TrainerSettings& settings = compiled.settings;
   // An fp8 GEMM's input is cast from the activation dtype with a transposed
   // copy for the other gradient GEMM (Transformer Engine's cast_transpose on

@@ -225,6 +225,9 @@ class TimeModel {
     // NDS_RECOMPUTE_OP_MLP_ACTIVATION).
     double dense_activation = 0, shared_activation = 0;
     double norms = 0;
+    // The whole memory-bound forward, and the matmuls PyTorch's per-op
+    // policy runs again (NDS_RECOMPUTE_OP_ALTERNATE_MATMULS).
+    double memory_bound = 0, alternate_matmuls = 0;
   };
   // Forward passes of a layer's CP exchanges under `option`.
   double cp_passes(nds_layer_option option) const;
@@ -241,6 +244,10 @@ class TimeModel {
   bool selective_recomputes(uint64_t op) const {
     return (compiled_.layers.selective_ops & op) != 0;
   }
+  // The matmuls torchtitan's per-op policy runs again in a layer of `w`
+  // (per_op_checkpoint.cpp).
+  double alternate_matmuls_s(const nds_candidate& c, const nds_layer_block& l, const Work& w,
+                             const Span& span) const;
   // The forward seconds selective recompute adds to a layer of `w`.
   double selective_s(const Work& w, const Rebuilt& rebuilt) const;
   // `attention_passes` and `mlp_passes`: forwards of the collectives around

@@ -450,37 +450,63 @@ void state_loss(sdk::Builder& b, bool compiled, const sdk::Where& w) {
   b.set_real("loss_backward_bytes_per_logit", compiled ? 4.0 : 26.0, w);
 }
 
-void loss(const JobFile& job, sdk::Builder& b) {
+// The blocks' memory-bound work (ABI 1.18): compiled, inductor fuses each
+// block's norms, RoPE, activation and residual additions (apply_compile
+// compiles every TransformerBlock, fullgraph); eager, each is a PyTorch op of
+// its own, the norms and RoPE in fp32 (models/norms.py, models/llama/model.py).
+void state_kernels(sdk::Builder& b, bool compiled, const sdk::Where& w) {
+  b.set_string("elementwise_kernels", compiled ? "fused" : "eager", w);
+}
+
+// Attention is F.scaled_dot_product_attention (models/llama/model.py), whose
+// flash backend is FlashAttention-2: PyTorch made cuDNN's opt-in after
+// pytorch/pytorch#138522 (2024-11; #142132 shows H100 not choosing it), and
+// context parallelism allows flash and efficient only (torchtitan utils.py).
+void state_attention(sdk::Builder& b) {
+  b.set_string("attention_kernel", "flash_attention_2", torchtitan_default());
+}
+
+void compiled_parts(const JobFile& job, sdk::Builder& b) {
   const char* enable_field = "compile.enable";
   const char* components_field = "compile.components";
   const char* old_field = "training.compile";  // the spelling before [compile]
   if (job.flag(enable_field).value_or(false)) {
     const auto components = job.texts(components_field);
     if (!components) {
-      state_loss(b, true,
-                 job.derived(enable_field,
-                             "compile.components defaults to [\"model\", \"loss\"]: the loss "
-                             "compiled, fused"));
+      const sdk::Where w = job.derived(
+          enable_field,
+          "compile.components defaults to [\"model\", \"loss\"]: blocks and loss compiled, fused");
+      state_loss(b, true, w);
+      state_kernels(b, true, w);
       return;
     }
     for (const std::string& c : *components)
       if (c != "model" && c != "loss")
         job.fail(components_field, "expected a list of \"model\" and \"loss\"");
-    const bool compiled =
-        std::find(components->begin(), components->end(), "loss") != components->end();
-    state_loss(b, compiled,
+    const auto named = [&](const char* part) {
+      return std::find(components->begin(), components->end(), part) != components->end();
+    };
+    state_loss(b, named("loss"),
                job.derived(components_field,
-                           compiled ? "the loss compiled, fused" : "the loss eager, in fp32"));
+                           named("loss") ? "the loss compiled, fused" : "the loss eager, in fp32"));
+    state_kernels(
+        b, named("model"),
+        job.derived(components_field, named("model") ? "the blocks compiled: their elementwise "
+                                                       "ops fused"
+                                                     : "the blocks eager: one kernel per op"));
     return;
   }
   if (job.flag(old_field).value_or(false)) {
-    state_loss(b, true,
-               job.derived(old_field,
-                           "torchtitan from 2025-04 to 2025-08 compiled the loss with the model, "
-                           "fused; 9dec370 and before did not"));
+    const sdk::Where w = job.derived(
+        old_field,
+        "the blocks compiled; torchtitan from 2025-04 to 2025-08 compiled the loss with them, "
+        "fused; 9dec370 and before did not");
+    state_loss(b, true, w);
+    state_kernels(b, true, w);
     return;
   }
   state_loss(b, false, torchtitan_default());
+  state_kernels(b, false, torchtitan_default());
 }
 
 void context_and_overlap(const JobFile& job, sdk::Builder& b) {
@@ -513,7 +539,8 @@ void build_training(const JobFile& job, int64_t layers, sdk::Builder& b) {
   batch(job, d, b);
   dtypes(job, b);
   recompute(job, d, layers, b);
-  loss(job, b);
+  compiled_parts(job, b);
+  state_attention(b);
   context_and_overlap(job, b);
 }
 
