@@ -78,6 +78,21 @@ constexpr KnownGap kKnownGaps[] = {
     {"megatron-bridge-2511-moe", "DeepSeek-V3 with MTP (B200)", false, true, 2.5},
     {"megatron-bridge-2511-moe", "Qwen3-30B-A3B (B200)", false, true, 2.5},
     {"megatron-bridge-2511-moe", "Qwen3-235B-A22B (B200)", false, true, 2.5},
+    // torchtitan's tables show its features at chosen layouts, not each
+    // model's fastest: at 8K the search prefers no recompute at micro-batch 1
+    // with the parameters kept gathered (fsdp_reshard_after_forward =
+    // "never") to the published per-op checkpointing at 2, 1.12x, which no
+    // run measures; at 32K context parallelism over 4 without recompute,
+    // whose ring the model prices too cheap at cp 4-8 (the 128K and 256K
+    // rows kept for checking come out 22-25 % fast).
+    {"torchtitan-2412-h100", "Llama 3.1 8B FSDP 8", false, true},
+    {"torchtitan-2412-h100", "Llama 3.1 8B FSDP 128", false, true},
+    {"torchtitan-2412-h100", "Llama 3.1 8B FSDP 8, 32K", false, true},
+    {"torchtitan-2412-h100", "Llama 3.1 8B FSDP 4, CP 2, 64K", false, true},
+    // 70B: the search prefers tp 2, pp 4 interleaved, cp 2 without recompute
+    // to the published FSDP 32 x TP 8 with full checkpointing, 1.51x; the
+    // same too-cheap CP ring, which next to nobody runs at 8K, carries it.
+    {"torchtitan-2412-h100", "Llama 3.1 70B FSDP 32, TP 8", false, true, 1.55},
     // Ascend (issue 36; docs/validation.md, "Known gaps"): what each row
     // runs that the model does not price, or, where nothing is known, the
     // same compute published 25 % apart.
@@ -185,9 +200,10 @@ TEST_CASE(
   const ValidationReport& report = fresh_report();
   WARN(validation_markdown(report));
   // 10 Megatron-LM 2021 + 9 Megatron-Core H100 + 7 NeMo FP8 + 5 Megatron-Bridge 25.11 MoE
-  // + 64 MindSpeed-LLM 1.0.RC3 + 8 MindFormers 1.3.0 on Ascend A2, and 5 Megatron-Bridge
-  // 25.09 MoE runs kept for checking.
-  REQUIRE(report.rows.size() == 108);
+  // + 64 MindSpeed-LLM 1.0.RC3 + 8 MindFormers 1.3.0 on Ascend A2 + 9 torchtitan (2024-12,
+  // Grand Teton H100), and 5 Megatron-Bridge 25.09 MoE and 10 torchtitan runs kept for
+  // checking.
+  REQUIRE(report.rows.size() == 127);
   std::map<std::string, std::pair<double, int>> by_source;
   for (size_t i = 0; i < report.rows.size(); ++i) {
     const RowResult& r = report.reports[i].result;
@@ -249,6 +265,7 @@ TEST_CASE(
   const ValidationReport& report = fresh_report();
   for (const GroupFit& fit : report.fits) {
     INFO(fit.device << " / " << fit.trainer);
+    if (fit.sources.empty()) continue;  // runs kept for checking alone: nothing fitted
     const FittedOverheads* shipped = nullptr;
     for (const FittedOverheads& f : fitted_overheads())
       if (fit.device == f.device && fit.trainer == f.trainer) shipped = &f;
