@@ -83,7 +83,7 @@ void set_overlap(TrainerSettings& t, const Model& model) {
   t.tp_overlap_fused =
       (t.overlap & NDS_OVERLAP_TP_COMM) != 0 && trainer_family(model) == "mindspeed";
   if (t.tp_overlap_fused)
-    t.assumptions.push_back(
+    t.assumptions.emplace_back(
         "TP overlap: MindSpeed's MC2 runs each sequence-parallel all-gather and reduce-scatter "
         "inside its GEMM, tile by tile (forward: the reduce-scatter's last step exposed; "
         "backward: hidden behind the GEMMs); MindSpeed-LLM 1.0.RC3 to 2.3.0 turn --use-mc2 off "

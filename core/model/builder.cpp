@@ -57,36 +57,56 @@ const std::string& as_text(const Value& v) {
   return std::get<std::string>(v);
 }
 
-const std::vector<Choice> kDtypes = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
-                                     {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
-                                     {"fp8", NDS_DTYPE_FP8},   {"none", NDS_DTYPE_NONE}};
+// The choices of the builder's enumerated keys, each built on first use
+// (a vector at namespace scope may throw before main: cert-err58-cpp).
+const std::vector<Choice>& dtypes() {
+  static const std::vector<Choice> choices = {{"fp32", NDS_DTYPE_FP32}, {"tf32", NDS_DTYPE_TF32},
+                                              {"bf16", NDS_DTYPE_BF16}, {"fp16", NDS_DTYPE_FP16},
+                                              {"fp8", NDS_DTYPE_FP8},   {"none", NDS_DTYPE_NONE}};
+  return choices;
+}
 // Activations always exist: no "none".
-const std::vector<Choice> kActivationDtypes = {{"fp32", NDS_DTYPE_FP32},
-                                               {"tf32", NDS_DTYPE_TF32},
-                                               {"bf16", NDS_DTYPE_BF16},
-                                               {"fp16", NDS_DTYPE_FP16},
-                                               {"fp8", NDS_DTYPE_FP8}};
+const std::vector<Choice>& activation_dtypes() {
+  static const std::vector<Choice> choices = {{"fp32", NDS_DTYPE_FP32},
+                                              {"tf32", NDS_DTYPE_TF32},
+                                              {"bf16", NDS_DTYPE_BF16},
+                                              {"fp16", NDS_DTYPE_FP16},
+                                              {"fp8", NDS_DTYPE_FP8}};
+  return choices;
+}
 // How fp8 GEMMs scale (NDS_FP8_*). "tensorwise" is Megatron-LM's and torchao's
 // name for per-tensor scales from the current amax: the current recipe.
-const std::vector<Choice> kFp8Recipes = [] {
-  std::vector<Choice> choices;
-  for (const Fp8RecipeName& r : fp8_recipe_names()) choices.push_back({r.name, r.recipe});
+const std::vector<Choice>& fp8_recipes() {
+  static const std::vector<Choice> choices = [] {
+    std::vector<Choice> c;
+    for (const Fp8RecipeName& r : fp8_recipe_names()) c.push_back({r.name, r.recipe});
+    return c;
+  }();
   return choices;
-}();
-const std::vector<Choice> kRecompute = {{"none", NDS_RECOMPUTE_NONE},
-                                        {"selective", NDS_RECOMPUTE_SELECTIVE},
-                                        {"full", NDS_RECOMPUTE_FULL}};
-const std::vector<Choice> kSchedules = [] {
-  std::vector<Choice> choices;
-  for (const ScheduleName& s : kScheduleNames) choices.push_back({s.name, s.schedule});
+}
+const std::vector<Choice>& recompute_modes() {
+  static const std::vector<Choice> choices = {{"none", NDS_RECOMPUTE_NONE},
+                                              {"selective", NDS_RECOMPUTE_SELECTIVE},
+                                              {"full", NDS_RECOMPUTE_FULL}};
   return choices;
-}();
-const std::vector<Choice> kRecomputeOps = [] {
-  std::vector<Choice> choices;
-  for (const RecomputeOpName& o : recompute_op_names())
-    choices.push_back({o.name, static_cast<int32_t>(o.bit)});  // low bits: they fit
+}
+const std::vector<Choice>& schedules() {
+  static const std::vector<Choice> choices = [] {
+    std::vector<Choice> c;
+    for (const ScheduleName& s : kScheduleNames) c.push_back({s.name, s.schedule});
+    return c;
+  }();
   return choices;
-}();
+}
+const std::vector<Choice>& recompute_ops() {
+  static const std::vector<Choice> choices = [] {
+    std::vector<Choice> c;
+    for (const RecomputeOpName& o : recompute_op_names())
+      c.push_back({o.name, static_cast<int32_t>(o.bit)});  // low bits: they fit
+    return c;
+  }();
+  return choices;
+}
 
 #define NDS_BLOCK(name, kind, field, ...)                                                  \
   KeyDef {                                                                                 \
@@ -199,13 +219,14 @@ std::vector<KeyDef> batch_keys() {
       NDS_TRAINING("global_batch", Kind::count, training.global_batch, {}),
       NDS_TRAINING("image_tokens", Kind::count, training.image_tokens, {}),
       NDS_TRAINING("images_per_sample", Kind::degree, training.images_per_sample, {}),
-      NDS_TRAINING("params_dtype", Kind::choice, training.params_dtype, kDtypes),
-      NDS_TRAINING("compute_dtype", Kind::choice, training.compute_dtype, kDtypes),
-      NDS_TRAINING("grads_dtype", Kind::choice, training.grads_dtype, kDtypes),
-      NDS_TRAINING("optimizer_dtype", Kind::choice, training.optimizer_dtype, kDtypes),
-      NDS_TRAINING("master_dtype", Kind::choice, training.master_dtype, kDtypes),
-      NDS_TRAINING("activation_dtype", Kind::choice, training.activation_dtype, kActivationDtypes),
-      NDS_TRAINING("fp8_recipe", Kind::choice, training.fp8_recipe, kFp8Recipes),
+      NDS_TRAINING("params_dtype", Kind::choice, training.params_dtype, dtypes()),
+      NDS_TRAINING("compute_dtype", Kind::choice, training.compute_dtype, dtypes()),
+      NDS_TRAINING("grads_dtype", Kind::choice, training.grads_dtype, dtypes()),
+      NDS_TRAINING("optimizer_dtype", Kind::choice, training.optimizer_dtype, dtypes()),
+      NDS_TRAINING("master_dtype", Kind::choice, training.master_dtype, dtypes()),
+      NDS_TRAINING("activation_dtype", Kind::choice, training.activation_dtype,
+                   activation_dtypes()),
+      NDS_TRAINING("fp8_recipe", Kind::choice, training.fp8_recipe, fp8_recipes()),
   };
 }
 
@@ -238,7 +259,7 @@ std::vector<KeyDef> trainer_keys() {
                    {{"device", NDS_ATTENTION_KERNEL_DEVICE},
                     {"flash_attention_2", NDS_ATTENTION_KERNEL_FA2}}),
       NDS_TRAINING("tp_keeps_gathered_inputs", Kind::flag, training.tp_keeps_gathered_inputs, {}),
-      KeyDef{"swapped_ops", Scope::training, Kind::ops, kRecomputeOps,
+      KeyDef{"swapped_ops", Scope::training, Kind::ops, recompute_ops(),
              [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {
                m.training.swapped_ops = static_cast<uint64_t>(as_int(v));
              }},
@@ -273,12 +294,12 @@ std::vector<KeyDef> stated_keys() {
       NDS_TRAINING("stated.op", Kind::degree, stated.op, {}),
       NDS_TRAINING("stated.mbs", Kind::degree, stated.mbs, {}),
       NDS_TRAINING("stated.mbn", Kind::degree, stated.mbn, {}),
-      NDS_TRAINING("stated.recompute", Kind::choice, stated.recompute, kRecompute),
-      NDS_TRAINING("stated.schedule", Kind::choice, stated.schedule, kSchedules),
+      NDS_TRAINING("stated.recompute", Kind::choice, stated.recompute, recompute_modes()),
+      NDS_TRAINING("stated.schedule", Kind::choice, stated.schedule, schedules()),
       NDS_TRAINING("stage_layers", Kind::list, stage_layers, {}),
       NDS_TRAINING("stage_layer_offsets", Kind::signed_list, stage_layer_offsets, {}),
       NDS_TRAINING("recompute_layers", Kind::list, recompute_layers, {}),
-      KeyDef{"recompute_ops", Scope::training, Kind::ops, kRecomputeOps,
+      KeyDef{"recompute_ops", Scope::training, Kind::ops, recompute_ops(),
              [](Model& m, ModelPart&, nds_layer_block*, const Value& v) {
                m.training.recompute_ops = static_cast<uint64_t>(as_int(v));
              }},
@@ -344,9 +365,9 @@ std::string choices_text(const std::vector<Choice>& choices) {
 }
 
 std::string shown(const Value& v) {
-  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
-  if (auto* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
+  if (const auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (const auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);
+  if (const auto* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
   std::string text;
   for (int64_t x : std::get<std::vector<int64_t>>(v))
     text += (text.empty() ? "" : ", ") + std::to_string(x);
@@ -374,25 +395,29 @@ const char* expected(Kind kind) {
 std::variant<Value, std::string> checked(const KeyDef& def, const Value& v) {
   switch (def.kind) {
     case Kind::count:
-      if (auto* i = std::get_if<int64_t>(&v); i && *i >= 0) return v;
+      if (const auto* i = std::get_if<int64_t>(&v); (i != nullptr) && *i >= 0) return v;
       break;
     case Kind::flag:
-      if (auto* i = std::get_if<int64_t>(&v); i && (*i == 0 || *i == 1)) return v;
+      if (const auto* i = std::get_if<int64_t>(&v); (i != nullptr) && (*i == 0 || *i == 1))
+        return v;
       break;
     case Kind::degree:
-      if (auto* i = std::get_if<int64_t>(&v); i && *i >= 1 && *i <= (int64_t{1} << 24)) return v;
+      if (const auto* i = std::get_if<int64_t>(&v);
+          (i != nullptr) && *i >= 1 && *i <= (int64_t{1} << 24))
+        return v;
       break;
     case Kind::real:
-      if (auto* d = std::get_if<double>(&v); d && std::isfinite(*d) && *d >= 0) return v;
+      if (const auto* d = std::get_if<double>(&v); (d != nullptr) && std::isfinite(*d) && *d >= 0)
+        return v;
       break;
     case Kind::fraction:
-      if (auto* d = std::get_if<double>(&v); d && *d >= 0 && *d <= 1) return v;
+      if (const auto* d = std::get_if<double>(&v); (d != nullptr) && *d >= 0 && *d <= 1) return v;
       break;
     case Kind::text:
       if (std::holds_alternative<std::string>(v)) return v;
       break;
     case Kind::list:
-      if (auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+      if (const auto* l = std::get_if<std::vector<int64_t>>(&v)) {
         bool ok = true;
         for (int64_t x : *l) ok = ok && x >= 0;
         if (ok) return v;
@@ -402,14 +427,14 @@ std::variant<Value, std::string> checked(const KeyDef& def, const Value& v) {
       if (std::holds_alternative<std::vector<int64_t>>(v)) return v;
       break;
     case Kind::choice:
-      if (auto* s = std::get_if<std::string>(&v)) {
+      if (const auto* s = std::get_if<std::string>(&v)) {
         for (const Choice& c : def.choices)
           if (c.name == *s) return Value(int64_t{c.value});
         return fmt::format("expected one of {}", choices_text(def.choices));
       }
       break;
     case Kind::ops:
-      if (auto* s = std::get_if<std::string>(&v)) {
+      if (const auto* s = std::get_if<std::string>(&v)) {
         int64_t bits = 0;
         size_t start = 0;
         while (start <= s->size()) {
@@ -592,8 +617,7 @@ nds_status* ModelBuilder::begin_block(const char* kind, int64_t layers, const st
   else
     return refuse(
         "E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
-        fmt::format("{}: block kind \"{}\" is not one of \"decoder\", \"mtp\", \"encoder\"", source,
-                    k));
+        fmt::format(R"({}: block kind "{}" is not one of "decoder", "mtp", "encoder")", source, k));
   if (layers <= 0)
     return refuse("E-PARSE-VALUE", NDS_INVALID_ARGUMENT,
                   fmt::format("{}: a block of {} layers: the number of layers must be at least 1",

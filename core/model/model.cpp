@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/model/model.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace ndsearch {
@@ -111,7 +112,7 @@ const std::vector<RecomputeOpName>& recompute_op_names() {
 std::string recompute_ops_words(uint64_t ops) {
   std::string words;
   for (const RecomputeOpName& o : recompute_op_names())
-    if (ops & o.bit) words += (words.empty() ? "" : ", ") + std::string(o.what);
+    if ((ops & o.bit) != 0u) words += (words.empty() ? "" : ", ") + std::string(o.what);
   return words;
 }
 
@@ -141,9 +142,9 @@ std::string training_source(const Model& model, const char* key, const std::stri
 }
 
 bool overlap_stated(const Model& model) {
-  for (const OverlapSwitch& s : overlap_switches())
-    if (model.training_provenance.count(s.key) != 0) return true;
-  return false;
+  return std::ranges::any_of(overlap_switches(), [&](const OverlapSwitch& s) {
+    return model.training_provenance.contains(s.key);
+  });
 }
 
 bool stated_counts_partial(const Model& model) {

@@ -27,7 +27,7 @@ json flag(int32_t v) {
 json ops_names(uint64_t ops) {
   json names = json::array();
   for (const RecomputeOpName& o : recompute_op_names())
-    if (ops & o.bit) names.push_back(o.name);
+    if ((ops & o.bit) != 0u) names.push_back(o.name);
   return names;
 }
 
@@ -111,8 +111,8 @@ std::string fmt_block_key(size_t index, const std::string& key) {
 json overlap_json(const Model& m) {
   json j = json::object();
   for (const OverlapSwitch& s : overlap_switches())
-    j[s.name] = m.training_provenance.count(s.key) == 0 ? json(nullptr)
-                                                        : json((m.training.overlap & s.bit) != 0);
+    j[s.name] = !m.training_provenance.contains(s.key) ? json(nullptr)
+                                                       : json((m.training.overlap & s.bit) != 0);
   return j;
 }
 

@@ -362,21 +362,21 @@ double TimeModel::selective_s(const Work& w, const Rebuilt& rebuilt) const {
   const uint64_t ops = compiled_.layers.selective_ops;
   double s = 0;
   // The attention core (Korthikanti et al. 2022 §5, Megatron's core_attn).
-  if (ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) s += w.forward_attention;
+  if ((ops & NDS_RECOMPUTE_OP_CORE_ATTENTION) != 0) s += w.forward_attention;
   // The dense MLP whole holds its activation, the MoE layer whole its experts'.
-  if (ops & NDS_RECOMPUTE_OP_MLP) s += rebuilt.dense_mlp;
-  if (ops & NDS_RECOMPUTE_OP_MOE) {
+  if ((ops & NDS_RECOMPUTE_OP_MLP) != 0) s += rebuilt.dense_mlp;
+  if ((ops & NDS_RECOMPUTE_OP_MOE) != 0) {
     s += rebuilt.moe;
   } else {
-    if (ops & NDS_RECOMPUTE_OP_ACTIVATION) s += rebuilt.expert_activation;
-    if (ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) s += rebuilt.shared_activation;
+    if ((ops & NDS_RECOMPUTE_OP_ACTIVATION) != 0) s += rebuilt.expert_activation;
+    if ((ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) != 0) s += rebuilt.shared_activation;
   }
-  if ((ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) && !(ops & NDS_RECOMPUTE_OP_MLP))
+  if (((ops & NDS_RECOMPUTE_OP_MLP_ACTIVATION) != 0) && ((ops & NDS_RECOMPUTE_OP_MLP) == 0))
     s += rebuilt.dense_activation;
-  if (ops & NDS_RECOMPUTE_OP_NORM) s += rebuilt.norms;
+  if ((ops & NDS_RECOMPUTE_OP_NORM) != 0) s += rebuilt.norms;
   // PyTorch's per-op policy (per_op_checkpoint.cpp): every second matmul
   // and every memory-bound op; the attention core's output is saved.
-  if (ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS)
+  if ((ops & NDS_RECOMPUTE_OP_ALTERNATE_MATMULS) != 0)
     s += rebuilt.alternate_matmuls + rebuilt.memory_bound;
   return s;
 }
@@ -442,7 +442,7 @@ void TimeModel::tp_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
   const double b = compiled_.settings.activation_bytes;
   const double tokens = span.tokens;
   const double h = d(l.hidden_size);
-  const uint64_t tp_n = static_cast<uint64_t>(s.tp);
+  const auto tp_n = static_cast<uint64_t>(s.tp);
   // Tensor parallelism: per pass an all-gather and a reduce-scatter (SP) or
   // an all-reduce around attention and around the dense MLP or shared
   // experts (routed experts exchange over EP instead). With TP overlap
@@ -502,7 +502,7 @@ void TimeModel::ep_comm(Work& w, const nds_candidate& c, const nds_layer_block& 
     // (sdk::routed_rank_load) and sets the exchange's pace. With etp > 1 an
     // all-gather over the etp ranks before the experts and a reduce-scatter
     // after (with or without ep).
-    const uint64_t ep = static_cast<uint64_t>(s.ep), etp = static_cast<uint64_t>(s.etp);
+    const auto ep = static_cast<uint64_t>(s.ep), etp = static_cast<uint64_t>(s.etp);
     const double load = sdk::routed_rank_load(compiled_.routing, l, s.ep);
     const double copies = tokens / tp * d(l.experts_per_token);  // routed copies a device sends
     const double routed = copies * h * b * load;

@@ -128,7 +128,7 @@ void strategy(const JobFile& job, const Degrees& d, sdk::Builder& b) {
   if (const auto reshard = job.text(reshard_field)) {
     if (*reshard != "default" && *reshard != "always" && *reshard != "never")
       job.fail("parallelism.fsdp_reshard_after_forward",
-               "expected \"default\", \"always\" or \"never\"");
+               R"(expected "default", "always" or "never")");
     if (*reshard == "always")
       b.set_string("fsdp_holding", "fsdp2_reshard", job.where(reshard_field));
     if (fsdp && *reshard == "never") {
@@ -278,7 +278,7 @@ const char* dtype_of(const JobFile& job, const char* field, const std::string& n
   if (name == "bfloat16") return "bf16";
   if (name == "float32") return "fp32";
   if (name == "float16") return "fp16";
-  job.fail(field, "expected \"bfloat16\" or \"float32\"");
+  job.fail(field, R"(expected "bfloat16" or "float32")");
 }
 
 // TorchTitan's converters that run matmuls in fp8 (model.converters):
@@ -330,7 +330,7 @@ void fp8_recipe(const JobFile& job, Fp8Converter converter, sdk::Builder& b) {
       b.set_string("fp8_recipe", "blockwise",
                    job.derived(field, "a scale per row, priced as blockwise"));
     else
-      job.fail(field, "expected \"tensorwise\", \"rowwise\" or \"rowwise_with_gw_hp\"");
+      job.fail(field, R"(expected "tensorwise", "rowwise" or "rowwise_with_gw_hp")");
     return;
   }
   b.set_string("fp8_recipe", "current",
@@ -393,7 +393,7 @@ void recompute(const JobFile& job, const Degrees& d, int64_t layers, sdk::Builde
     b.unknown_field(job.where(mode_field));
     return;
   }
-  if (mode != "selective") job.fail(mode_field, "expected \"none\", \"selective\" or \"full\"");
+  if (mode != "selective") job.fail(mode_field, R"(expected "none", "selective" or "full")");
   std::string option = "2";
   if (const toml::node* node = job.find(option_field))
     option = node->is_integer() ? std::to_string(*node->value<int64_t>())
@@ -475,14 +475,14 @@ void compiled_parts(const JobFile& job, sdk::Builder& b) {
     if (!components) {
       const sdk::Where w = job.derived(
           enable_field,
-          "compile.components defaults to [\"model\", \"loss\"]: blocks and loss compiled, fused");
+          R"(compile.components defaults to ["model", "loss"]: blocks and loss compiled, fused)");
       state_loss(b, true, w);
       state_kernels(b, true, w);
       return;
     }
     for (const std::string& c : *components)
       if (c != "model" && c != "loss")
-        job.fail(components_field, "expected a list of \"model\" and \"loss\"");
+        job.fail(components_field, R"(expected a list of "model" and "loss")");
     const auto named = [&](const char* part) {
       return std::find(components->begin(), components->end(), part) != components->end();
     };
@@ -519,7 +519,7 @@ void context_and_overlap(const JobFile& job, sdk::Builder& b) {
   else if (rotate == "alltoall")
     b.set_string("cp_algorithm", "ring", source(job, rotate_field));
   else
-    job.fail(rotate_field, "expected \"allgather\" or \"alltoall\"");
+    job.fail(rotate_field, R"(expected "allgather" or "alltoall")");
   const char* async_tp = "parallelism.enable_async_tensor_parallel";
   b.set("overlap.tp_comm", job.flag(async_tp).value_or(false) ? 1 : 0, source(job, async_tp));
   // FSDP2 prefetches the next all-gather and reduce-scatters on its own stream.
