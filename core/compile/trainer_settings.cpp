@@ -142,7 +142,7 @@ void set_kernels(TrainerSettings& t, const Model& model) {
       model.training.elementwise_kernels == NDS_ELEMENTWISE_EAGER
           ? fmt::format("elementwise kernels: PyTorch eager ops (RMSNorm and RoPE in fp32 with "
                         "casts each way, the activation and its product apart, grouped-query K "
-                        "and V copied to every head: 3 to 9 times a fused kernel's traffic) ({})",
+                        "and V copied to every head: up to 9 times a fused kernel's traffic) ({})",
                         where)
           : fmt::format("elementwise kernels: fused (each norm, RoPE, activation and residual "
                         "addition one pass over its tensors) ({})",

@@ -99,8 +99,9 @@ const std::vector<RecomputeOpName>& recompute_op_names() {
       {"activation", "moe_act", "the routed experts' activation", NDS_RECOMPUTE_OP_ACTIVATION},
       {"moe", "moe", "the MoE layer (router, experts, shared experts)", NDS_RECOMPUTE_OP_MOE},
       {"alternate_matmuls", "",
-       "every op but attention and every other matmul (per-op checkpointing; its memory is "
-       "priced, its time not yet: no op of it is counted again)",
+       "every op but attention and every other matmul (PyTorch's per-op checkpointing with "
+       "torchtitan's policy: in a Llama block wk, wo and w3, the memory-bound ops and the TP "
+       "all-gathers run again)",
        NDS_RECOMPUTE_OP_ALTERNATE_MATMULS},
       {"attention", "", "the attention module (its input, Q, K, V, the core's output)",
        NDS_RECOMPUTE_OP_ATTENTION},

@@ -399,3 +399,47 @@ TEST_CASE("Float8 options that change the cost are reported, in either spelling"
   CHECK_FALSE(has_warning(j, "precompute_float8_dynamic_scale_for_fsdp"));  // off: nothing to price
   CHECK_FALSE(has_warning(j, "recipe_name"));                               // read: the fp8 recipe
 }
+
+TEST_CASE("TorchTitan's blocks run eager ops unless compiled and attention by FlashAttention-2") {
+  // ABI 1.18: eager PyTorch ops unless compile names the model (apply_compile
+  // compiles each TransformerBlock); SDPA's flash backend whatever compiles.
+  ndsearch::test::TempDir dir;
+  auto trainer = [&](const std::string& tail) {
+    const std::filesystem::path file = dir.path / "job.toml";
+    std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n" << tail;
+    auto r = model(file.string() + " --format json");
+    INFO(tail << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j["attention_kernel"] == "flash_attention_2");
+    return j["elementwise_kernels"].get<std::string>();
+  };
+  CHECK(trainer("") == "eager");
+  CHECK(trainer("[compile]\nenable = false\n") == "eager");
+  CHECK(trainer("[compile]\nenable = true\n") == "fused");  // components default to model and loss
+  CHECK(trainer("[compile]\nenable = true\ncomponents = [\"model\"]\n") == "fused");
+  CHECK(trainer("[compile]\nenable = true\ncomponents = [\"loss\"]\n") == "eager");
+  CHECK(trainer("[training]\ncompile = true\n") == "fused");  // the spelling before [compile]
+}
+
+TEST_CASE(
+    "Async TP without compile is what torchtitan refuses: a warning and an error under strict") {
+  ndsearch::test::TempDir dir;
+  const std::filesystem::path file = dir.path / "job.toml";
+  std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+                      << "[parallelism]\ntensor_parallel_degree = 8\n"
+                      << "enable_async_tensor_parallel = true\n";
+  auto r = model(file.string() + " --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  CHECK(has_warning(j, "job.toml:6: parallelism.enable_async_tensor_parallel"));
+  CHECK(has_warning(j, "async TP without compile (torchtitan refuses it"));
+  auto strict = model(file.string() + " --strict");
+  CHECK(strict.exit_code == 2);
+  CHECK(strict.err.find("E-PARSE-UNKNOWN-FIELD") != std::string::npos);
+  // Compiled, nothing to say.
+  std::ofstream(file, std::ios::app) << "[compile]\nenable = true\n";
+  const json ok = json::parse(model(file.string() + " --format json").out);
+  CHECK_FALSE(has_warning(ok, "enable_async_tensor_parallel"));
+}

@@ -458,6 +458,18 @@ void state_kernels(sdk::Builder& b, bool compiled, const sdk::Where& w) {
   b.set_string("elementwise_kernels", compiled ? "fused" : "eager", w);
 }
 
+// Whether torch.compile compiles the transformer blocks: compile.enable with
+// "model" among compile.components (both by default), or the older
+// training.compile.
+bool blocks_compiled(const JobFile& job) {
+  if (job.flag("compile.enable").value_or(false)) {
+    const auto components = job.texts("compile.components");
+    return !components ||
+           std::find(components->begin(), components->end(), "model") != components->end();
+  }
+  return job.flag("training.compile").value_or(false);
+}
+
 // Attention is F.scaled_dot_product_attention (models/llama/model.py), whose
 // flash backend is FlashAttention-2: PyTorch made cuDNN's opt-in after
 // pytorch/pytorch#138522 (2024-11; #142132 shows H100 not choosing it), and
@@ -521,7 +533,15 @@ void context_and_overlap(const JobFile& job, sdk::Builder& b) {
   else
     job.fail(rotate_field, R"(expected "allgather" or "alltoall")");
   const char* async_tp = "parallelism.enable_async_tensor_parallel";
-  b.set("overlap.tp_comm", job.flag(async_tp).value_or(false) ? 1 : 0, source(job, async_tp));
+  const bool async = job.flag(async_tp).value_or(false);
+  b.set("overlap.tp_comm", async ? 1 : 0, source(job, async_tp));
+  // Async TP is inductor's micro-pipelining: torchtitan refuses it without
+  // compile (parallelize_llama.py, 9dec370 L54-58): a warning, an error
+  // under --strict.
+  if (async && !blocks_compiled(job))
+    b.unknown_field(job.derived(async_tp,
+                                "async TP without compile (torchtitan refuses it: inductor runs "
+                                "it); priced with TP overlapped"));
   // FSDP2 prefetches the next all-gather and reduce-scatters on its own stream.
   b.set("overlap.param_gather", 1, torchtitan_default());
   b.set("overlap.grad_reduce", 1, torchtitan_default());
