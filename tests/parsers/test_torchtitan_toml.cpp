@@ -34,6 +34,16 @@ json model_json(const std::string& name, const std::string& extra = "") {
   return json::parse(r.out);
 }
 
+// The JSON of a Llama 3 8B job whose file adds `tail` (TOML) to the model.
+json job_json(const ndsearch::test::TempDir& dir, const std::string& tail) {
+  const std::filesystem::path file = dir.path / "job.toml";
+  std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n" << tail;
+  auto r = model(file.string() + " --format json");
+  INFO(tail << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
 bool has_warning(const json& j, const std::string& text) {
   for (const auto& w : j["warnings"])
     if (w.get<std::string>().find(text) != std::string::npos) return true;
@@ -350,12 +360,7 @@ TEST_CASE(
   // logits kept and the bf16 gradient returned, 2 + 2 = 4.
   ndsearch::test::TempDir dir;
   auto bytes_of = [&](const std::string& tail) {
-    const std::filesystem::path file = dir.path / "job.toml";
-    std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n" << tail;
-    auto r = model(file.string() + " --format json");
-    INFO(tail << r.err);
-    REQUIRE(r.exit_code == 0);
-    const json j = json::parse(r.out);
+    const json j = job_json(dir, tail);
     // Its traffic (ABI 1.15): eager, the cast (2 + 4) and log_softmax's three
     // reads and one write (3 x 4 + 4), 22; backward nll's gradient (4),
     // log_softmax's four passes (4 x 4) and the cast back (4 + 2), 26.
@@ -405,12 +410,7 @@ TEST_CASE("TorchTitan's blocks run eager ops unless compiled and attention by Fl
   // compiles each TransformerBlock); SDPA's flash backend whatever compiles.
   ndsearch::test::TempDir dir;
   auto trainer = [&](const std::string& tail) {
-    const std::filesystem::path file = dir.path / "job.toml";
-    std::ofstream(file) << "[model]\nname = \"llama3\"\nflavor = \"8B\"\n" << tail;
-    auto r = model(file.string() + " --format json");
-    INFO(tail << r.err);
-    REQUIRE(r.exit_code == 0);
-    const json j = json::parse(r.out);
+    const json j = job_json(dir, tail);
     CHECK(j["attention_kernel"] == "flash_attention_2");
     return j["elementwise_kernels"].get<std::string>();
   };
