@@ -94,3 +94,34 @@ TEST_CASE("FlashAttention-2 runs at its H100 rate where the device's kernel is f
   CHECK(a_flash2.attention(Pass::forward, 8192, 8192, 128, 128, 32, true) ==
         a_best.attention(Pass::forward, 8192, 8192, 128, 128, 32, true));
 }
+
+TEST_CASE(
+    "FSDP2 under a pipeline gathers and reduces once a step where ZeRO-3 does per micro-batch") {
+  // Parameters and gradients both bf16, so that a reduce-scatter and an
+  // all-gather of a rank's shard move the same bytes in the same time (G).
+  // ZeRO-3 layer by layer (Megatron-FSDP, DeepSpeed): per micro-batch a
+  // gather before the forward and one before the backward, and a
+  // reduce-scatter after the backward: 3 G x 4 micro-batches = 12 G a step.
+  // torchtitan's FSDP2 under a pipeline (reshard_after_forward off, gradient
+  // sync on the last micro-batch only: torch/distributed/pipelining/stage.py):
+  // one gather and one reduce-scatter a step, 2 G. The embedding (rank 0) and
+  // the untied head (rank 1) hold as many parameters, so either rank's G is
+  // the other's but for the final norm's 1024 on rank 1 (2e-5 of its 45 M):
+  // the step takes the rank whose exposed share is the larger, within 1e-4.
+  Model megatron = test::gpt({2, 1024, 16, 4096, 32000, 2048, "bf16", "bf16", "fp32", 2});
+  Model titan = megatron;
+  titan.training.fsdp_holding = NDS_FSDP2_KEEP_UNDER_PP;
+  const Device& h100 = test::shipped_device("nvidia-h100-sxm");
+  auto dp_seconds = [&](const Model& m, const char* strategy) {
+    const CompiledModel compiled(m, h100, CompileOptions{TrainerOverheads{}, {}, {}});
+    const nds_strategy s = test::strategy(strategy);
+    const TimeEstimate e = TimeModel(compiled).estimate(place_layers(s, m, false).candidate(), 1);
+    return e.parts.dp + e.hidden.dp;  // exposed and hidden
+  };
+  const char* piped = "dp=4,tp=1,pp=2,mbs=1,mbn=4,zero=3";
+  CHECK(dp_seconds(megatron, piped) == Approx(6 * dp_seconds(titan, piped)).epsilon(1e-4));
+  // Without a pipeline torchtitan reshards every block after its forward:
+  // gathered again for the backward, as ZeRO-3: the same 12 G.
+  const char* flat = "dp=8,tp=1,pp=1,mbs=1,mbn=4,zero=3";
+  CHECK(dp_seconds(megatron, flat) == Approx(dp_seconds(titan, flat)).epsilon(1e-12));
+}
