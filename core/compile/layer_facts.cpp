@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/compile/per_op_policy.hpp"
 #include "core/model/towers.hpp"
 
 namespace ndsearch {
@@ -44,14 +45,14 @@ void add_attention_keys(const nds_layer_block& l, double seq, double layers, Lay
 }
 
 // What torchtitan's per-op policy runs again of a layer's matmuls, per token
-// (price/time/per_op_checkpoint.cpp): wk, wo and the MLP's second, 2 FLOPs a
-// weight; half of them where the order was not read (MLA, routed experts).
+// (per_op_policy.hpp): 2 FLOPs a weight of each; half the layer's where the
+// order was not read.
 double alternate_matmul_flops(const nds_layer_block& l, const sdk::LayerParameters& p) {
-  if (l.attention == NDS_ATTENTION_MLA || l.experts > 0) return p.active();
-  const double h = d(l.hidden_size);
-  return 2 * h *
-         (d(l.kv_heads * l.head_dim) + d(l.heads * l.v_head_dim) +
-          d(std::max<int64_t>(l.ffn_hidden_size, 0)));
+  const auto matmuls = alternate_matmuls(l);
+  if (!matmuls) return p.active();
+  double flops = 0;
+  for (const LayerMatmul& m : *matmuls) flops += 2 * m.in * m.out;
+  return flops;
 }
 
 // The decoder layers' active parameters and keys, and the FLOPs recompute reruns, summed.

@@ -254,11 +254,12 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   const double routed_elements = mlp_compute(w, c, l, rebuilt, span);
   memory_bound(w, c, l, qk_rotated, routed_elements, rebuilt, span);
   const bool selective = option == NDS_LAYER_SELECTIVE;
+  // PyTorch's per-op policy (per_op_checkpoint.cpp).
+  const bool per_op = selective && selective_recomputes(NDS_RECOMPUTE_OP_ALTERNATE_MATMULS);
   if (full) {
     w.recompute += w.forward;
   } else if (selective) {
-    if (selective_recomputes(NDS_RECOMPUTE_OP_ALTERNATE_MATMULS))
-      rebuilt.alternate_matmuls = alternate_matmuls_s(c, l, w, span);
+    if (per_op) rebuilt.alternate_matmuls = alternate_matmuls_s(c, l, w, span);
     w.recompute += selective_s(w, rebuilt);
   }
   // A fully recomputed layer runs its forward twice, and so its
@@ -266,7 +267,6 @@ TimeModel::Work TimeModel::shaped_layer_work(const nds_candidate& c, const nds_l
   // collectives around it, of the MoE layer its dispatch and combine.
   // PyTorch's per-op policy saves the reduce-scatters but not the
   // all-gathers, which SP's pairs move as many bytes: half a pass more.
-  const bool per_op = selective && selective_recomputes(NDS_RECOMPUTE_OP_ALTERNATE_MATMULS);
   const double passes_forward = full ? 2 : per_op ? 1.5 : 1;
   const bool mlp_rebuilt = (selective_recomputes(NDS_RECOMPUTE_OP_MLP) && l.ffn_hidden_size > 0) ||
                            (selective_recomputes(NDS_RECOMPUTE_OP_MOE) && l.experts > 0);
