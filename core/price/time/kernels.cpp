@@ -222,9 +222,9 @@ std::string Kernels::assumptions() const {
   if (fa2_scale_ < 1)
     text += fmt::format(
         "; attention by FlashAttention-2 (the trainer's kernel): {:.0f} % of the device curve's "
-        "rate, its 327.9 TFLOP/s forward on H100 (hdim 128, 8K), which it does not pass on "
+        "rate, its {:g} TFLOP/s forward on H100 (hdim 128, 8K), which it does not pass on "
         "another GPU",
-        100 * fa2_scale_);
+        100 * fa2_scale_, kFa2ForwardFlopsPerS / 1e12);
   if (attention_default_)
     text +=
         "; attention kernels: no curve from the device, FlashAttention-3 on H100 scaled by the "

@@ -458,18 +458,6 @@ void state_kernels(sdk::Builder& b, bool compiled, const sdk::Where& w) {
   b.set_string("elementwise_kernels", compiled ? "fused" : "eager", w);
 }
 
-// Whether torch.compile compiles the transformer blocks: compile.enable with
-// "model" among compile.components (both by default), or the older
-// training.compile.
-bool blocks_compiled(const JobFile& job) {
-  if (job.flag("compile.enable").value_or(false)) {
-    const auto components = job.texts("compile.components");
-    return !components ||
-           std::find(components->begin(), components->end(), "model") != components->end();
-  }
-  return job.flag("training.compile").value_or(false);
-}
-
 // Attention is F.scaled_dot_product_attention (models/llama/model.py), whose
 // flash backend is FlashAttention-2: PyTorch made cuDNN's opt-in after
 // pytorch/pytorch#138522 (2024-11; #142132 shows H100 not choosing it), and
@@ -478,7 +466,9 @@ void state_attention(sdk::Builder& b) {
   b.set_string("attention_kernel", "flash_attention_2", torchtitan_default());
 }
 
-void compiled_parts(const JobFile& job, sdk::Builder& b) {
+// The loss's and the blocks' kernels as compile states them; returns whether
+// the blocks are compiled (async TP needs it).
+bool compiled_parts(const JobFile& job, sdk::Builder& b) {
   const char* enable_field = "compile.enable";
   const char* components_field = "compile.components";
   const char* old_field = "training.compile";  // the spelling before [compile]
@@ -490,7 +480,7 @@ void compiled_parts(const JobFile& job, sdk::Builder& b) {
           R"(compile.components defaults to ["model", "loss"]: blocks and loss compiled, fused)");
       state_loss(b, true, w);
       state_kernels(b, true, w);
-      return;
+      return true;
     }
     for (const std::string& c : *components)
       if (c != "model" && c != "loss")
@@ -506,7 +496,7 @@ void compiled_parts(const JobFile& job, sdk::Builder& b) {
         job.derived(components_field, named("model") ? "the blocks compiled: their elementwise "
                                                        "ops fused"
                                                      : "the blocks eager: one kernel per op"));
-    return;
+    return named("model");
   }
   if (job.flag(old_field).value_or(false)) {
     const sdk::Where w = job.derived(
@@ -515,13 +505,15 @@ void compiled_parts(const JobFile& job, sdk::Builder& b) {
         "fused; 9dec370 and before did not");
     state_loss(b, true, w);
     state_kernels(b, true, w);
-    return;
+    return true;
   }
   state_loss(b, false, torchtitan_default());
   state_kernels(b, false, torchtitan_default());
+  return false;
 }
 
-void context_and_overlap(const JobFile& job, sdk::Builder& b) {
+// `compiled`: the blocks are (compiled_parts).
+void context_and_overlap(const JobFile& job, bool compiled, sdk::Builder& b) {
   const char* rotate_field = "parallelism.context_parallel_rotate_method";
   const std::string rotate = job.text(rotate_field).value_or("allgather");
   // PyTorch's context_parallel: "allgather" gathers every KV shard, "alltoall"
@@ -538,7 +530,7 @@ void context_and_overlap(const JobFile& job, sdk::Builder& b) {
   // Async TP is inductor's micro-pipelining: torchtitan refuses it without
   // compile (parallelize_llama.py, 9dec370 L54-58): a warning, an error
   // under --strict.
-  if (async && !blocks_compiled(job))
+  if (async && !compiled)
     b.unknown_field(job.derived(async_tp,
                                 "async TP without compile (torchtitan refuses it: inductor runs "
                                 "it); priced with TP overlapped"));
@@ -559,9 +551,9 @@ void build_training(const JobFile& job, int64_t layers, sdk::Builder& b) {
   batch(job, d, b);
   dtypes(job, b);
   recompute(job, d, layers, b);
-  compiled_parts(job, b);
+  const bool compiled = compiled_parts(job, b);
   state_attention(b);
-  context_and_overlap(job, b);
+  context_and_overlap(job, compiled, b);
 }
 
 }  // namespace ndsearch::plugins::torchtitan
