@@ -5,8 +5,14 @@ if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR NOT CMAKE_C_COMPILER_ID MATCHES 
   message(FATAL_ERROR "NDS_FUZZ=ON needs clang (libFuzzer): configure a separate build folder with "
                       "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++, or run scripts/fuzz.sh")
 endif()
+# With NDS_SANITIZE the harnesses are replay programs: libFuzzer's driver
+# around code with no coverage, so they run the seeds and the regressions under
+# the sanitizer build's ASan + UBSan but cannot fuzz (scripts/fuzz.sh refuses
+# to). scripts/test.sh builds them so: a fuzz build of its own compiled the
+# core a second time, 225 s of the run's 2001 on 2 cores (2026-12-07), and
+# coverage in the sanitizer build slowed its tests by a third.
 if(NDS_SANITIZE)
-  message(FATAL_ERROR "NDS_FUZZ=ON brings its own sanitizers; leave NDS_SANITIZE off")
+  return()
 endif()
 
 include(${PROJECT_SOURCE_DIR}/cmake/ClangAsanRuntime.cmake)  # the shared runtime the plugins resolve against

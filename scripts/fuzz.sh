@@ -10,20 +10,33 @@
 # build-fuzz/fuzz/corpus/<harness>/ for the next run.
 # Environment: NDS_FUZZ_ONLY="a b" fuzzes only those harnesses;
 # NDS_FUZZ_KEEP_GOING=1 goes on after a finding (libFuzzer's -fork=1 with
-# -ignore_crashes/-ignore_timeouts/-ignore_ooms) to collect several.
+# -ignore_crashes/-ignore_timeouts/-ignore_ooms) to collect several;
+# NDS_FUZZ_REPLAY_BUILD=DIR replays (SECONDS 0) with the harnesses of a
+# sanitizer build configured with -DNDS_FUZZ=ON (scripts/test.sh's), which
+# carry no coverage and so cannot fuzz, instead of building build-fuzz/.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${1:-60}"
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh [SECONDS]" >&2; exit 2; }
 build="$root/build-fuzz"
-work="$build/fuzz"
-
 "$root/scripts/setup.sh"
-echo "== fuzz build (clang, libFuzzer, ASan + UBSan) in build-fuzz"
-cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=Fuzz -DNDS_FUZZ=ON -DNDS_BUILD_TESTS=OFF -DNDS_BUILD_BENCH=OFF \
-  -DNDS_ABI_CHECK=OFF >/dev/null
+if [ -n "${NDS_FUZZ_REPLAY_BUILD:-}" ]; then
+  build="$NDS_FUZZ_REPLAY_BUILD"
+  if [ "$seconds" -ne 0 ] || ! grep -qx 'NDS_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+    echo "fuzz.sh: NDS_FUZZ_REPLAY_BUILD=$build needs SECONDS 0 and a build folder configured with" \
+         "-DNDS_FUZZ=ON -DNDS_SANITIZE=ON (its harnesses have no coverage to fuzz with);" \
+         "unset it to fuzz in build-fuzz/" >&2
+    exit 2
+  fi
+  echo "== replay harnesses of the sanitizer build $build"
+else
+  echo "== fuzz build (clang, libFuzzer, ASan + UBSan) in build-fuzz"
+  cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_BUILD_TYPE=Fuzz -DNDS_FUZZ=ON -DNDS_BUILD_TESTS=OFF -DNDS_BUILD_BENCH=OFF \
+    -DNDS_ABI_CHECK=OFF >/dev/null
+fi
 cmake --build "$build" --target fuzz_all -j "$(nproc)"
+work="$build/fuzz"
 
 limits=(-timeout=5 -rss_limit_mb=1024 -malloc_limit_mb=1024)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1"

@@ -17,6 +17,7 @@ packages=(
   libeigen3-dev                  # least squares of the fitters (core/support/least_squares)
   libssl-dev                     # SHA-256 (libcrypto) of plugin files for the vetting cache
   clang libclang-rt-14-dev       # the sanitizer and fuzz builds: clang, libFuzzer and its ASan runtime
+  lld                            # links the sanitizer build (scripts/test.sh): faster than GNU ld
   python3-dev pybind11-dev       # the Python binding (hosts/python, docs/python.md) and its tests
   help2man groff-base            # the man page ndsearch.1 (from --help) and its test's rendering
   libjs-chart.js                 # Chart.js, inlined into the HTML report (docs/report.md)

@@ -3,9 +3,10 @@
 # the Python binding), then the suite (but tests/release_only_tests.txt) under AddressSanitizer +
 # UndefinedBehaviorSanitizer (plugins and fixtures built the same way; no
 # binding: python itself is not instrumented); then the fuzz harnesses (clang,
-# libFuzzer, ASan + UBSan): their seeds and tests/fuzz_regressions once, and
-# NDS_TEST_FUZZ_SECONDS (default 4) of fuzzing each. Any failure, sanitizer
-# report or fuzz finding fails the run.
+# libFuzzer, ASan + UBSan) of that build over their seeds and
+# tests/fuzz_regressions; with NDS_TEST_FUZZ_SECONDS=N, scripts/fuzz.sh's own
+# build instead, fuzzing each harness N s. Any failure, sanitizer report or
+# fuzz finding fails the run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jobs="$(nproc)"
@@ -40,6 +41,8 @@ phase "AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
 # of `ndsearch --version`'s 0.64 s, perf, 2026-12-04); without PIE the linker
 # resolves them and a start takes 0.27 s. The suite starts the CLI and the
 # test binary thousands of times. Plugins stay position-independent.
+# Linked by lld: GNU ld took 10 s for the test binary alone, at the end of the
+# build where nothing runs beside it.
 # Built with clang, as the fuzz harnesses are: its -O0 instrumented compile
 # took 535 s of CPU where g++ 12's took 1120 (the core 134 against 335 s, the
 # tests 200 against 436; 2 cores, 2026-12-07), and its ASan runtime is the
@@ -48,8 +51,9 @@ shared_tests=ON
 [ -d "$root/../shared/configs" ] || shared_tests=OFF
 "$root/scripts/build.sh" build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=Debug -DNDS_SANITIZE=ON \
-  -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_EXE_LINKER_FLAGS=-no-pie \
-  -DNDS_ABI_CHECK=OFF -DNDS_BUILD_BENCH=OFF -DNDS_SHARED_CONFIG_TESTS="$shared_tests"
+  -DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1 "-DCMAKE_EXE_LINKER_FLAGS=-no-pie -fuse-ld=lld" \
+  -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_MODULE_LINKER_FLAGS=-fuse-ld=lld \
+  -DNDS_ABI_CHECK=OFF -DNDS_BUILD_BENCH=OFF -DNDS_SHARED_CONFIG_TESTS="$shared_tests" -DNDS_FUZZ=ON
 # intercept_tls_get_addr=0: LeakSanitizer (seen with GCC 12's runtime) can take a
 # glibc 2.36 dynamic-TLS block of a dlopen'd plugin for a wild range and
 # crash in its tracer ("Tracer caught signal 11", google/sanitizers#1322);
@@ -69,9 +73,18 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # here again, a minute of the phase).
 (cd "$root/build-asan" && ctest --output-on-failure -j "$jobs" -E "$(paste -sd'|' "$root/tests/release_only_tests.txt")")
 
-# 4 s each: ten harnesses at 15 s took 150 s of the budget, and at 8 s the run
-# was over its 25 minutes once the report's Chromium test came; longer runs
-# are scripts/fuzz.sh's own (docs/fuzzing.md), the grown corpus kept between them.
-phase "Fuzz harnesses: seeds and regressions, then ${NDS_TEST_FUZZ_SECONDS:-4} s each"
-"$root/scripts/fuzz.sh" "${NDS_TEST_FUZZ_SECONDS:-4}"
+# The harnesses replay their seeds and regressions in the sanitizer build
+# (fuzz/flags.cmake): seconds of fuzzing need a build with coverage of its
+# own, 225 s of compiling for 4 s of fuzzing a harness, which the slower
+# parsers ran 151 to 337 times (2 cores, 2026-12-07). Fuzzing is
+# scripts/fuzz.sh's (docs/fuzzing.md), the grown corpus kept between runs;
+# NDS_TEST_FUZZ_SECONDS=N runs it here.
+fuzz_seconds="${NDS_TEST_FUZZ_SECONDS:-0}"
+if [ "$fuzz_seconds" != 0 ]; then
+  phase "Fuzz harnesses (build-fuzz): seeds and regressions, then $fuzz_seconds s each"
+  "$root/scripts/fuzz.sh" "$fuzz_seconds"
+else
+  phase "Fuzz harnesses of the sanitizer build: seeds and regressions"
+  NDS_FUZZ_REPLAY_BUILD="$root/build-asan" "$root/scripts/fuzz.sh" 0
+fi
 phase "done"
