@@ -23,9 +23,9 @@ build="$root/build-fuzz"
 if [ -n "${NDS_FUZZ_REPLAY_BUILD:-}" ]; then
   build="$NDS_FUZZ_REPLAY_BUILD"
   if [ "$seconds" -ne 0 ] || ! grep -qx 'NDS_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
-    echo "fuzz.sh: NDS_FUZZ_REPLAY_BUILD=$build needs SECONDS 0 and a build folder configured with" \
-         "-DNDS_FUZZ=ON -DNDS_SANITIZE=ON (its harnesses have no coverage to fuzz with);" \
-         "unset it to fuzz in build-fuzz/" >&2
+    echo "fuzz.sh: NDS_FUZZ_REPLAY_BUILD=$build replays only: it needs SECONDS 0 (a sanitizer" \
+         "build's harnesses have no coverage to fuzz with) and a build folder configured with" \
+         "-DNDS_FUZZ=ON; unset it to fuzz in build-fuzz/" >&2
     exit 2
   fi
   echo "== replay harnesses of the sanitizer build $build"
